@@ -1,0 +1,123 @@
+// /access/*: API tokens, roles, the caller's permissions.
+import { route } from "../lib/route";
+import { dataEnvelope, listEnvelope, paginationQuery } from "../lib/schemas";
+import { pageOf } from "../lib/pagination";
+import { pathId } from "../lib/ids";
+import { listTokens, mintToken, revokeToken } from "./api-tokens";
+import { createRole, listRoles } from "./roles";
+
+const PERMISSION = "^(\\*|[a-z][a-z_]*):(\\*|[a-z][a-z_]*)$";
+
+export const mintTokenBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name"],
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 200 },
+    expires_at: { type: "string", format: "date-time" },
+    role_names: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true, maxItems: 50 },
+  },
+} as const;
+
+export const mintedToken = {
+  type: "object",
+  required: ["id", "name", "client_id", "client_secret", "expires_at", "created_at"],
+  properties: {
+    id: { type: "string" },
+    name: { type: "string" },
+    client_id: { type: "string" },
+    client_secret: { type: "string", description: "Shown once; only its hash is stored" },
+    expires_at: { type: ["string", "null"] },
+    created_at: { type: "string" },
+    role_names: { type: "array", items: { type: "string" } },
+  },
+} as const;
+
+const tokenItem = {
+  type: "object",
+  properties: {
+    id: { type: "string" },
+    name: { type: "string" },
+    client_id: { type: "string" },
+    expires_at: { type: ["string", "null"] },
+    revoked_at: { type: ["string", "null"] },
+    created_at: { type: "string" },
+  },
+} as const;
+
+const roleItem = {
+  type: "object",
+  properties: { id: { type: "string" }, name: { type: "string" }, permissions: { type: "array", items: { type: "string" } }, created_at: { type: "string" } },
+} as const;
+
+const listQuery = { type: "object", additionalProperties: false, properties: paginationQuery } as const;
+
+export const accessRoutes = [
+  route({
+    method: "post",
+    path: "/access/api-tokens",
+    tag: "access",
+    summary: "Mint a personal access token",
+    permission: ["access", "create"],
+    idempotent: true,
+    body: mintTokenBody,
+    responses: { 201: { description: "Minted; client_secret is shown only here", schema: dataEnvelope(mintedToken) } },
+    handler: async (c, { body }) => c.json({ data: await mintToken(c.var.tenant, c.var.principal, body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/access/api-tokens",
+    tag: "access",
+    summary: "List API tokens (never their secrets)",
+    permission: ["access", "read"],
+    query: listQuery,
+    responses: { 200: { description: "Tokens", schema: listEnvelope(tokenItem) } },
+    handler: async (c, { query }) => c.json(await listTokens(c.var.tenant, pageOf(query))),
+  }),
+  route({
+    method: "delete",
+    path: "/access/api-tokens/:id",
+    tag: "access",
+    summary: "Revoke an API token; it is refused at once",
+    permission: ["access", "delete"],
+    responses: { 200: { description: "Revoked" }, 404: { description: "No such token" } },
+    handler: async (c) => c.json({ data: await revokeToken(c.var.tenant, pathId(c.req.param("id"))) }),
+  }),
+  route({
+    method: "post",
+    path: "/access/roles",
+    tag: "access",
+    summary: "Create a role",
+    permission: ["access", "create"],
+    idempotent: true,
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "permissions"],
+      properties: {
+        name: { type: "string", minLength: 1, maxLength: 200 },
+        permissions: { type: "array", items: { type: "string", pattern: PERMISSION }, maxItems: 200 },
+      },
+    },
+    responses: { 201: { description: "Created", schema: dataEnvelope(roleItem) }, 409: { description: "Name taken" } },
+    handler: async (c, { body }) => c.json({ data: await createRole(c.var.tenant, body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/access/roles",
+    tag: "access",
+    summary: "List roles",
+    permission: ["access", "read"],
+    query: listQuery,
+    responses: { 200: { description: "Roles", schema: listEnvelope(roleItem) } },
+    handler: async (c, { query }) => c.json(await listRoles(c.var.tenant, pageOf(query))),
+  }),
+  route({
+    method: "get",
+    path: "/access/me/permissions",
+    tag: "access",
+    summary: "The permissions the calling token holds",
+    responses: { 200: { description: "Permissions", schema: dataEnvelope({ type: "object", properties: { permissions: { type: "array", items: { type: "string" } } } }) } },
+    handler: (c) => c.json({ data: { permissions: c.var.principal.permissions } }),
+  }),
+];

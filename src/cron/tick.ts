@@ -1,0 +1,31 @@
+// The once-a-minute cron tick: housekeeping that spans tenants, run as the
+// connecting role (no tenant context). Each job is independent; one failing
+// does not stop the others.
+import { Database } from "../db/client";
+import { IDEMPOTENCY_WINDOW_HOURS } from "../gateway/idempotency";
+
+type Job = (database: Database, env: Env, now: Date) => Promise<unknown>;
+
+export const expireIdempotencyRecords: Job = (database) =>
+  database.system((sql) => sql.query(`DELETE FROM idempotency_records WHERE created_at < now() - interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`));
+
+const JOBS: Record<string, Job> = { expireIdempotencyRecords };
+
+export async function runCronTick(env: Env, now: Date): Promise<Record<string, "ok" | string>> {
+  const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
+  const outcome: Record<string, string> = {};
+  try {
+    for (const [name, job] of Object.entries(JOBS)) {
+      try {
+        await job(database, env, now);
+        outcome[name] = "ok";
+      } catch (e) {
+        outcome[name] = (e as Error).message;
+        console.error(JSON.stringify({ level: "error", msg: "cron job failed", job: name, error: (e as Error).message }));
+      }
+    }
+  } finally {
+    await database.close();
+  }
+  return outcome;
+}

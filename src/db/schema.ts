@@ -1,0 +1,256 @@
+// The one source of row types. Every tenant-owned table carries `tenant_id`
+// (leading every index) and a row-level-security policy bound to the
+// `app_tenant` role, which every request assumes with SET LOCAL ROLE (see db/client.ts).
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgPolicy,
+  pgRole,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+export const appTenant = pgRole("app_tenant").existing();
+
+const tenantMatches = sql`tenant_id = (select nullif(current_setting('app.tenant_id', true), '')::uuid)`;
+
+/** The isolation policy every tenant-owned table carries. */
+const tenantPolicy = (table: string) =>
+  pgPolicy(`${table}_tenant_isolation`, { as: "permissive", for: "all", to: appTenant, using: tenantMatches, withCheck: tenantMatches });
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
+
+const id = () => uuid("id").primaryKey().default(sql`gen_random_uuid()`);
+const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });
+const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow();
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "string" });
+
+export const tenants = pgTable(
+  "tenants",
+  { id: id(), name: text("name").notNull(), createdAt: createdAt() },
+  () => [
+    pgPolicy("tenants_tenant_isolation", {
+      as: "permissive",
+      for: "select",
+      to: appTenant,
+      using: sql`id = (select nullif(current_setting('app.tenant_id', true), '')::uuid)`,
+    }),
+  ],
+).enableRLS();
+
+export const users = pgTable(
+  "users",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    email: text("email"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("users_tenant_email_key").on(t.tenantId, sql`lower(${t.email})`).where(sql`${t.email} is not null`),
+    tenantPolicy("users"),
+  ],
+).enableRLS();
+
+export const roles = pgTable(
+  "roles",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    /** `<resource>:<action>` strings; `*` matches any resource or action. */
+    permissions: text("permissions").array().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("roles_tenant_name_key").on(t.tenantId, t.name), tenantPolicy("roles")],
+).enableRLS();
+
+export const roleBindings = pgTable(
+  "role_bindings",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    roleId: uuid("role_id").notNull().references(() => roles.id, { onDelete: "cascade" }),
+    principalType: text("principal_type", { enum: ["user", "token"] }).notNull(),
+    principalId: uuid("principal_id").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("role_bindings_key").on(t.tenantId, t.principalType, t.principalId, t.roleId),
+    check("role_bindings_principal_type", sql`${t.principalType} in ('user', 'token')`),
+    tenantPolicy("role_bindings"),
+  ],
+).enableRLS();
+
+export const apiTokens = pgTable(
+  "api_tokens",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** Public half of the PAT; globally unique so Basic auth can find the tenant. */
+    clientId: text("client_id").notNull(),
+    /** SHA-256 of the secret. Secrets are 256-bit random values, so a fast hash is enough. */
+    secretHash: bytea("secret_hash").notNull(),
+    expiresAt: ts("expires_at"),
+    revokedAt: ts("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("api_tokens_client_id_key").on(t.clientId),
+    index("api_tokens_tenant_idx").on(t.tenantId, t.createdAt),
+    tenantPolicy("api_tokens"),
+  ],
+).enableRLS();
+
+export const idempotencyRecords = pgTable(
+  "idempotency_records",
+  {
+    tenantId: tenantId(),
+    /** The calling identity (token id); keys are scoped per identity. */
+    identity: text("identity").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    /** Null while the first request is still running. */
+    status: integer("status"),
+    body: text("body"),
+    contentType: text("content_type"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.identity, t.key] }),
+    index("idempotency_records_created_idx").on(t.createdAt),
+    tenantPolicy("idempotency_records"),
+  ],
+).enableRLS();
+
+export const schemas = pgTable(
+  "schemas",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    schema: jsonb("schema").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("schemas_tenant_name_version_key").on(t.tenantId, t.name, t.version), tenantPolicy("schemas")],
+).enableRLS();
+
+export const entityTypes = pgTable(
+  "entity_types",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    status: text("status", { enum: ["draft", "active"] }).notNull().default("draft"),
+    /** The effective JSON schema (a registered schema is resolved and copied in). */
+    schema: jsonb("schema").notNull(),
+    schemaName: text("schema_name"),
+    config: jsonb("config").notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("entity_types_tenant_name_key").on(t.tenantId, t.name),
+    check("entity_types_status", sql`${t.status} in ('draft', 'active')`),
+    tenantPolicy("entity_types"),
+  ],
+).enableRLS();
+
+export const entities = pgTable(
+  "entities",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    typeId: uuid("type_id").notNull().references(() => entityTypes.id),
+    name: text("name").notNull(),
+    attributes: jsonb("attributes").notNull(),
+    identifierKey: text("identifier_key").notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+    deletedAt: ts("deleted_at"),
+  },
+  (t) => [
+    uniqueIndex("entities_live_key").on(t.tenantId, t.typeId, t.identifierKey).where(sql`${t.deletedAt} is null`),
+    index("entities_live_type_id_idx").on(t.tenantId, t.typeId, t.id).where(sql`${t.deletedAt} is null`),
+    tenantPolicy("entities"),
+  ],
+).enableRLS();
+
+export const relationshipRules = pgTable(
+  "relationship_rules",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    fromTypeId: uuid("from_type_id").notNull().references(() => entityTypes.id),
+    toTypeId: uuid("to_type_id").notNull().references(() => entityTypes.id),
+    /** How many live links one `to` entity may have under the rule (null: unlimited). */
+    maxFromCardinality: integer("max_from_cardinality"),
+    /** How many live links one `from` entity may have under the rule (null: unlimited). */
+    maxToCardinality: integer("max_to_cardinality"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("relationship_rules_tenant_name_key").on(t.tenantId, t.name),
+    index("relationship_rules_from_idx").on(t.tenantId, t.fromTypeId),
+    index("relationship_rules_to_idx").on(t.tenantId, t.toTypeId),
+    tenantPolicy("relationship_rules"),
+  ],
+).enableRLS();
+
+export const relationships = pgTable(
+  "relationships",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    ruleId: uuid("rule_id").notNull().references(() => relationshipRules.id),
+    fromEntityId: uuid("from_entity_id").notNull().references(() => entities.id),
+    toEntityId: uuid("to_entity_id").notNull().references(() => entities.id),
+    createdAt: createdAt(),
+    deletedAt: ts("deleted_at"),
+  },
+  (t) => [
+    uniqueIndex("relationships_live_key").on(t.tenantId, t.ruleId, t.fromEntityId, t.toEntityId).where(sql`${t.deletedAt} is null`),
+    index("relationships_live_from_idx").on(t.tenantId, t.fromEntityId, t.ruleId).where(sql`${t.deletedAt} is null`),
+    index("relationships_live_to_idx").on(t.tenantId, t.toEntityId, t.ruleId).where(sql`${t.deletedAt} is null`),
+    tenantPolicy("relationships"),
+  ],
+).enableRLS();
+
+/** The event outbox: written in the entity change's transaction, queued after commit. */
+export const events = pgTable(
+  "events",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    entityId: uuid("entity_id").notNull(),
+    entityTypeId: uuid("entity_type_id").notNull(),
+    action: text("action", { enum: ["created", "updated", "deleted", "merged"] }).notNull(),
+    /** Suppressed events are audit records only: never queued, never dispatched. */
+    suppressed: boolean("suppressed").notNull().default(false),
+    payload: jsonb("payload").notNull(),
+    createdAt: createdAt(),
+    sentAt: ts("sent_at"),
+    deliveredAt: ts("delivered_at"),
+  },
+  (t) => [
+    index("events_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+    index("events_tenant_entity_idx").on(t.tenantId, t.entityId, t.createdAt),
+    index("events_unsent_idx").on(t.createdAt).where(sql`${t.sentAt} is null and not ${t.suppressed}`),
+    check("events_action", sql`${t.action} in ('created', 'updated', 'deleted', 'merged')`),
+    tenantPolicy("events"),
+  ],
+).enableRLS();

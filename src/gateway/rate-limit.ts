@@ -1,0 +1,38 @@
+// Per-IP (before auth) and per-identity (after auth) budgets, kept by the
+// RateLimiter Durable Object (one object per key).
+import type { MiddlewareHandler } from "hono";
+import { ApiError } from "../lib/errors";
+import type { HonoEnv } from "../env";
+import type { RateLimiter, RateLimitResult } from "../../durable-objects/rate-limiter";
+
+export async function consume(env: Env, key: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+  // wrangler types cannot see through the re-export in src/index.ts, so name the class here.
+  const ns = env.RATE_LIMITER as unknown as DurableObjectNamespace<RateLimiter>;
+  const stub = ns.get(ns.idFromName(key));
+  return stub.hit(limit, windowSeconds);
+}
+
+async function enforce(c: Parameters<MiddlewareHandler<HonoEnv>>[0], scope: "ip" | "identity", key: string, limit: number) {
+  const result = await consume(c.env, `${scope}:${key}`, limit, c.var.config.rateLimitWindowSeconds);
+  if (!result.allowed) throw new ApiError("TOO_MANY_REQUESTS", "Rate limit exceeded", { scope, limit });
+  c.set("rateLimit", { limit, remaining: result.remaining });
+}
+
+export function clientIp(req: Request): string {
+  return req.headers.get("CF-Connecting-IP") ?? req.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ?? "unknown";
+}
+
+export const ipRateLimit: MiddlewareHandler<HonoEnv> = async (c, next) => {
+  await enforce(c, "ip", clientIp(c.req.raw), c.var.config.rateLimitIp);
+  await next();
+  const budget = c.var.rateLimit;
+  if (budget && c.res.status !== 429) {
+    c.res.headers.set("X-Rate-Limit-Limit", String(budget.limit));
+    c.res.headers.set("X-Rate-Limit-Remaining", String(budget.remaining));
+  }
+};
+
+export const identityRateLimit: MiddlewareHandler<HonoEnv> = async (c, next) => {
+  await enforce(c, "identity", c.var.principal.identity, c.var.config.rateLimitIdentity);
+  await next();
+};

@@ -1,0 +1,25 @@
+// GET /healthz: unauthenticated; says whether the database answers.
+import { route } from "../lib/route";
+import { ApiError } from "../lib/errors";
+
+export const healthRoutes = [
+  route({
+    method: "get",
+    path: "/healthz",
+    tag: "health",
+    summary: "Gateway health and database reachability",
+    auth: false,
+    responses: {
+      200: { description: "Healthy", schema: { type: "object", properties: { data: { type: "object", properties: { status: { const: "ok" }, database: { const: "reachable" } } } } } },
+      503: { description: "The database is unreachable" },
+    },
+    handler: async (c) => {
+      try {
+        await c.var.database.system((sql) => sql.query("SELECT 1"));
+      } catch (e) {
+        throw new ApiError("SERVICE_UNAVAILABLE", "The database is unreachable", { database: "unreachable", reason: (e as ApiError).details?.reason ?? (e as Error).message });
+      }
+      return c.json({ data: { status: "ok", database: "reachable" } });
+    },
+  }),
+];

@@ -1,0 +1,32 @@
+// The Worker's entry points: fetch (the gateway), scheduled (the cron tick),
+// and the Durable Object classes.
+import { createApp } from "./app";
+import { runCronTick } from "./cron/tick";
+
+export { RateLimiter } from "../durable-objects/rate-limiter";
+
+const app = createApp();
+
+/** `/engine/*` is the deprecated alias of `/workflows/*` (SPEC.md 9). */
+function resolveAlias(request: Request): { request: Request; deprecated: boolean } {
+  const url = new URL(request.url);
+  if (url.pathname !== "/engine" && !url.pathname.startsWith("/engine/")) return { request, deprecated: false };
+  url.pathname = `/workflows${url.pathname.slice("/engine".length)}`;
+  return { request: new Request(url, request), deprecated: true };
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const { request: routed, deprecated } = resolveAlias(request);
+    const response = await app.fetch(routed, env, ctx);
+    if (!deprecated) return response;
+    const headers = new Headers(response.headers);
+    headers.set("Deprecation", "true");
+    headers.set("Link", '</workflows>; rel="successor-version"');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  },
+
+  async scheduled(controller, env, ctx) {
+    ctx.waitUntil(runCronTick(env, new Date(controller.scheduledTime)));
+  },
+} satisfies ExportedHandler<Env>;

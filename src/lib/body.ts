@@ -1,0 +1,48 @@
+// Reading request bodies and query strings: parse, then validate against the route's schema.
+import type { Context } from "hono";
+import { ApiError } from "./errors";
+import { validate, type JsonSchema } from "./validate";
+
+export async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") throw new ApiError("BAD_REQUEST", "Request body must be a JSON document");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError("BAD_REQUEST", "Request body is not valid JSON", { reason: (e as Error).message });
+  }
+}
+
+export async function jsonBody<T>(c: Context, schema: JsonSchema): Promise<T> {
+  return validate<T>(schema, await readJson(c));
+}
+
+type PropSchema = { type?: string | string[]; items?: PropSchema };
+
+/**
+ * Query strings are text; coerce each parameter to the type its schema
+ * declares (integers, booleans, comma-separated or repeated arrays) before validating.
+ */
+export function queryParams<T>(c: Context, schema: JsonSchema & { properties?: Record<string, PropSchema> }): T {
+  const url = new URL(c.req.url);
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    const prop = schema.properties?.[key];
+    const type = Array.isArray(prop?.type) ? prop?.type[0] : prop?.type;
+    if (type === "array") {
+      const items = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+      out[key] = items.map((v) => coerce(v, prop?.items?.type));
+    } else {
+      out[key] = coerce(values[values.length - 1], type);
+    }
+  }
+  return validate<T>(schema, out, "Query parameters failed validation");
+}
+
+function coerce(value: string, type: string | string[] | undefined): unknown {
+  const t = Array.isArray(type) ? type[0] : type;
+  if ((t === "integer" || t === "number") && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (t === "boolean" && (value === "true" || value === "false")) return value === "true";
+  return value;
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { call, createTenant, expectError } from "../support/api";
+
+describe("gateway", () => {
+  it("answers /healthz without credentials and reports the database reachable", async () => {
+    const res = await call("GET", "/healthz");
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: { status: "ok", database: "reachable" } });
+    expect(res.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get("X-Rate-Limit-Limit")).toBe("1000000");
+  });
+
+  it("echoes a well-formed caller request id and puts it in error bodies", async () => {
+    const res = await call("GET", "/nope", { headers: { "X-Request-Id": "req-abc.123" } });
+    expect(res.headers.get("X-Request-Id")).toBe("req-abc.123");
+    const err = expectError(res, 404, "NOT_FOUND");
+    expect(err.details.request_id).toBe("req-abc.123");
+  });
+
+  it("replaces a malformed caller request id", async () => {
+    const res = await call("GET", "/healthz", { headers: { "X-Request-Id": "bad id with spaces" } });
+    expect(res.headers.get("X-Request-Id")).not.toBe("bad id with spaces");
+  });
+
+  it("answers unknown routes with the error envelope", async () => {
+    const err = expectError(await call("GET", "/entity/nothing-here"), 404, "NOT_FOUND");
+    expect(err.message).toContain("/entity/nothing-here");
+  });
+
+  it("answers a wrong method with 405, the envelope and Allow", async () => {
+    const res = await call("PUT", "/healthz");
+    const err = expectError(res, 405, "METHOD_NOT_ALLOWED");
+    expect(err.details.allowed).toEqual(["GET"]);
+    expect(res.headers.get("Allow")).toBe("GET");
+  });
+
+  it("answers malformed JSON with 400 BAD_REQUEST", async () => {
+    const { auth } = await createTenant();
+    const res = await call("POST", "/access/roles", { auth, rawBody: "{not json", headers: { "Content-Type": "application/json" } });
+    expectError(res, 400, "BAD_REQUEST");
+  });
+
+  it("treats /engine/* as the deprecated alias of /workflows/*", async () => {
+    const res = await call("GET", "/engine/nothing");
+    const err = expectError(res, 404, "NOT_FOUND");
+    expect(err.message).toContain("/workflows/nothing");
+    expect(res.headers.get("Deprecation")).toBe("true");
+  });
+
+  it("serves an OpenAPI 3.1 document built from the route schemas", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.json.openapi).toBe("3.1.0");
+    expect(res.json.info.version).toBe("1.0.0");
+    const mint = res.json.paths["/access/api-tokens"].post;
+    expect(mint.requestBody.content["application/json"].schema.required).toEqual(["name"]);
+    expect(mint["x-permission"]).toBe("access:create");
+    expect(res.json.paths["/access/api-tokens/{id}"].delete.parameters[0]).toMatchObject({ name: "id", in: "path" });
+    expect(res.json.paths["/healthz"].get.security).toEqual([]);
+  });
+});
+
+describe("body limit", () => {
+  it("refuses a declared body over 1 MiB with 413 PAYLOAD_TOO_LARGE", async () => {
+    const { auth } = await createTenant();
+    const big = JSON.stringify({ name: "x".repeat(1024 * 1024 + 10), permissions: [] });
+    const res = await call("POST", "/access/roles", { auth, rawBody: big, headers: { "Content-Type": "application/json" } });
+    const err = expectError(res, 413, "PAYLOAD_TOO_LARGE");
+    expect(err.details.limit).toBe(1024 * 1024);
+  });
+
+  it("refuses a streamed body (no Content-Length) once it passes the limit, writing nothing", async () => {
+    const { auth } = await createTenant();
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"name":"r1","permissions":[],"pad":"'));
+        if (sent++ < 20) controller.enqueue(chunk);
+        else {
+          controller.enqueue(new TextEncoder().encode('"}'));
+          controller.close();
+        }
+      },
+    });
+    const res = await call("POST", "/access/roles", { auth, rawBody: stream, headers: { "Content-Type": "application/json" } });
+    expectError(res, 413, "PAYLOAD_TOO_LARGE");
+    const roles = await call("GET", "/access/roles", { auth });
+    expect(roles.json.data.map((r: any) => r.name)).toEqual(["admin"]);
+  });
+});

@@ -1,0 +1,25 @@
+// Starts a throw-away embedded Postgres and the WebSocket bridge for the whole
+// run, migrates it, and hands the addresses to the workerd test projects.
+import type { TestProject } from "vitest/node";
+import { resolve } from "node:path";
+import { rmSync } from "node:fs";
+// @ts-expect-error plain ESM script without types
+import { startStack } from "../../scripts/lib/stack.mjs";
+
+declare module "vitest" {
+  interface ProvidedContext {
+    databaseUrl: string;
+    wsProxy: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const dataDir = resolve(`.data/test-${process.pid}/pg`);
+  const stack = await startStack({ dataDir, persistent: false, databaseUrl: process.env.TEST_DATABASE_URL });
+  project.provide("databaseUrl", stack.databaseUrl);
+  project.provide("wsProxy", stack.wsProxy);
+  return async () => {
+    await stack.stop();
+    rmSync(resolve(`.data/test-${process.pid}`), { recursive: true, force: true });
+  };
+}

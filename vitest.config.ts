@@ -1,0 +1,36 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+// Limits large enough that no ordinary test meets them; the rate-limit tests
+// run in their own project with small ones.
+const bindings = (inject: (key: "databaseUrl" | "wsProxy") => string, limits: { ip: string; identity: string }) => ({
+  DATABASE_URL: inject("databaseUrl"),
+  NEON_WS_PROXY: inject("wsProxy"),
+  JWT_SECRET: "test-jwt-secret-0123456789abcdef",
+  MASTER_KEY: "test-master-key-0123456789abcdef",
+  RATE_LIMIT_IP: limits.ip,
+  RATE_LIMIT_IDENTITY: limits.identity,
+  LOG_REQUESTS: "false",
+});
+
+const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }) => ({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      main: "./src/index.ts",
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: { bindings: bindings(inject as never, limits) },
+    })),
+  ],
+  test: { name, include, exclude, testTimeout: 30_000, hookTimeout: 60_000 },
+});
+
+export default defineConfig({
+  test: {
+    globalSetup: ["./test/support/global-setup.ts"],
+    projects: [
+      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts"], { ip: "1000000", identity: "1000000" }),
+      workers("rate-limits", ["test/gateway/rate-limit.test.ts"], [], { ip: "8", identity: "3" }),
+      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 180_000 } },
+    ],
+  },
+});
