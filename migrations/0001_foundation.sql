@@ -47,7 +47,6 @@ CREATE TABLE "events" (
 	"suppressed" boolean DEFAULT false NOT NULL,
 	"payload" jsonb NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"sent_at" timestamp with time zone,
 	"delivered_at" timestamp with time zone,
 	CONSTRAINT "events_action" CHECK ("events"."action" in ('created', 'updated', 'deleted', 'merged'))
 );
@@ -161,7 +160,7 @@ CREATE INDEX "entities_live_type_id_idx" ON "entities" USING btree ("tenant_id",
 CREATE UNIQUE INDEX "entity_types_tenant_name_key" ON "entity_types" USING btree ("tenant_id","name");--> statement-breakpoint
 CREATE INDEX "events_tenant_created_idx" ON "events" USING btree ("tenant_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "events_tenant_entity_idx" ON "events" USING btree ("tenant_id","entity_id","created_at");--> statement-breakpoint
-CREATE INDEX "events_unsent_idx" ON "events" USING btree ("created_at") WHERE "events"."sent_at" is null and not "events"."suppressed";--> statement-breakpoint
+CREATE INDEX "events_undelivered_idx" ON "events" USING btree ("created_at") WHERE "events"."delivered_at" is null and not "events"."suppressed";--> statement-breakpoint
 CREATE INDEX "idempotency_records_created_idx" ON "idempotency_records" USING btree ("created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "relationship_rules_tenant_name_key" ON "relationship_rules" USING btree ("tenant_id","name");--> statement-breakpoint
 CREATE INDEX "relationship_rules_from_idx" ON "relationship_rules" USING btree ("tenant_id","from_type_id");--> statement-breakpoint

@@ -11,8 +11,22 @@ import { buildOpenApi } from "./openapi/document";
 import { healthRoutes } from "./health/routes";
 import { authRoutes } from "./auth/routes";
 import { accessRoutes } from "./access/routes";
+import { schemaRoutes } from "./schema/routes";
+import { entityTypeRoutes } from "./entity/entity-types/routes";
+import { entityRoutes } from "./entity/entities/routes";
+import { relationshipRoutes } from "./entity/relationships/routes";
+import { eventRoutes } from "./events/routes";
 
-export const routes: RouteSpec[] = [...healthRoutes, ...authRoutes, ...accessRoutes];
+export const routes: RouteSpec[] = [
+  ...healthRoutes,
+  ...authRoutes,
+  ...accessRoutes,
+  ...schemaRoutes,
+  ...entityTypeRoutes,
+  ...entityRoutes,
+  ...relationshipRoutes,
+  ...eventRoutes,
+];
 
 const openApi = buildOpenApi(routes);
 

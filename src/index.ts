@@ -2,6 +2,8 @@
 // and the Durable Object classes.
 import { createApp } from "./app";
 import { runCronTick } from "./cron/tick";
+import { Database } from "./db/client";
+import { consumeEvents } from "./events/delivery";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 
@@ -24,6 +26,15 @@ export default {
     headers.set("Deprecation", "true");
     headers.set("Link", '</workflows>; rel="successor-version"');
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  },
+
+  async queue(batch, env) {
+    const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
+    try {
+      await consumeEvents(batch, database);
+    } finally {
+      await database.close();
+    }
   },
 
   async scheduled(controller, env, ctx) {

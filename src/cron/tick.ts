@@ -3,13 +3,16 @@
 // does not stop the others.
 import { Database } from "../db/client";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../gateway/idempotency";
+import { requeueUndelivered } from "../events/delivery";
 
 type Job = (database: Database, env: Env, now: Date) => Promise<unknown>;
 
 export const expireIdempotencyRecords: Job = (database) =>
   database.system((sql) => sql.query(`DELETE FROM idempotency_records WHERE created_at < now() - interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`));
 
-const JOBS: Record<string, Job> = { expireIdempotencyRecords };
+export const requeueEvents: Job = (database, env, now) => requeueUndelivered(database, env.EVENTS, now);
+
+const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents };
 
 export async function runCronTick(env: Env, now: Date): Promise<Record<string, "ok" | string>> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);

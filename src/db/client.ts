@@ -1,9 +1,10 @@
 // One database connection per request (Workers cannot share sockets across
 // requests), opened lazily and closed when the response is done.
-import { Client, neonConfig, type QueryResult } from "@neondatabase/serverless";
+import { Client, neonConfig, types, type QueryResult } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { ApiError } from "../lib/errors";
 import * as schema from "./schema";
+import { pgTimestamptzToIso, TIMESTAMPTZ_OID } from "./timestamps";
 
 export type Db = NeonDatabase<typeof schema> & { $client: Client };
 
@@ -43,7 +44,10 @@ export class Database {
 
   private async connection(): Promise<Client> {
     this.client ??= (async () => {
-      const client = new Client(this.url);
+      const client = new Client({
+        connectionString: this.url,
+        types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMPTZ_OID ? pgTimestamptzToIso : types.getTypeParser(oid, format as never)) },
+      });
       // An idle error on a per-request socket must not crash the isolate.
       client.on("error", () => {});
       try {

@@ -14,10 +14,10 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { pgTimestamptzToIso } from "./timestamps";
 
 export const appTenant = pgRole("app_tenant").existing();
 
@@ -29,10 +29,16 @@ const tenantPolicy = (table: string) =>
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
+/** timestamptz read as an RFC 3339 string with microseconds (db/timestamps.ts). */
+const timestamptz = customType<{ data: string; driverData: string }>({
+  dataType: () => "timestamp with time zone",
+  fromDriver: pgTimestamptzToIso,
+});
+
 const id = () => uuid("id").primaryKey().default(sql`gen_random_uuid()`);
 const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });
-const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow();
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "string" });
+const createdAt = () => timestamptz("created_at").notNull().default(sql`now()`);
+const ts = (name: string) => timestamptz(name);
 
 export const tenants = pgTable(
   "tenants",
@@ -160,7 +166,7 @@ export const entityTypes = pgTable(
     schemaName: text("schema_name"),
     config: jsonb("config").notNull(),
     createdAt: createdAt(),
-    updatedAt: ts("updated_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
   (t) => [
     uniqueIndex("entity_types_tenant_name_key").on(t.tenantId, t.name),
@@ -179,7 +185,7 @@ export const entities = pgTable(
     attributes: jsonb("attributes").notNull(),
     identifierKey: text("identifier_key").notNull(),
     createdAt: createdAt(),
-    updatedAt: ts("updated_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
     deletedAt: ts("deleted_at"),
   },
   (t) => [
@@ -230,7 +236,12 @@ export const relationships = pgTable(
   ],
 ).enableRLS();
 
-/** The event outbox: written in the entity change's transaction, queued after commit. */
+/**
+ * The event outbox: written in the entity change's transaction and queued
+ * after commit as id-only pointer messages. The consumer sets `delivered_at`;
+ * the cron tick re-queues what is still undelivered after a grace period, so
+ * a crash between commit and send loses nothing.
+ */
 export const events = pgTable(
   "events",
   {
@@ -243,13 +254,12 @@ export const events = pgTable(
     suppressed: boolean("suppressed").notNull().default(false),
     payload: jsonb("payload").notNull(),
     createdAt: createdAt(),
-    sentAt: ts("sent_at"),
     deliveredAt: ts("delivered_at"),
   },
   (t) => [
     index("events_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
     index("events_tenant_entity_idx").on(t.tenantId, t.entityId, t.createdAt),
-    index("events_unsent_idx").on(t.createdAt).where(sql`${t.sentAt} is null and not ${t.suppressed}`),
+    index("events_undelivered_idx").on(t.createdAt).where(sql`${t.deliveredAt} is null and not ${t.suppressed}`),
     check("events_action", sql`${t.action} in ('created', 'updated', 'deleted', 'merged')`),
     tenantPolicy("events"),
   ],

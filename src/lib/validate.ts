@@ -3,6 +3,8 @@ import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import { ApiError } from "./errors";
 
 export type JsonSchema = Schema;
+/** Any schema object, including `as const` literals whose readonly arrays Schema's type rejects. */
+type SchemaLike = Schema | object;
 
 const MAX_LINES = 20;
 /** Keywords that only wrap the errors of their children. */
@@ -11,20 +13,20 @@ const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
 const cache = new WeakMap<object, Validator>();
 
-function validatorFor(schema: Schema): Validator {
+function validatorFor(schema: SchemaLike): Validator {
   let v = cache.get(schema);
   if (!v) {
-    v = new Validator(schema, "2020-12", false);
+    v = new Validator(schema as Schema, "2020-12", false);
     cache.set(schema, v);
   }
   return v;
 }
 
-/** `#/data/3/name` becomes `data[3].name`; the root is `(root)`. */
-export function renderPath(instanceLocation: string): string {
+/** `#/data/3/name` becomes `data[3].name`; the root is `(root)`, or `base` when given. */
+export function renderPath(instanceLocation: string, base = ""): string {
   const parts = instanceLocation.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts.length === 0) return "(root)";
-  let out = "";
+  if (parts.length === 0) return base || "(root)";
+  let out = base;
   for (const raw of parts) {
     const p = raw.replace(/~1/g, "/").replace(/~0/g, "~");
     out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
@@ -49,41 +51,66 @@ function reasonOf(unit: OutputUnit): string {
  * dropped, errors under one anyOf/oneOf merged into one line per path,
  * at most twenty lines with the rest counted.
  */
-export function formatErrors(units: OutputUnit[]): string[] {
+export function formatErrors(units: OutputUnit[], base = ""): string[] {
   const byPath = new Map<string, string[]>();
-  const alternativePaths = new Set(units.filter((u) => ALTERNATIVES.has(u.keyword)).map((u) => u.instanceLocation));
+  const alternatives = units.filter((u) => ALTERNATIVES.has(u.keyword));
   for (const unit of units) {
     if (WRAPPERS.has(unit.keyword)) continue;
-    const underAlternative = [...alternativePaths].some((p) => unit.instanceLocation === p && !ALTERNATIVES.has(unit.keyword));
-    if (underAlternative) continue;
+    // Everything raised inside an anyOf/oneOf branch, at its path or deeper, belongs to that alternative's one line.
+    if (alternatives.some((alt) => within(unit, alt))) continue;
     // A missing property is reported at the property's own path.
     const missing = unit.keyword === "required" ? unit.error.match(/required property "(.+)"/)?.[1] : undefined;
-    const path = renderPath(missing ? `${unit.instanceLocation}/${missing}` : unit.instanceLocation);
+    const path = renderPath(missing ? `${unit.instanceLocation}/${missing}` : unit.instanceLocation, base);
     const reasons = byPath.get(path) ?? [];
     const reason = ALTERNATIVES.has(unit.keyword) ? alternativeReason(units, unit) : missing ? "is required" : reasonOf(unit);
     if (!reasons.includes(reason)) reasons.push(reason);
     byPath.set(path, reasons);
   }
-  const lines = [...byPath].map(([path, reasons]) => `${path}: ${reasons.join("; ")}`);
+  return capLines([...byPath].map(([path, reasons]) => `${path}: ${reasons.join("; ")}`));
+}
+
+/** At most twenty lines; the rest are counted in a last line (SPEC.md 7). */
+export function capLines(lines: string[]): string[] {
   if (lines.length <= MAX_LINES) return lines;
   return [...lines.slice(0, MAX_LINES), `... and ${lines.length - MAX_LINES} more errors`];
 }
 
-function alternativeReason(units: OutputUnit[], alt: OutputUnit): string {
-  const inner = units
-    .filter((u) => u.instanceLocation === alt.instanceLocation && u.keywordLocation.startsWith(alt.keywordLocation + "/") && !WRAPPERS.has(u.keyword) && !ALTERNATIVES.has(u.keyword))
-    .map(reasonOf);
-  const unique = [...new Set(inner)];
-  return unique.length ? `does not match any allowed shape (${unique.join(" | ")})` : reasonOf(alt);
+/** True when `unit` was raised inside one of `alt`'s branches, for `alt`'s instance (array items share keyword locations). */
+function within(unit: OutputUnit, alt: OutputUnit): boolean {
+  return (
+    unit !== alt &&
+    unit.keywordLocation.startsWith(alt.keywordLocation + "/") &&
+    (unit.instanceLocation === alt.instanceLocation || unit.instanceLocation.startsWith(alt.instanceLocation + "/"))
+  );
 }
 
-export function check(schema: Schema, value: unknown): string[] {
+function alternativeReason(units: OutputUnit[], alt: OutputUnit): string {
+  const inner = units.filter((u) => within(u, alt) && !WRAPPERS.has(u.keyword));
+  const nested = inner.filter((u) => ALTERNATIVES.has(u.keyword));
+  // One group of reasons per branch, in branch order: `a; b | c`.
+  const branches = new Map<string, string[]>();
+  for (const u of inner) {
+    // A nested alternative speaks for the errors inside it.
+    if (nested.some((n) => within(u, n))) continue;
+    let reason = ALTERNATIVES.has(u.keyword) ? alternativeReason(units, u) : reasonOf(u);
+    // Errors below the alternative's own path name their path relative to it.
+    if (u.instanceLocation.startsWith(alt.instanceLocation + "/")) reason = `${renderPath(`#${u.instanceLocation.slice(alt.instanceLocation.length)}`)}: ${reason}`;
+    const branch = u.keywordLocation.slice(alt.keywordLocation.length + 1).split("/")[0];
+    const reasons = branches.get(branch) ?? [];
+    if (!reasons.includes(reason)) reasons.push(reason);
+    branches.set(branch, reasons);
+  }
+  const shapes = [...new Set([...branches.values()].map((r) => r.join("; ")))];
+  return shapes.length ? `does not match any allowed shape (${shapes.join(" | ")})` : reasonOf(alt);
+}
+
+export function check(schema: SchemaLike, value: unknown, base = ""): string[] {
   const result = validatorFor(schema).validate(value);
-  return result.valid ? [] : formatErrors(result.errors);
+  return result.valid ? [] : formatErrors(result.errors, base);
 }
 
 /** Throws 422 VALIDATION_FAILED with the rendered lines, or returns the value typed. */
-export function validate<T>(schema: Schema, value: unknown, message = "Request failed validation"): T {
+export function validate<T>(schema: SchemaLike, value: unknown, message = "Request failed validation"): T {
   const errors = check(schema, value);
   if (errors.length) throw validationFailed(errors, message);
   return value as T;

@@ -1,0 +1,181 @@
+// /entity/entities (SPEC.md 4.1), except upsert, import and export.
+import type { Context } from "hono";
+import type { HonoEnv } from "../../env";
+import { publishEvents } from "../../events/outbox";
+import { route } from "../../lib/route";
+import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { pageOf } from "../../lib/pagination";
+import { pathId } from "../../lib/ids";
+import { ApiError } from "../../lib/errors";
+import { validate } from "../../lib/validate";
+import { TYPE_NAME } from "../entity-types/routes";
+import {
+  bulkDeleteEntities,
+  createEntity,
+  deleteEntity,
+  getEntity,
+  listEntities,
+  patchEntity,
+  replaceEntity,
+  type EntityDeps,
+  type IncludeQuery,
+} from "./service";
+
+export function entityDeps(c: Context<HonoEnv>): EntityDeps {
+  const tenantId = c.var.principal.tenantId;
+  return {
+    tenant: c.var.tenant,
+    publish: (ids) => {
+      if (ids.length) c.executionCtx.waitUntil(publishEvents(c.env.EVENTS, tenantId, ids));
+    },
+  };
+}
+
+export const entitySchema = {
+  type: "object",
+  properties: {
+    id: uuidSchema,
+    name: { type: "string" },
+    type: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } },
+    attributes: { type: "object" },
+    identifier_key: { type: "string" },
+    created_at: { type: "string" },
+    updated_at: { type: "string" },
+    deleted_at: { type: ["string", "null"] },
+    source_type: { type: "string" },
+    relationships: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          rule: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } },
+          entity: { type: "object" },
+          direction: { enum: ["to", "from"] },
+        },
+      },
+    },
+  },
+} as const;
+
+const includeSpecEntry = {
+  type: "object",
+  additionalProperties: false,
+  required: ["type_name"],
+  properties: { type_name: TYPE_NAME, rule_name: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1, maximum: 1000 } },
+} as const;
+
+const includeSpecsSchema = { type: "array", items: includeSpecEntry, maxItems: 20 } as const;
+
+const includeQuery = {
+  include: { type: "array", items: TYPE_NAME, maxItems: 20 },
+  include_specs: { type: "string", description: "URL-encoded JSON array of { type_name, rule_name?, limit? }" },
+  max_relationships: { type: "integer", minimum: 1, maximum: 1000 },
+} as const;
+
+/** include_specs travels in a query string as JSON; parse and check it like any body. */
+function parseIncludeSpecs(raw: string | undefined): IncludeQuery["include_specs"] {
+  if (raw === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ApiError("VALIDATION_FAILED", "include_specs must be a JSON array", { validation_errors: ["include_specs: must be a JSON array"], errors: ["include_specs: must be a JSON array"] });
+  }
+  return validate(includeSpecsSchema, parsed, "Query parameters failed validation");
+}
+
+const attributesSchema = { type: "object" } as const;
+const mergeOptions = {
+  merge_on_conflict: { type: "boolean" },
+  merge_cardinality: { enum: ["raise", "trim"] },
+} as const;
+
+export const entityRoutes = [
+  route({
+    method: "get",
+    path: "/entity/entities",
+    tag: "entities",
+    summary: "List entities of one type",
+    permission: ["entity", "read"],
+    query: { type: "object", additionalProperties: false, required: ["type_name"], properties: { type_name: TYPE_NAME, ...paginationQuery, ...includeQuery } },
+    responses: { 200: { description: "Entities", schema: listEnvelope(entitySchema) } },
+    handler: async (c, { query }) =>
+      c.json(await listEntities(c.var.tenant, { ...query, include_specs: parseIncludeSpecs(query.include_specs) }, pageOf(query))),
+  }),
+  route({
+    method: "post",
+    path: "/entity/entities",
+    tag: "entities",
+    summary: "Create an entity; emits created",
+    permission: ["entity", "create"],
+    idempotent: true,
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "attributes"],
+      properties: { type_name: TYPE_NAME, type_id: uuidSchema, name: { type: "string", minLength: 1, maxLength: 1000 }, attributes: attributesSchema },
+    },
+    responses: { 201: { description: "Created", schema: dataEnvelope(entitySchema) }, 409: { description: "identifier_key taken by a live entity" } },
+    handler: async (c, { body }) => c.json({ data: await createEntity(entityDeps(c), body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/entity/entities/:id",
+    tag: "entities",
+    summary: "Get an entity, optionally with relationships",
+    permission: ["entity", "read"],
+    query: { type: "object", additionalProperties: false, properties: { ...includeQuery, include_rule_ids: { type: "array", items: uuidSchema, maxItems: 50 } } },
+    responses: { 200: { description: "Entity", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" } },
+    handler: async (c, { query }) =>
+      c.json({ data: await getEntity(c.var.tenant, pathId(c.req.param("id")), { ...query, include_specs: parseIncludeSpecs(query?.include_specs) }) }),
+  }),
+  route({
+    method: "put",
+    path: "/entity/entities/:id",
+    tag: "entities",
+    summary: "Replace attributes; recompute the key and merge on collision",
+    permission: ["entity", "update"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["attributes"],
+      properties: { name: { type: "string", minLength: 1, maxLength: 1000 }, attributes: attributesSchema, ...mergeOptions },
+    },
+    responses: { 200: { description: "Updated", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" }, 409: { description: "Key collision with merge_on_conflict false" } },
+    handler: async (c, { body }) => c.json({ data: await replaceEntity(entityDeps(c), pathId(c.req.param("id")), body) }),
+  }),
+  route({
+    method: "patch",
+    path: "/entity/entities/:id/attributes",
+    tag: "entities",
+    summary: "Merge top-level attributes (null removes); compare-and-swap on updated_at",
+    permission: ["entity", "update"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["attributes"],
+      properties: { attributes: attributesSchema, expected_updated_at: { type: "string", format: "date-time" } },
+    },
+    responses: { 200: { description: "Updated", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" }, 409: { description: "CONCURRENT_MODIFICATION" } },
+    handler: async (c, { body }) => c.json({ data: await patchEntity(entityDeps(c), pathId(c.req.param("id")), body) }),
+  }),
+  route({
+    method: "delete",
+    path: "/entity/entities/:id",
+    tag: "entities",
+    summary: "Soft-delete an entity and its links",
+    permission: ["entity", "delete"],
+    responses: { 200: { description: "Deleted" }, 404: { description: "Unknown entity" } },
+    handler: async (c) => c.json({ data: await deleteEntity(entityDeps(c), pathId(c.req.param("id"))) }),
+  }),
+  route({
+    method: "post",
+    path: "/entity/entities/bulk-delete",
+    tag: "entities",
+    summary: "Soft-delete up to 100 entities",
+    permission: ["entity", "delete"],
+    body: { type: "object", additionalProperties: false, required: ["ids"], properties: { ids: { type: "array", items: uuidSchema, minItems: 1, maxItems: 100 } } },
+    responses: { 200: { description: "Which ids were deleted and which were not found" } },
+    handler: async (c, { body }) => c.json({ data: await bulkDeleteEntities(entityDeps(c), body.ids) }),
+  }),
+];

@@ -1,0 +1,260 @@
+// Entities (SPEC.md 4.1): create, read, replace, patch, delete. Every write
+// validates against the type's schema, keeps identifier_key in step, and
+// records its event in the same transaction.
+import type { Sql, TenantDb } from "../../db/client";
+import { pgCode } from "../../db/client";
+import { ApiError, notFound } from "../../lib/errors";
+import { offsetOf, paginated, type Page } from "../../lib/pagination";
+import { check, validationFailed } from "../../lib/validate";
+import { entitySnapshot, recordEvents, type NewEvent } from "../../events/outbox";
+import { requireActiveType, requireType, type EntityType } from "../entity-types/store";
+import { loadRelationships, type IncludeSpec } from "../relationships/include";
+import { identifierKey } from "./identifier-key";
+import { absorb, type MergeCardinality } from "./merge";
+import { ENTITY_COLUMNS, presentEntity, type EntityRow } from "./rows";
+
+export interface EntityDeps {
+  tenant: TenantDb;
+  /** Hands committed event ids to the queue (after the transaction). */
+  publish(eventIds: string[]): void;
+}
+
+export function validateAttributes(type: EntityType, attributes: Record<string, unknown>, at = "attributes") {
+  const errors = check(type.schema, attributes, at);
+  if (errors.length) throw validationFailed(errors, `Attributes do not match the schema of ${type.name}`);
+}
+
+const snapshotOf = (row: EntityRow) =>
+  entitySnapshot({ id: row.id, name: row.name, typeId: row.type_id, typeName: row.type_name, attributes: row.attributes, identifierKey: row.identifier_key });
+
+function event(row: EntityRow, action: NewEvent["action"], extra: Record<string, unknown> = {}, suppressed = false): NewEvent {
+  return { entityId: row.id, entityTypeId: row.type_id, action, suppressed, payload: { entity: snapshotOf(row), ...extra } };
+}
+
+async function loadEntity(sql: Sql, id: string, lock = false): Promise<EntityRow | undefined> {
+  const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
+    `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL${lock ? " FOR UPDATE OF e" : ""}`,
+    [id],
+  );
+  return rows[0];
+}
+
+function duplicateKey(type: EntityType, key: string, existingId?: string) {
+  return new ApiError("CONFLICT", `An entity of type ${type.name} with identifier_key ${key} already exists`, {
+    identifier_key: key,
+    ...(existingId ? { existing_entity_id: existingId } : {}),
+  });
+}
+
+export async function createEntity(deps: EntityDeps, input: { type_name?: string; type_id?: string; name: string; attributes: Record<string, unknown> }) {
+  if ((input.type_name === undefined) === (input.type_id === undefined)) throw validationFailed(["(root): exactly one of type_name and type_id is required"]);
+  try {
+    const { row, eventIds } = await deps.tenant.tx(async (sql) => {
+      const type = await requireActiveType(sql, input);
+      validateAttributes(type, input.attributes);
+      const key = identifierKey(type.config.identifier_key, input.attributes);
+      const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
+        `INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL DO NOTHING
+         RETURNING ${ENTITY_COLUMNS.replace("t.name AS type_name", "$6::text AS type_name")}`,
+        [deps.tenant.tenantId, type.id, input.name, JSON.stringify(input.attributes), key, type.name],
+      );
+      if (!rows.length) {
+        const existing = await sql.query("SELECT id FROM entities WHERE type_id = $1 AND identifier_key = $2 AND deleted_at IS NULL", [type.id, key]);
+        throw duplicateKey(type, key, existing.rows[0]?.id);
+      }
+      return { row: rows[0], eventIds: await recordEvents(sql, deps.tenant.tenantId, [event(rows[0], "created")]) };
+    });
+    deps.publish(eventIds);
+    return presentEntity(row);
+  } catch (e) {
+    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "An entity with this identifier_key already exists");
+    throw e;
+  }
+}
+
+export interface IncludeQuery {
+  include?: string[];
+  include_rule_ids?: string[];
+  include_specs?: { type_name: string; rule_name?: string; limit?: number }[];
+  max_relationships?: number;
+}
+
+/** The relationship loads a read asks for, or null when it asks for none. */
+export function includeSpecs(q: IncludeQuery, defaultMax: number): IncludeSpec[] | null {
+  const max = q.max_relationships ?? defaultMax;
+  if (q.include_specs?.length) {
+    return q.include_specs.map((s) => ({
+      typeNames: [s.type_name],
+      ruleNames: s.rule_name ? [s.rule_name] : null,
+      ruleIds: q.include_rule_ids ?? null,
+      limit: Math.min(s.limit ?? max, max),
+    }));
+  }
+  if (q.include?.length || q.include_rule_ids?.length) {
+    return [{ typeNames: q.include?.length ? q.include : null, ruleIds: q.include_rule_ids ?? null, limit: max }];
+  }
+  return null;
+}
+
+export const GET_MAX_RELATIONSHIPS = 1000;
+export const LIST_MAX_RELATIONSHIPS = 100;
+
+export async function getEntity(tenant: TenantDb, id: string, q: IncludeQuery) {
+  return tenant.tx(async (sql) => {
+    const row = await loadEntity(sql, id);
+    if (!row) throw notFound("Entity", id);
+    const specs = includeSpecs(q, GET_MAX_RELATIONSHIPS);
+    const rels = specs ? (await loadRelationships(sql, [id], specs)).get(id) : undefined;
+    return presentEntity(row, rels);
+  });
+}
+
+export async function listEntities(tenant: TenantDb, q: IncludeQuery & { type_name: string }, page: Page) {
+  return tenant.tx(async (sql) => {
+    const type = await requireType(sql, { type_name: q.type_name });
+    const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
+      `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id
+        WHERE e.type_id = $1 AND e.deleted_at IS NULL ORDER BY e.created_at, e.id LIMIT $2 OFFSET $3`,
+      [type.id, page.limit, offsetOf(page)],
+    );
+    const { rows: counted } = await sql.query<{ total: number }>("SELECT count(*)::int AS total FROM entities WHERE type_id = $1 AND deleted_at IS NULL", [type.id]);
+    const specs = includeSpecs(q, LIST_MAX_RELATIONSHIPS);
+    const rels = specs ? await loadRelationships(sql, rows.map((r) => r.id), specs) : undefined;
+    return paginated(rows.map((r) => presentEntity(r, rels?.get(r.id))), page, counted[0].total);
+  });
+}
+
+interface RewriteOptions {
+  name?: string;
+  attributes: Record<string, unknown>;
+  merge_on_conflict?: boolean;
+  merge_cardinality?: MergeCardinality;
+  /** Compare-and-swap on updated_at (PATCH). */
+  expectedUpdatedAt?: string;
+}
+
+/**
+ * The write PUT and PATCH share: validate, recompute the key, merge on a key
+ * collision, update only if something changed, record the events.
+ */
+async function rewrite(sql: Sql, current: EntityRow, opts: RewriteOptions): Promise<{ row: EntityRow; events: NewEvent[] }> {
+  const type = await requireType(sql, { type_id: current.type_id });
+  validateAttributes(type, opts.attributes);
+  const key = identifierKey(type.config.identifier_key, opts.attributes);
+  const name = opts.name ?? current.name;
+  const events: NewEvent[] = [];
+
+  if (key !== current.identifier_key) {
+    const { rows } = await sql.query<{ id: string }>(
+      "SELECT id FROM entities WHERE type_id = $1 AND identifier_key = $2 AND deleted_at IS NULL AND id <> $3 FOR UPDATE",
+      [type.id, key, current.id],
+    );
+    const incumbent = rows[0];
+    if (incumbent) {
+      if (opts.merge_on_conflict === false) throw duplicateKey(type, key, incumbent.id);
+      await absorb(sql, current.id, incumbent.id, opts.merge_cardinality ?? "raise");
+      events.push({ entityId: current.id, entityTypeId: type.id, action: "merged", suppressed: false, payload: { merged_entity_id: incumbent.id } });
+    }
+  }
+
+  const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
+    `UPDATE entities e SET name = $2, attributes = $3::jsonb, identifier_key = $4, updated_at = now()
+       FROM entity_types t
+      WHERE e.id = $1 AND t.id = e.type_id AND e.deleted_at IS NULL
+        AND ($5::timestamptz IS NULL OR e.updated_at = $5::timestamptz)
+        AND (e.name IS DISTINCT FROM $2 OR e.attributes IS DISTINCT FROM $3::jsonb OR e.identifier_key IS DISTINCT FROM $4)
+      RETURNING ${ENTITY_COLUMNS}`,
+    [current.id, name, JSON.stringify(opts.attributes), key, opts.expectedUpdatedAt ?? null],
+  );
+  let row: EntityRow = rows[0];
+  if (!row) {
+    // Nothing updated: either nothing changed, or the compare-and-swap lost.
+    const now = await loadEntity(sql, current.id);
+    if (!now) throw notFound("Entity", current.id);
+    if (opts.expectedUpdatedAt && now.updated_at !== opts.expectedUpdatedAt) throw concurrentModification(current.id);
+    row = now;
+  } else {
+    events.unshift(event(row, "updated", { previous: { name: current.name, attributes: current.attributes, identifier_key: current.identifier_key } }));
+  }
+  for (const e of events) if (e.action === "merged") e.payload = { entity: snapshotOf(row), ...e.payload };
+  return { row, events };
+}
+
+function concurrentModification(id: string) {
+  return new ApiError("CONFLICT", "The entity changed since it was read", { code: "CONCURRENT_MODIFICATION", entity_id: id });
+}
+
+async function commitRewrite(deps: EntityDeps, id: string, build: (sql: Sql, current: EntityRow) => RewriteOptions, lock: boolean) {
+  const { row, eventIds } = await deps.tenant.tx(async (sql) => {
+    const current = await loadEntity(sql, id, lock);
+    if (!current) throw notFound("Entity", id);
+    const { row, events } = await rewrite(sql, current, build(sql, current));
+    return { row, eventIds: await recordEvents(sql, deps.tenant.tenantId, events) };
+  });
+  deps.publish(eventIds);
+  return presentEntity(row);
+}
+
+export function replaceEntity(deps: EntityDeps, id: string, input: { name?: string; attributes: Record<string, unknown>; merge_on_conflict?: boolean; merge_cardinality?: MergeCardinality }) {
+  return commitRewrite(deps, id, () => ({ ...input }), true);
+}
+
+/** Top-level shallow merge: a field set to null is removed; nested objects are replaced whole. */
+export function mergeTopLevel(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+export function patchEntity(deps: EntityDeps, id: string, input: { attributes: Record<string, unknown>; expected_updated_at?: string }) {
+  return commitRewrite(
+    deps,
+    id,
+    (_sql, current) => {
+      if (input.expected_updated_at !== undefined && Date.parse(input.expected_updated_at) !== Date.parse(current.updated_at)) {
+        throw concurrentModification(id);
+      }
+      // The swap is checked against the row as read here, so a write that lands in between is caught.
+      return { attributes: mergeTopLevel(current.attributes, input.attributes), expectedUpdatedAt: current.updated_at };
+    },
+    false,
+  );
+}
+
+/** Soft delete with cascade to live links; `deleted` events are recorded suppressed (SPEC.md 6). */
+export async function deleteEntities(deps: EntityDeps, ids: string[]) {
+  const { rows } = await deps.tenant.tx(async (sql) => {
+    const result = await sql.query<EntityRow & Record<string, unknown>>(
+      `WITH del AS (
+         UPDATE entities SET deleted_at = now() WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
+         RETURNING id, name, type_id, attributes, identifier_key, created_at, updated_at, deleted_at
+       ), unlinked AS (
+         UPDATE relationships SET deleted_at = now()
+          WHERE deleted_at IS NULL AND (from_entity_id IN (SELECT id FROM del) OR to_entity_id IN (SELECT id FROM del))
+       )
+       SELECT del.id, del.name, del.type_id, t.name AS type_name, del.attributes, del.identifier_key, del.created_at, del.updated_at, del.deleted_at
+         FROM del JOIN entity_types t ON t.id = del.type_id`,
+      [ids],
+    );
+    await recordEvents(sql, deps.tenant.tenantId, result.rows.map((r) => event(r, "deleted", {}, true)));
+    return result;
+  });
+  return rows;
+}
+
+export async function deleteEntity(deps: EntityDeps, id: string) {
+  const [row] = await deleteEntities(deps, [id]);
+  if (!row) throw notFound("Entity", id);
+  return { id: row.id, deleted: true as const, deleted_at: row.deleted_at };
+}
+
+export async function bulkDeleteEntities(deps: EntityDeps, ids: string[]) {
+  const unique = [...new Set(ids)];
+  const deleted = new Set((await deleteEntities(deps, unique)).map((r) => r.id));
+  return { deleted: unique.filter((id) => deleted.has(id)), not_found: unique.filter((id) => !deleted.has(id)) };
+}

@@ -1,0 +1,93 @@
+// /entity/entity-types
+import { route } from "../../lib/route";
+import { dataEnvelope, listEnvelope, paginationQuery } from "../../lib/schemas";
+import { pageOf } from "../../lib/pagination";
+import { pathId } from "../../lib/ids";
+import { configSchema } from "./config";
+import { activateType, createType, getType, listTypes, patchType, type CreateTypeInput, type PatchTypeInput } from "./service";
+
+export const TYPE_NAME = { type: "string", minLength: 1, maxLength: 100, pattern: "^[A-Za-z][A-Za-z0-9_]*$" } as const;
+
+const entityTypeItem = {
+  type: "object",
+  properties: {
+    id: { type: "string" },
+    name: { type: "string" },
+    status: { enum: ["draft", "active"] },
+    schema: { type: "object" },
+    schema_name: { type: ["string", "null"] },
+    config: configSchema,
+    created_at: { type: "string" },
+    updated_at: { type: "string" },
+  },
+} as const;
+
+const patchConfigSchema = { ...configSchema, required: [] } as const;
+
+export const entityTypeRoutes = [
+  route({
+    method: "post",
+    path: "/entity/entity-types",
+    tag: "entity-types",
+    summary: "Create an entity type (inline schema or registered schema name)",
+    permission: ["entity_type", "create"],
+    idempotent: true,
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "config"],
+      properties: {
+        name: TYPE_NAME,
+        schema: { type: "object" },
+        schema_name: { type: "string", minLength: 1 },
+        status: { enum: ["draft", "active"] },
+        config: configSchema,
+      },
+    },
+    responses: { 201: { description: "Created", schema: dataEnvelope(entityTypeItem) }, 409: { description: "Name taken" } },
+    handler: async (c, { body }) => c.json({ data: await createType(c.var.tenant, c.var.database, body as CreateTypeInput) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/entity/entity-types",
+    tag: "entity-types",
+    summary: "List entity types with their schemas and config",
+    permission: ["entity_type", "read"],
+    query: { type: "object", additionalProperties: false, properties: { ...paginationQuery, name: { type: "string" }, status: { enum: ["draft", "active"] } } },
+    responses: { 200: { description: "Entity types", schema: listEnvelope(entityTypeItem) } },
+    handler: async (c, { query }) => c.json(await listTypes(c.var.tenant, { name: query?.name, status: query?.status }, pageOf(query))),
+  }),
+  route({
+    method: "get",
+    path: "/entity/entity-types/:id",
+    tag: "entity-types",
+    summary: "Get an entity type",
+    permission: ["entity_type", "read"],
+    responses: { 200: { description: "Entity type", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
+    handler: async (c) => c.json({ data: await getType(c.var.tenant, pathId(c.req.param("id"))) }),
+  }),
+  route({
+    method: "patch",
+    path: "/entity/entity-types/:id",
+    tag: "entity-types",
+    summary: "Change config (indexed attributes, tri-states) or schema; indexes follow",
+    permission: ["entity_type", "update"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      minProperties: 1,
+      properties: { schema: { type: "object" }, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
+    },
+    responses: { 200: { description: "Updated", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
+    handler: async (c, { body }) => c.json({ data: await patchType(c.var.tenant, c.var.database, pathId(c.req.param("id")), body as PatchTypeInput) }),
+  }),
+  route({
+    method: "post",
+    path: "/entity/entity-types/:id/activate",
+    tag: "entity-types",
+    summary: "Move a draft type to active (idempotent)",
+    permission: ["entity_type", "update"],
+    responses: { 200: { description: "Active", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
+    handler: async (c) => c.json({ data: await activateType(c.var.tenant, pathId(c.req.param("id"))) }),
+  }),
+];

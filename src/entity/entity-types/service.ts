@@ -1,0 +1,152 @@
+// Entity types: create, read, patch, activate; their indexes follow the config.
+import { and, count, eq, sql as dsql } from "drizzle-orm";
+import type { Database, TenantDb } from "../../db/client";
+import { pgCode } from "../../db/client";
+import { entityTypes } from "../../db/schema";
+import { ApiError, notFound } from "../../lib/errors";
+import { offsetOf, paginated, type Page } from "../../lib/pagination";
+import { validationFailed, type JsonSchema } from "../../lib/validate";
+import { assertUsableSchema, resolveSchemaName } from "../../schema/registry";
+import { desiredIndexes, indexPrefix } from "../indexed-attributes";
+import { assertIdentifierUnchanged, normalizeIndexed, type TypeConfig } from "./config";
+import { present, requireType, toEntityType, type EntityType } from "./store";
+
+export interface CreateTypeInput {
+  name: string;
+  schema?: Record<string, unknown>;
+  schema_name?: string;
+  status?: "draft" | "active";
+  config: {
+    identifier_key: string[];
+    indexed_attributes?: Parameters<typeof normalizeIndexed>[0];
+    sort_by_updated_at?: boolean;
+    name_search?: boolean;
+  };
+}
+
+export interface PatchTypeInput {
+  schema?: Record<string, unknown>;
+  schema_name?: string;
+  config?: Partial<CreateTypeInput["config"]>;
+}
+
+function exactlyOneSchema(input: { schema?: unknown; schema_name?: unknown }, required: boolean) {
+  const both = input.schema !== undefined && input.schema_name !== undefined;
+  const neither = input.schema === undefined && input.schema_name === undefined;
+  if (both || (required && neither)) throw validationFailed(["(root): exactly one of schema and schema_name is required"]);
+}
+
+/**
+ * Brings the type's partial indexes in line with its config: creates what is
+ * missing, drops what is no longer asked for (or was left invalid by a failed
+ * concurrent build). DDL needs the owning role, hence the system connection.
+ */
+export async function reconcileIndexes(database: Database, type: EntityType): Promise<void> {
+  const wanted = await desiredIndexes(type.id, type.config);
+  const wantedNames = new Set(wanted.map((w) => w.name));
+  await database.system(async ({ query }) => {
+    const { rows } = await query<{ name: string; valid: boolean }>(
+      `SELECT c.relname AS name, i.indisvalid AS valid
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = 'entities'::regclass AND c.relname LIKE $1`,
+      [`${indexPrefix(type.id)}%`],
+    );
+    const present = new Map(rows.map((r) => [r.name, r.valid]));
+    for (const [name, valid] of present) {
+      if (!wantedNames.has(name) || !valid) await query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+    }
+    for (const index of wanted) {
+      if (present.get(index.name) !== true) await query(index.ddl);
+    }
+  });
+}
+
+export async function createType(tenant: TenantDb, database: Database, input: CreateTypeInput) {
+  exactlyOneSchema(input, true);
+  const config: TypeConfig = {
+    identifier_key: input.config.identifier_key,
+    indexed_attributes: normalizeIndexed(input.config.indexed_attributes ?? []),
+    sort_by_updated_at: input.config.sort_by_updated_at ?? false,
+    name_search: input.config.name_search ?? false,
+  };
+  let created: EntityType;
+  try {
+    created = await tenant.tx(async (sql) => {
+      let schema: JsonSchema;
+      if (input.schema_name !== undefined) schema = await resolveSchemaName(sql, input.schema_name);
+      else {
+        assertUsableSchema(input.schema);
+        schema = input.schema;
+      }
+      const [row] = await sql.db
+        .insert(entityTypes)
+        .values({ tenantId: tenant.tenantId, name: input.name, status: input.status ?? "draft", schema, schemaName: input.schema_name ?? null, config })
+        .returning();
+      return toEntityType(row);
+    });
+  } catch (e) {
+    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", `Entity type ${input.name} already exists`, { name: input.name });
+    throw e;
+  }
+  await reconcileIndexes(database, created);
+  return present(created);
+}
+
+export async function getType(tenant: TenantDb, id: string) {
+  return present(await tenant.tx((sql) => requireType(sql, { type_id: id })));
+}
+
+export async function listTypes(tenant: TenantDb, filter: { name?: string; status?: "draft" | "active" }, page: Page) {
+  return tenant.tx(async ({ db }) => {
+    const where = and(filter.name ? eq(entityTypes.name, filter.name) : undefined, filter.status ? eq(entityTypes.status, filter.status) : undefined);
+    const rows = await db.select().from(entityTypes).where(where).orderBy(entityTypes.name).limit(page.limit).offset(offsetOf(page));
+    const [{ total }] = await db.select({ total: count() }).from(entityTypes).where(where);
+    return paginated(rows.map((r) => present(toEntityType(r))), page, total);
+  });
+}
+
+export async function patchType(tenant: TenantDb, database: Database, id: string, input: PatchTypeInput) {
+  if (input.schema !== undefined || input.schema_name !== undefined) exactlyOneSchema(input, false);
+  const updated = await tenant.tx(async (sql) => {
+    const current = await requireType(sql, { type_id: id });
+    const patch = input.config ?? {};
+    assertIdentifierUnchanged(current.config.identifier_key, patch.identifier_key);
+    const config: TypeConfig = {
+      identifier_key: current.config.identifier_key,
+      indexed_attributes: patch.indexed_attributes ? normalizeIndexed(patch.indexed_attributes) : current.config.indexed_attributes,
+      // Tri-states: true ensures, false drops, omitted leaves as is.
+      sort_by_updated_at: patch.sort_by_updated_at ?? current.config.sort_by_updated_at,
+      name_search: patch.name_search ?? current.config.name_search,
+    };
+    let schema = current.schema;
+    let schemaName = current.schemaName;
+    if (input.schema_name !== undefined) {
+      schema = await resolveSchemaName(sql, input.schema_name);
+      schemaName = input.schema_name;
+    } else if (input.schema !== undefined) {
+      assertUsableSchema(input.schema);
+      schema = input.schema;
+      schemaName = null;
+    }
+    const [row] = await sql.db
+      .update(entityTypes)
+      .set({ config, schema, schemaName, updatedAt: dsql`now()` })
+      .where(eq(entityTypes.id, id))
+      .returning();
+    return toEntityType(row);
+  });
+  await reconcileIndexes(database, updated);
+  return present(updated);
+}
+
+export async function activateType(tenant: TenantDb, id: string) {
+  return tenant.tx(async (sql) => {
+    const [row] = await sql.db
+      .update(entityTypes)
+      .set({ status: "active", updatedAt: dsql`CASE WHEN ${entityTypes.status} = 'active' THEN ${entityTypes.updatedAt} ELSE now() END` })
+      .where(eq(entityTypes.id, id))
+      .returning();
+    if (!row) throw notFound("Entity type", id);
+    return present(toEntityType(row));
+  });
+}

@@ -1,0 +1,82 @@
+// SQL for indexed attributes (SPEC.md 2.3): the typed expression over the
+// JSONB attributes, and the per-type partial indexes that serve it. The query
+// compiler builds the same expressions, so the planner matches them to these
+// indexes (an unnamed statement is planned with its parameter values, which
+// is what lets a bound path match the literal path of the index).
+
+export const INDEXED_TYPES = ["text", "numeric", "timestamptz", "boolean", "text_array"] as const;
+export type IndexedType = (typeof INDEXED_TYPES)[number];
+
+export interface IndexedAttribute {
+  path: string[];
+  type: IndexedType;
+  filterable: boolean;
+  sortable: boolean;
+  searchable: boolean;
+}
+
+/** The typed value of `attributes` at a path; `pathSql` is a text[] literal or parameter. */
+export function valueExpr(pathSql: string, type: IndexedType): string {
+  switch (type) {
+    case "text":
+      return `(attributes #>> ${pathSql})`;
+    case "numeric":
+      return `platform_numeric(attributes #>> ${pathSql})`;
+    case "timestamptz":
+      return `platform_timestamptz(attributes #>> ${pathSql})`;
+    case "boolean":
+      return `platform_boolean(attributes #>> ${pathSql})`;
+    case "text_array":
+      return `(attributes #> ${pathSql})`;
+  }
+}
+
+/** `'{"a","b"}'::text[]`, safe for any element text. */
+export function textArrayLiteral(path: string[]): string {
+  const body = path.map((p) => `"${p.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",");
+  return `'{${body.replace(/'/g, "''")}}'::text[]`;
+}
+
+export interface IndexDef {
+  name: string;
+  ddl: string;
+}
+
+async function shortHash(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...digest.slice(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function indexPrefix(typeId: string): string {
+  return `et_${typeId.replace(/-/g, "")}_`;
+}
+
+interface TypeIndexConfig {
+  indexed_attributes: IndexedAttribute[];
+  sort_by_updated_at: boolean;
+  name_search: boolean;
+}
+
+/** Every index a type's config asks for, named deterministically so reconciling is a set difference. */
+export async function desiredIndexes(typeId: string, config: TypeIndexConfig): Promise<IndexDef[]> {
+  const where = `WHERE type_id = '${typeId}' AND deleted_at IS NULL`;
+  const specs: string[] = [];
+  for (const attr of config.indexed_attributes) {
+    const expr = valueExpr(textArrayLiteral(attr.path), attr.type);
+    if (attr.type === "text_array") {
+      if (attr.filterable) specs.push(`USING gin (${expr})`);
+    } else if (attr.filterable || attr.sortable) {
+      specs.push(`(tenant_id, ${expr}, id)`);
+    }
+    if (attr.searchable) specs.push(`USING gin (platform_unaccent(${expr}) gin_trgm_ops)`);
+  }
+  if (config.sort_by_updated_at) specs.push(`(tenant_id, updated_at DESC, id DESC)`);
+  if (config.name_search) specs.push(`USING gin (platform_unaccent(name) gin_trgm_ops)`);
+  const prefix = indexPrefix(typeId);
+  return Promise.all(
+    specs.map(async (spec) => {
+      const name = `${prefix}${await shortHash(spec)}`;
+      return { name, ddl: `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON entities ${spec} ${where}` };
+    }),
+  );
+}

@@ -1,0 +1,61 @@
+// Loads the `relationships` of a set of entities for `include` (SPEC.md 2.4,
+// 4.4.7): one hop, rules resolved in either direction, live links and live
+// related entities only, at most `limit` per anchor entity, in one statement.
+import type { Sql } from "../../db/client";
+import type { RelationshipEntry } from "../entities/rows";
+
+export interface IncludeSpec {
+  /** Related type names; null means any. */
+  typeNames: string[] | null;
+  ruleIds?: string[] | null;
+  ruleNames?: string[] | null;
+  limit: number;
+}
+
+interface LinkRow {
+  anchor: string;
+  direction: "to" | "from";
+  rule_id: string;
+  rule_name: string;
+  id: string;
+  name: string;
+  type_id: string;
+  type_name: string;
+  attributes: Record<string, unknown>;
+}
+
+const LINKS_SQL = `
+  WITH links AS (
+    SELECT r.from_entity_id AS anchor, r.to_entity_id AS related, 'to' AS direction, r.rule_id, r.created_at, r.id AS link_id
+      FROM relationships r WHERE r.from_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
+    UNION ALL
+    SELECT r.to_entity_id, r.from_entity_id, 'from', r.rule_id, r.created_at, r.id
+      FROM relationships r WHERE r.to_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
+  ), ranked AS (
+    SELECT l.anchor, l.direction, l.rule_id, rr.name AS rule_name, e.id, e.name, e.type_id, t.name AS type_name, e.attributes,
+           row_number() OVER (PARTITION BY l.anchor ORDER BY l.created_at, l.link_id) AS n
+      FROM links l
+      JOIN relationship_rules rr ON rr.id = l.rule_id
+      JOIN entities e ON e.id = l.related AND e.deleted_at IS NULL
+      JOIN entity_types t ON t.id = e.type_id
+     WHERE ($2::text[] IS NULL OR t.name = ANY($2::text[]))
+       AND ($3::uuid[] IS NULL OR l.rule_id = ANY($3::uuid[]))
+       AND ($4::text[] IS NULL OR rr.name = ANY($4::text[]))
+  )
+  SELECT anchor, direction, rule_id, rule_name, id, name, type_id, type_name, attributes FROM ranked WHERE n <= $5 ORDER BY anchor, n`;
+
+export async function loadRelationships(sql: Sql, anchorIds: string[], specs: IncludeSpec[]): Promise<Map<string, RelationshipEntry[]>> {
+  const out = new Map<string, RelationshipEntry[]>(anchorIds.map((id) => [id, []]));
+  if (!anchorIds.length) return out;
+  for (const spec of specs) {
+    const { rows } = await sql.query<LinkRow & Record<string, unknown>>(LINKS_SQL, [anchorIds, spec.typeNames, spec.ruleIds ?? null, spec.ruleNames ?? null, spec.limit]);
+    for (const r of rows) {
+      out.get(r.anchor)?.push({
+        rule: { id: r.rule_id, name: r.rule_name },
+        entity: { id: r.id, name: r.name, type: { id: r.type_id, name: r.type_name }, attributes: r.attributes },
+        direction: r.direction,
+      });
+    }
+  }
+  return out;
+}

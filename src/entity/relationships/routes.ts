@@ -1,0 +1,121 @@
+// /entity/relationship-rules and /entity/relationships
+import { route } from "../../lib/route";
+import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { pageOf } from "../../lib/pagination";
+import { pathId } from "../../lib/ids";
+import { TYPE_NAME } from "../entity-types/routes";
+import { createLink, deleteLink, getLink } from "./links";
+import { createRule, getRule, listRules } from "./rules";
+
+const RULE_NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
+const CAP = { type: ["integer", "null"], minimum: 1 } as const;
+const typeRef = { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } as const;
+
+const ruleItem = {
+  type: "object",
+  properties: {
+    id: { type: "string" },
+    name: { type: "string" },
+    from_entity_type: typeRef,
+    to_entity_type: typeRef,
+    max_from_cardinality: { type: ["integer", "null"], description: "How many live links one `to` entity may have" },
+    max_to_cardinality: { type: ["integer", "null"], description: "How many live links one `from` entity may have" },
+    created_at: { type: "string" },
+  },
+} as const;
+
+const linkItem = {
+  type: "object",
+  properties: { id: { type: "string" }, rule: typeRef, from_entity_id: { type: "string" }, to_entity_id: { type: "string" }, created_at: { type: "string" } },
+} as const;
+
+export const relationshipRoutes = [
+  route({
+    method: "post",
+    path: "/entity/relationship-rules",
+    tag: "relationships",
+    summary: "Create a relationship rule with cardinality caps",
+    permission: ["entity_type", "create"],
+    idempotent: true,
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["name"],
+      properties: {
+        name: RULE_NAME,
+        from_entity_type_name: TYPE_NAME,
+        from_entity_type_id: uuidSchema,
+        to_entity_type_name: TYPE_NAME,
+        to_entity_type_id: uuidSchema,
+        max_from_cardinality: CAP,
+        max_to_cardinality: CAP,
+      },
+    },
+    responses: { 201: { description: "Created", schema: dataEnvelope(ruleItem) }, 409: { description: "Name taken" } },
+    handler: async (c, { body }) => c.json({ data: await createRule(c.var.tenant, body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/entity/relationship-rules",
+    tag: "relationships",
+    summary: "List rules; with entity_type_name, those where that type is on either side",
+    permission: ["entity_type", "read"],
+    query: { type: "object", additionalProperties: false, properties: { ...paginationQuery, entity_type_name: TYPE_NAME, name: RULE_NAME } },
+    responses: { 200: { description: "Rules", schema: listEnvelope(ruleItem) } },
+    handler: async (c, { query }) => c.json(await listRules(c.var.tenant, { entity_type_name: query?.entity_type_name, name: query?.name }, pageOf(query))),
+  }),
+  route({
+    method: "get",
+    path: "/entity/relationship-rules/:id",
+    tag: "relationships",
+    summary: "Get a relationship rule",
+    permission: ["entity_type", "read"],
+    responses: { 200: { description: "Rule", schema: dataEnvelope(ruleItem) }, 404: { description: "Unknown rule" } },
+    handler: async (c) => c.json({ data: await getRule(c.var.tenant, pathId(c.req.param("id"))) }),
+  }),
+  route({
+    method: "post",
+    path: "/entity/relationships",
+    tag: "relationships",
+    summary: "Link two entities under a rule",
+    permission: ["entity", "update"],
+    idempotent: true,
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["from_entity_id", "to_entity_id"],
+      properties: {
+        rule_id: uuidSchema,
+        rule_name: RULE_NAME,
+        from_entity_id: uuidSchema,
+        to_entity_id: uuidSchema,
+        on_cardinality_violation: { enum: ["raise", "replace", "ignore"] },
+      },
+    },
+    responses: {
+      201: { description: "Linked", schema: dataEnvelope(linkItem) },
+      404: { description: "Unknown rule or entity" },
+      409: { description: "Cardinality constraint violated (raise), or already linked" },
+      422: { description: "Entity types do not fit the rule, or a violation was ignored" },
+    },
+    handler: async (c, { body }) => c.json({ data: await createLink(c.var.tenant, body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/entity/relationships/:id",
+    tag: "relationships",
+    summary: "Get a live link",
+    permission: ["entity", "read"],
+    responses: { 200: { description: "Link", schema: dataEnvelope(linkItem) }, 404: { description: "Unknown link" } },
+    handler: async (c) => c.json({ data: await getLink(c.var.tenant, pathId(c.req.param("id"))) }),
+  }),
+  route({
+    method: "delete",
+    path: "/entity/relationships/:id",
+    tag: "relationships",
+    summary: "Remove a link (soft delete)",
+    permission: ["entity", "update"],
+    responses: { 200: { description: "Removed" }, 404: { description: "Unknown link" } },
+    handler: async (c) => c.json({ data: await deleteLink(c.var.tenant, pathId(c.req.param("id"))) }),
+  }),
+];

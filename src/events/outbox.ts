@@ -1,0 +1,59 @@
+// Entity events (SPEC.md 6). Written to the outbox in the entity change's own
+// transaction; after commit the ids go to the events Queue as pointer
+// messages. The consumer reads the rows, so a message stays small whatever
+// the payloads weigh.
+import type { Sql } from "../db/client";
+
+export type EventAction = "created" | "updated" | "deleted" | "merged";
+
+export interface NewEvent {
+  entityId: string;
+  entityTypeId: string;
+  action: EventAction;
+  suppressed: boolean;
+  payload: Record<string, unknown>;
+}
+
+export interface EventPointerMessage {
+  tenant_id: string;
+  event_ids: string[];
+}
+
+/** Ids per queue message; 1000 UUIDs keep a message near 40 KB, under the 128 KB cap. */
+export const IDS_PER_MESSAGE = 1000;
+/** Messages per sendBatch call, well inside its 256 KB total. */
+const MESSAGES_PER_BATCH = 5;
+
+/** One INSERT for any number of events; returns the ids of those to dispatch. */
+export async function recordEvents(sql: Sql, tenantId: string, events: NewEvent[]): Promise<string[]> {
+  if (!events.length) return [];
+  const { rows } = await sql.query<{ id: string; suppressed: boolean }>(
+    `INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
+     SELECT $1, * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::boolean[], $6::jsonb[])
+     RETURNING id, suppressed`,
+    [tenantId, events.map((e) => e.entityId), events.map((e) => e.entityTypeId), events.map((e) => e.action), events.map((e) => e.suppressed), events.map((e) => JSON.stringify(e.payload))],
+  );
+  return rows.filter((r) => !r.suppressed).map((r) => r.id);
+}
+
+/**
+ * Queues event ids after commit. A failure is logged, not raised: the rows are
+ * committed and the cron tick re-queues whatever stays undelivered.
+ */
+export async function publishEvents(queue: Queue, tenantId: string, eventIds: string[]): Promise<void> {
+  if (!eventIds.length) return;
+  const messages: { body: EventPointerMessage }[] = [];
+  for (let i = 0; i < eventIds.length; i += IDS_PER_MESSAGE) {
+    messages.push({ body: { tenant_id: tenantId, event_ids: eventIds.slice(i, i + IDS_PER_MESSAGE) } });
+  }
+  try {
+    for (let i = 0; i < messages.length; i += MESSAGES_PER_BATCH) await queue.sendBatch(messages.slice(i, i + MESSAGES_PER_BATCH));
+  } catch (e) {
+    console.error(JSON.stringify({ level: "error", msg: "event publish failed; cron will retry", tenant: tenantId, count: eventIds.length, error: (e as Error).message }));
+  }
+}
+
+/** Entity snapshot carried in an event payload. */
+export function entitySnapshot(e: { id: string; name: string; typeId: string; typeName: string; attributes: unknown; identifierKey: string }) {
+  return { id: e.id, name: e.name, type: { id: e.typeId, name: e.typeName }, attributes: e.attributes, identifier_key: e.identifierKey };
+}

@@ -1,0 +1,66 @@
+// /schema/*: registered JSON schemas and validation.
+import { route } from "../lib/route";
+import { dataEnvelope, listEnvelope, paginationQuery } from "../lib/schemas";
+import { pageOf } from "../lib/pagination";
+import { getSchema, listSchemas, registerSchema, validateAgainst } from "./registry";
+
+const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$" } as const;
+
+const schemaItem = {
+  type: "object",
+  properties: { id: { type: "string" }, name: { type: "string" }, version: { type: "integer" }, schema: { type: "object" }, created_at: { type: "string" } },
+} as const;
+
+export const schemaRoutes = [
+  route({
+    method: "post",
+    path: "/schema/schemas",
+    tag: "schema",
+    summary: "Register a JSON schema (a name registered again gets the next version)",
+    permission: ["schema", "create"],
+    idempotent: true,
+    body: { type: "object", additionalProperties: false, required: ["name", "schema"], properties: { name: NAME, schema: { type: "object" } } },
+    responses: { 201: { description: "Registered", schema: dataEnvelope(schemaItem) } },
+    handler: async (c, { body }) => c.json({ data: await registerSchema(c.var.tenant, body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/schema/schemas",
+    tag: "schema",
+    summary: "List registered schemas (latest version of each name)",
+    permission: ["schema", "read"],
+    query: { type: "object", additionalProperties: false, properties: paginationQuery },
+    responses: { 200: { description: "Schemas", schema: listEnvelope(schemaItem) } },
+    handler: async (c, { query }) => c.json(await listSchemas(c.var.tenant, pageOf(query))),
+  }),
+  route({
+    method: "get",
+    path: "/schema/schemas/:idOrName",
+    tag: "schema",
+    summary: "Get a schema by id, or the latest version by name",
+    permission: ["schema", "read"],
+    responses: { 200: { description: "Schema", schema: dataEnvelope(schemaItem) }, 404: { description: "Unknown schema" } },
+    handler: async (c) => c.json({ data: await getSchema(c.var.tenant, c.req.param("idOrName") ?? "") }),
+  }),
+  route({
+    method: "post",
+    path: "/schema/validate",
+    tag: "schema",
+    summary: "Validate data against a registered or inline schema",
+    permission: ["schema", "read"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["data"],
+      oneOf: [{ required: ["schema_name"] }, { required: ["schema"] }],
+      properties: { schema_name: NAME, schema: { type: "object" }, data: {} },
+    },
+    responses: {
+      200: {
+        description: "Validation outcome (an invalid document is a 200 with valid: false)",
+        schema: dataEnvelope({ type: "object", properties: { valid: { type: "boolean" }, errors: { type: "array", items: { type: "string" } } } }),
+      },
+    },
+    handler: async (c, { body }) => c.json({ data: await validateAgainst(c.var.tenant, body as never) }),
+  }),
+];
