@@ -46,7 +46,7 @@ CREATE TABLE "events" (
 	"action" text NOT NULL,
 	"suppressed" boolean DEFAULT false NOT NULL,
 	"payload" jsonb NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
 	"delivered_at" timestamp with time zone,
 	CONSTRAINT "events_action" CHECK ("events"."action" in ('created', 'updated', 'deleted', 'merged'))
 );

@@ -15,6 +15,7 @@ import { schemaRoutes } from "./schema/routes";
 import { entityTypeRoutes } from "./entity/entity-types/routes";
 import { entityRoutes } from "./entity/entities/routes";
 import { relationshipRoutes } from "./entity/relationships/routes";
+import { upsertRoutes } from "./entity/upsert/routes";
 import { eventRoutes } from "./events/routes";
 
 export const routes: RouteSpec[] = [
@@ -23,6 +24,7 @@ export const routes: RouteSpec[] = [
   ...accessRoutes,
   ...schemaRoutes,
   ...entityTypeRoutes,
+  ...upsertRoutes,
   ...entityRoutes,
   ...relationshipRoutes,
   ...eventRoutes,

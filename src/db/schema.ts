@@ -253,7 +253,8 @@ export const events = pgTable(
     /** Suppressed events are audit records only: never queued, never dispatched. */
     suppressed: boolean("suppressed").notNull().default(false),
     payload: jsonb("payload").notNull(),
-    createdAt: createdAt(),
+    // clock_timestamp, not now(): events of one transaction keep the order they were written in.
+    createdAt: timestamptz("created_at").notNull().default(sql`clock_timestamp()`),
     deliveredAt: ts("delivered_at"),
   },
   (t) => [

@@ -5,6 +5,9 @@ import { validate, type JsonSchema } from "./validate";
 
 export async function readJson(c: Context): Promise<unknown> {
   const text = await c.req.text();
+  // Hono keeps the text for later readers; with a 32 MiB upsert body that copy
+  // would sit beside the parsed rows for the whole request, so let it go.
+  delete c.req.bodyCache.text;
   if (text.trim() === "") throw new ApiError("BAD_REQUEST", "Request body must be a JSON document");
   try {
     return JSON.parse(text);

@@ -27,6 +27,12 @@ interface RouteMeta {
   /** `false` for the unauthenticated routes of SPEC.md 5.4. */
   auth?: false;
   permission?: [resource: string, action: string];
+  /**
+   * The body as documented, when the handler validates parts of it itself
+   * (upsert checks each row against the type's schema); `body` is then the
+   * envelope that is checked first.
+   */
+  documentedBody?: JSONSchema;
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
   responses: Record<number, ResponseSpec>;

@@ -118,7 +118,7 @@ describe("PUT /entity/entities/:id", () => {
     expectError(await call("GET", `/entity/entities/${incumbent.id}`, { auth }), 404, "NOT_FOUND");
     const withRels = await call("GET", `/entity/entities/${shop.id}?include=Product`, { auth });
     expect(withRels.json.data.relationships.map((r: any) => [r.entity.id, r.direction, r.rule.name])).toEqual([[target.id, "to", "sells"]]);
-    expect((await eventsOf(auth, target.id)).map((x) => x.action)).toEqual(["created", "updated", "merged"]);
+    expect((await eventsOf(auth, target.id)).map((x) => x.action)).toEqual(["created", "merged", "updated"]);
   });
 
   it("answers 404 for unknown ids and 422 for bad bodies", async () => {

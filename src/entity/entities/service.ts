@@ -176,7 +176,7 @@ async function rewrite(sql: Sql, current: EntityRow, opts: RewriteOptions): Prom
     if (opts.expectedUpdatedAt && now.updated_at !== opts.expectedUpdatedAt) throw concurrentModification(current.id);
     row = now;
   } else {
-    events.unshift(event(row, "updated", { previous: { name: current.name, attributes: current.attributes, identifier_key: current.identifier_key } }));
+    events.push(event(row, "updated", { previous: { name: current.name, attributes: current.attributes, identifier_key: current.identifier_key } }));
   }
   for (const e of events) if (e.action === "merged") e.payload = { entity: snapshotOf(row), ...e.payload };
   return { row, events };

@@ -1,0 +1,56 @@
+// POST /entity/entities/upsert
+import { route } from "../../lib/route";
+import { dataEnvelope, uuidSchema } from "../../lib/schemas";
+import { TYPE_NAME } from "../entity-types/routes";
+import { entityDeps } from "../entities/routes";
+import { MAX_ROWS, rowSchema } from "./rows";
+import { upsertEntities, type UpsertInput } from "./service";
+
+// Rows are checked one by one in prepareRows (with the type's schema and
+// positions in the error lines); the envelope only bounds the array here.
+export const upsertBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["data"],
+  properties: {
+    type_name: TYPE_NAME,
+    type_id: uuidSchema,
+    data: { type: "array", maxItems: MAX_ROWS, description: `Rows (at most ${MAX_ROWS}); each as rowSchema` },
+    on_conflict: { enum: ["raise", "ignore", "merge", "replace"] },
+    merge_on_conflict: { type: "boolean" },
+    merge_cardinality: { enum: ["raise", "trim"] },
+    skip_unresolved_relationships: { type: "boolean" },
+    suppress_events: { type: "boolean" },
+  },
+} as const;
+
+const upsertResult = {
+  type: "object",
+  properties: {
+    created: { type: "integer" },
+    updated: { type: "integer" },
+    unchanged: { type: "integer" },
+    ignored: { type: "integer" },
+    ids: { type: "array", items: { type: "string" }, description: "Entity id per input row, in input order" },
+    errors: { type: "array", items: { type: "object", properties: { index: { type: "integer" }, code: { type: "string" }, message: { type: "string" } } } },
+  },
+} as const;
+
+export const upsertRoutes = [
+  route({
+    method: "post",
+    path: "/entity/entities/upsert",
+    tag: "entities",
+    summary: "Insert or update up to 100,000 entities by id or computed key",
+    permission: ["entity", "update"],
+    body: upsertBody,
+    documentedBody: { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } },
+    responses: {
+      200: { description: "Counts, ids in input order, skipped relationship errors", schema: dataEnvelope(upsertResult) },
+      404: { description: "A row id matches no live entity" },
+      409: { description: "on_conflict raise hit an existing entity; key collision with merge_on_conflict false; cardinality" },
+      422: { description: "A row failed validation, the row cap was exceeded, or a relationship did not resolve" },
+    },
+    handler: async (c, { body }) => c.json({ data: await upsertEntities(entityDeps(c), body as unknown as UpsertInput) }),
+  }),
+];

@@ -1,0 +1,142 @@
+// POST /entity/entities/upsert (SPEC.md 4.1.3-7): validate everything up
+// front, check what must hold before any write (by-id targets exist, `raise`
+// keys are free, relationship targets resolve), then commit in batches of
+// 1000 rows with one statement per batch.
+import { ApiError } from "../../lib/errors";
+import { validationFailed } from "../../lib/validate";
+import { recordEvents, type NewEvent } from "../../events/outbox";
+import { requireActiveType } from "../entity-types/store";
+import type { EntityDeps } from "../entities/service";
+import { absorb, type MergeCardinality } from "../entities/merge";
+import { dedupe, prepareRows, type PreparedRow } from "./rows";
+import { LINK_BATCH, planLinks, writeLinks, type PlannedLink, type Unresolved } from "./relationships";
+import { writeById, writeByKey, type BatchResult, type OnConflict } from "./write";
+
+export const COMMIT_BATCH = 1000;
+
+export interface UpsertInput {
+  type_name?: string;
+  type_id?: string;
+  data: unknown[];
+  on_conflict?: OnConflict;
+  merge_on_conflict?: boolean;
+  merge_cardinality?: MergeCardinality;
+  skip_unresolved_relationships?: boolean;
+  suppress_events?: boolean;
+}
+
+export interface UpsertResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  ignored: number;
+  ids: string[];
+  errors: Unresolved[];
+}
+
+interface Preflight {
+  links: PlannedLink[];
+  unresolved: Unresolved[];
+  /** By-id row index → the live entity currently holding the row's new key. */
+  collisions: Map<number, string>;
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export async function upsertEntities(deps: EntityDeps, input: UpsertInput): Promise<UpsertResult> {
+  if ((input.type_name === undefined) === (input.type_id === undefined)) throw validationFailed(["(root): exactly one of type_name and type_id is required"]);
+  const onConflict = input.on_conflict ?? "replace";
+  const suppress = input.suppress_events ?? false;
+  const tenantId = deps.tenant.tenantId;
+
+  const type = await deps.tenant.tx((sql) => requireActiveType(sql, input));
+  const prepared = prepareRows(type, input.data);
+  const { unique, standsFor } = dedupe(prepared);
+  const byId = unique.filter((r) => r.id);
+  const byKey = unique.filter((r) => !r.id);
+
+  const pre: Preflight = await deps.tenant.tx(async (sql) => {
+    const collisions = new Map<number, string>();
+    if (byId.length) {
+      const { rows: live } = await sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND type_id = $2 AND deleted_at IS NULL", [byId.map((r) => r.id), type.id]);
+      const liveIds = new Set(live.map((r) => r.id));
+      const missing = byId.filter((r) => !liveIds.has(r.id!)).map((r) => r.id!);
+      if (missing.length) throw new ApiError("NOT_FOUND", `${missing.length} row id(s) match no live ${type.name}; nothing was written`, { missing_ids: missing.slice(0, 20) });
+      const { rows: held } = await sql.query<{ ord: number; holder: string }>(
+        `SELECT i.ord, e.id AS holder FROM unnest($1::int[], $2::uuid[], $3::text[]) AS i(ord, id, key)
+           JOIN entities e ON e.type_id = $4 AND e.identifier_key = i.key AND e.deleted_at IS NULL AND e.id <> i.id`,
+        [byId.map((r) => r.index), byId.map((r) => r.id), byId.map((r) => r.key), type.id],
+      );
+      for (const h of held) collisions.set(h.ord, h.holder);
+      if (collisions.size && input.merge_on_conflict === false) {
+        throw new ApiError("CONFLICT", "A row's new identifier_key belongs to another live entity and merge_on_conflict is false", {
+          indexes: [...collisions.keys()].slice(0, 20),
+        });
+      }
+    }
+    if (onConflict === "raise" && byKey.length) {
+      const { rows: taken } = await sql.query<{ identifier_key: string }>(
+        "SELECT identifier_key FROM entities WHERE type_id = $1 AND identifier_key = ANY($2::text[]) AND deleted_at IS NULL LIMIT 20",
+        [type.id, byKey.map((r) => r.key)],
+      );
+      if (taken.length) throw new ApiError("CONFLICT", "Rows match existing entities and on_conflict is raise; nothing was written", { identifier_keys: taken.map((r) => r.identifier_key) });
+    }
+    const { links, unresolved } = await planLinks(sql, type, unique);
+    return { links, unresolved, collisions };
+  });
+  if (pre.unresolved.length && !input.skip_unresolved_relationships) {
+    throw new ApiError("UNPROCESSABLE_ENTITY", `${pre.unresolved.length} inline relationship(s) do not resolve; nothing was written`, {
+      unresolved: pre.unresolved.slice(0, 20),
+      unresolved_count: pre.unresolved.length,
+    });
+  }
+
+  const idAt: string[] = new Array(prepared.length);
+  const totals = { created: 0, updated: 0, unchanged: 0, ignored: 0 };
+  const absorbBatch = (rows: PreparedRow[], result: BatchResult) => {
+    rows.forEach((r, i) => (idAt[r.index] = result.ids[i]));
+    totals.created += result.created;
+    totals.updated += result.updated;
+    totals.unchanged += result.unchanged;
+    totals.ignored += result.ignored;
+    deps.publish(result.eventIds);
+  };
+
+  for (const batch of chunks(byKey, COMMIT_BATCH)) {
+    const result = await deps.tenant.tx(async (sql) => {
+      const r = await writeByKey(sql, tenantId, type, batch, onConflict, suppress);
+      // A key taken between the check and this batch: `raise` still means raise.
+      if (onConflict === "raise" && r.unchanged) throw new ApiError("CONFLICT", "A row matched an entity created concurrently and on_conflict is raise", {});
+      return r;
+    });
+    absorbBatch(batch, result);
+  }
+
+  for (const batch of chunks(byId, COMMIT_BATCH)) {
+    const result = await deps.tenant.tx(async (sql) => {
+      const merged: NewEvent[] = [];
+      for (const row of batch) {
+        const holder = pre.collisions.get(row.index);
+        if (!holder) continue;
+        await absorb(sql, row.id!, holder, input.merge_cardinality ?? "raise");
+        merged.push({ entityId: row.id!, entityTypeId: type.id, action: "merged", suppressed: suppress, payload: { entity: { id: row.id, type: { id: type.id, name: type.name } }, merged_entity_id: holder } });
+      }
+      const mergedIds = await recordEvents(sql, tenantId, merged);
+      const r = await writeById(sql, tenantId, type, batch, suppress);
+      r.eventIds.unshift(...mergedIds);
+      return r;
+    });
+    absorbBatch(batch, result);
+  }
+
+  for (const batch of chunks(pre.links, LINK_BATCH)) {
+    await deps.tenant.tx((sql) => writeLinks(sql, tenantId, batch, (rowIndex) => idAt[standsFor[rowIndex]]));
+  }
+
+  const ids = Array.from(standsFor, (winner) => idAt[winner]);
+  return { ...totals, ids, errors: pre.unresolved };
+}

@@ -1,0 +1,214 @@
+import { describe, expect, it } from "vitest";
+import { call, createTenant, expectError, systemQuery } from "../support/api";
+import { createEntity, createProductType, createType, eventsOf } from "../support/entities";
+
+const rows = (n: number, from = 0, extra: (i: number) => Record<string, unknown> = () => ({})) =>
+  Array.from({ length: n }, (_, k) => {
+    const i = from + k;
+    return { name: `P${i}`, attributes: { sku: `S${i}`, title: `T${i}`, price: i, ...extra(i) } };
+  });
+
+async function upsert(auth: string, body: Record<string, unknown>) {
+  return call("POST", "/entity/entities/upsert", { auth, body: { type_name: "Product", ...body } });
+}
+
+async function liveCount(tenantId: string) {
+  const [r] = await systemQuery("SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND deleted_at IS NULL", [tenantId]);
+  return r.n as number;
+}
+
+describe("POST /entity/entities/upsert", () => {
+  it("inserts by key, answers counts and ids in input order, and records created events", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const res = await upsert(auth, { data: rows(3) });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ created: 3, updated: 0, unchanged: 0, ignored: 0, errors: [] });
+    const ids: string[] = res.json.data.ids;
+    expect(ids).toHaveLength(3);
+    const stored = await systemQuery("SELECT id, identifier_key FROM entities WHERE tenant_id = $1", [tenantId]);
+    expect(ids.map((id) => stored.find((s) => s.id === id)?.identifier_key)).toEqual(["S0", "S1", "S2"]);
+    expect((await eventsOf(auth, ids[1])).map((e) => e.action)).toEqual(["created"]);
+  });
+
+  it("leaves identical rows alone (no write, no event) and replaces changed ones", async () => {
+    const { auth } = await createTenant();
+    await createProductType(auth);
+    const first = await upsert(auth, { data: rows(3) });
+    const again = await upsert(auth, { data: [rows(1)[0], { name: "P1", attributes: { sku: "S1", title: "changed" } }, rows(3)[2]] });
+    expect(again.json.data).toMatchObject({ created: 0, updated: 1, unchanged: 2 });
+    expect(again.json.data.ids).toEqual(first.json.data.ids);
+    const changed = await call("GET", `/entity/entities/${first.json.data.ids[1]}`, { auth });
+    expect(changed.json.data.attributes).toEqual({ sku: "S1", title: "changed" });
+    expect((await eventsOf(auth, first.json.data.ids[0])).map((e) => e.action)).toEqual(["created"]);
+    expect((await eventsOf(auth, first.json.data.ids[1])).map((e) => e.action)).toEqual(["created", "updated"]);
+  });
+
+  it("on_conflict merge is a shallow merge; ignore leaves existing rows; raise refuses the whole request", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    await upsert(auth, { data: [{ name: "A", attributes: { sku: "A", title: "a", price: 1, region: "eu" } }] });
+    const merged = await upsert(auth, { on_conflict: "merge", data: [{ name: "A", attributes: { sku: "A", title: "a2" } }] });
+    expect(merged.json.data.updated).toBe(1);
+    const [a] = await systemQuery("SELECT attributes FROM entities WHERE tenant_id = $1 AND identifier_key = 'A'", [tenantId]);
+    expect(a.attributes).toEqual({ sku: "A", title: "a2", price: 1, region: "eu" });
+
+    const ignored = await upsert(auth, { on_conflict: "ignore", data: [{ name: "A", attributes: { sku: "A", title: "zzz" } }, ...rows(1, 50)] });
+    expect(ignored.json.data).toMatchObject({ created: 1, ignored: 1, updated: 0 });
+
+    const before = await liveCount(tenantId);
+    const raised = await upsert(auth, { on_conflict: "raise", data: [...rows(2, 100), { name: "A", attributes: { sku: "A", title: "x" } }] });
+    const err = expectError(raised, 409, "CONFLICT");
+    expect(err.details.identifier_keys).toEqual(["A"]);
+    expect(await liveCount(tenantId)).toBe(before);
+  });
+
+  it("deduplicates within the request: last wins per key, both positions get the same id", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const res = await upsert(auth, { data: [{ name: "first", attributes: { sku: "K", title: "1" } }, { name: "other", attributes: { sku: "O", title: "o" } }, { name: "last", attributes: { sku: "K", title: "2" } }] });
+    expect(res.status).toBe(200);
+    expect(res.json.data.created).toBe(2);
+    expect(res.json.data.ids[0]).toBe(res.json.data.ids[2]);
+    const [k] = await systemQuery("SELECT name, attributes FROM entities WHERE tenant_id = $1 AND identifier_key = 'K'", [tenantId]);
+    expect(k).toEqual({ name: "last", attributes: { sku: "K", title: "2" } });
+  });
+
+  it("matches rows with id by id: full replace, key recomputed, on_conflict ignored; an unknown id is 404 and writes nothing", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const e = await createEntity(auth, "Product", "E", { sku: "E", title: "e", price: 5 });
+    const res = await upsert(auth, { on_conflict: "raise", data: [{ id: e.id, name: "E2", attributes: { sku: "E2", title: "e2" } }] });
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ updated: 1, ids: [e.id] });
+    const got = await call("GET", `/entity/entities/${e.id}`, { auth });
+    expect(got.json.data).toMatchObject({ name: "E2", identifier_key: "E2", attributes: { sku: "E2", title: "e2" } });
+
+    const before = await liveCount(tenantId);
+    const missing = await upsert(auth, { data: [...rows(2, 10), { id: crypto.randomUUID(), name: "x", attributes: { sku: "x", title: "x" } }] });
+    expectError(missing, 404, "NOT_FOUND");
+    expect(await liveCount(tenantId)).toBe(before);
+  });
+
+  it("merges a by-id row into the entity holding its new key", async () => {
+    const { auth } = await createTenant();
+    await createProductType(auth);
+    const survivor = await createEntity(auth, "Product", "S", { sku: "S", title: "s" });
+    const holder = await createEntity(auth, "Product", "H", { sku: "H", title: "h" });
+    const refused = await upsert(auth, { merge_on_conflict: false, data: [{ id: survivor.id, name: "S", attributes: { sku: "H", title: "s" } }] });
+    expectError(refused, 409, "CONFLICT");
+    const res = await upsert(auth, { data: [{ id: survivor.id, name: "S", attributes: { sku: "H", title: "s" } }] });
+    expect(res.status).toBe(200);
+    expectError(await call("GET", `/entity/entities/${holder.id}`, { auth }), 404, "NOT_FOUND");
+    expect((await eventsOf(auth, survivor.id)).map((e) => e.action)).toEqual(["created", "merged", "updated"]);
+  });
+
+  it("aborts a 5,000-row request with one invalid row: 422 naming the row, nothing written", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const data = rows(5000);
+    (data[4321].attributes as Record<string, unknown>).price = "not a number";
+    const res = await upsert(auth, { data });
+    const err = expectError(res, 422, "VALIDATION_FAILED");
+    expect(err.details.validation_errors).toEqual(["data[4321].attributes.price: must be number, got string"]);
+    expect(await liveCount(tenantId)).toBe(0);
+    const [ev] = await systemQuery("SELECT count(*)::int AS n FROM events WHERE tenant_id = $1", [tenantId]);
+    expect(ev.n).toBe(0);
+  });
+
+  it("commits 5,000 valid rows in batches and answers every id", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const res = await upsert(auth, { data: rows(5000) });
+    expect(res.status).toBe(200);
+    expect(res.json.data.created).toBe(5000);
+    expect(new Set(res.json.data.ids).size).toBe(5000);
+    expect(await liveCount(tenantId)).toBe(5000);
+  });
+
+  it("refuses more than 100,000 rows, bad shapes and bad options with 422", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const tooMany = Array.from({ length: 100_001 }, () => ({ name: "x", attributes: {} }));
+    expectError(await upsert(auth, { data: tooMany }), 422, "VALIDATION_FAILED");
+    const shape = expectError(await upsert(auth, { data: [{ attributes: { sku: "1", title: "t" } }, { name: "n", attributes: { sku: "2", title: "t" }, extra: 1 }] }), 422, "VALIDATION_FAILED");
+    expect(shape.details.validation_errors).toEqual(["data[0].name: is required", "data[1].extra: is not allowed"]);
+    expectError(await upsert(auth, { data: [], on_conflict: "sometimes" }), 422, "VALIDATION_FAILED");
+    expectError(await call("POST", "/entity/entities/upsert", { auth, body: { data: [] } }), 422, "VALIDATION_FAILED");
+    expectError(await upsert(auth, { type_name: "Nope", data: [] }), 404, "NOT_FOUND");
+    expect(await liveCount(tenantId)).toBe(0);
+  });
+
+  it("accepts bodies over 1 MiB (up to 32 MiB)", async () => {
+    const { auth } = await createTenant();
+    await createProductType(auth);
+    const data = rows(3000, 0, () => ({ region: "r".repeat(400) }));
+    expect(JSON.stringify(data).length).toBeGreaterThan(1024 * 1024);
+    const res = await upsert(auth, { data });
+    expect(res.status).toBe(200);
+    expect(res.json.data.created).toBe(3000);
+  });
+
+  it("records suppressed events with suppress_events", async () => {
+    const { auth } = await createTenant();
+    await createProductType(auth);
+    const res = await upsert(auth, { suppress_events: true, data: rows(1) });
+    expect((await eventsOf(auth, res.json.data.ids[0])).map((e) => [e.action, e.suppressed])).toEqual([["created", true]]);
+  });
+
+  it("refuses a draft type", async () => {
+    const { auth } = await createTenant();
+    await createType(auth, { name: "Product", status: "draft", schema: { type: "object" }, config: { identifier_key: ["sku"] } });
+    expectError(await upsert(auth, { data: rows(1) }), 422, "UNPROCESSABLE_ENTITY");
+  });
+});
+
+describe("upsert inline relationships", () => {
+  async function setup() {
+    const t = await createTenant();
+    await createProductType(t.auth);
+    await createType(t.auth, { name: "Brand", schema: { type: "object" }, config: { identifier_key: ["code"] } });
+    await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name: "made_by", from_entity_type_name: "Product", to_entity_type_name: "Brand", max_to_cardinality: 1 } });
+    const brand = await createEntity(t.auth, "Brand", "Acme", { code: "acme" });
+    return { ...t, brand };
+  }
+
+  it("links by target_entity_id and by target_identifier + target_type_name", async () => {
+    const { auth, brand } = await setup();
+    await createEntity(auth, "Brand", "Other", { code: "other" });
+    const res = await upsert(auth, {
+      data: [
+        { name: "P1", attributes: { sku: "1", title: "t" }, relationships: [{ rule_name: "made_by", target_entity_id: brand.id }] },
+        { name: "P2", attributes: { sku: "2", title: "t" }, relationships: [{ rule_name: "made_by", target_identifier: { code: "other" }, target_type_name: "Brand" }] },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const p1 = await call("GET", `/entity/entities/${res.json.data.ids[0]}?include=Brand`, { auth });
+    expect(p1.json.data.relationships.map((r: any) => [r.entity.name, r.direction])).toEqual([["Acme", "to"]]);
+    const p2 = await call("GET", `/entity/entities/${res.json.data.ids[1]}?include=Brand`, { auth });
+    expect(p2.json.data.relationships.map((r: any) => r.entity.name)).toEqual(["Other"]);
+  });
+
+  it("fails the request with 422 on an unresolved target, or skips and reports it with skip_unresolved_relationships", async () => {
+    const { auth, tenantId } = await setup();
+    const data = [{ name: "P", attributes: { sku: "1", title: "t" }, relationships: [{ rule_name: "made_by", target_identifier: { code: "ghost" }, target_type_name: "Brand" }] }];
+    const failed = await upsert(auth, { data });
+    const err = expectError(failed, 422, "UNPROCESSABLE_ENTITY");
+    expect(err.details.unresolved).toEqual([{ index: 0, code: "UNRESOLVED_RELATIONSHIP", message: "no live Brand with identifier_key ghost" }]);
+    expect(await liveCount(tenantId)).toBe(1);
+    const skipped = await upsert(auth, { data, skip_unresolved_relationships: true });
+    expect(skipped.status).toBe(200);
+    expect(skipped.json.data.created).toBe(1);
+    expect(skipped.json.data.errors).toEqual([{ index: 0, code: "UNRESOLVED_RELATIONSHIP", message: "no live Brand with identifier_key ghost" }]);
+  });
+
+  it("enforces the rule's cap: two brands for one product under max_to_cardinality 1 is 409", async () => {
+    const { auth, brand } = await setup();
+    const other = await createEntity(auth, "Brand", "Other", { code: "other" });
+    const res = await upsert(auth, {
+      data: [{ name: "P", attributes: { sku: "1", title: "t" }, relationships: [{ rule_name: "made_by", target_entity_id: brand.id }, { rule_name: "made_by", target_entity_id: other.id }] }],
+    });
+    const err = expectError(res, 409, "CONFLICT");
+    expect(err.message).toBe("Cardinality constraint violated");
+  });
+});
