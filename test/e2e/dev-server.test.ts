@@ -1,0 +1,259 @@
+// `npm run dev` end to end, as a user runs it: the real scripts/dev.mjs
+// (embedded Postgres, the WebSocket bridge, migrations, `wrangler dev`) on a
+// free port with its own data folder, `npm run tenant:create` against it, and
+// requests over TCP. Stopping it must take wrangler and Postgres down too.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const READY_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 30_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment a user's shell would have: no test-runner variables, no DATABASE_URL (so the embedded database is used). */
+function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith("VITEST") || k === "NODE_ENV" || k === "DATABASE_URL" || k === "TEST_DATABASE_URL") continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  state: string;
+  args: string;
+}
+
+/** Every process on the machine, from /proc (Linux) or else `ps`. */
+async function processes(): Promise<Proc[]> {
+  if (existsSync("/proc/self/stat")) {
+    const out: Proc[] = [];
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        // pid (comm) state ppid ...; comm may hold spaces and parentheses.
+        const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
+        out.push({ pid: Number(entry), ppid: Number(ppid), state, args });
+      } catch {
+        // gone while we looked
+      }
+    }
+    return out;
+  }
+  const { stdout } = await run("ps", ["-eo", "pid=,ppid=,stat=,args="]);
+  return stdout
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [pid, ppid, state, ...args] = l.trim().split(/\s+/);
+      return { pid: Number(pid), ppid: Number(ppid), state, args: args.join(" ") };
+    });
+}
+
+const alive = (p: Proc) => !p.state.startsWith("Z");
+/** A process is the same one if pid and command line match (pids get reused). */
+const sameProcess = (a: Proc, b: Proc) => a.pid === b.pid && a.args === b.args;
+
+/** `root` and everything it started, transitively, that is alive now. */
+async function processTree(root: number): Promise<Proc[]> {
+  const all = (await processes()).filter(alive);
+  const tree = all.filter((p) => p.pid === root);
+  for (let i = 0; i < tree.length; i++) tree.push(...all.filter((p) => p.ppid === tree[i].pid));
+  return tree;
+}
+
+/** Polls until `check` is true or the time is up. */
+async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs = 250): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await sleep(intervalMs);
+  }
+  return check();
+}
+
+let dataDir = "";
+let port = 0;
+let dev: ChildProcess | undefined;
+let devExit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined;
+let output = "";
+let env: NodeJS.ProcessEnv = {};
+/** Every process dev started (wrangler, workerd, esbuild, Postgres…), gathered while it ran. */
+const started: Proc[] = [];
+
+async function recordTree() {
+  if (!dev?.pid) return;
+  for (const p of await processTree(dev.pid)) if (!started.some((q) => sameProcess(p, q))) started.push(p);
+}
+
+function keep(chunk: Buffer) {
+  output = (output + chunk.toString("utf8")).slice(-20_000);
+}
+
+const devRunning = () => !!dev && dev.exitCode === null && dev.signalCode === null;
+const base = () => `http://127.0.0.1:${port}`;
+
+function basic(clientId: string, clientSecret: string) {
+  return `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`;
+}
+
+async function getJson(path: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base()}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+beforeAll(async () => {
+  mkdirSync(join(root, ".data"), { recursive: true });
+  dataDir = mkdtempSync(join(root, ".data", "e2e-"));
+  port = await freePort();
+  env = userEnv({ PORT: String(port), DEV_DATA_DIR: dataDir });
+
+  // Its own process group, so it can be signalled the way a terminal's Ctrl-C signals a foreground job.
+  dev = spawn(process.execPath, ["scripts/dev.mjs"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  dev.stdout!.on("data", keep);
+  dev.stderr!.on("data", keep);
+  const child = dev;
+  devExit = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+
+  const ready = await waitFor(async () => {
+    if (!devRunning()) throw new Error(`npm run dev exited early (code ${dev?.exitCode}):\n${output}`);
+    try {
+      const res = await getJson("/healthz");
+      return res.status === 200 && res.json?.data?.database === "reachable";
+    } catch {
+      return false;
+    }
+  }, READY_TIMEOUT_MS, 250);
+  if (!ready) throw new Error(`npm run dev did not answer /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
+  await recordTree();
+});
+
+/**
+ * Stops dev with `signal`, sent to dev alone ("pid", as `kill <pid>` does) or
+ * to its whole process group ("group", as a terminal's Ctrl-C does), waits
+ * for it to exit, and lists what is wrong: a slow or failed exit, a process
+ * it started that outlived it (wrangler, workerd, esbuild, Postgres), or a
+ * Postgres still running on its data folder.
+ */
+async function stopDev(target: "pid" | "group", signal: NodeJS.Signals): Promise<string[]> {
+  const problems: string[] = [];
+  const pid = dev?.pid;
+  if (pid && devRunning()) {
+    await recordTree();
+    process.kill(target === "group" ? -pid : pid, signal);
+    const exited = await Promise.race([devExit, sleep(STOP_TIMEOUT_MS).then(() => null)]);
+    if (!exited) {
+      problems.push(`npm run dev did not exit within ${STOP_TIMEOUT_MS / 1000} s of ${signal}`);
+      process.kill(-pid, "SIGKILL");
+    } else if (exited.code !== 0) {
+      problems.push(`npm run dev exited with code ${exited.code} (signal ${exited.signal}) on ${signal}`);
+    }
+  }
+  const survivors = async () => (await processes()).filter((p) => alive(p) && started.some((q) => sameProcess(p, q)));
+  if (!(await waitFor(async () => (await survivors()).length === 0, 10_000))) {
+    const left = await survivors();
+    problems.push(`processes started by npm run dev survived it: ${left.map((p) => `${p.pid} ${p.args}`).join("; ")}`);
+    for (const p of left) process.kill(p.pid, "SIGKILL");
+  }
+  if (dataDir) {
+    const pgDir = join(dataDir, "pg");
+    const postgresLeft = async () => (await processes()).filter((p) => alive(p) && p.args.includes(pgDir));
+    if (!(await waitFor(async () => (await postgresLeft()).length === 0, 10_000))) {
+      const left = await postgresLeft();
+      problems.push(`embedded Postgres survived: ${left.map((p) => `${p.pid} ${p.args}`).join("; ")}`);
+      for (const p of left) process.kill(p.pid, "SIGKILL");
+    } else if (existsSync(join(pgDir, "postmaster.pid"))) {
+      problems.push("postmaster.pid is still there: Postgres was not shut down cleanly");
+    }
+  }
+  return problems;
+}
+
+afterAll(async () => {
+  let problems: string[] = [];
+  try {
+    // Normally the last test has stopped dev already; this is the safety net.
+    problems = await stopDev("group", "SIGTERM");
+  } finally {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (problems.length) throw new Error(`${problems.join("\n")}\n--- npm run dev output ---\n${output}`);
+});
+
+describe("npm run dev", () => {
+  let creds: { tenant_id: string; user_id: string; client_id: string; client_secret: string };
+
+  it("serves /healthz on 127.0.0.1:$PORT with the database reachable", async () => {
+    const res = await getJson("/healthz");
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: { status: "ok", database: "reachable" } });
+    expect(res.headers.get("X-Request-Id")).toBeTruthy();
+  });
+
+  it("npm run tenant:create prints exactly one JSON line with the new tenant's PAT", async () => {
+    const { stdout } = await run(process.execPath, ["scripts/tenant-create.mjs", "--name", "e2e"], { cwd: root, env, timeout: 60_000 });
+    expect(stdout.endsWith("\n")).toBe(true);
+    const lines = stdout.slice(0, -1).split("\n");
+    expect(lines).toHaveLength(1);
+    creds = JSON.parse(lines[0]);
+    expect(Object.keys(creds).sort()).toEqual(["client_id", "client_secret", "tenant_id", "user_id"]);
+    expect(creds.tenant_id).toMatch(UUID);
+    expect(creds.user_id).toMatch(UUID);
+    expect(creds.client_id).toEqual(expect.any(String));
+    expect(creds.client_secret).toEqual(expect.any(String));
+    expect(creds.client_id.length).toBeGreaterThan(0);
+    expect(creds.client_secret.length).toBeGreaterThan(0);
+  });
+
+  it("accepts that PAT over Basic auth and reports every permission", async () => {
+    expect(creds, "tenant:create must have succeeded").toBeDefined();
+    const res = await getJson("/access/me/permissions", { Authorization: basic(creds.client_id, creds.client_secret) });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: { permissions: ["*:*"] } });
+  });
+
+  it("refuses a wrong secret with the 401 envelope", async () => {
+    expect(creds, "tenant:create must have succeeded").toBeDefined();
+    const res = await getJson("/access/me/permissions", { Authorization: basic(creds.client_id, `${creds.client_secret}x`) });
+    expect(res.status).toBe(401);
+    expect(res.json).toEqual({
+      error: { status: 401, code: "UNAUTHORIZED", message: expect.any(String), details: expect.any(Object) },
+    });
+  });
+
+  it("stops wrangler and the embedded Postgres when it alone gets SIGTERM", async () => {
+    const problems = await stopDev("pid", "SIGTERM");
+    expect(problems, `--- npm run dev output ---\n${output}`).toEqual([]);
+  });
+});
