@@ -15,8 +15,7 @@ export async function createRole(tenant: TenantDb, input: { name: string; permis
       return row;
     });
   } catch (e) {
-    // drizzle wraps the driver's error (DrizzleQueryError), so the SQLSTATE is on its cause.
-    if ((pgCode(e) ?? pgCode((e as { cause?: unknown })?.cause)) === "23505") throw new ApiError("CONFLICT", `Role ${input.name} already exists`, { name: input.name });
+    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", `Role ${input.name} already exists`, { name: input.name });
     throw e;
   }
 }

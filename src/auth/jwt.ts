@@ -1,6 +1,6 @@
 // HS256 access tokens minted by POST /auth/token. They name the API token they
 // were exchanged for, so revoking that token revokes them too.
-import { base64url, fromBase64url, hmacSha256, timingSafeEqual } from "../lib/crypto";
+import { base64url, fromBase64url, hmacSha256, timingSafeEqualText } from "../lib/crypto";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const ISSUER = "entity-platform";
@@ -34,7 +34,7 @@ export async function verifyAccessToken(secret: string, token: string, now = Dat
     const h = JSON.parse(new TextDecoder().decode(fromBase64url(header)));
     if (h.alg !== "HS256") return null;
     const expected = await hmacSha256(secret, `${header}.${payload}`);
-    if (!timingSafeEqual(expected, fromBase64url(signature))) return null;
+    if (!timingSafeEqualText(base64url(expected), signature)) return null;
     claims = JSON.parse(new TextDecoder().decode(fromBase64url(payload)));
   } catch {
     return null;

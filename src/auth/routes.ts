@@ -13,6 +13,7 @@ export const authRoutes = [
     tag: "auth",
     summary: "Exchange PAT client credentials for a Bearer access token (OAuth2 client_credentials)",
     auth: false,
+    acceptsForm: true,
     body: {
       type: "object",
       required: ["grant_type", "client_id", "client_secret"],

@@ -119,8 +119,14 @@ export function tenantDb(database: Database, tenantId: string): TenantDb {
   return { tenantId, tx: (fn) => database.tenantTx(tenantId, fn) };
 }
 
-/** Postgres SQLSTATE of a driver error, if it is one. */
+/**
+ * Postgres SQLSTATE of a driver error, if it is one. drizzle wraps the
+ * driver's error (DrizzleQueryError), so the code may sit on its cause.
+ */
 export function pgCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown })?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  for (let cur = e, depth = 0; cur && depth < 3; cur = (cur as { cause?: unknown }).cause, depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
 }

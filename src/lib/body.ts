@@ -16,8 +16,14 @@ export async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-export async function jsonBody<T>(c: Context, schema: JsonSchema): Promise<T> {
-  return validate<T>(schema, await readJson(c));
+/** A form-encoded body as a flat object of strings (OAuth2 token requests arrive this way). */
+async function readForm(c: Context): Promise<Record<string, string>> {
+  return Object.fromEntries(new URLSearchParams(await c.req.text()));
+}
+
+export async function jsonBody<T>(c: Context, schema: JsonSchema, acceptForm = false): Promise<T> {
+  const form = acceptForm && /^application\/x-www-form-urlencoded\b/i.test(c.req.header("Content-Type") ?? "");
+  return validate<T>(schema, form ? await readForm(c) : await readJson(c));
 }
 
 type PropSchema = { type?: string | string[]; items?: PropSchema };

@@ -41,6 +41,11 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return crypto.subtle.timingSafeEqual(a, b);
 }
 
+/** Compares two strings (e.g. encoded signatures) in constant time; only the canonical encoding matches. */
+export function timingSafeEqualText(a: string, b: string): boolean {
+  return timingSafeEqual(encoder.encode(a), encoder.encode(b));
+}
+
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
 function hmacKey(secret: string): Promise<CryptoKey> {

@@ -33,6 +33,8 @@ interface RouteMeta {
    * envelope that is checked first.
    */
   documentedBody?: JSONSchema;
+  /** Also accepts the body form-encoded (OAuth2 clients send token requests so). */
+  acceptsForm?: boolean;
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
   responses: Record<number, ResponseSpec>;
@@ -65,7 +67,7 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
     if (spec.permission) chain.push(requirePermission(...spec.permission));
     if (spec.idempotent) chain.push(idempotency);
     app.on([spec.method.toUpperCase()], [spec.path], ...chain, async (c) => {
-      const body = spec.body ? await jsonBody(c, spec.body as JsonSchema) : undefined;
+      const body = spec.body ? await jsonBody(c, spec.body as JsonSchema, spec.acceptsForm) : undefined;
       const query = spec.query ? queryParams(c, spec.query as JsonSchema) : undefined;
       return spec.handler(c, { body, query });
     });

@@ -54,7 +54,17 @@ export function buildOpenApi(routes: RouteSpec[]) {
         ...queryParams(r.query),
         ...(r.idempotent ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 } }] : []),
       ],
-      ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: r.documentedBody ?? r.body } } } } : {}),
+      ...(r.body
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": { schema: r.documentedBody ?? r.body },
+                ...(r.acceptsForm ? { "application/x-www-form-urlencoded": { schema: r.body } } : {}),
+              },
+            },
+          }
+        : {}),
       responses,
     };
   }

@@ -1,0 +1,187 @@
+// Roles (POST/GET /access/roles) and GET /access/me/permissions (DECISIONS.md, Authentication).
+import { describe, expect, it } from "vitest";
+import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function createRole(creds: { auth: string }, name: string, permissions: string[]) {
+  const res = await call("POST", "/access/roles", { auth: creds.auth, body: { name, permissions } });
+  expect(res.status, res.text).toBe(201);
+  return res.json.data;
+}
+
+async function mintWithRoles(creds: TenantCreds, roleNames: string[]) {
+  const res = await call("POST", "/access/api-tokens", { auth: creds.auth, body: { name: `tok-${crypto.randomUUID().slice(0, 6)}`, role_names: roleNames } });
+  expect(res.status, res.text).toBe(201);
+  return { id: res.json.data.id as string, auth: basic(res.json.data.client_id, res.json.data.client_secret) };
+}
+
+describe("POST /access/roles", () => {
+  it("creates a role: 201 data {id, name, permissions, created_at}", async () => {
+    const t = await createTenant();
+    const before = Date.now();
+    const res = await call("POST", "/access/roles", { auth: t.auth, body: { name: "editor", permissions: ["entity:read", "entity:update"] } });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.json)).toEqual(["data"]);
+    const role = res.json.data;
+    expect(Object.keys(role).sort()).toEqual(["created_at", "id", "name", "permissions"]);
+    expect(role.id).toMatch(UUID);
+    expect(role.name).toBe("editor");
+    expect(role.permissions).toEqual(["entity:read", "entity:update"]);
+    expect(Math.abs(Date.parse(role.created_at) - before)).toBeLessThan(120_000);
+
+    const [row] = await systemQuery("SELECT tenant_id, name, permissions FROM roles WHERE id = $1", [role.id]);
+    expect(row).toEqual({ tenant_id: t.tenantId, name: "editor", permissions: ["entity:read", "entity:update"] });
+  });
+
+  it("accepts wildcards in either part, underscores, and an empty permission list", async () => {
+    const t = await createTenant();
+    expect((await createRole(t, "everything", ["*:*"])).permissions).toEqual(["*:*"]);
+    expect((await createRole(t, "all-entity", ["entity:*", "*:read", "entity_type:create"])).permissions).toEqual(["entity:*", "*:read", "entity_type:create"]);
+    expect((await createRole(t, "nothing", [])).permissions).toEqual([]);
+  });
+
+  it("stores a repeated permission once", async () => {
+    const t = await createTenant();
+    expect((await createRole(t, "dupes", ["entity:read", "entity:read", "entity:update"])).permissions).toEqual(["entity:read", "entity:update"]);
+  });
+
+  it("refuses a duplicate name in the same tenant with 409 CONFLICT, leaving the first role as it was", async () => {
+    const t = await createTenant();
+    const first = await createRole(t, "dup", ["entity:read"]);
+    const res = await call("POST", "/access/roles", { auth: t.auth, body: { name: "dup", permissions: ["*:*"] } });
+    const err = expectError(res, 409, "CONFLICT");
+    expect(err.details.name).toBe("dup");
+    const rows = await systemQuery("SELECT id, permissions FROM roles WHERE tenant_id = $1 AND name = 'dup'", [t.tenantId]);
+    expect(rows).toEqual([{ id: first.id, permissions: ["entity:read"] }]);
+  });
+
+  it("the bootstrap admin role's name is taken too", async () => {
+    const t = await createTenant();
+    expectError(await call("POST", "/access/roles", { auth: t.auth, body: { name: "admin", permissions: [] } }), 409, "CONFLICT");
+  });
+
+  it.each([["entity"], ["Entity:read"], ["a:b:c"], ["entity:Read"], [":read"], ["entity:"], ["entity read"], ["*"], ["1x:read"], [""]])(
+    "refuses the permission %j with 422 VALIDATION_FAILED at its array position",
+    async (bad) => {
+      const t = await createTenant();
+      const res = await call("POST", "/access/roles", { auth: t.auth, body: { name: "bad", permissions: ["entity:read", bad] } });
+      const err = expectError(res, 422, "VALIDATION_FAILED");
+      expect(err.details.validation_errors).toHaveLength(1);
+      expect(err.details.validation_errors[0]).toMatch(/^permissions\[1\]: /);
+      const rows = await systemQuery("SELECT 1 FROM roles WHERE tenant_id = $1 AND name = 'bad'", [t.tenantId]);
+      expect(rows).toEqual([]);
+    },
+  );
+
+  it("reports every bad permission on its own line", async () => {
+    const t = await createTenant();
+    const res = await call("POST", "/access/roles", { auth: t.auth, body: { name: "bad", permissions: ["entity", "entity:read", "Entity:read", "a:b:c"] } });
+    const err = expectError(res, 422, "VALIDATION_FAILED");
+    expect(err.details.validation_errors.map((l: string) => l.split(":")[0])).toEqual(["permissions[0]", "permissions[2]", "permissions[3]"]);
+  });
+
+  it("refuses missing fields, wrong types and unknown fields with 422", async () => {
+    const t = await createTenant();
+    const missing = expectError(await call("POST", "/access/roles", { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED");
+    expect(missing.details.validation_errors).toEqual(["name: is required", "permissions: is required"]);
+    const wrongType = expectError(await call("POST", "/access/roles", { auth: t.auth, body: { name: "x", permissions: "entity:read" } }), 422, "VALIDATION_FAILED");
+    expect(wrongType.details.validation_errors).toEqual(["permissions: must be array, got string"]);
+    const extra = expectError(await call("POST", "/access/roles", { auth: t.auth, body: { name: "x", permissions: [], tenant_id: t.tenantId } }), 422, "VALIDATION_FAILED");
+    expect(extra.details.validation_errors).toEqual(["tenant_id: is not allowed"]);
+    const empty = expectError(await call("POST", "/access/roles", { auth: t.auth, body: { name: "", permissions: [] } }), 422, "VALIDATION_FAILED");
+    expect(empty.details.validation_errors).toEqual(["name: String is too short (0 < 1)"]);
+  });
+});
+
+describe("GET /access/roles", () => {
+  it("lists the tenant's roles in the pagination envelope", async () => {
+    const t = await createTenant();
+    await createRole(t, "one", ["entity:read"]);
+    const res = await call("GET", "/access/roles", { auth: t.auth });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.json).sort()).toEqual(["data", "pagination"]);
+    expect(res.json.pagination).toEqual({ page: 1, limit: 100, total: 2, total_pages: 1 });
+    const byName = Object.fromEntries(res.json.data.map((r: any) => [r.name, r.permissions]));
+    expect(byName).toEqual({ admin: ["*:*"], one: ["entity:read"] });
+  });
+
+  it("pages with page and limit, newest first", async () => {
+    const t = await createTenant();
+    for (const name of ["r1", "r2", "r3", "r4"]) await createRole(t, name, []);
+    // Five roles: admin (created with the tenant) and r1..r4.
+    const pages = await Promise.all([1, 2, 3].map((p) => call("GET", `/access/roles?limit=2&page=${p}`, { auth: t.auth })));
+    expect(pages.map((p) => p.json.pagination)).toEqual([1, 2, 3].map((page) => ({ page, limit: 2, total: 5, total_pages: 3 })));
+    expect(pages.map((p) => p.json.data.map((r: any) => r.name))).toEqual([["r4", "r3"], ["r2", "r1"], ["admin"]]);
+    const beyond = await call("GET", "/access/roles?limit=2&page=9", { auth: t.auth });
+    expect(beyond.json).toEqual({ data: [], pagination: { page: 9, limit: 2, total: 5, total_pages: 3 } });
+  });
+
+  it("refuses bad paging parameters with 422", async () => {
+    const t = await createTenant();
+    expectError(await call("GET", "/access/roles?limit=0", { auth: t.auth }), 422, "VALIDATION_FAILED");
+    expectError(await call("GET", "/access/roles?limit=1001", { auth: t.auth }), 422, "VALIDATION_FAILED");
+    expectError(await call("GET", "/access/roles?page=0", { auth: t.auth }), 422, "VALIDATION_FAILED");
+    expectError(await call("GET", "/access/roles?page=1000001", { auth: t.auth }), 422, "VALIDATION_FAILED");
+  });
+});
+
+describe("tenants never see each other's roles", () => {
+  it("lists only the caller's roles, and allows the same name in two tenants", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const aRole = await createRole(a, "shared-name", ["entity:read"]);
+    const bRole = await createRole(b, "shared-name", ["entity:update"]);
+    expect(bRole.id).not.toBe(aRole.id);
+    await createRole(a, "a-only", []);
+
+    const listA = await call("GET", "/access/roles", { auth: a.auth });
+    const listB = await call("GET", "/access/roles", { auth: b.auth });
+    expect(listA.json.data.map((r: any) => r.name).sort()).toEqual(["a-only", "admin", "shared-name"]);
+    expect(listB.json.data.map((r: any) => r.name).sort()).toEqual(["admin", "shared-name"]);
+    expect(listB.json.pagination.total).toBe(2);
+    expect(listB.json.data.find((r: any) => r.name === "shared-name").permissions).toEqual(["entity:update"]);
+    expect(listB.text).not.toContain(aRole.id);
+    const adminIds = [listA, listB].map((l) => l.json.data.find((r: any) => r.name === "admin").id);
+    expect(adminIds[0]).not.toBe(adminIds[1]);
+  });
+});
+
+describe("GET /access/me/permissions", () => {
+  it("answers {data: {permissions: ['*:*']}} for the bootstrap admin", async () => {
+    const t = await createTenant();
+    const res = await call("GET", "/access/me/permissions", { auth: t.auth });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: { permissions: ["*:*"] } });
+  });
+
+  it("answers exactly a limited token's role permissions", async () => {
+    const t = await createTenant();
+    await createRole(t, "reader", ["entity:read", "entity_type:read"]);
+    const reader = await mintWithRoles(t, ["reader"]);
+    expect((await call("GET", "/access/me/permissions", { auth: reader.auth })).json).toEqual({ data: { permissions: ["entity:read", "entity_type:read"] } });
+  });
+
+  it("answers the sorted union of several roles, each permission once", async () => {
+    const t = await createTenant();
+    await createRole(t, "r1", ["entity:update", "entity:read"]);
+    await createRole(t, "r2", ["entity:read", "access:read"]);
+    const tok = await mintWithRoles(t, ["r1", "r2"]);
+    expect((await call("GET", "/access/me/permissions", { auth: tok.auth })).json.data.permissions).toEqual(["access:read", "entity:read", "entity:update"]);
+  });
+
+  it("is per token: the admin token in the same tenant still holds *:*", async () => {
+    const t = await createTenant();
+    await createRole(t, "reader", ["entity:read"]);
+    await mintWithRoles(t, ["reader"]);
+    expect((await call("GET", "/access/me/permissions", { auth: t.auth })).json.data.permissions).toEqual(["*:*"]);
+  });
+
+  it("follows the role: a permission later added to the role shows at once", async () => {
+    const t = await createTenant();
+    const role = await createRole(t, "growing", ["entity:read"]);
+    const tok = await mintWithRoles(t, ["growing"]);
+    await systemQuery("UPDATE roles SET permissions = array_append(permissions, 'entity:create') WHERE id = $1", [role.id]);
+    expect((await call("GET", "/access/me/permissions", { auth: tok.auth })).json.data.permissions).toEqual(["entity:create", "entity:read"]);
+  });
+});
