@@ -28,9 +28,8 @@ interface RouteMeta {
   auth?: false;
   permission?: [resource: string, action: string];
   /**
-   * The body as documented, when the handler validates parts of it itself
-   * (upsert checks each row against the type's schema); `body` is then the
-   * envelope that is checked first.
+   * The body as documented, when the handler reads and validates it itself
+   * (upsert scans its rows from the bytes and checks each against the type's schema).
    */
   documentedBody?: JSONSchema;
   /** Also accepts the body form-encoded (OAuth2 clients send token requests so). */

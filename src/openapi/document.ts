@@ -54,13 +54,13 @@ export function buildOpenApi(routes: RouteSpec[]) {
         ...queryParams(r.query),
         ...(r.idempotent ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 } }] : []),
       ],
-      ...(r.body
+      ...(r.body || r.documentedBody
         ? {
             requestBody: {
               required: true,
               content: {
                 "application/json": { schema: r.documentedBody ?? r.body },
-                ...(r.acceptsForm ? { "application/x-www-form-urlencoded": { schema: r.body } } : {}),
+                ...(r.acceptsForm && r.body ? { "application/x-www-form-urlencoded": { schema: r.body } } : {}),
               },
             },
           }

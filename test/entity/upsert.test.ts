@@ -139,6 +139,23 @@ describe("POST /entity/entities/upsert", () => {
     expect(await liveCount(tenantId)).toBe(0);
   });
 
+  it("answers malformed bodies with 400 and a non-array data with 422, writing nothing", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const raw = (text: string) => call("POST", "/entity/entities/upsert", { auth, rawBody: text, headers: { "Content-Type": "application/json" } });
+    expectError(await raw('{"type_name":"Product","data":[{"name":"a","attributes":{"sku":"1","title":"t"}},{"name":'), 400, "BAD_REQUEST");
+    expectError(await raw('{"type_name":"Product","data":[{"name":"a","attributes":{"sku":"1","title":"t"}} {"name":"b"}]}'), 400, "BAD_REQUEST");
+    expectError(await raw('{"type_name":"Product","data":[]} trailing'), 400, "BAD_REQUEST");
+    expectError(await raw("[]"), 400, "BAD_REQUEST");
+    const notArray = expectError(await raw('{"type_name":"Product","data":{"name":"a"}}'), 422, "VALIDATION_FAILED");
+    expect(notArray.details.validation_errors).toEqual(["data: must be array, got object"]);
+    expect(await liveCount(tenantId)).toBe(0);
+    const tricky = await raw('{ "data" : [ {"name":"q\\"]}[","attributes":{"sku":"x]}","title":"{\\u005b"}} ] , "type_name":"Product" }');
+    expect(tricky.status).toBe(200);
+    const [row] = await systemQuery("SELECT name, attributes FROM entities WHERE tenant_id = $1", [tenantId]);
+    expect(row).toEqual({ name: 'q"]}[', attributes: { sku: "x]}", title: "{[" } });
+  });
+
   it("accepts bodies over 1 MiB (up to 32 MiB)", async () => {
     const { auth } = await createTenant();
     await createProductType(auth);

@@ -8,7 +8,7 @@ import type { EntityType } from "../entity-types/store";
 import { findType } from "../entity-types/store";
 import { tryIdentifierKey, valueAt } from "../entities/identifier-key";
 import type { RuleRow } from "../relationships/rules";
-import type { PreparedRow } from "./rows";
+import type { InlineRelationship } from "./rows";
 
 export interface PlannedLink {
   rowIndex: number;
@@ -45,10 +45,20 @@ function targetKey(type: EntityType, identifier: Record<string, unknown>): strin
   return "key" in result ? result.key : undefined;
 }
 
-export async function planLinks(sql: Sql, rowType: EntityType, rows: PreparedRow[]): Promise<{ links: PlannedLink[]; unresolved: Unresolved[] }> {
-  const withRels = rows.filter((r) => r.relationships?.length);
+/** A row that carries inline relationships. */
+interface LinkingRow {
+  index: number;
+  relationships: InlineRelationship[];
+}
+
+/**
+ * Resolves every inline relationship before anything is written. `ownKeys`
+ * are the keys the request itself writes (by-key rows), which count as
+ * resolvable targets of the row type.
+ */
+export async function planLinks(sql: Sql, rowType: EntityType, withRels: LinkingRow[], ownKeys: Set<string>): Promise<{ links: PlannedLink[]; unresolved: Unresolved[] }> {
   if (!withRels.length) return { links: [], unresolved: [] };
-  const rels = withRels.flatMap((r) => r.relationships!.map((rel) => ({ row: r, rel })));
+  const rels = withRels.flatMap((r) => r.relationships.map((rel) => ({ row: r, rel })));
 
   const ruleNames = [...new Set(rels.map((x) => x.rel.rule_name).filter((v): v is string => !!v))];
   const ruleIds = [...new Set(rels.map((x) => x.rel.rule_id).filter((v): v is string => !!v))];
@@ -69,10 +79,10 @@ export async function planLinks(sql: Sql, rowType: EntityType, rows: PreparedRow
   }
   // Keys by target type: existing live entities, and the request's own rows.
   const wantedKeys = new Map<string, Set<string>>();
-  const pending: { row: PreparedRow; rel: (typeof rels)[number]["rel"]; rule: RuleRow; side: "from" | "to"; type: EntityType; key: string }[] = [];
+  const pending: { row: LinkingRow; rel: InlineRelationship; rule: RuleRow; side: "from" | "to"; type: EntityType; key: string }[] = [];
   const links: PlannedLink[] = [];
   const unresolved: Unresolved[] = [];
-  const fail = (row: PreparedRow, message: string) => unresolved.push({ index: row.index, code: "UNRESOLVED_RELATIONSHIP", message });
+  const fail = (row: LinkingRow, message: string) => unresolved.push({ index: row.index, code: "UNRESOLVED_RELATIONSHIP", message });
 
   for (const { row, rel } of rels) {
     const rule = rel.rule_id ? rules.get(`id:${rel.rule_id}`) : rules.get(`name:${rel.rule_name}`);
@@ -117,7 +127,6 @@ export async function planLinks(sql: Sql, rowType: EntityType, rows: PreparedRow
     );
     for (const h of hits) existing.add(`${typeId}:${h.identifier_key}`);
   }
-  const ownKeys = new Set(rows.filter((r) => !r.id).map((r) => r.key));
   for (const p of pending) {
     const resolvable = existing.has(`${p.type.id}:${p.key}`) || (p.type.id === rowType.id && ownKeys.has(p.key));
     if (!resolvable) fail(p.row, `no live ${p.type.name} with identifier_key ${p.key}`);

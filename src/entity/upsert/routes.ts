@@ -5,9 +5,11 @@ import { TYPE_NAME } from "../entity-types/routes";
 import { entityDeps } from "../entities/routes";
 import { MAX_ROWS, rowSchema } from "./rows";
 import { upsertEntities, type UpsertInput } from "./service";
+import { scanUpsertBody } from "./body-scan";
+import { validate } from "../../lib/validate";
 
-// Rows are checked one by one in prepareRows (with the type's schema and
-// positions in the error lines); the envelope only bounds the array here.
+// The envelope is checked with `data` emptied; rows are checked one by one
+// in prepareRows (with the type's schema and positions in the error lines).
 export const upsertBody = {
   type: "object",
   additionalProperties: false,
@@ -43,7 +45,6 @@ export const upsertRoutes = [
     tag: "entities",
     summary: "Insert or update up to 100,000 entities by id or computed key",
     permission: ["entity", "update"],
-    body: upsertBody,
     documentedBody: { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } },
     responses: {
       200: { description: "Counts, ids in input order, skipped relationship errors", schema: dataEnvelope(upsertResult) },
@@ -51,6 +52,10 @@ export const upsertRoutes = [
       409: { description: "on_conflict raise hit an existing entity; key collision with merge_on_conflict false; cardinality" },
       422: { description: "A row failed validation, the row cap was exceeded, or a relationship did not resolve" },
     },
-    handler: async (c, { body }) => c.json({ data: await upsertEntities(entityDeps(c), body as unknown as UpsertInput) }),
+    handler: async (c) => {
+      const body = scanUpsertBody(new Uint8Array(await c.req.arrayBuffer()));
+      const input = validate<UpsertInput>(upsertBody, body.envelope);
+      return c.json({ data: await upsertEntities(entityDeps(c), input, body.count, body.rowAt) });
+    },
   }),
 ];

@@ -24,14 +24,25 @@ export interface UpsertRow {
   relationships?: InlineRelationship[];
 }
 
-/** A validated row with its computed key; `index` is its position in the request. */
+/** A row ready to write: parsed again from the body for its batch, with its computed key. */
 export interface PreparedRow {
   index: number;
   id?: string;
   name: string;
   attributes: Record<string, unknown>;
   key: string;
-  relationships?: InlineRelationship[];
+}
+
+/**
+ * What validation keeps of the rows: their keys, ids and inline
+ * relationships, by request position. Names and attributes stay in the body
+ * bytes until their batch is written.
+ */
+export interface PreparedRows {
+  count: number;
+  keys: string[];
+  ids: (string | undefined)[];
+  relationships: Map<number, InlineRelationship[]>;
 }
 
 export const inlineRelationshipSchema = {
@@ -70,56 +81,66 @@ function relationshipShapeErrors(rel: InlineRelationship, at: string): string[] 
 }
 
 /**
- * Checks every row's shape, attributes (against the type's schema) and key.
- * Throws 422 listing the first problems; returns the prepared rows otherwise.
+ * Checks every row's shape, attributes (against the type's schema) and key,
+ * parsing one row at a time. Throws 422 listing the first problems.
  */
-export function prepareRows(type: EntityType, data: unknown[]): PreparedRow[] {
-  if (data.length > MAX_ROWS) throw validationFailed([`data: at most ${MAX_ROWS} rows per request, got ${data.length}`]);
+export function prepareRows(type: EntityType, count: number, rowAt: (i: number) => unknown): PreparedRows {
+  if (count > MAX_ROWS) throw validationFailed([`data: at most ${MAX_ROWS} rows per request, got ${count}`]);
   const errors: string[] = [];
   let badRows = 0;
-  const prepared: PreparedRow[] = new Array(data.length);
-  for (let start = 0; start < data.length; start += VALIDATION_CHUNK) {
-    const end = Math.min(start + VALIDATION_CHUNK, data.length);
+  const prepared: PreparedRows = { count, keys: new Array(count), ids: new Array(count), relationships: new Map() };
+  for (let start = 0; start < count; start += VALIDATION_CHUNK) {
+    const end = Math.min(start + VALIDATION_CHUNK, count);
     for (let i = start; i < end; i++) {
       const at = `data[${i}]`;
-      const row = data[i] as UpsertRow;
+      const row = rowAt(i) as UpsertRow;
       let rowErrors = check(rowSchema, row, at);
       if (!rowErrors.length) {
         rowErrors = check(type.schema, row.attributes, `${at}.attributes`);
         row.relationships?.forEach((rel, j) => rowErrors.push(...relationshipShapeErrors(rel, `${at}.relationships[${j}]`)));
       }
-      let key = "";
       if (!rowErrors.length) {
         const computed = tryIdentifierKey(type.config.identifier_key, row.attributes);
         if ("missing" in computed) rowErrors = computed.missing.map((p) => `${at}.attributes.${p}: is required to compute the identifier key`);
-        else key = computed.key;
+        else prepared.keys[i] = computed.key;
       }
       if (rowErrors.length) {
         badRows++;
         if (errors.length < 40) errors.push(...rowErrors);
         continue;
       }
-      prepared[i] = { index: i, id: row.id, name: row.name, attributes: row.attributes, key, relationships: row.relationships };
+      prepared.ids[i] = row.id;
+      if (row.relationships?.length) prepared.relationships.set(i, row.relationships);
     }
   }
-  if (badRows) throw validationFailed(capLines(errors), `${badRows} of ${data.length} rows failed validation; nothing was written`);
+  if (badRows) throw validationFailed(capLines(errors), `${badRows} of ${count} rows failed validation; nothing was written`);
   return prepared;
 }
 
 /**
  * Last wins per id (rows with `id`) or per key (rows without). Returns the
- * surviving rows in request order, and for every request position the
- * position of the row that stands for it.
+ * surviving positions of each kind in request order, and for every request
+ * position the position of the row that stands for it.
  */
-export function dedupe(rows: PreparedRow[]): { unique: PreparedRow[]; standsFor: Int32Array } {
+export function dedupe(rows: PreparedRows): { byId: number[]; byKey: number[]; standsFor: Int32Array } {
+  const identity = (i: number) => (rows.ids[i] ? `id:${rows.ids[i]}` : `key:${rows.keys[i]}`);
   const last = new Map<string, number>();
-  for (const r of rows) last.set(r.id ? `id:${r.id}` : `key:${r.key}`, r.index);
-  const standsFor = new Int32Array(rows.length);
-  const unique: PreparedRow[] = [];
-  for (const r of rows) {
-    const winner = last.get(r.id ? `id:${r.id}` : `key:${r.key}`)!;
-    standsFor[r.index] = winner;
-    if (winner === r.index) unique.push(r);
+  for (let i = 0; i < rows.count; i++) last.set(identity(i), i);
+  const standsFor = new Int32Array(rows.count);
+  const byId: number[] = [];
+  const byKey: number[] = [];
+  for (let i = 0; i < rows.count; i++) {
+    const winner = last.get(identity(i))!;
+    standsFor[i] = winner;
+    if (winner === i) (rows.ids[i] ? byId : byKey).push(i);
   }
-  return { unique, standsFor };
+  return { byId, byKey, standsFor };
+}
+
+/** Parses a batch's rows again from the body for writing. */
+export function loadBatch(rows: PreparedRows, indices: number[], rowAt: (i: number) => unknown): PreparedRow[] {
+  return indices.map((i) => {
+    const row = rowAt(i) as UpsertRow;
+    return { index: i, id: rows.ids[i], name: row.name, attributes: row.attributes, key: rows.keys[i] };
+  });
 }

@@ -8,7 +8,7 @@ import { recordEvents, type NewEvent } from "../../events/outbox";
 import { requireActiveType } from "../entity-types/store";
 import type { EntityDeps } from "../entities/service";
 import { absorb, type MergeCardinality } from "../entities/merge";
-import { dedupe, prepareRows, type PreparedRow } from "./rows";
+import { dedupe, loadBatch, prepareRows, type PreparedRow } from "./rows";
 import { LINK_BATCH, planLinks, writeLinks, type PlannedLink, type Unresolved } from "./relationships";
 import { writeById, writeByKey, type BatchResult, type OnConflict } from "./write";
 
@@ -17,7 +17,6 @@ export const COMMIT_BATCH = 1000;
 export interface UpsertInput {
   type_name?: string;
   type_id?: string;
-  data: unknown[];
   on_conflict?: OnConflict;
   merge_on_conflict?: boolean;
   merge_cardinality?: MergeCardinality;
@@ -47,29 +46,30 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-export async function upsertEntities(deps: EntityDeps, input: UpsertInput): Promise<UpsertResult> {
+/** `count` rows, row i parsed on demand by `rowAt(i)` (see body-scan.ts). */
+export async function upsertEntities(deps: EntityDeps, input: UpsertInput, count: number, rowAt: (i: number) => unknown): Promise<UpsertResult> {
   if ((input.type_name === undefined) === (input.type_id === undefined)) throw validationFailed(["(root): exactly one of type_name and type_id is required"]);
   const onConflict = input.on_conflict ?? "replace";
   const suppress = input.suppress_events ?? false;
   const tenantId = deps.tenant.tenantId;
 
   const type = await deps.tenant.tx((sql) => requireActiveType(sql, input));
-  const prepared = prepareRows(type, input.data);
-  const { unique, standsFor } = dedupe(prepared);
-  const byId = unique.filter((r) => r.id);
-  const byKey = unique.filter((r) => !r.id);
+  const prepared = prepareRows(type, count, rowAt);
+  const { byId, byKey, standsFor } = dedupe(prepared);
+  const keyOf = (i: number) => prepared.keys[i];
+  const idOf = (i: number) => prepared.ids[i]!;
 
   const pre: Preflight = await deps.tenant.tx(async (sql) => {
     const collisions = new Map<number, string>();
     if (byId.length) {
-      const { rows: live } = await sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND type_id = $2 AND deleted_at IS NULL", [byId.map((r) => r.id), type.id]);
+      const { rows: live } = await sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND type_id = $2 AND deleted_at IS NULL", [byId.map(idOf), type.id]);
       const liveIds = new Set(live.map((r) => r.id));
-      const missing = byId.filter((r) => !liveIds.has(r.id!)).map((r) => r.id!);
+      const missing = byId.map(idOf).filter((id) => !liveIds.has(id));
       if (missing.length) throw new ApiError("NOT_FOUND", `${missing.length} row id(s) match no live ${type.name}; nothing was written`, { missing_ids: missing.slice(0, 20) });
       const { rows: held } = await sql.query<{ ord: number; holder: string }>(
         `SELECT i.ord, e.id AS holder FROM unnest($1::int[], $2::uuid[], $3::text[]) AS i(ord, id, key)
            JOIN entities e ON e.type_id = $4 AND e.identifier_key = i.key AND e.deleted_at IS NULL AND e.id <> i.id`,
-        [byId.map((r) => r.index), byId.map((r) => r.id), byId.map((r) => r.key), type.id],
+        [byId, byId.map(idOf), byId.map(keyOf), type.id],
       );
       for (const h of held) collisions.set(h.ord, h.holder);
       if (collisions.size && input.merge_on_conflict === false) {
@@ -81,11 +81,12 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput): Prom
     if (onConflict === "raise" && byKey.length) {
       const { rows: taken } = await sql.query<{ identifier_key: string }>(
         "SELECT identifier_key FROM entities WHERE type_id = $1 AND identifier_key = ANY($2::text[]) AND deleted_at IS NULL LIMIT 20",
-        [type.id, byKey.map((r) => r.key)],
+        [type.id, byKey.map(keyOf)],
       );
       if (taken.length) throw new ApiError("CONFLICT", "Rows match existing entities and on_conflict is raise; nothing was written", { identifier_keys: taken.map((r) => r.identifier_key) });
     }
-    const { links, unresolved } = await planLinks(sql, type, unique);
+    const linking = [...prepared.relationships].map(([index, relationships]) => ({ index, relationships }));
+    const { links, unresolved } = await planLinks(sql, type, linking, new Set(byKey.map(keyOf)));
     return { links, unresolved, collisions };
   });
   if (pre.unresolved.length && !input.skip_unresolved_relationships) {
@@ -95,7 +96,7 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput): Prom
     });
   }
 
-  const idAt: string[] = new Array(prepared.length);
+  const idAt: string[] = new Array(count);
   const totals = { created: 0, updated: 0, unchanged: 0, ignored: 0 };
   const absorbBatch = (rows: PreparedRow[], result: BatchResult) => {
     rows.forEach((r, i) => (idAt[r.index] = result.ids[i]));
@@ -106,7 +107,8 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput): Prom
     deps.publish(result.eventIds);
   };
 
-  for (const batch of chunks(byKey, COMMIT_BATCH)) {
+  for (const indices of chunks(byKey, COMMIT_BATCH)) {
+    const batch = loadBatch(prepared, indices, rowAt);
     const result = await deps.tenant.tx(async (sql) => {
       const r = await writeByKey(sql, tenantId, type, batch, onConflict, suppress);
       // A key taken between the check and this batch: `raise` still means raise.
@@ -116,7 +118,8 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput): Prom
     absorbBatch(batch, result);
   }
 
-  for (const batch of chunks(byId, COMMIT_BATCH)) {
+  for (const indices of chunks(byId, COMMIT_BATCH)) {
+    const batch = loadBatch(prepared, indices, rowAt);
     const result = await deps.tenant.tx(async (sql) => {
       const merged: NewEvent[] = [];
       for (const row of batch) {
