@@ -1,0 +1,44 @@
+// `npm run bench -- <suite> [--json]`: starts what it needs (like `npm test`),
+// runs the suite, prints its figures, stops everything.
+// Each figure: { figure, value, unit, raw, ratio } where ratio is our cost
+// divided by raw SQL's cost for the same work (1.0 = as fast as raw SQL).
+import { startBenchEnv } from "./lib/bench-env.mjs";
+
+const SUITES = {
+  upsert: () => import("./bench/upsert.mjs"),
+};
+
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const names = args.filter((a) => !a.startsWith("--"));
+const selected = names.length ? names : Object.keys(SUITES);
+for (const name of selected) {
+  if (!SUITES[name]) {
+    console.error(`unknown suite ${name}; suites: ${Object.keys(SUITES).join(", ")}`);
+    process.exit(2);
+  }
+}
+
+const log = (msg) => process.stderr.write(`${msg}\n`);
+const env = await startBenchEnv();
+let failed = false;
+try {
+  for (const name of selected) {
+    const suite = await SUITES[name]();
+    const figures = await suite.run(env, log);
+    for (const f of figures) {
+      if (json) process.stdout.write(JSON.stringify(f) + "\n");
+      else {
+        const { figure: n, value, unit, raw, ratio, ...rest } = f;
+        const extra = Object.entries(rest).map(([k, v]) => `${k}=${v}`).join(" ");
+        console.log(`${n.padEnd(28)} ${String(value).padStart(12)} ${unit.padEnd(8)} raw ${String(raw ?? "-").padStart(10)}  ratio ${String(ratio ?? "-").padStart(5)}  ${extra}`);
+      }
+    }
+  }
+} catch (e) {
+  failed = true;
+  console.error(e);
+} finally {
+  await env.stop();
+}
+process.exit(failed ? 1 : 0);

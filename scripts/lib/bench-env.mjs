@@ -1,0 +1,74 @@
+// A self-contained benchmark environment: a fresh embedded Postgres (or
+// BENCH_DATABASE_URL), the Worker under wrangler dev, one tenant and its PAT,
+// and a Node-side pool for the raw-SQL baselines on the same database.
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { resolve } from "node:path";
+import { startStack } from "./stack.mjs";
+import { createTenant, openPool } from "./db.mjs";
+import { freePort } from "./postgres.mjs";
+import { spawnWorker, stopWorker, waitForHealth } from "./worker.mjs";
+import { openHeapProbe } from "./heap.mjs";
+import { root } from "./paths.mjs";
+
+export async function startBenchEnv() {
+  const dir = resolve(root, `.data/bench-${process.pid}`);
+  const stack = await startStack({ dataDir: resolve(dir, "pg"), persistent: false, databaseUrl: process.env.BENCH_DATABASE_URL });
+  const pool = openPool(stack.databaseUrl, 4);
+  const tenant = await createTenant(pool, "bench");
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const worker = spawnWorker({
+    port,
+    inspectorPort,
+    dataDir: dir,
+    quiet: true,
+    vars: {
+      DATABASE_URL: stack.databaseUrl,
+      NEON_WS_PROXY: stack.wsProxy,
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      MASTER_KEY: randomBytes(32).toString("hex"),
+      LOG_REQUESTS: "false",
+      RATE_LIMIT_IP: "100000000",
+      RATE_LIMIT_IDENTITY: "100000000",
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHealth(base, 120_000);
+  const heap = await openHeapProbe(inspectorPort);
+  const auth = `Basic ${Buffer.from(`${tenant.client_id}:${tenant.client_secret}`).toString("base64")}`;
+
+  async function api(method, path, body) {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { Authorization: auth, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : undefined;
+    if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text.slice(0, 500)}`);
+    return json;
+  }
+
+  return {
+    base,
+    api,
+    pool,
+    tenant,
+    heap,
+    async stop() {
+      heap.close();
+      await stopWorker(worker);
+      await pool.end();
+      await stack.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One figure line: `ratio` is our cost over raw SQL's cost for the same work (lower is better). */
+export function figure(name, value, unit, raw = null, ratio = null, extra = {}) {
+  return { figure: name, value, unit, raw, ratio, ...extra };
+}
+
+export const round = (n, digits = 2) => (n === null || n === undefined || Number.isNaN(n) ? null : Math.round(n * 10 ** digits) / 10 ** digits);
