@@ -1,6 +1,7 @@
 // Samples the Worker isolate's JS heap through the V8 inspector that
 // `wrangler dev --inspector-port` exposes (Runtime.getHeapUsage), so a
-// benchmark can report the peak heap while a request runs.
+// benchmark can report the peak heap while a request runs, both as found and
+// live (right after a forced full collection).
 import WebSocket from "ws";
 
 export async function openHeapProbe(inspectorPort) {
@@ -28,22 +29,37 @@ export async function openHeapProbe(inspectorPort) {
     });
   const usedBytes = async () => (await send("Runtime.getHeapUsage")).result?.usedSize ?? NaN;
 
-  let peak = 0;
-  let timer = null;
+  // HeapProfiler.collectGarbage is answered only once the isolate runs its
+  // task queue, which a request in flight does; idle, it waits for one.
+  const collect = () => send("HeapProfiler.collectGarbage");
+
+  let running = null;
   return {
     usedBytes,
-    start(intervalMs = 20) {
-      peak = 0;
-      timer = setInterval(async () => {
-        const used = await usedBytes();
-        if (used > peak) peak = used;
-      }, intervalMs);
+    /**
+     * Samples the heap until stop(): `used` as found (garbage included) and
+     * `live` right after a full collection, every `intervalMs`.
+     */
+    start(intervalMs = 250) {
+      const peaks = { used: 0, live: 0 };
+      let stopped = false;
+      (async () => {
+        while (!stopped) {
+          peaks.used = Math.max(peaks.used, await usedBytes());
+          await collect();
+          peaks.live = Math.max(peaks.live, await usedBytes());
+          await new Promise((r) => setTimeout(r, intervalMs));
+        }
+      })();
+      running = { peaks, stop: () => (stopped = true) };
     },
-    async stop() {
-      clearInterval(timer);
-      const used = await usedBytes();
-      if (used > peak) peak = used;
-      return peak;
+    /**
+     * Ends sampling and returns the peaks in bytes. A collection still
+     * pending is left to finish with the next request; it records nothing.
+     */
+    stop() {
+      running.stop();
+      return running.peaks;
     },
     close: () => ws.close(),
   };

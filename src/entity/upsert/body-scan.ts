@@ -14,13 +14,20 @@ function isSpace(b: number) {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
+/** The rows of an upsert, each available as its JSON text or parsed, on demand. */
+export interface RowSource {
+  count: number;
+  /** The JSON text of row i. */
+  text(i: number): string;
+  /** Row i parsed (400 BAD_REQUEST when it is not JSON). */
+  parse(i: number): unknown;
+}
+
 export interface ScannedBody {
   /** Every top-level member except `data` (which becomes an empty array when it was one). */
   envelope: Record<string, unknown>;
-  /** Number of elements in `data`. */
-  count: number;
-  /** Parses element i of `data`. */
-  rowAt(i: number): unknown;
+  /** The elements of `data`. */
+  rows: RowSource;
 }
 
 export function scanUpsertBody(bytes: Uint8Array): ScannedBody {
@@ -124,5 +131,8 @@ export function scanUpsertBody(bytes: Uint8Array): ScannedBody {
   i++;
   skip();
   if (i !== bytes.length) throw malformed(i);
-  return { envelope, count, rowAt: (k) => parse(starts[k], ends[k]) };
+  return {
+    envelope,
+    rows: { count, text: (k) => decoder.decode(bytes.subarray(starts[k], ends[k])), parse: (k) => parse(starts[k], ends[k]) },
+  };
 }

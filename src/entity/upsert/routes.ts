@@ -55,7 +55,7 @@ export const upsertRoutes = [
     handler: async (c) => {
       const body = scanUpsertBody(new Uint8Array(await c.req.arrayBuffer()));
       const input = validate<UpsertInput>(upsertBody, body.envelope);
-      return c.json({ data: await upsertEntities(entityDeps(c), input, body.count, body.rowAt) });
+      return c.json({ data: await upsertEntities(entityDeps(c), input, body.rows) });
     },
   }),
 ];

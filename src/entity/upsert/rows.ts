@@ -4,6 +4,7 @@ import { uuidSchema } from "../../lib/schemas";
 import { capLines, check, validationFailed } from "../../lib/validate";
 import type { EntityType } from "../entity-types/store";
 import { tryIdentifierKey } from "../entities/identifier-key";
+import type { RowSource } from "./body-scan";
 
 export const MAX_ROWS = 100_000;
 export const VALIDATION_CHUNK = 2000;
@@ -24,12 +25,14 @@ export interface UpsertRow {
   relationships?: InlineRelationship[];
 }
 
-/** A row ready to write: parsed again from the body for its batch, with its computed key. */
+/**
+ * A row ready to write: its validated JSON text as sent (the database reads
+ * `name` and `attributes` from it) and its computed key.
+ */
 export interface PreparedRow {
   index: number;
   id?: string;
-  name: string;
-  attributes: Record<string, unknown>;
+  text: string;
   key: string;
 }
 
@@ -84,7 +87,8 @@ function relationshipShapeErrors(rel: InlineRelationship, at: string): string[] 
  * Checks every row's shape, attributes (against the type's schema) and key,
  * parsing one row at a time. Throws 422 listing the first problems.
  */
-export function prepareRows(type: EntityType, count: number, rowAt: (i: number) => unknown): PreparedRows {
+export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
+  const count = source.count;
   if (count > MAX_ROWS) throw validationFailed([`data: at most ${MAX_ROWS} rows per request, got ${count}`]);
   const errors: string[] = [];
   let badRows = 0;
@@ -93,7 +97,7 @@ export function prepareRows(type: EntityType, count: number, rowAt: (i: number) 
     const end = Math.min(start + VALIDATION_CHUNK, count);
     for (let i = start; i < end; i++) {
       const at = `data[${i}]`;
-      const row = rowAt(i) as UpsertRow;
+      const row = source.parse(i) as UpsertRow;
       let rowErrors = check(rowSchema, row, at);
       if (!rowErrors.length) {
         rowErrors = check(type.schema, row.attributes, `${at}.attributes`);
@@ -137,10 +141,7 @@ export function dedupe(rows: PreparedRows): { byId: number[]; byKey: number[]; s
   return { byId, byKey, standsFor };
 }
 
-/** Parses a batch's rows again from the body for writing. */
-export function loadBatch(rows: PreparedRows, indices: number[], rowAt: (i: number) => unknown): PreparedRow[] {
-  return indices.map((i) => {
-    const row = rowAt(i) as UpsertRow;
-    return { index: i, id: rows.ids[i], name: row.name, attributes: row.attributes, key: rows.keys[i] };
-  });
+/** A batch's rows, their text taken again from the body for writing. */
+export function loadBatch(rows: PreparedRows, indices: number[], source: RowSource): PreparedRow[] {
+  return indices.map((i) => ({ index: i, id: rows.ids[i], text: source.text(i), key: rows.keys[i] }));
 }

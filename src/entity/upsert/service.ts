@@ -10,6 +10,7 @@ import type { EntityDeps } from "../entities/service";
 import { absorb, type MergeCardinality } from "../entities/merge";
 import { dedupe, loadBatch, prepareRows, type PreparedRow } from "./rows";
 import { LINK_BATCH, planLinks, writeLinks, type PlannedLink, type Unresolved } from "./relationships";
+import type { RowSource } from "./body-scan";
 import { writeById, writeByKey, type BatchResult, type OnConflict } from "./write";
 
 export const COMMIT_BATCH = 1000;
@@ -46,15 +47,16 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-/** `count` rows, row i parsed on demand by `rowAt(i)` (see body-scan.ts). */
-export async function upsertEntities(deps: EntityDeps, input: UpsertInput, count: number, rowAt: (i: number) => unknown): Promise<UpsertResult> {
+/** Rows are read from `source` on demand (see body-scan.ts). */
+export async function upsertEntities(deps: EntityDeps, input: UpsertInput, source: RowSource): Promise<UpsertResult> {
+  const count = source.count;
   if ((input.type_name === undefined) === (input.type_id === undefined)) throw validationFailed(["(root): exactly one of type_name and type_id is required"]);
   const onConflict = input.on_conflict ?? "replace";
   const suppress = input.suppress_events ?? false;
   const tenantId = deps.tenant.tenantId;
 
   const type = await deps.tenant.tx((sql) => requireActiveType(sql, input));
-  const prepared = prepareRows(type, count, rowAt);
+  const prepared = prepareRows(type, source);
   const { byId, byKey, standsFor } = dedupe(prepared);
   const keyOf = (i: number) => prepared.keys[i];
   const idOf = (i: number) => prepared.ids[i]!;
@@ -108,7 +110,7 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, count
   };
 
   for (const indices of chunks(byKey, COMMIT_BATCH)) {
-    const batch = loadBatch(prepared, indices, rowAt);
+    const batch = loadBatch(prepared, indices, source);
     const result = await deps.tenant.tx(async (sql) => {
       const r = await writeByKey(sql, tenantId, type, batch, onConflict, suppress);
       // A key taken between the check and this batch: `raise` still means raise.
@@ -119,7 +121,7 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, count
   }
 
   for (const indices of chunks(byId, COMMIT_BATCH)) {
-    const batch = loadBatch(prepared, indices, rowAt);
+    const batch = loadBatch(prepared, indices, source);
     const result = await deps.tenant.tx(async (sql) => {
       const merged: NewEvent[] = [];
       for (const row of batch) {

@@ -20,6 +20,18 @@ const ENTITY_PAYLOAD = `jsonb_build_object('entity', jsonb_build_object(
   'id', w.id, 'name', w.name, 'type', jsonb_build_object('id', $2::uuid, 'name', $3::text),
   'attributes', w.attributes, 'identifier_key', w.identifier_key))`;
 
+/**
+ * The batch as one JSON document, each row's text embedded as sent: no
+ * re-serialising of attributes in the Worker, and one parameter instead of
+ * per-column arrays the driver would have to escape.
+ */
+function batchJson(rows: PreparedRow[]): string {
+  return `[${rows.map((r) => `{"ord":${r.index},"key":${JSON.stringify(r.key)},"row":${r.text}}`).join(",")}]`;
+}
+
+const INPUT = `SELECT i.ord, i.row->>'name' AS name, i.row->'attributes' AS attributes, i.key AS identifier_key, (i.row->>'id')::uuid AS id
+   FROM jsonb_to_recordset($4::jsonb) AS i(ord int, key text, row jsonb)`;
+
 function conflictClause(onConflict: OnConflict): string {
   if (onConflict === "ignore" || onConflict === "raise") return "DO NOTHING";
   const next = onConflict === "merge" ? "e.attributes || EXCLUDED.attributes" : "EXCLUDED.attributes";
@@ -33,26 +45,24 @@ function conflictClause(onConflict: OnConflict): string {
  */
 export async function writeByKey(sql: Sql, tenantId: string, type: EntityType, rows: PreparedRow[], onConflict: OnConflict, suppress: boolean): Promise<BatchResult> {
   const { rows: out } = await sql.query<{ ord: number; id: string; outcome: "created" | "updated" | "kept"; event_ids: string[] | null }>(
-    `WITH input AS (
-       SELECT * FROM unnest($4::int[], $5::text[], $6::jsonb[], $7::text[]) AS i(ord, name, attributes, identifier_key)
-     ), w AS (
+    `WITH input AS (${INPUT}), w AS (
        INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
        SELECT $1, $2, name, attributes, identifier_key FROM input ORDER BY identifier_key
        ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL ${conflictClause(onConflict)}
        RETURNING e.id, e.name, e.attributes, e.identifier_key, (xmax = 0) AS inserted
      ), ev AS (
        INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
-       SELECT $1, w.id, $2, CASE WHEN w.inserted THEN 'created' ELSE 'updated' END, $8, ${ENTITY_PAYLOAD} FROM w
+       SELECT $1, w.id, $2, CASE WHEN w.inserted THEN 'created' ELSE 'updated' END, $5, ${ENTITY_PAYLOAD} FROM w
        RETURNING id
      )
      SELECT i.ord, coalesce(w.id, cur.id) AS id,
             CASE WHEN w.id IS NULL THEN 'kept' WHEN w.inserted THEN 'created' ELSE 'updated' END AS outcome,
-            CASE WHEN i.ord = (SELECT min(ord) FROM input) AND NOT $8 THEN (SELECT array_agg(id) FROM ev) END AS event_ids
+            CASE WHEN i.ord = (SELECT min(ord) FROM input) AND NOT $5 THEN (SELECT array_agg(id) FROM ev) END AS event_ids
        FROM input i
        LEFT JOIN w ON w.identifier_key = i.identifier_key
        LEFT JOIN entities cur ON w.id IS NULL AND cur.type_id = $2 AND cur.identifier_key = i.identifier_key AND cur.deleted_at IS NULL
       ORDER BY i.ord`,
-    [tenantId, type.id, type.name, rows.map((r) => r.index), rows.map((r) => r.name), rows.map((r) => JSON.stringify(r.attributes)), rows.map((r) => r.key), suppress],
+    [tenantId, type.id, type.name, batchJson(rows), suppress],
   );
   return summarize(out, onConflict === "ignore" ? "ignored" : "unchanged");
 }
@@ -60,9 +70,7 @@ export async function writeByKey(sql: Sql, tenantId: string, type: EntityType, r
 /** Rows matched by id: always a full replace with the key recomputed (collisions were merged before). */
 export async function writeById(sql: Sql, tenantId: string, type: EntityType, rows: PreparedRow[], suppress: boolean): Promise<BatchResult> {
   const { rows: out } = await sql.query<{ ord: number; id: string; outcome: "created" | "updated" | "kept"; event_ids: string[] | null }>(
-    `WITH input AS (
-       SELECT * FROM unnest($4::int[], $5::uuid[], $6::text[], $7::jsonb[], $8::text[]) AS i(ord, id, name, attributes, identifier_key)
-     ), w AS (
+    `WITH input AS (${INPUT}), w AS (
        UPDATE entities e SET name = i.name, attributes = i.attributes, identifier_key = i.identifier_key, updated_at = now()
          FROM input i
         WHERE e.id = i.id AND e.type_id = $2 AND e.deleted_at IS NULL
@@ -70,14 +78,14 @@ export async function writeById(sql: Sql, tenantId: string, type: EntityType, ro
        RETURNING e.id, e.name, e.attributes, e.identifier_key
      ), ev AS (
        INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
-       SELECT $1, w.id, $2, 'updated', $9, ${ENTITY_PAYLOAD} FROM w
+       SELECT $1, w.id, $2, 'updated', $5, ${ENTITY_PAYLOAD} FROM w
        RETURNING id
      )
      SELECT i.ord, i.id, CASE WHEN w.id IS NULL THEN 'kept' ELSE 'updated' END AS outcome,
-            CASE WHEN i.ord = (SELECT min(ord) FROM input) AND NOT $9 THEN (SELECT array_agg(id) FROM ev) END AS event_ids
+            CASE WHEN i.ord = (SELECT min(ord) FROM input) AND NOT $5 THEN (SELECT array_agg(id) FROM ev) END AS event_ids
        FROM input i LEFT JOIN w ON w.id = i.id
       ORDER BY i.ord`,
-    [tenantId, type.id, type.name, rows.map((r) => r.index), rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => JSON.stringify(r.attributes)), rows.map((r) => r.key), suppress],
+    [tenantId, type.id, type.name, batchJson(rows), suppress],
   );
   return summarize(out, "unchanged");
 }
