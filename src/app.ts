@@ -16,6 +16,7 @@ import { entityTypeRoutes } from "./entity/entity-types/routes";
 import { entityRoutes } from "./entity/entities/routes";
 import { relationshipRoutes } from "./entity/relationships/routes";
 import { upsertRoutes } from "./entity/upsert/routes";
+import { queryRoutes } from "./entity/query/routes";
 import { eventRoutes } from "./events/routes";
 
 export const routes: RouteSpec[] = [
@@ -27,6 +28,7 @@ export const routes: RouteSpec[] = [
   ...upsertRoutes,
   ...entityRoutes,
   ...relationshipRoutes,
+  ...queryRoutes,
   ...eventRoutes,
 ];
 

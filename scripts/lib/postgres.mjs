@@ -57,6 +57,10 @@ export async function startPostgres({ dir, port, persistent = false, log = false
     persistent,
     createPostgresUser: true,
     authMethod: "password",
+    // Postgres's own locale provider: text sorts by code point and case maps
+    // by Unicode on every machine, whatever locales the OS has (Neon's
+    // default, C.UTF-8, behaves the same).
+    initdbFlags: ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"],
     postgresFlags: ["-c", "max_connections=300", "-c", "shared_buffers=256MB", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
     onLog: (m) => {
       remember(String(m));

@@ -120,6 +120,24 @@ export function tenantDb(database: Database, tenantId: string): TenantDb {
 }
 
 /**
+ * Runs `fn` inside a tenant transaction with row-level security lifted, for
+ * the query engine's compiled statements only. Under RLS, Postgres refuses to
+ * use a filter as an index condition unless every function in it is
+ * LEAKPROOF, which JSON path extraction, LIKE and pg_trgm's operators are not
+ * (and only a superuser could declare otherwise): every attribute filter
+ * would scan the whole tenant. The compiler puts the tenant predicate on
+ * every table it reads instead (see query/filter.ts), and callers check the
+ * tenant of the rows that come back.
+ */
+export async function withoutRowSecurity<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
+  await sql.query("RESET ROLE");
+  // On failure the transaction is rolled back, which restores the role with it.
+  const result = await fn();
+  await sql.query("SET LOCAL ROLE app_tenant");
+  return result;
+}
+
+/**
  * Postgres SQLSTATE of a driver error, if it is one. drizzle wraps the
  * driver's error (DrizzleQueryError), so the code may sit on its cause.
  */

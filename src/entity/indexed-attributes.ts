@@ -15,19 +15,22 @@ export interface IndexedAttribute {
   searchable: boolean;
 }
 
-/** The typed value of `attributes` at a path; `pathSql` is a text[] literal or parameter. */
-export function valueExpr(pathSql: string, type: IndexedType): string {
+/**
+ * The typed value of `attributes` at a path; `pathSql` is a text[] literal or
+ * parameter, `column` the attributes column (qualified by a query's alias).
+ */
+export function valueExpr(pathSql: string, type: IndexedType, column = "attributes"): string {
   switch (type) {
     case "text":
-      return `(attributes #>> ${pathSql})`;
+      return `(${column} #>> ${pathSql})`;
     case "numeric":
-      return `platform_numeric(attributes #>> ${pathSql})`;
+      return `platform_numeric(${column} #>> ${pathSql})`;
     case "timestamptz":
-      return `platform_timestamptz(attributes #>> ${pathSql})`;
+      return `platform_timestamptz(${column} #>> ${pathSql})`;
     case "boolean":
-      return `platform_boolean(attributes #>> ${pathSql})`;
+      return `platform_boolean(${column} #>> ${pathSql})`;
     case "text_array":
-      return `(attributes #> ${pathSql})`;
+      return `(${column} #> ${pathSql})`;
   }
 }
 

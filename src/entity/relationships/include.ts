@@ -10,7 +10,14 @@ export interface IncludeSpec {
   ruleIds?: string[] | null;
   ruleNames?: string[] | null;
   limit: number;
+  /**
+   * A compiled filter and sort over the related entity `e` (query
+   * include_specs), with their parameters numbered from $6.
+   */
+  where?: { sql: string; orderBy: string; params: unknown[] };
 }
+
+export const INCLUDE_FIRST_PARAM = 6;
 
 interface LinkRow {
   anchor: string;
@@ -24,7 +31,7 @@ interface LinkRow {
   attributes: Record<string, unknown>;
 }
 
-const LINKS_SQL = `
+const linksSql = (where = "TRUE", orderBy = "") => `
   WITH links AS (
     SELECT r.from_entity_id AS anchor, r.to_entity_id AS related, 'to' AS direction, r.rule_id, r.created_at, r.id AS link_id
       FROM relationships r WHERE r.from_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
@@ -33,7 +40,7 @@ const LINKS_SQL = `
       FROM relationships r WHERE r.to_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
   ), ranked AS (
     SELECT l.anchor, l.direction, l.rule_id, rr.name AS rule_name, e.id, e.name, e.type_id, t.name AS type_name, e.attributes,
-           row_number() OVER (PARTITION BY l.anchor ORDER BY l.created_at, l.link_id) AS n
+           row_number() OVER (PARTITION BY l.anchor ORDER BY ${orderBy}l.created_at, l.link_id) AS n
       FROM links l
       JOIN relationship_rules rr ON rr.id = l.rule_id
       JOIN entities e ON e.id = l.related AND e.deleted_at IS NULL
@@ -41,14 +48,27 @@ const LINKS_SQL = `
      WHERE ($2::text[] IS NULL OR t.name = ANY($2::text[]))
        AND ($3::uuid[] IS NULL OR l.rule_id = ANY($3::uuid[]))
        AND ($4::text[] IS NULL OR rr.name = ANY($4::text[]))
+       AND ${where}
   )
-  SELECT anchor, direction, rule_id, rule_name, id, name, type_id, type_name, attributes FROM ranked WHERE n <= $5 ORDER BY anchor, n`;
+  SELECT anchor, direction, rule_id, rule_name, id, name, type_id, type_name, attributes, n FROM ranked WHERE n <= $5 ORDER BY anchor, n`;
+
+/**
+ * One spec's statement over `anchorIds`: a row per live link with its anchor,
+ * direction, rule, the related entity, and `n`, its rank under the anchor.
+ */
+export function linksStatement(anchorIds: string[], spec: IncludeSpec): { text: string; values: unknown[] } {
+  return {
+    text: linksSql(spec.where?.sql, spec.where?.orderBy),
+    values: [anchorIds, spec.typeNames, spec.ruleIds ?? null, spec.ruleNames ?? null, spec.limit, ...(spec.where?.params ?? [])],
+  };
+}
 
 export async function loadRelationships(sql: Sql, anchorIds: string[], specs: IncludeSpec[]): Promise<Map<string, RelationshipEntry[]>> {
   const out = new Map<string, RelationshipEntry[]>(anchorIds.map((id) => [id, []]));
   if (!anchorIds.length) return out;
   for (const spec of specs) {
-    const { rows } = await sql.query<LinkRow & Record<string, unknown>>(LINKS_SQL, [anchorIds, spec.typeNames, spec.ruleIds ?? null, spec.ruleNames ?? null, spec.limit]);
+    const { text, values } = linksStatement(anchorIds, spec);
+    const { rows } = await sql.query<LinkRow & Record<string, unknown>>(text, values);
     for (const r of rows) {
       out.get(r.anchor)?.push({
         rule: { id: r.rule_id, name: r.rule_name },

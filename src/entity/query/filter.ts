@@ -1,0 +1,395 @@
+// The filter compiler (SPEC.md 4.4.3-6): a filter tree becomes one SQL
+// boolean over an entity row alias, every value and attribute name bound as a
+// parameter. Pure: it needs the types involved (preloaded by the caller) and
+// reads nothing else.
+//
+// Truth: a particle is true, or false/NULL (which WHERE, AND and OR treat
+// alike as long as no NOT is above). `not` wraps its operand in COALESCE(...,
+// false) so a NULL from a missing attribute negates to true, as "matches
+// nothing" should. Particles stay bare elsewhere so the planner can match
+// them to indexes.
+import { validationFailed } from "../../lib/validate";
+import { operandOf, type Operand, type QueryType } from "./operands";
+import type { Params } from "./params";
+
+export const MAX_FILTER_DEPTH = 25;
+const MAX_PATH = 12;
+const MAX_IN = 1000;
+const MAX_TEXT = 10_000;
+export const DEFAULT_FUZZY_THRESHOLD = 0.6;
+
+const COMPOSITES = ["and", "or", "not"] as const;
+export const OPERATORS = ["eq", "neq", "is", "gt", "gte", "lt", "lte", "in", "like", "ilike", "segment", "fuzzy", "cs", "ov", "exists", "rel_exists"] as const;
+type Operator = (typeof OPERATORS)[number];
+const RANGE: Record<string, string> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
+
+export interface Particle {
+  operator: Operator;
+  path: string[];
+  value?: unknown;
+  optional?: boolean;
+  threshold?: number;
+}
+
+/** What one compilation produced besides the SQL. */
+export interface Compilation {
+  params: Params;
+  /**
+   * The tenant predicate's placeholder. The compiled statements run without
+   * row-level security (db/client.ts withoutRowSecurity), so every table
+   * they read is confined to the tenant by this parameter.
+   */
+  readonly tenant: string;
+  /** Types by name, for relationship paths; missing names match nothing. */
+  typeByName(name: string): QueryType | undefined;
+  /** Thresholds of `fuzzy` particles served by a trigram index (the caller sets pg_trgm.similarity_threshold to the lowest). */
+  trigramThresholds: number[];
+  aliases: number;
+}
+
+export function newCompilation(params: Params, tenantId: string, typeByName: (name: string) => QueryType | undefined): Compilation {
+  let tenant: string | undefined;
+  return {
+    params,
+    typeByName,
+    trigramThresholds: [],
+    aliases: 0,
+    // Bound on first use: a placeholder no statement refers to is an error.
+    get tenant() {
+      return (tenant ??= params.add(tenantId, "uuid"));
+    },
+  };
+}
+
+interface Scope {
+  type: QueryType;
+  alias: string;
+}
+
+const TRUE = "TRUE";
+const FALSE = "FALSE";
+
+const bad = (at: string, reason: string) => validationFailed([`${at}: ${reason}`], "Filter is invalid");
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Postgres text cannot hold NUL or lone surrogates; refusing them here keeps them from ever reaching SQL. */
+function checkText(s: string, at: string): string {
+  if (s.length > MAX_TEXT) throw bad(at, `must be at most ${MAX_TEXT} characters`);
+  if (s.includes("\u0000") || !s.isWellFormed()) throw bad(at, "must not contain NUL characters or unpaired surrogates");
+  return s;
+}
+
+function checkValueText(value: unknown, at: string): void {
+  if (typeof value === "string") checkText(value, at);
+  else if (Array.isArray(value)) value.forEach((v, i) => checkValueText(v, `${at}[${i}]`));
+}
+
+/** Every type name a filter's relationship paths mention, so the caller can load them first. */
+export function relatedTypeNames(filter: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (!isRecord(filter) || depth > MAX_FILTER_DEPTH + 1) return out;
+  if (Array.isArray(filter.filters)) for (const f of filter.filters) relatedTypeNames(f, out, depth + 1);
+  const path = filter.path;
+  if (Array.isArray(path) && path[0] === "relationships" && typeof path[1] === "string") {
+    out.add(path[1]);
+    if (filter.operator === "rel_exists") relatedTypeNames(filter.value, out, depth + 1);
+  }
+  return out;
+}
+
+/** Compiles `filter` over `alias` (an entities row of `type`). */
+export function compileFilter(filter: unknown, type: QueryType, alias: string, c: Compilation, at = "filter"): string {
+  return compileNode(filter, { type, alias }, c, at, 0);
+}
+
+function compileNode(node: unknown, scope: Scope, c: Compilation, at: string, depth: number): string {
+  if (!isRecord(node)) throw bad(at, "must be an object");
+  const op = node.operator;
+  if (typeof op !== "string") throw bad(`${at}.operator`, "is required");
+  if ((COMPOSITES as readonly string[]).includes(op)) {
+    if (depth + 1 > MAX_FILTER_DEPTH) throw bad(at, `filters nest at most ${MAX_FILTER_DEPTH} levels`);
+    for (const key of Object.keys(node)) if (key !== "operator" && key !== "filters") throw bad(`${at}.${key}`, "is not allowed on a composite");
+    if (!Array.isArray(node.filters)) throw bad(`${at}.filters`, "must be an array");
+    const parts = node.filters.map((f, i) => compileNode(f, scope, c, `${at}.filters[${i}]`, depth + 1));
+    if (op === "not") {
+      if (!parts.length) throw bad(`${at}.filters`, "must not be empty for not");
+      return `(NOT COALESCE((${parts.join(" AND ")}), false))`;
+    }
+    if (!parts.length) return op === "and" ? TRUE : FALSE;
+    return parts.length === 1 ? parts[0] : `(${parts.join(op === "and" ? " AND " : " OR ")})`;
+  }
+  if (!(OPERATORS as readonly string[]).includes(op)) throw bad(`${at}.operator`, `must be one of ${[...COMPOSITES, ...OPERATORS].join(", ")}`);
+  const particle = checkParticle(node, at);
+  if (particle.optional && isEmptyValue(particle.value)) return TRUE;
+  return compileParticle(particle, scope, c, at, depth);
+}
+
+function checkParticle(node: Record<string, unknown>, at: string): Particle {
+  for (const key of Object.keys(node)) {
+    if (!["operator", "path", "value", "optional", "threshold"].includes(key)) throw bad(`${at}.${key}`, "is not allowed on a particle");
+  }
+  const { path, optional, threshold } = node;
+  if (!Array.isArray(path) || path.length === 0 || path.length > MAX_PATH) throw bad(`${at}.path`, `must be an array of 1 to ${MAX_PATH} strings`);
+  path.forEach((seg, i) => {
+    if (typeof seg !== "string" || seg.length === 0) throw bad(`${at}.path[${i}]`, "must be a non-empty string");
+    checkText(seg, `${at}.path[${i}]`);
+  });
+  if (optional !== undefined && typeof optional !== "boolean") throw bad(`${at}.optional`, "must be a boolean");
+  if (threshold !== undefined && (typeof threshold !== "number" || threshold < 0 || threshold > 1)) throw bad(`${at}.threshold`, "must be a number from 0 to 1");
+  if (threshold !== undefined && node.operator !== "fuzzy") throw bad(`${at}.threshold`, "only applies to fuzzy");
+  if (node.operator !== "rel_exists") checkValueText(node.value, `${at}.value`);
+  return node as unknown as Particle;
+}
+
+/** An app's optional particle whose value did not resolve is left out. */
+function isEmptyValue(v: unknown): boolean {
+  return v === undefined || v === null || v === "" || (Array.isArray(v) && v.length === 0);
+}
+
+function compileParticle(p: Particle, scope: Scope, c: Compilation, at: string, depth: number): string {
+  if (p.path[0] === "relationships") return compileRelationship(p, scope, c, at, depth);
+  if (p.operator === "exists" || p.operator === "rel_exists") throw bad(`${at}.path`, `${p.operator} needs a path ["relationships", "<TypeName>"]`);
+  const operand = operandOf(p.path, scope.type, scope.alias, c);
+  if (!operand) return FALSE;
+  switch (operand.kind) {
+    case "column":
+      return onColumn(operand, p, c, at);
+    case "indexed":
+      return onIndexed(operand, p, c, at);
+    case "attribute":
+      return onAttribute(operand, p, c, at);
+  }
+}
+
+// --- relationships -------------------------------------------------------
+
+function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: string, depth: number): string {
+  const [, typeName, ...rest] = p.path;
+  if (typeName === undefined) throw bad(`${at}.path`, 'a relationships path is ["relationships", "<TypeName>", ...] or ["relationships", "rule", "name"]');
+  if (typeName === "rule" && rest.length === 1 && rest[0] === "name") {
+    if (p.operator === "exists" || p.operator === "rel_exists") throw bad(`${at}.path`, `${p.operator} takes the path ["relationships", "<TypeName>"]`);
+    const rule = { kind: "column", sql: "rr.name", type: "text", trigram: false } as const;
+    const cond = onColumn(rule, p, c, at);
+    return `EXISTS (SELECT 1 FROM relationships r JOIN relationship_rules rr ON rr.id = r.rule_id AND rr.tenant_id = ${c.tenant}
+      WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL AND (r.from_entity_id = ${scope.alias}.id OR r.to_entity_id = ${scope.alias}.id) AND ${cond})`;
+  }
+  const related = c.typeByName(typeName);
+  if (rest.length === 0) {
+    if (p.operator === "exists") return related ? linkedExists(scope.alias, related, TRUE, c) : FALSE;
+    if (p.operator === "rel_exists") {
+      if (!isRecord(p.value)) throw bad(`${at}.value`, "must be a filter over the related row");
+      if (!related) return FALSE;
+      const alias = `x${++c.aliases}`;
+      const inner = compileNode(p.value, { type: related, alias }, c, `${at}.value`, depth);
+      return linkedExists(scope.alias, related, inner, c, alias);
+    }
+    throw bad(`${at}.operator`, `${p.operator} needs a path to a field of the related row`);
+  }
+  if (p.operator === "exists" || p.operator === "rel_exists") throw bad(`${at}.path`, `${p.operator} takes the path ["relationships", "<TypeName>"]`);
+  if (!related) return FALSE;
+  const alias = `x${++c.aliases}`;
+  const inner = compileParticle({ ...p, path: rest }, { type: related, alias }, c, at, depth);
+  return linkedExists(scope.alias, related, inner, c, alias);
+}
+
+/** A live link in either direction to a live entity of `related` satisfying `cond` (over `alias`). */
+function linkedExists(anchor: string, related: QueryType, cond: string, c: Compilation, alias = `x${++c.aliases}`): string {
+  const typeId = c.params.add(related.id, "uuid");
+  const side = (near: string, far: string) =>
+    `EXISTS (SELECT 1 FROM relationships r JOIN entities ${alias} ON ${alias}.id = r.${far} AND ${alias}.tenant_id = ${c.tenant}
+      WHERE r.tenant_id = ${c.tenant} AND r.${near} = ${anchor}.id AND r.deleted_at IS NULL AND ${alias}.type_id = ${typeId} AND ${alias}.deleted_at IS NULL AND ${cond})`;
+  return `(${side("from_entity_id", "to_entity_id")} OR ${side("to_entity_id", "from_entity_id")})`;
+}
+
+// --- operators -----------------------------------------------------------
+
+const notApplicable = (p: Particle, what: string, at: string) => bad(`${at}.operator`, `${p.operator} does not apply to ${what}`);
+
+function requireString(p: Particle, at: string): string {
+  if (typeof p.value !== "string") throw bad(`${at}.value`, `must be a string for ${p.operator}`);
+  return p.value;
+}
+
+function requireArray(p: Particle, at: string): unknown[] {
+  if (!Array.isArray(p.value)) throw bad(`${at}.value`, `must be an array for ${p.operator}`);
+  if (p.value.length > MAX_IN) throw bad(`${at}.value`, `must have at most ${MAX_IN} items`);
+  return p.value;
+}
+
+function requireScalar(p: Particle, at: string): string | number | boolean {
+  const v = p.value;
+  if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return v;
+  if (v === null) throw bad(`${at}.value`, `must not be null for ${p.operator} (use is)`);
+  throw bad(`${at}.value`, `must be a string, number or boolean for ${p.operator}`);
+}
+
+function requireIsValue(p: Particle, at: string): null | boolean {
+  if (p.value === null || p.value === true || p.value === false) return p.value;
+  throw bad(`${at}.value`, "must be null, true or false for is");
+}
+
+/** Escapes LIKE's wildcards so `s` matches itself. */
+function likeLiteral(s: string): string {
+  return s.replace(/[\\%_]/g, (m) => `\\${m}`);
+}
+
+const TEXT_OPERATORS = ["like", "ilike", "segment", "fuzzy"] as const;
+type TextOperator = (typeof TEXT_OPERATORS)[number];
+const isTextOperator = (op: Operator): op is TextOperator => (TEXT_OPERATORS as readonly string[]).includes(op);
+
+/** Text operators shared by every text operand (`text` is a text expression that may be NULL). */
+function textOperator(text: string, op: TextOperator, p: Particle, c: Compilation, at: string, trigram: boolean): string {
+  const v = requireString(p, at);
+  switch (op) {
+    case "like":
+    case "ilike":
+      return `(platform_unaccent(${text}) ${op === "like" ? "LIKE" : "ILIKE"} platform_unaccent(${c.params.add(v, "text")}))`;
+    case "segment": {
+      const exact = `(${c.params.add(v, "text")} = ANY(string_to_array(trim(both '|' from ${text}), '|')))`;
+      // The trigram index narrows the candidates; the exact segment test decides.
+      if (!trigram) return exact;
+      return `(platform_unaccent(${text}) LIKE platform_unaccent(${c.params.add(`%${likeLiteral(v)}%`, "text")}) AND ${exact})`;
+    }
+    case "fuzzy": {
+      const threshold = p.threshold ?? DEFAULT_FUZZY_THRESHOLD;
+      const term = c.params.add(v, "text");
+      if (!trigram) return `(strpos(lower(platform_unaccent(${text})), lower(platform_unaccent(${term}))) > 0)`;
+      c.trigramThresholds.push(threshold);
+      return `(platform_unaccent(${text}) % platform_unaccent(${term}) AND similarity(platform_unaccent(${text}), platform_unaccent(${term})) >= ${c.params.add(threshold, "real")})`;
+    }
+  }
+}
+
+function onColumn(o: Extract<Operand, { kind: "column" }>, p: Particle, c: Compilation, at: string): string {
+  const what = o.type === "uuid" ? "id" : o.type === "timestamptz" ? "timestamps" : "text fields";
+  if (p.operator === "is") {
+    requireIsValue(p, at);
+    return FALSE; // these columns are never null and never boolean
+  }
+  if (p.operator === "cs" || p.operator === "ov") throw notApplicable(p, what, at);
+  if (isTextOperator(p.operator)) {
+    if (o.type !== "text") throw notApplicable(p, what, at);
+    return textOperator(o.sql, p.operator, p, c, at, o.trigram);
+  }
+  if (o.type === "uuid" && RANGE[p.operator]) throw notApplicable(p, what, at);
+
+  const accepts = (v: unknown): v is string => typeof v === "string" && (o.type !== "uuid" || UUID.test(v));
+  if (o.type === "timestamptz") {
+    const values = p.operator === "in" ? requireArray(p, at) : [requireScalar(p, at)];
+    values.forEach((v, i) => {
+      if (typeof v !== "string" || !isTimestamp(v)) throw bad(p.operator === "in" ? `${at}.value[${i}]` : `${at}.value`, "must be an RFC 3339 timestamp");
+    });
+  }
+  if (p.operator === "in") {
+    const values = requireArray(p, at).filter(accepts);
+    return values.length ? `(${o.sql} = ANY(${c.params.add(values, `${o.type}[]`)}))` : FALSE;
+  }
+  const v = requireScalar(p, at);
+  // Another type of value never equals a string column: eq matches nothing, neq everything.
+  if (!accepts(v)) return p.operator === "neq" ? TRUE : FALSE;
+  const param = c.params.add(v, o.type);
+  if (p.operator === "eq") return `(${o.sql} = ${param})`;
+  if (p.operator === "neq") return `(${o.sql} <> ${param})`;
+  return `(${o.sql} ${RANGE[p.operator]} ${param})`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+
+function isTimestamp(v: string): boolean {
+  return RFC3339.test(v) && !Number.isNaN(Date.parse(v.replace(" ", "T")));
+}
+
+function onIndexed(o: Extract<Operand, { kind: "indexed" }>, p: Particle, c: Compilation, at: string): string {
+  const label = `attributes.${o.attr.path.join(".")} (indexed ${o.type})`;
+  if (p.operator === "is") {
+    const v = requireIsValue(p, at);
+    if (v === null) return `(${o.at.typed(o.type)} IS NULL)`;
+    if (o.type !== "boolean") throw bad(`${at}.value`, `is true/false applies to boolean attributes, not ${label}`);
+    return `(${o.at.typed(o.type)} = ${c.params.add(v, "boolean")})`;
+  }
+  if (o.type === "text_array") {
+    if (p.operator !== "cs" && p.operator !== "ov") throw notApplicable(p, label, at);
+    const values = requireArray(p, at);
+    if (!values.every((v) => typeof v === "string")) throw bad(`${at}.value`, `must be an array of strings for ${p.operator}`);
+    return arrayOperator(() => o.at.typed(o.type), p.operator, values as string[], c);
+  }
+  if (p.operator === "cs" || p.operator === "ov") throw notApplicable(p, label, at);
+  if (isTextOperator(p.operator)) {
+    if (o.type !== "text") throw notApplicable(p, label, at);
+    return textOperator(o.at.typed(o.type), p.operator, p, c, at, o.attr.searchable);
+  }
+  if (o.type === "boolean" && RANGE[p.operator]) throw notApplicable(p, label, at);
+
+  const scalarType = o.type;
+  const fits = (v: unknown): boolean =>
+    scalarType === "numeric" ? typeof v === "number" : scalarType === "boolean" ? typeof v === "boolean" : scalarType === "timestamptz" ? typeof v === "string" && isTimestamp(v) : typeof v === "string";
+  const need = { text: "a string", numeric: "a number", timestamptz: "an RFC 3339 timestamp", boolean: "a boolean" }[o.type];
+  if (p.operator === "in") {
+    const values = requireArray(p, at);
+    values.forEach((v, i) => {
+      if (!fits(v)) throw bad(`${at}.value[${i}]`, `must be ${need} for ${label}`);
+    });
+    return values.length ? `(${o.at.typed(o.type)} = ANY(${c.params.add(values, `${o.type}[]`)}))` : FALSE;
+  }
+  const v = requireScalar(p, at);
+  if (!fits(v)) throw bad(`${at}.value`, `must be ${need} for ${label}`);
+  const param = c.params.add(v, o.type);
+  if (p.operator === "eq") return `(${o.at.typed(o.type)} = ${param})`;
+  if (p.operator === "neq") return `(${o.at.typed(o.type)} <> ${param})`;
+  return `(${o.at.typed(o.type)} ${RANGE[p.operator]} ${param})`;
+}
+
+function arrayOperator(json: () => string, op: "cs" | "ov", values: string[], c: Compilation): string {
+  if (op === "cs") return `(jsonb_typeof(${json()}) = 'array' AND ${json()} @> ${c.params.add(JSON.stringify(values), "jsonb")})`;
+  if (!values.length) return FALSE;
+  return `(jsonb_typeof(${json()}) = 'array' AND ${json()} ?| ${c.params.add(values, "text[]")})`;
+}
+
+/** Unindexed attributes compare as JSON: a string never equals a number, and ranges only compare like with like. */
+function onAttribute(o: Extract<Operand, { kind: "attribute" }>, p: Particle, c: Compilation, at: string): string {
+  // Getters, not values: a particle that compiles to a constant must not bind the path.
+  const value = o.at;
+  const asString = () => `(CASE WHEN jsonb_typeof(${value.json}) = 'string' THEN ${value.text} END)`;
+  switch (p.operator) {
+    case "eq":
+      return `(${value.json} = ${c.params.add(JSON.stringify(requireScalar(p, at)), "jsonb")})`;
+    case "neq":
+      return `(${value.json} <> ${c.params.add(JSON.stringify(requireScalar(p, at)), "jsonb")})`;
+    case "is": {
+      const v = requireIsValue(p, at);
+      return v === null ? `(${value.json} IS NULL OR ${value.json} = 'null'::jsonb)` : `(${value.json} = ${c.params.add(JSON.stringify(v), "jsonb")})`;
+    }
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte": {
+      const v = requireScalar(p, at);
+      if (typeof v === "number") return `((CASE WHEN jsonb_typeof(${value.json}) = 'number' THEN (${value.text})::numeric END) ${RANGE[p.operator]} ${c.params.add(v, "numeric")})`;
+      if (typeof v === "string") return `(${asString()} ${RANGE[p.operator]} ${c.params.add(v, "text")})`;
+      throw bad(`${at}.value`, `must be a string or number for ${p.operator}`);
+    }
+    case "in": {
+      const values = requireArray(p, at);
+      values.forEach((v, i) => {
+        if (typeof v !== "string" && typeof v !== "number") throw bad(`${at}.value[${i}]`, "must be a string or number");
+      });
+      return values.length ? `(${value.json} = ANY(${c.params.add(values.map((v) => JSON.stringify(v)), "jsonb[]")}))` : FALSE;
+    }
+    case "like":
+    case "ilike":
+    case "segment":
+    case "fuzzy":
+      return textOperator(asString(), p.operator, p, c, at, false);
+    case "cs":
+    case "ov": {
+      const values = requireArray(p, at);
+      if (!values.every((v) => typeof v === "string")) throw bad(`${at}.value`, `must be an array of strings for ${p.operator}`);
+      return arrayOperator(() => value.json, p.operator, values as string[], c);
+    }
+    default:
+      throw notApplicable(p, "attributes", at);
+  }
+}

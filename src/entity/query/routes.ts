@@ -1,0 +1,98 @@
+// /entity/query (SPEC.md 4.4)
+import { route } from "../../lib/route";
+import { dataEnvelope, paginationQuery, paginationSchema } from "../../lib/schemas";
+import { TYPE_NAME } from "../entity-types/routes";
+import { entitySchema } from "../entities/routes";
+import { distinctValues } from "./distinct";
+import { MAX_DISTINCT_PATHS, runQuery, type QueryInput } from "./service";
+
+const pathSchema = { type: "array", items: { type: "string", minLength: 1, maxLength: 500 }, minItems: 1, maxItems: 12 } as const;
+const sortSchema = {
+  type: "array",
+  maxItems: 10,
+  items: { type: "object", additionalProperties: false, required: ["path"], properties: { path: pathSchema, direction: { enum: ["asc", "desc"] } } },
+} as const;
+const filterSchema = { type: "object", description: "A particle { operator, path, value, optional?, threshold? } or a composite { operator: and|or|not, filters }" } as const;
+
+export const queryBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["type_name"],
+  properties: {
+    type_name: TYPE_NAME,
+    filter: filterSchema,
+    sort: sortSchema,
+    page: paginationQuery.page,
+    limit: paginationQuery.limit,
+    cursor: { type: "string", minLength: 1, maxLength: 4096 },
+    include: { type: "array", items: TYPE_NAME, maxItems: 20 },
+    include_specs: {
+      type: "array",
+      maxItems: 20,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["type_name"],
+        properties: { type_name: TYPE_NAME, rule_name: { type: "string", minLength: 1 }, filter: filterSchema, sort: sortSchema, limit: { type: "integer", minimum: 1, maximum: 1000 } },
+      },
+    },
+    max_relationships: { type: "integer", minimum: 1, maximum: 1000 },
+    include_count: { type: "boolean" },
+    count_strategy: { enum: ["exact", "capped", "estimate"] },
+    distinct_on: {
+      type: "object",
+      additionalProperties: false,
+      required: ["paths"],
+      properties: { paths: { type: "array", items: pathSchema, minItems: 1, maxItems: MAX_DISTINCT_PATHS }, sort: sortSchema },
+    },
+  },
+} as const;
+
+const queryAnswer = {
+  type: "object",
+  required: ["data"],
+  properties: {
+    data: { type: "array", items: entitySchema },
+    next_cursor: { type: "string", description: "Keyset paging: present only when a full page came back" },
+    pagination: { ...paginationSchema, description: "Offset paging (the body had page)" },
+    count: { type: "integer" },
+    count_strategy: { enum: ["exact", "capped", "estimate"] },
+  },
+} as const;
+
+export const queryRoutes = [
+  route({
+    method: "post",
+    path: "/entity/query",
+    tag: "query",
+    summary: "Filter, sort and page the entities of one type, with includes and counts",
+    permission: ["entity", "read"],
+    body: queryBody,
+    responses: { 200: { description: "A page of entities", schema: queryAnswer }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter, sort, cursor or paging" } },
+    handler: async (c, { body }) => c.json(await runQuery(c.var.tenant, c.env.MASTER_KEY, body as QueryInput)),
+  }),
+  route({
+    method: "post",
+    path: "/entity/query/distinct",
+    tag: "query",
+    summary: "The distinct values of one indexed attribute",
+    permission: ["entity", "read"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["type_name", "attribute_name"],
+      properties: {
+        type_name: TYPE_NAME,
+        attribute_name: { type: "string", minLength: 1, maxLength: 500, description: "The indexed attribute, its path segments joined by dots" },
+        filter: filterSchema,
+        limit: { type: "integer", minimum: 1, maximum: 1000 },
+      },
+    },
+    responses: {
+      200: { description: "Distinct values, ascending", schema: dataEnvelope({ type: "array" }) },
+      404: { description: "Unknown type_name" },
+      422: { description: "attribute_name is not an indexed attribute" },
+    },
+    handler: async (c, { body }) => c.json({ data: await distinctValues(c.var.tenant, body) }),
+  }),
+];

@@ -1,0 +1,221 @@
+// POST /entity/query (SPEC.md 4.4, DECISIONS.md "Query"): one statement for
+// the page (filter, distinct_on, order, keyset or offset), one for the count
+// when asked, one per include entry.
+import { inArray } from "drizzle-orm";
+import { withoutRowSecurity, type Sql, type TenantDb } from "../../db/client";
+import { ApiError } from "../../lib/errors";
+import { entityTypes } from "../../db/schema";
+import { decodeCursor, encodeCursor } from "../../lib/cursor";
+import { validationFailed } from "../../lib/validate";
+import { ENTITY_COLUMNS, presentEntity, type EntityRow } from "../entities/rows";
+import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
+import { requireType, toEntityType } from "../entity-types/store";
+import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
+import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
+import type { QueryType } from "./operands";
+import { Params } from "./params";
+import { after, orderBy, orderKeys, type OrderKey, type SortEntry } from "./sort";
+
+export const COUNT_CAP = 10_000;
+export const MAX_DISTINCT_PATHS = 5;
+
+export type CountStrategy = "exact" | "capped" | "estimate";
+
+export interface IncludeSpecInput {
+  type_name: string;
+  rule_name?: string;
+  filter?: unknown;
+  sort?: SortEntry[];
+  limit?: number;
+}
+
+export interface QueryInput {
+  type_name: string;
+  filter?: unknown;
+  sort?: SortEntry[];
+  page?: number;
+  limit?: number;
+  cursor?: string;
+  include?: string[];
+  include_specs?: IncludeSpecInput[];
+  max_relationships?: number;
+  include_count?: boolean;
+  count_strategy?: CountStrategy;
+  distinct_on?: { paths: string[][]; sort?: SortEntry[] };
+}
+
+/** The types a query's relationship paths and includes name, loaded in one statement. */
+export async function loadTypes(sql: Sql, names: Set<string>): Promise<Map<string, QueryType>> {
+  if (!names.size) return new Map();
+  const rows = await sql.db.select().from(entityTypes).where(inArray(entityTypes.name, [...names]));
+  return new Map(rows.map((r) => [r.name, toEntityType(r)]));
+}
+
+/** The filtered rows of one type as a subquery with their order keys as k0..kn. */
+export interface CompiledQuery {
+  /** `SELECT <entity columns>, k0.. FROM entities e WHERE ...` (with DISTINCT ON when asked). */
+  inner: string;
+  keys: OrderKey[];
+  params: Params;
+  /** How many of `params` the inner query uses (statements built on it may add more). */
+  innerParams: number;
+  compilation: Compilation;
+}
+
+export function compileQuery(
+  tenantId: string,
+  type: QueryType,
+  types: Map<string, QueryType>,
+  input: Pick<QueryInput, "filter" | "sort" | "distinct_on">,
+  params = new Params(),
+): CompiledQuery {
+  const compilation = newCompilation(params, tenantId, (name) => types.get(name));
+  const typeId = params.add(type.id, "uuid");
+  const typeName = params.add(type.name, "text");
+  const where = input.filter === undefined ? "TRUE" : compileFilter(input.filter, type, "e", compilation);
+  const keys = orderKeys(input.sort, type, "e", compilation);
+  const select = `${ENTITY_COLUMNS.replace("t.name AS type_name", `${typeName} AS type_name`)}, e.tenant_id, ${keys.map((k, i) => `${k.sql} AS k${i}`).join(", ")}`;
+  const base = `FROM entities e WHERE e.tenant_id = ${compilation.tenant} AND e.type_id = ${typeId} AND e.deleted_at IS NULL AND ${where}`;
+  if (!input.distinct_on) return { inner: `SELECT ${select} ${base}`, keys, params, innerParams: params.values.length, compilation };
+
+  const { paths, sort: winnerSort } = input.distinct_on;
+  if (paths.length > MAX_DISTINCT_PATHS) throw validationFailed([`distinct_on.paths: at most ${MAX_DISTINCT_PATHS} paths`]);
+  const distinct = orderKeys(
+    paths.map((path) => ({ path })),
+    type,
+    "e",
+    compilation,
+    "distinct_on.paths",
+  ).slice(0, -1);
+  const winner = winnerSort?.length ? orderKeys(winnerSort, type, "e", compilation, "distinct_on.sort") : null;
+  const winnerOrder = winner ? winner.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}`).join(", ") : "e.updated_at DESC, e.id DESC";
+  const inner = `SELECT DISTINCT ON (${distinct.map((d) => d.sql).join(", ")}) ${select} ${base}
+    ORDER BY ${distinct.map((d) => d.sql).join(", ")}, ${winnerOrder}`;
+  return { inner, keys, params, innerParams: params.values.length, compilation };
+}
+
+/**
+ * pg_trgm's `%` reads its threshold from a setting; fuzzy particles need it
+ * set for the transaction's statements (the lowest threshold of all the compilations).
+ */
+export async function applyTrigramThreshold(sql: Sql, ...compilations: Compilation[]): Promise<void> {
+  const thresholds = compilations.flatMap((c) => c.trigramThresholds);
+  if (!thresholds.length) return;
+  await sql.query("SELECT set_config('pg_trgm.similarity_threshold', $1, true)", [String(Math.min(...thresholds))]);
+}
+
+const kcol = (i: number) => `q.k${i}`;
+
+async function countRows(sql: Sql, q: CompiledQuery, strategy: CountStrategy): Promise<number> {
+  const values = q.params.values.slice(0, q.innerParams);
+  if (strategy === "exact") {
+    const { rows } = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM (${q.inner}) q`, values);
+    return Number(rows[0].n);
+  }
+  if (strategy === "capped") {
+    const { rows } = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM (${q.inner} LIMIT ${COUNT_CAP}) q`, values);
+    return Number(rows[0].n);
+  }
+  const { rows } = await sql.query<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(`EXPLAIN (FORMAT JSON) ${q.inner}`, values);
+  return Math.round(rows[0]["QUERY PLAN"][0].Plan["Plan Rows"]);
+}
+
+function cursorScope(type: QueryType, input: QueryInput): string {
+  return JSON.stringify({ type: type.id, filter: input.filter ?? null, sort: input.sort ?? null, distinct_on: input.distinct_on ?? null });
+}
+
+function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, QueryType>): IncludeSpec[] | null {
+  const max = input.max_relationships ?? LIST_MAX_RELATIONSHIPS;
+  if (input.include_specs?.length) {
+    return input.include_specs.map((s, i) => {
+      const spec: IncludeSpec = { typeNames: [s.type_name], ruleNames: s.rule_name ? [s.rule_name] : null, limit: Math.min(s.limit ?? max, max) };
+      const related = types.get(s.type_name);
+      if (related && (s.filter !== undefined || s.sort?.length)) {
+        const params = new Params(INCLUDE_FIRST_PARAM);
+        const c = newCompilation(params, tenantId, (name) => types.get(name));
+        const where = s.filter === undefined ? "TRUE" : compileFilter(s.filter, related, "e", c, `include_specs[${i}].filter`);
+        const keys = orderKeys(s.sort, related, "e", c, `include_specs[${i}].sort`).slice(0, -1);
+        spec.where = { sql: where, orderBy: keys.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}, `).join(""), params: params.values };
+      }
+      return spec;
+    });
+  }
+  if (input.include?.length) return [{ typeNames: input.include, limit: max }];
+  return null;
+}
+
+/** A query ready to run: the page statement and what answering needs. */
+export interface PlannedQuery {
+  tenantId: string;
+  query: CompiledQuery;
+  /** The page statement and its parameters. */
+  text: string;
+  values: unknown[];
+  specs: IncludeSpec[] | null;
+  keyset: boolean;
+  page: number;
+  limit: number;
+  strategy: CountStrategy;
+  scope: string;
+}
+
+/** Loads the types a query names and compiles its page statement. */
+export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string, input: QueryInput): Promise<PlannedQuery> {
+  if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
+  const limit = input.limit ?? 100;
+  const names = relatedTypeNames(input.filter);
+  for (const s of input.include_specs ?? []) {
+    names.add(s.type_name);
+    relatedTypeNames(s.filter, names);
+  }
+  const root = await requireType(sql, { type_name: input.type_name });
+  const types = await loadTypes(sql, names);
+  const query = compileQuery(tenantId, root, types, input);
+  const specs = includeSpecsOf(tenantId, input, types);
+
+  const scope = cursorScope(root, input);
+  const keyset = input.page === undefined;
+  let text = `SELECT q.* FROM (${query.inner}) q`;
+  if (input.cursor !== undefined) {
+    const position = await decodeCursor(cursorSecret, scope, input.cursor);
+    if (position.length !== query.keys.length) throw validationFailed(["cursor: does not belong to this query"], "cursor does not belong to this query");
+    text += ` WHERE ${after(query.keys, position, kcol, query.params)}`;
+  }
+  text += ` ORDER BY ${orderBy(query.keys, kcol)} LIMIT ${query.params.add(limit, "int")}`;
+  const page = input.page ?? 1;
+  if (!keyset) text += ` OFFSET ${query.params.add((page - 1) * limit, "bigint")}`;
+  return { tenantId, query, text, values: query.params.values, specs, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope };
+}
+
+/**
+ * Runs a planned page, and its count when asked or when offset paging needs
+ * it: the rows, and the answer's paging fields (`next_cursor` or
+ * `pagination`, then `count` and `count_strategy` when asked).
+ */
+export async function fetchPage(sql: Sql, cursorSecret: string, plan: PlannedQuery, includeCount = false) {
+  const { query, keyset, page, limit, strategy } = plan;
+  const { rows, count } = await withoutRowSecurity(sql, async () => ({
+    rows: (await sql.query<EntityRow & { tenant_id: string } & Record<string, unknown>>(plan.text, plan.values)).rows,
+    count: includeCount || !keyset ? await countRows(sql, query, strategy) : undefined,
+  }));
+  // The statements ran without row-level security; the compiler confines them to the tenant, and this proves it held.
+  if (rows.some((r) => r.tenant_id !== plan.tenantId)) throw new ApiError("INTERNAL_ERROR", "A query answered rows of another tenant");
+  const extra = includeCount ? { count, count_strategy: strategy } : {};
+  if (!keyset) {
+    return { rows, paging: { pagination: { page, limit, total: count!, total_pages: Math.ceil(count! / limit) }, ...extra } };
+  }
+  const last = rows[rows.length - 1];
+  const next_cursor = rows.length === limit && last ? await encodeCursor(cursorSecret, plan.scope, query.keys.map((_, i) => last[`k${i}`] ?? null)) : undefined;
+  return { rows, paging: { ...(next_cursor ? { next_cursor } : {}), ...extra } };
+}
+
+export async function runQuery(tenant: TenantDb, cursorSecret: string, input: QueryInput) {
+  return tenant.tx(async (sql) => {
+    const plan = await planQuery(sql, tenant.tenantId, cursorSecret, input);
+    await applyTrigramThreshold(sql, plan.query.compilation);
+    const { rows, paging } = await fetchPage(sql, cursorSecret, plan, input.include_count);
+    const rels = plan.specs ? await loadRelationships(sql, rows.map((r) => r.id), plan.specs) : undefined;
+    const data = rows.map((r) => presentEntity(r, rels?.get(r.id) ?? (plan.specs ? [] : undefined)));
+    return { data, ...paging };
+  });
+}
