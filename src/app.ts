@@ -17,6 +17,7 @@ import { entityRoutes } from "./entity/entities/routes";
 import { relationshipRoutes } from "./entity/relationships/routes";
 import { upsertRoutes } from "./entity/upsert/routes";
 import { queryRoutes } from "./entity/query/routes";
+import { csvRoutes } from "./entity/csv/routes";
 import { eventRoutes } from "./events/routes";
 
 export const routes: RouteSpec[] = [
@@ -26,6 +27,7 @@ export const routes: RouteSpec[] = [
   ...schemaRoutes,
   ...entityTypeRoutes,
   ...upsertRoutes,
+  ...csvRoutes,
   ...entityRoutes,
   ...relationshipRoutes,
   ...queryRoutes,

@@ -21,6 +21,8 @@ export interface RowSource {
   text(i: number): string;
   /** Row i parsed (400 BAD_REQUEST when it is not JSON). */
   parse(i: number): unknown;
+  /** How error lines name row i (default `data[i]`; CSV import names the line). */
+  label?(i: number): string;
 }
 
 export interface ScannedBody {

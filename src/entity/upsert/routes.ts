@@ -26,7 +26,7 @@ export const upsertBody = {
   },
 } as const;
 
-const upsertResult = {
+export const upsertResult = {
   type: "object",
   properties: {
     created: { type: "integer" },

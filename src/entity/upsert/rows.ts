@@ -96,7 +96,7 @@ export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
   for (let start = 0; start < count; start += VALIDATION_CHUNK) {
     const end = Math.min(start + VALIDATION_CHUNK, count);
     for (let i = start; i < end; i++) {
-      const at = `data[${i}]`;
+      const at = source.label?.(i) ?? `data[${i}]`;
       const row = source.parse(i) as UpsertRow;
       let rowErrors = check(rowSchema, row, at);
       if (!rowErrors.length) {

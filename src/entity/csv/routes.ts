@@ -1,0 +1,63 @@
+// POST /entity/entities/import and /entity/entities/export (SPEC.md 4.1)
+import { route } from "../../lib/route";
+import { dataEnvelope } from "../../lib/schemas";
+import { TYPE_NAME } from "../entity-types/routes";
+import { entityDeps } from "../entities/routes";
+import { queryBody } from "../query/routes";
+import { upsertResult } from "../upsert/routes";
+import { exportStream, prepareExport, type ExportInput } from "./export";
+import { importConfigSchema, importEntities, readImportConfig } from "./import";
+
+export const csvRoutes = [
+  route({
+    method: "post",
+    path: "/entity/entities/import",
+    tag: "entities",
+    summary: "Import a CSV body through the upsert path (X-Import-Config: URL-encoded JSON)",
+    permission: ["entity", "create"],
+    responses: {
+      200: { description: "The upsert counts", schema: dataEnvelope(upsertResult) },
+      404: { description: "Unknown entity type" },
+      409: { description: "on_conflict raise hit an existing entity" },
+      422: { description: `A bad X-Import-Config (${JSON.stringify(Object.keys(importConfigSchema.properties))}), malformed CSV, a cell that does not convert or a row that fails validation (named by line and column), or over 100,000 rows` },
+    },
+    handler: async (c) => {
+      const config = readImportConfig(c.req.header("X-Import-Config"));
+      return c.json({ data: await importEntities(entityDeps(c), c.var.tenant, config, c.req.raw.body) });
+    },
+  }),
+  route({
+    method: "post",
+    path: "/entity/entities/export",
+    tag: "entities",
+    summary: "Export the entities of a type as CSV, filtered and sorted by the query compiler, streamed",
+    permission: ["entity", "read"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["type_name"],
+      properties: {
+        type_name: TYPE_NAME,
+        filter: queryBody.properties.filter,
+        sort: queryBody.properties.sort,
+        columns: {
+          type: "array",
+          minItems: 1,
+          maxItems: 500,
+          items: { type: "string", minLength: 1, maxLength: 1000 },
+          description: 'Header names in order: "id", "name", "identifier_key", "created_at", "updated_at", or attribute paths ("price", "dims.w")',
+        },
+      },
+    },
+    responses: { 200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv" }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter or sort" } },
+    handler: async (c, { body }) => {
+      const input = body as ExportInput;
+      const prepared = await prepareExport(c.var.tenant, input);
+      const { body: csv, done } = exportStream(c.env, c.var.tenant.tenantId, prepared, input);
+      c.executionCtx.waitUntil(done);
+      return new Response(csv, {
+        headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${prepared.type.name}.csv"` },
+      });
+    },
+  }),
+];

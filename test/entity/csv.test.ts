@@ -1,0 +1,203 @@
+// CSV import and export through the gateway (SPEC.md 4.1).
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { BASE, call, createTenant, expectError } from "../support/api";
+import { createType } from "../support/entities";
+
+const schema = {
+  type: "object",
+  required: ["sku"],
+  properties: {
+    sku: { type: "string" },
+    title: { type: "string" },
+    price: { type: "number" },
+    qty: { type: "integer" },
+    active: { type: "boolean" },
+    tags: { type: "array", items: { type: "string" } },
+    dims: { type: "object", properties: { w: { type: "number" }, h: { type: "number" } } },
+  },
+};
+
+async function tenantWithType(name = "Part") {
+  const t = await createTenant();
+  await createType(t.auth, { name, schema, config: { identifier_key: ["sku"] } });
+  return t;
+}
+
+async function importCsv(auth: string, csv: string | Uint8Array, config: Record<string, unknown> | null) {
+  const headers: Record<string, string> = { Authorization: auth, "Content-Type": "text/csv" };
+  if (config) headers["X-Import-Config"] = encodeURIComponent(JSON.stringify(config));
+  const res = await SELF.fetch(`${BASE}/entity/entities/import`, { method: "POST", headers, body: csv });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+async function exportCsv(auth: string, body: Record<string, unknown>) {
+  const res = await SELF.fetch(`${BASE}/entity/entities/export`, { method: "POST", headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+async function parts(auth: string, typeName = "Part") {
+  const res = await call("POST", "/entity/query", { auth, body: { type_name: typeName, sort: [{ path: ["attributes", "sku"] }], limit: 1000 } });
+  expect(res.status).toBe(200);
+  return res.json.data as { id: string; name: string; attributes: Record<string, unknown> }[];
+}
+
+describe("POST /entity/entities/import", () => {
+  it("parses quoted multi-line fields, converts cells by the schema and upserts the rows", async () => {
+    const t = await tenantWithType();
+    const csv = [
+      "name,sku,title,price,qty,active,tags,dims.w,dims.h",
+      'Bolt,B1,"Steel bolt, M6",0.25,100,true,"[""metal""]",6,30',
+      'Nut,N1,"A nut',
+      'over two lines",0.1,,no,[],,',
+      'Washer,W1,"",1e2,3,1,"[""a"",""b""]",12,1',
+    ].join("\r\n");
+    const res = await importCsv(t.auth, csv, { entity_type_name: "Part" });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.data).toMatchObject({ created: 3, updated: 0, unchanged: 0, ignored: 0, errors: [] });
+    expect(res.json.data.ids).toHaveLength(3);
+    const stored = await parts(t.auth);
+    expect(stored.map((p) => [p.name, p.attributes])).toEqual([
+      ["Bolt", { sku: "B1", title: "Steel bolt, M6", price: 0.25, qty: 100, active: true, tags: ["metal"], dims: { w: 6, h: 30 } }],
+      ["Nut", { sku: "N1", title: "A nut\r\nover two lines", price: 0.1, active: false, tags: [] }],
+      ["Washer", { sku: "W1", title: "", price: 100, qty: 3, active: true, tags: ["a", "b"], dims: { w: 12, h: 1 } }],
+    ]);
+    const again = await importCsv(t.auth, csv, { entity_type_name: "Part", on_conflict: "ignore" });
+    expect(again.json.data).toMatchObject({ created: 0, ignored: 3 });
+  });
+
+  it("maps columns, takes another delimiter and a type id", async () => {
+    const t = await tenantWithType();
+    const types = await call("GET", "/entity/entity-types", { auth: t.auth });
+    const typeId = types.json.data.find((x: { name: string }) => x.name === "Part").id;
+    const csv = "Label;Code;Cost;Ignored\nBig bolt;B9;2,5;x\n";
+    const res = await importCsv(t.auth, csv, { entity_type_id: typeId, delimiter: ";", column_mapping: { Label: "name", Code: "sku", Cost: "attributes.title" } });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect((await parts(t.auth)).map((p) => [p.name, p.attributes])).toEqual([["Big bolt", { sku: "B9", title: "2,5" }]]);
+  });
+
+  it("a cell that does not convert is 422 naming line and column, and nothing is written", async () => {
+    const t = await tenantWithType();
+    const csv = 'name,sku,price\nA,A1,1\nB,"B\n1",abc\nC,C1,2\n';
+    const res = await importCsv(t.auth, csv, { entity_type_name: "Part" });
+    const err = expectError(res, 422, "VALIDATION_FAILED");
+    expect(err.details.validation_errors).toEqual(['line 3, column "price": "abc" is not a number']);
+    expect(await parts(t.auth)).toEqual([]);
+  });
+
+  it("a row that fails the schema is 422 naming line and column, and nothing is written", async () => {
+    const t = await tenantWithType();
+    const res = await importCsv(t.auth, "name,sku,tags\nA,A1,[]\nB,B1,\"[1]\"\n", { entity_type_name: "Part" });
+    const err = expectError(res, 422, "VALIDATION_FAILED");
+    expect(err.details.validation_errors).toEqual(['line 3, column "tags" at [0]: must be string, got number']);
+    const missing = await importCsv(t.auth, "name,title\nA,x\n", { entity_type_name: "Part" });
+    expect(expectError(missing, 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["line 2, attributes.sku: is required"]);
+    expect(await parts(t.auth)).toEqual([]);
+  });
+
+  it("refuses malformed CSV, a bad or missing config, a header without name, unknown types and columns", async () => {
+    const t = await tenantWithType();
+    const bad = await importCsv(t.auth, 'name,sku\nA,"A1\n', { entity_type_name: "Part" });
+    expect(expectError(bad, 422, "VALIDATION_FAILED").details.validation_errors[0]).toMatch(/^line \d+: /);
+    expectError(await importCsv(t.auth, "name,sku\nA,A1\n", null), 422, "VALIDATION_FAILED");
+    const res = await SELF.fetch(`${BASE}/entity/entities/import`, { method: "POST", headers: { Authorization: t.auth, "X-Import-Config": "%7Bnot json" }, body: "name\n" });
+    expect(res.status).toBe(422);
+    expectError(await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part", entity_type_id: "00000000-0000-4000-8000-000000000000" }), 422, "VALIDATION_FAILED");
+    expectError(await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part", delimiter: ";;" }), 422, "VALIDATION_FAILED");
+    expectError(await importCsv(t.auth, "title,sku\nA,A1\n", { entity_type_name: "Part" }), 422, "VALIDATION_FAILED");
+    expectError(await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part", column_mapping: { Nope: "name" } }), 422, "VALIDATION_FAILED");
+    expectError(await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Nope" }), 404, "NOT_FOUND");
+    expect(await parts(t.auth)).toEqual([]);
+  });
+
+  it("needs credentials and entity:create; another tenant's type is not found", async () => {
+    const t = await tenantWithType();
+    expectError(await importCsv("Basic bm86bm8=", "name,sku\nA,A1\n", { entity_type_name: "Part" }), 401, "UNAUTHORIZED");
+    const role = await call("POST", "/access/roles", { auth: t.auth, body: { name: "reader", permissions: ["entity:read"] } });
+    expect(role.status).toBe(201);
+    const pat = await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "r", role_names: ["reader"] } });
+    const reader = `Basic ${btoa(`${pat.json.data.client_id}:${pat.json.data.client_secret}`)}`;
+    expectError(await importCsv(reader, "name,sku\nA,A1\n", { entity_type_name: "Part" }), 403, "FORBIDDEN");
+    const other = await createTenant();
+    expectError(await importCsv(other.auth, "name,sku\nA,A1\n", { entity_type_name: "Part" }), 404, "NOT_FOUND");
+  });
+});
+
+describe("POST /entity/entities/export", () => {
+  it("streams a header and RFC 4180 rows, nested attributes as dotted columns, filtered and sorted", async () => {
+    const t = await tenantWithType();
+    const up = await call("POST", "/entity/entities/upsert", {
+      auth: t.auth,
+      body: {
+        type_name: "Part",
+        data: [
+          { name: "Bolt", attributes: { sku: "B1", title: 'Say "hi", twice\nplease', price: 2, tags: ["a"], dims: { w: 6 } } },
+          { name: "Nut", attributes: { sku: "N1", title: " padded ", price: 1, active: false } },
+          { name: "Gear", attributes: { sku: "G1", title: "", price: 3 } },
+        ],
+      },
+    });
+    expect(up.status).toBe(200);
+    const [bolt, nut] = up.json.data.ids;
+    const res = await exportCsv(t.auth, { type_name: "Part", filter: { operator: "lt", path: ["attributes", "price"], value: 3 }, sort: [{ path: ["name"] }] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
+    expect(res.headers.get("Content-Disposition")).toBe('attachment; filename="Part.csv"');
+    expect(res.text).toBe(
+      [
+        "id,name,active,dims.h,dims.w,price,qty,sku,tags,title",
+        `${bolt},Bolt,,,6,2,,B1,"[""a""]","Say ""hi"", twice\nplease"`,
+        `${nut},Nut,false,,,1,,N1,," padded "`,
+        "",
+      ].join("\r\n"),
+    );
+    const chosen = await exportCsv(t.auth, { type_name: "Part", columns: ["title", "name", "identifier_key"], sort: [{ path: ["name"], direction: "desc" }] });
+    expect(chosen.text).toBe(['title,name,identifier_key', '" padded ",Nut,N1', '"",Gear,G1', '"Say ""hi"", twice\nplease",Bolt,B1', ""].join("\r\n"));
+  });
+
+  it("takes the columns from the data when the schema names none", async () => {
+    const t = await createTenant();
+    await createType(t.auth, { name: "Loose", schema: { type: "object" }, config: { identifier_key: ["k"] } });
+    await call("POST", "/entity/entities", { auth: t.auth, body: { type_name: "Loose", name: "x", attributes: { k: "1", a: { b: 2 }, name: "shadow" } } });
+    const res = await exportCsv(t.auth, { type_name: "Loose", columns: undefined });
+    expect(res.text.split("\r\n")[0]).toBe("id,name,a.b,k,attributes.name");
+    expect(res.text.split("\r\n")[1].split(",").slice(1)).toEqual(["x", "2", "1", "shadow"]);
+  });
+
+  it("refuses an invalid filter (422), an unknown type (404), no credentials (401), a token without entity:read (403)", async () => {
+    const t = await tenantWithType();
+    expect((await exportCsv(t.auth, { type_name: "Part", filter: { operator: "eq", path: ["name"], value: null } })).status).toBe(422);
+    expect((await exportCsv(t.auth, { type_name: "Nope" })).status).toBe(404);
+    expect((await exportCsv("Basic bm86bm8=", { type_name: "Part" })).status).toBe(401);
+    const role = await call("POST", "/access/roles", { auth: t.auth, body: { name: "writer", permissions: ["entity:create"] } });
+    expect(role.status).toBe(201);
+    const pat = await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "w", role_names: ["writer"] } });
+    expect((await exportCsv(`Basic ${btoa(`${pat.json.data.client_id}:${pat.json.data.client_secret}`)}`, { type_name: "Part" })).status).toBe(403);
+  });
+
+  it("10,000 rows round-trip through import unchanged", async () => {
+    const t = await tenantWithType();
+    const data = Array.from({ length: 10_000 }, (_, i) => ({
+      name: `Part ${i}`,
+      attributes: { sku: `P${String(i).padStart(5, "0")}`, title: i % 7 ? `Title, "${i}"\n` : "", price: i / 4, qty: i, active: i % 2 === 0, tags: [`t${i % 3}`], dims: { w: i % 10, h: 1 } },
+    }));
+    expect((await call("POST", "/entity/entities/upsert", { auth: t.auth, body: { type_name: "Part", data, suppress_events: true } })).status).toBe(200);
+    const first = await exportCsv(t.auth, { type_name: "Part", sort: [{ path: ["attributes", "sku"] }] });
+    expect(first.status).toBe(200);
+    expect(first.text.split("\r\n").length).toBeGreaterThan(10_001);
+
+    const back = await importCsv(t.auth, first.text, { entity_type_name: "Part" });
+    expect(back.status, JSON.stringify(back.json).slice(0, 500)).toBe(200);
+    expect(back.json.data).toMatchObject({ created: 0, updated: 0, unchanged: 10_000 });
+    const second = await exportCsv(t.auth, { type_name: "Part", sort: [{ path: ["attributes", "sku"] }] });
+    expect(second.text).toBe(first.text);
+
+    await createType(t.auth, { name: "Copy", schema, config: { identifier_key: ["sku"] } });
+    const mapping = Object.fromEntries(first.text.slice(0, first.text.indexOf("\r\n")).split(",").filter((h) => h !== "id").map((h) => [h, h]));
+    const copy = await importCsv(t.auth, first.text, { entity_type_name: "Copy", column_mapping: mapping });
+    expect(copy.json.data).toMatchObject({ created: 10_000 });
+    const probe = await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Copy", filter: { operator: "in", path: ["attributes", "sku"], value: ["P00000", "P04321", "P09999"] }, sort: [{ path: ["attributes", "sku"] }] } });
+    expect(probe.json.data.map((e: { name: string; attributes: unknown }) => [e.name, e.attributes])).toEqual([0, 4321, 9999].map((i) => [data[i].name, data[i].attributes]));
+  }, 120_000);
+});
