@@ -19,6 +19,7 @@ import { upsertRoutes } from "./entity/upsert/routes";
 import { queryRoutes } from "./entity/query/routes";
 import { csvRoutes } from "./entity/csv/routes";
 import { eventRoutes } from "./events/routes";
+import { fileRoutes } from "./files/routes";
 
 export const routes: RouteSpec[] = [
   ...healthRoutes,
@@ -32,6 +33,7 @@ export const routes: RouteSpec[] = [
   ...relationshipRoutes,
   ...queryRoutes,
   ...eventRoutes,
+  ...fileRoutes,
 ];
 
 const openApi = buildOpenApi(routes);

@@ -4,6 +4,9 @@
 import { Database } from "../db/client";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../gateway/idempotency";
 import { requeueUndelivered } from "../events/delivery";
+import { FileStore } from "../files/object-store";
+import { sweepExpiredTempFiles } from "../files/temp-files/service";
+import { sweepAbandonedVersions } from "../files/artifacts/service";
 
 type Job = (database: Database, env: Env, now: Date) => Promise<unknown>;
 
@@ -12,7 +15,11 @@ export const expireIdempotencyRecords: Job = (database) =>
 
 export const requeueEvents: Job = (database, env, now) => requeueUndelivered(database, env.EVENTS, now);
 
-const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents };
+export const expireTempFiles: Job = (database, env, now) => sweepExpiredTempFiles(database, new FileStore(env.FILES, env.MASTER_KEY), now);
+
+export const expireAbandonedUploads: Job = (database, env, now) => sweepAbandonedVersions(database, new FileStore(env.FILES, env.MASTER_KEY), now);
+
+const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads };
 
 export async function runCronTick(env: Env, now: Date): Promise<Record<string, "ok" | string>> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);

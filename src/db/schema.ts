@@ -265,3 +265,76 @@ export const events = pgTable(
     tenantPolicy("events"),
   ],
 ).enableRLS();
+
+/**
+ * A file attached to an entity (SPEC.md 2.5, 4.2): one row per (artifact_type,
+ * filename) upload series; the bytes live in `artifact_versions`. Artifacts
+ * follow their entity: hidden with it when it is soft-deleted, moved to the
+ * survivor when it is merged (entity/entities/merge.ts).
+ */
+export const artifacts = pgTable(
+  "artifacts",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    entityId: uuid("entity_id").notNull().references(() => entities.id),
+    artifactType: text("artifact_type").notNull(),
+    filename: text("filename").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("artifacts_entity_idx").on(t.tenantId, t.entityId, t.artifactType, t.filename), tenantPolicy("artifacts")],
+).enableRLS();
+
+/**
+ * One upload of an artifact. At most one version per artifact is pending (a
+ * new upload URL replaces it); confirmed versions are numbered 1, 2, … and the
+ * pending one takes the next number.
+ */
+export const artifactVersions = pgTable(
+  "artifact_versions",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    artifactId: uuid("artifact_id").notNull().references(() => artifacts.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    status: text("status", { enum: ["pending", "confirmed"] }).notNull().default("pending"),
+    contentType: text("content_type").notNull(),
+    /** The size announced with the upload URL; the bytes must match it when set. */
+    declaredSize: integer("declared_size"),
+    /** Plaintext size and lowercase hex SHA-256, both null until the bytes arrive. */
+    size: integer("size"),
+    sha256: text("sha256"),
+    /**
+     * The R2 object holding the bytes (null until they arrive). Each upload
+     * writes a fresh object and swaps it in here, so a confirmed version's
+     * object is never overwritten. The key is bound into the object's
+     * encryption (files/crypto-stream.ts).
+     */
+    storageKey: text("storage_key"),
+    createdAt: createdAt(),
+    confirmedAt: ts("confirmed_at"),
+  },
+  (t) => [
+    uniqueIndex("artifact_versions_number_key").on(t.tenantId, t.artifactId, t.version),
+    uniqueIndex("artifact_versions_one_pending_key").on(t.tenantId, t.artifactId).where(sql`${t.status} = 'pending'`),
+    index("artifact_versions_pending_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    check("artifact_versions_status", sql`${t.status} in ('pending', 'confirmed')`),
+    tenantPolicy("artifact_versions"),
+  ],
+).enableRLS();
+
+/** Short-lived files with no owning entity (SPEC.md 2.5, 4.3); the cron tick removes them once expired. */
+export const tempFiles = pgTable(
+  "temp_files",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    contentType: text("content_type").notNull(),
+    size: integer("size").notNull(),
+    storageKey: text("storage_key").notNull(),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("temp_files_expires_idx").on(t.expiresAt), tenantPolicy("temp_files")],
+).enableRLS();

@@ -1,6 +1,6 @@
 // Rekey merge (SPEC.md 3, 4.1.1): when a write gives an entity the key of
 // another live entity, the written entity survives and absorbs the incumbent:
-// the incumbent is soft-deleted and its live links move to the survivor.
+// the incumbent is soft-deleted and its live links and its artifacts move to the survivor.
 // Links that would duplicate one the survivor has, or join the two, are retired.
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
@@ -34,6 +34,10 @@ const OVER_CAP = `
 export async function absorb(sql: Sql, survivorId: string, incumbentId: string, mode: MergeCardinality): Promise<void> {
   await sql.query("UPDATE entities SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL", [incumbentId]);
   await sql.query(RETIRE_DUPLICATES, [survivorId, incumbentId]);
+  // Artifacts move whole, ids kept. One with the same artifact_type and filename
+  // as one of the survivor's stays a separate artifact (nothing is renumbered
+  // or lost); later uploads of that name version the more recently created one.
+  await sql.query("UPDATE artifacts SET entity_id = $1 WHERE entity_id = $2", [survivorId, incumbentId]);
   await sql.query(
     `UPDATE relationships SET from_entity_id = CASE WHEN from_entity_id = $2 THEN $1 ELSE from_entity_id END,
                               to_entity_id = CASE WHEN to_entity_id = $2 THEN $1 ELSE to_entity_id END

@@ -1,0 +1,238 @@
+// /entity/entities/{id}/artifacts (SPEC.md 4.2), and the two capability
+// routes its links point at: PUT /entity/uploads/{versionId} (the upload URL)
+// and GET /entity/downloads/{versionId} (the download link). Those two carry
+// no credentials; the signed link is the credential (files/capability.ts).
+import type { Context } from "hono";
+import { tenantDb } from "../../db/client";
+import type { HonoEnv } from "../../env";
+import { pathId } from "../../lib/ids";
+import { pageOf } from "../../lib/pagination";
+import { route } from "../../lib/route";
+import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { capabilityQuery, verifyLink } from "../capability";
+import { attachment, fileResponse, fileStore, optionalJsonBody, originOf, rawUpload } from "../http";
+import { MAX_FILE_BYTES } from "../object-store";
+import { contentTypeSchema, fileNameSchema, linkSchema } from "../schemas";
+import {
+  artifactDownloadUrl,
+  confirmArtifact,
+  createUploadUrl,
+  deleteArtifact,
+  DOWNLOAD_TTL,
+  listArtifacts,
+  readArtifact,
+  readLinkedVersion,
+  receiveUpload,
+  UPLOAD_TTL,
+  type ArtifactDeps,
+  type StoredFile,
+} from "./service";
+
+function artifactDeps(c: Context<HonoEnv>): ArtifactDeps {
+  return { tenant: c.var.tenant, files: fileStore(c), secret: c.env.MASTER_KEY, origin: originOf(c) };
+}
+
+/** The deps of a capability route: the tenant is the one the verified link names. */
+function linkDeps(c: Context<HonoEnv>, tenantId: string) {
+  return { tenant: tenantDb(c.var.database, tenantId), files: fileStore(c) };
+}
+
+const ids = (c: Context<HonoEnv>) => [pathId(c.req.param("id")), pathId(c.req.param("artifactId"), "artifactId")] as const;
+
+const versionFields = {
+  content_type: { type: "string" },
+  version: { type: "integer", description: "1, 2, … per artifact; a pending version holds the next number" },
+  status: { enum: ["pending", "confirmed"] },
+  size: { type: ["integer", "null"], description: "Bytes; null until uploaded" },
+  checksum: { type: ["string", "null"], description: "Lowercase hex SHA-256 of the bytes; null until uploaded" },
+  created_at: { type: "string" },
+  confirmed_at: { type: ["string", "null"] },
+} as const;
+
+const artifactSchema = {
+  type: "object",
+  properties: {
+    id: uuidSchema,
+    entity_id: uuidSchema,
+    artifact_type: { type: "string" },
+    filename: { type: "string" },
+    ...versionFields,
+    versions: { type: "array", description: "Every version, newest first (include_versions=true)", items: { type: "object", properties: versionFields } },
+  },
+} as const;
+
+const ttlSchema = (ttl: { default: number; max: number }) => ({ type: "integer", minimum: 1, maximum: ttl.max, default: ttl.default, description: "Seconds the link is valid" }) as const;
+const versionParam = { type: "integer", minimum: 1, description: "A confirmed version; default the newest" } as const;
+
+const downloadUrlInput = { type: "object", additionalProperties: false, properties: { ttl: ttlSchema(DOWNLOAD_TTL), version: versionParam } } as const;
+const confirmBody = {
+  type: "object",
+  additionalProperties: false,
+  properties: { checksum: { type: "string", pattern: "^(sha256:)?[0-9a-f]{64}$", description: "Lowercase hex SHA-256 of the bytes, optionally prefixed sha256:" } },
+} as const;
+
+function download(file: StoredFile): Response {
+  return fileResponse(file.body, { "Content-Type": file.contentType, "Content-Disposition": attachment(file.filename) });
+}
+
+const binary = { description: "The bytes, with the stored Content-Type", contentType: "application/octet-stream" };
+
+export const artifactRoutes = [
+  route({
+    method: "post",
+    path: "/entity/entities/:id/artifacts/upload-url",
+    tag: "artifacts",
+    summary: "Open a new artifact version and get a signed URL to PUT its bytes to",
+    permission: ["entity", "update"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["artifact_type", "filename", "content_type"],
+      properties: {
+        artifact_type: { type: "string", minLength: 1, maxLength: 100 },
+        filename: fileNameSchema,
+        content_type: contentTypeSchema,
+        size: { type: "integer", minimum: 0, description: `Bytes that will be PUT (at most ${MAX_FILE_BYTES}); checked against the upload when sent` },
+        ttl: ttlSchema(UPLOAD_TTL),
+      },
+    },
+    responses: {
+      201: {
+        description: "The pending version and its upload URL",
+        schema: dataEnvelope({ type: "object", properties: { artifact: artifactSchema, upload_url: { type: "string" }, expires_at: { type: "string" } } }),
+      },
+      404: { description: "Unknown or deleted entity" },
+    },
+    handler: async (c, { body }) => c.json({ data: await createUploadUrl(artifactDeps(c), pathId(c.req.param("id")), body) }, 201),
+  }),
+  route({
+    method: "put",
+    path: "/entity/uploads/:versionId",
+    tag: "artifacts",
+    summary: `Upload URL: the raw bytes of one artifact version (at most ${MAX_FILE_BYTES}); authorised by the signed link`,
+    auth: false,
+    query: capabilityQuery,
+    responses: {
+      200: { description: "The version, now with size and checksum, still pending until confirmed", schema: dataEnvelope(artifactSchema) },
+      401: { description: "Link malformed, tampered with or expired (details.code)" },
+      404: { description: "Version replaced by a newer upload URL, or its artifact or entity deleted" },
+      409: { description: "Version already confirmed" },
+      422: { description: "Byte count differs from the size announced (SIZE_MISMATCH)" },
+    },
+    handler: async (c, { query }) => {
+      const versionId = pathId(c.req.param("versionId"), "versionId");
+      const tenantId = await verifyLink(c.env.MASTER_KEY, "artifact-upload", versionId, query);
+      return c.json({ data: await receiveUpload(linkDeps(c, tenantId), versionId, rawUpload(c)) });
+    },
+  }),
+  route({
+    method: "post",
+    path: "/entity/entities/:id/artifacts/:artifactId/confirm",
+    tag: "artifacts",
+    summary: "Confirm the newest version once its bytes are uploaded, optionally checking their SHA-256",
+    permission: ["entity", "update"],
+    documentedBody: confirmBody,
+    responses: {
+      200: { description: "The confirmed artifact", schema: dataEnvelope(artifactSchema) },
+      404: { description: "Unknown artifact, or entity unknown or deleted" },
+      422: { description: "Nothing uploaded yet (NOT_UPLOADED) or checksum mismatch (CHECKSUM_MISMATCH); the version stays pending" },
+    },
+    handler: async (c) => {
+      const [id, artifactId] = ids(c);
+      const body = await optionalJsonBody<{ checksum?: string }>(c, confirmBody);
+      return c.json({ data: await confirmArtifact(artifactDeps(c), id, artifactId, body.checksum) });
+    },
+  }),
+  route({
+    method: "get",
+    path: "/entity/entities/:id/artifacts",
+    tag: "artifacts",
+    summary: "List an entity's artifacts, oldest first",
+    permission: ["entity", "read"],
+    query: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        artifact_type: { type: "string", minLength: 1 },
+        artifact_type_in: { type: "array", items: { type: "string", minLength: 1 }, maxItems: 100, description: "Comma-separated or repeated" },
+        include_versions: { type: "boolean", default: false },
+        ...paginationQuery,
+      },
+    },
+    responses: { 200: { description: "Artifacts", schema: listEnvelope(artifactSchema) }, 404: { description: "Unknown or deleted entity" } },
+    handler: async (c, { query }) => c.json(await listArtifacts(artifactDeps(c), pathId(c.req.param("id")), query, pageOf(query))),
+  }),
+  route({
+    method: "get",
+    path: "/entity/entities/:id/artifacts/:artifactId",
+    tag: "artifacts",
+    summary: "Stream an artifact's bytes (newest confirmed version unless `version` is given)",
+    permission: ["entity", "read"],
+    query: { type: "object", additionalProperties: false, properties: { version: versionParam } },
+    responses: { 200: binary, 404: { description: "Unknown artifact, no confirmed version, or entity unknown or deleted" } },
+    handler: async (c, { query }) => {
+      const [id, artifactId] = ids(c);
+      return download(await readArtifact(artifactDeps(c), id, artifactId, query.version));
+    },
+  }),
+  route({
+    method: "delete",
+    path: "/entity/entities/:id/artifacts/:artifactId",
+    tag: "artifacts",
+    summary: "Delete an artifact with all its versions and bytes",
+    permission: ["entity", "update"],
+    responses: {
+      200: { description: "Deleted", schema: dataEnvelope({ type: "object", properties: { id: uuidSchema, deleted: { const: true } } }) },
+      404: { description: "Unknown artifact, or entity unknown or deleted" },
+    },
+    handler: async (c) => {
+      const [id, artifactId] = ids(c);
+      return c.json({ data: await deleteArtifact(artifactDeps(c), id, artifactId) });
+    },
+  }),
+  route({
+    method: "get",
+    path: "/entity/entities/:id/artifacts/:artifactId/download-url",
+    tag: "artifacts",
+    summary: "A credential-free link that downloads the artifact as an attachment with its filename",
+    permission: ["entity", "read"],
+    query: downloadUrlInput,
+    responses: { 200: { description: "The link", schema: dataEnvelope(linkSchema) }, 404: { description: "Unknown artifact or no confirmed version" } },
+    handler: async (c, { query }) => {
+      const [id, artifactId] = ids(c);
+      return c.json({ data: await artifactDownloadUrl(artifactDeps(c), id, artifactId, query) });
+    },
+  }),
+  route({
+    method: "post",
+    path: "/entity/entities/:id/artifacts/:artifactId/download-url",
+    tag: "artifacts",
+    summary: "As the GET (SPEC.md 4.2 names both); `ttl` and `version` in an optional JSON body",
+    permission: ["entity", "read"],
+    documentedBody: downloadUrlInput,
+    responses: { 200: { description: "The link", schema: dataEnvelope(linkSchema) }, 404: { description: "Unknown artifact or no confirmed version" } },
+    handler: async (c) => {
+      const [id, artifactId] = ids(c);
+      const body = await optionalJsonBody<{ ttl?: number; version?: number }>(c, downloadUrlInput);
+      return c.json({ data: await artifactDownloadUrl(artifactDeps(c), id, artifactId, body) });
+    },
+  }),
+  route({
+    method: "get",
+    path: "/entity/downloads/:versionId",
+    tag: "artifacts",
+    summary: "Download link: one artifact version as an attachment; authorised by the signed link",
+    auth: false,
+    query: capabilityQuery,
+    responses: {
+      200: binary,
+      401: { description: "Link malformed, tampered with or expired (details.code)" },
+      404: { description: "The version, its artifact or its entity is gone" },
+    },
+    handler: async (c, { query }) => {
+      const versionId = pathId(c.req.param("versionId"), "versionId");
+      const tenantId = await verifyLink(c.env.MASTER_KEY, "artifact-download", versionId, query);
+      return download(await readLinkedVersion(linkDeps(c, tenantId), versionId));
+    },
+  }),
+];

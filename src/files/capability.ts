@@ -1,0 +1,69 @@
+// Signed capability links: credential-free URLs, served by this Worker, that
+// grant one action on one resource until they expire (ARCHITECTURE.md, Files).
+//
+//   <origin><path>?tenant=<tenant id>&expires=<unix seconds>&signature=<base64url HMAC-SHA256>
+//
+// The HMAC (keyed by MASTER_KEY, domain-separated from cursors) covers the
+// purpose, the tenant, the resource id and the expiry, so a link cannot be
+// pointed at another file, another tenant, another action or a later time.
+// A missing, malformed or wrong signature and an expired link all answer 401
+// (SPEC.md 7: credentials malformed or expired, bad signature), told apart by
+// `details.code`.
+import { base64url, hmacSha256, timingSafeEqualText } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+
+export type Purpose = "artifact-upload" | "artifact-download" | "temp-file-download";
+
+/** The query parameters a link carries, as declared on the routes that accept one. */
+export const capabilityQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    tenant: { type: "string", description: "Tenant id the link was issued in" },
+    expires: { type: "string", description: "Expiry, Unix seconds" },
+    signature: { type: "string", description: "base64url HMAC-SHA256 over purpose, tenant, resource and expiry" },
+  },
+} as const;
+
+export interface CapabilityParams {
+  tenant?: string;
+  expires?: string;
+  signature?: string;
+}
+
+async function sign(secret: string, purpose: Purpose, tenantId: string, resourceId: string, expires: number): Promise<string> {
+  return base64url(await hmacSha256(`capability:${secret}`, `${purpose}\n${tenantId}\n${resourceId}\n${expires}`));
+}
+
+export interface Link {
+  url: string;
+  /** RFC 3339; links expire on whole seconds. */
+  expires_at: string;
+}
+
+/** A link to `${origin}${path}` valid until `expires` (Unix seconds). */
+export async function signLink(secret: string, purpose: Purpose, tenantId: string, resourceId: string, origin: string, path: string, expires: number): Promise<Link> {
+  const signature = await sign(secret, purpose, tenantId, resourceId, expires);
+  const query = new URLSearchParams({ tenant: tenantId, expires: String(expires), signature });
+  return { url: `${origin}${path}?${query}`, expires_at: new Date(expires * 1000).toISOString() };
+}
+
+/** Checks a link's parameters for `purpose` on `resourceId` and returns the tenant it was issued in. */
+export async function verifyLink(secret: string, purpose: Purpose, resourceId: string, params: CapabilityParams, nowMs = Date.now()): Promise<string> {
+  const { tenant, expires, signature } = params;
+  if (!isUuid(tenant) || !expires || !/^\d{1,12}$/.test(expires) || !signature) {
+    throw new ApiError("UNAUTHORIZED", "The link is incomplete: tenant, expires and signature are required", { code: "LINK_MALFORMED" });
+  }
+  const expected = await sign(secret, purpose, tenant, resourceId, Number(expires));
+  if (!timingSafeEqualText(expected, signature)) throw new ApiError("UNAUTHORIZED", "The link's signature is not valid", { code: "LINK_SIGNATURE_INVALID" });
+  if (Number(expires) * 1000 <= nowMs) {
+    throw new ApiError("UNAUTHORIZED", "The link has expired", { code: "LINK_EXPIRED", expired_at: new Date(Number(expires) * 1000).toISOString() });
+  }
+  return tenant;
+}
+
+/** Link expiry for a ttl in seconds from now. */
+export function expiresIn(ttlSeconds: number, nowMs = Date.now()): number {
+  return Math.floor(nowMs / 1000) + ttlSeconds;
+}

@@ -1,0 +1,120 @@
+// /entity/temp-files (SPEC.md 4.3). GET …/download is unauthenticated
+// (SPEC.md 5.4): the signed link is its credential (files/capability.ts).
+import type { Context } from "hono";
+import { tenantDb } from "../../db/client";
+import type { HonoEnv } from "../../env";
+import { ApiError } from "../../lib/errors";
+import { pathId } from "../../lib/ids";
+import { route } from "../../lib/route";
+import { dataEnvelope, uuidSchema } from "../../lib/schemas";
+import { validationFailed } from "../../lib/validate";
+import { capabilityQuery, verifyLink } from "../capability";
+import { attachment, fileResponse, fileStore, fromHeaderText, headerText, optionalJsonBody, originOf, rawUpload } from "../http";
+import { MAX_FILE_BYTES } from "../object-store";
+import { linkSchema } from "../schemas";
+import { createTempFile, LINK_TTL, readTempFile, tempFileDownloadUrl, type NewTempFile, type TempFileDeps, type TempFileView } from "./service";
+
+const NAME_HEADER = "X-Temp-File-Name";
+const OCTET_STREAM = "application/octet-stream";
+
+const tempFileSchema = {
+  type: "object",
+  properties: { id: uuidSchema, name: { type: "string" }, content_type: { type: "string" }, size: { type: "integer" }, expires_at: { type: "string" } },
+} as const;
+
+const downloadUrlBody = { type: "object", additionalProperties: false, properties: { ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max, default: LINK_TTL.default } } } as const;
+
+function deps(c: Context<HonoEnv>, tenant = c.var.tenant): TempFileDeps {
+  return { tenant, files: fileStore(c) };
+}
+
+/**
+ * Either multipart with a `file` part (name and type from the part), or the
+ * raw bytes with the name in X-Temp-File-Name (percent-encoded UTF-8 allowed)
+ * and the type in Content-Type. X-Temp-File-Name wins over a part's filename.
+ */
+async function incoming(c: Context<HonoEnv>): Promise<NewTempFile> {
+  const header = c.req.header(NAME_HEADER);
+  const named = header === undefined ? undefined : fromHeaderText(header);
+  const contentType = c.req.header("Content-Type");
+  if (contentType && /^multipart\/form-data\b/i.test(contentType)) {
+    let form: FormData;
+    try {
+      form = await c.req.raw.formData();
+    } catch (e) {
+      throw new ApiError("BAD_REQUEST", "Request body is not valid multipart/form-data", { reason: (e as Error).message });
+    }
+    const file = form.get("file");
+    if (!(file instanceof File)) throw validationFailed(["file: is required (a file part)"], "Temp file upload failed validation");
+    return { name: named ?? file.name, contentType: file.type || OCTET_STREAM, upload: { body: file.stream(), length: file.size } };
+  }
+  if (named === undefined) throw validationFailed([`${NAME_HEADER}: is required`], "Temp file upload failed validation");
+  return { name: named, contentType: contentType ?? OCTET_STREAM, upload: rawUpload(c) };
+}
+
+/** SPEC.md 4.3: the type travels in a header of its own; the body is always declared opaque. */
+function tempFileResponse(file: TempFileView, body: ReadableStream<Uint8Array>, extra: Record<string, string> = {}): Response {
+  return fileResponse(body, { "Content-Type": OCTET_STREAM, [NAME_HEADER]: headerText(file.name), "X-Temp-File-Content-Type": file.content_type, ...extra });
+}
+
+const binary = {
+  description: "The bytes as application/octet-stream; X-Temp-File-Name (percent-encoded beyond printable ASCII) and X-Temp-File-Content-Type carry the recorded name and type",
+  contentType: OCTET_STREAM,
+};
+
+export const tempFileRoutes = [
+  route({
+    method: "post",
+    path: "/entity/temp-files",
+    tag: "temp-files",
+    summary: `Create a temp file (24 hours) from the raw body with ${NAME_HEADER} and Content-Type, or from a multipart \`file\` part; at most ${MAX_FILE_BYTES} bytes`,
+    permission: ["entity", "create"],
+    responses: { 201: { description: "The temp file", schema: dataEnvelope(tempFileSchema) }, 413: { description: `File over ${MAX_FILE_BYTES} bytes` } },
+    handler: async (c) => c.json({ data: await createTempFile(deps(c), await incoming(c)) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/entity/temp-files/:id",
+    tag: "temp-files",
+    summary: "Stream a temp file's bytes",
+    permission: ["entity", "read"],
+    responses: { 200: binary, 404: { description: "Unknown or expired temp file" } },
+    handler: async (c) => {
+      const { file, body } = await readTempFile(deps(c), pathId(c.req.param("id")));
+      return tempFileResponse(file, body);
+    },
+  }),
+  route({
+    method: "post",
+    path: "/entity/temp-files/:id/download-url",
+    tag: "temp-files",
+    summary: "A credential-free download link; ttl seconds (default 900, at most 7200), shortened to the file's remaining life",
+    permission: ["entity", "read"],
+    documentedBody: downloadUrlBody,
+    responses: { 200: { description: "The link", schema: dataEnvelope(linkSchema) }, 404: { description: "Unknown or expired temp file" } },
+    handler: async (c) => {
+      const id = pathId(c.req.param("id"));
+      const body = await optionalJsonBody<{ ttl?: number }>(c, downloadUrlBody);
+      return c.json({ data: await tempFileDownloadUrl({ tenant: c.var.tenant, secret: c.env.MASTER_KEY, origin: originOf(c) }, id, body.ttl) });
+    },
+  }),
+  route({
+    method: "get",
+    path: "/entity/temp-files/:id/download",
+    tag: "temp-files",
+    summary: "Download link: the temp file as an attachment until the link expires; authorised by the signed link",
+    auth: false,
+    query: capabilityQuery,
+    responses: {
+      200: binary,
+      401: { description: "Link malformed, tampered with or expired (details.code)" },
+      404: { description: "The temp file expired or is gone" },
+    },
+    handler: async (c, { query }) => {
+      const id = pathId(c.req.param("id"));
+      const tenantId = await verifyLink(c.env.MASTER_KEY, "temp-file-download", id, query);
+      const { file, body } = await readTempFile(deps(c, tenantDb(c.var.database, tenantId)), id);
+      return tempFileResponse(file, body, { "Content-Disposition": attachment(file.name) });
+    },
+  }),
+];
