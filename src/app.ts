@@ -18,6 +18,8 @@ import { relationshipRoutes } from "./entity/relationships/routes";
 import { upsertRoutes } from "./entity/upsert/routes";
 import { queryRoutes } from "./entity/query/routes";
 import { csvRoutes } from "./entity/csv/routes";
+import { queryGraphRoutes } from "./entity/query/graph-routes";
+import { graphqlRoutes } from "./entity/graphql/routes";
 import { eventRoutes } from "./events/routes";
 import { fileRoutes } from "./files/routes";
 
@@ -32,6 +34,8 @@ export const routes: RouteSpec[] = [
   ...entityRoutes,
   ...relationshipRoutes,
   ...queryRoutes,
+  ...queryGraphRoutes,
+  ...graphqlRoutes,
   ...eventRoutes,
   ...fileRoutes,
 ];

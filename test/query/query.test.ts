@@ -373,6 +373,7 @@ describe("includes", () => {
       return res.json.data[0].relationships.map((r: { entity: { attributes: { sku: string } } }) => r.entity.attributes.sku);
     };
     expect(await related({ filter: p("eq", attr("color"), "green") })).toEqual(["A3"]);
+    expect(await related({ filter: p("fuzzy", attr("color"), "gren", { threshold: 0.3 }) })).toEqual(["A3"]);
     expect(await related({ sort: [{ path: attr("price"), direction: "desc" }] })).toEqual(["A3", "A1"]);
     expect(await related({ sort: [{ path: attr("price") }], limit: 1 })).toEqual(["A1"]);
     expect(await related({ sort: [{ path: attr("price"), direction: "desc" }] }, { max_relationships: 1 })).toEqual(["A3"]);

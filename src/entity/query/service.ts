@@ -124,24 +124,27 @@ function cursorScope(type: QueryType, input: QueryInput): string {
   return JSON.stringify({ type: type.id, filter: input.filter ?? null, sort: input.sort ?? null, distinct_on: input.distinct_on ?? null });
 }
 
-function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, QueryType>): IncludeSpec[] | null {
+/** The include loads a query asks for, and the compilations of their filters (for fuzzy thresholds). */
+function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, QueryType>): { specs: IncludeSpec[] | null; compilations: Compilation[] } {
   const max = input.max_relationships ?? LIST_MAX_RELATIONSHIPS;
+  const compilations: Compilation[] = [];
   if (input.include_specs?.length) {
-    return input.include_specs.map((s, i) => {
+    const specs = input.include_specs.map((s, i) => {
       const spec: IncludeSpec = { typeNames: [s.type_name], ruleNames: s.rule_name ? [s.rule_name] : null, limit: Math.min(s.limit ?? max, max) };
       const related = types.get(s.type_name);
       if (related && (s.filter !== undefined || s.sort?.length)) {
         const params = new Params(INCLUDE_FIRST_PARAM);
         const c = newCompilation(params, tenantId, (name) => types.get(name));
+        compilations.push(c);
         const where = s.filter === undefined ? "TRUE" : compileFilter(s.filter, related, "e", c, `include_specs[${i}].filter`);
         const keys = orderKeys(s.sort, related, "e", c, `include_specs[${i}].sort`).slice(0, -1);
         spec.where = { sql: where, orderBy: keys.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}, `).join(""), params: params.values };
       }
       return spec;
     });
+    return { specs, compilations };
   }
-  if (input.include?.length) return [{ typeNames: input.include, limit: max }];
-  return null;
+  return { specs: input.include?.length ? [{ typeNames: input.include, limit: max }] : null, compilations };
 }
 
 /** A query ready to run: the page statement and what answering needs. */
@@ -152,6 +155,8 @@ export interface PlannedQuery {
   text: string;
   values: unknown[];
   specs: IncludeSpec[] | null;
+  /** The include_specs filters' compilations (their fuzzy thresholds count too). */
+  includeCompilations: Compilation[];
   keyset: boolean;
   page: number;
   limit: number;
@@ -171,7 +176,7 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
   const root = await requireType(sql, { type_name: input.type_name });
   const types = await loadTypes(sql, names);
   const query = compileQuery(tenantId, root, types, input);
-  const specs = includeSpecsOf(tenantId, input, types);
+  const { specs, compilations: includeCompilations } = includeSpecsOf(tenantId, input, types);
 
   const scope = cursorScope(root, input);
   const keyset = input.page === undefined;
@@ -184,7 +189,7 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
   text += ` ORDER BY ${orderBy(query.keys, kcol)} LIMIT ${query.params.add(limit, "int")}`;
   const page = input.page ?? 1;
   if (!keyset) text += ` OFFSET ${query.params.add((page - 1) * limit, "bigint")}`;
-  return { tenantId, query, text, values: query.params.values, specs, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope };
+  return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope };
 }
 
 /**
@@ -212,7 +217,7 @@ export async function fetchPage(sql: Sql, cursorSecret: string, plan: PlannedQue
 export async function runQuery(tenant: TenantDb, cursorSecret: string, input: QueryInput) {
   return tenant.tx(async (sql) => {
     const plan = await planQuery(sql, tenant.tenantId, cursorSecret, input);
-    await applyTrigramThreshold(sql, plan.query.compilation);
+    await applyTrigramThreshold(sql, plan.query.compilation, ...plan.includeCompilations);
     const { rows, paging } = await fetchPage(sql, cursorSecret, plan, input.include_count);
     const rels = plan.specs ? await loadRelationships(sql, rows.map((r) => r.id), plan.specs) : undefined;
     const data = rows.map((r) => presentEntity(r, rels?.get(r.id) ?? (plan.specs ? [] : undefined)));

@@ -1,0 +1,57 @@
+// /entity/graphql (SPEC.md 4.4, "Other query endpoints"): the tenant's
+// entities through GraphQL, answered by the REST query engine (resolvers.ts).
+import { route } from "../../lib/route";
+import { tenantSchema } from "./catalog";
+import { executeGraphql } from "./execute";
+
+const formattedError = {
+  type: "object",
+  required: ["message", "extensions"],
+  properties: {
+    message: { type: "string" },
+    locations: { type: "array", items: { type: "object", properties: { line: { type: "integer" }, column: { type: "integer" } } } },
+    path: { type: "array", items: { type: ["string", "integer"] } },
+    extensions: {
+      type: "object",
+      required: ["code"],
+      properties: { code: { type: "string" }, status: { type: "integer" }, details: { type: "object" } },
+    },
+  },
+} as const;
+
+export const graphqlRoutes = [
+  route({
+    method: "get",
+    path: "/entity/graphql/schema",
+    tag: "graphql",
+    summary: "The tenant's GraphQL schema, in SDL",
+    permission: ["entity", "read"],
+    responses: { 200: { description: "The schema as GraphQL SDL", contentType: "text/plain" } },
+    handler: async (c) => c.text((await tenantSchema(c.var.tenant)).sdl()),
+  }),
+  route({
+    method: "post",
+    path: "/entity/graphql",
+    tag: "graphql",
+    summary: "Run a GraphQL query over the tenant's entities",
+    permission: ["entity", "read"],
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["query"],
+      properties: {
+        query: { type: "string", minLength: 1 },
+        variables: { type: ["object", "null"] },
+        operationName: { type: ["string", "null"] },
+        extensions: { type: ["object", "null"], description: "Accepted for GraphQL-over-HTTP clients; unused" },
+      },
+    },
+    responses: {
+      200: {
+        description: "The GraphQL response; GraphQL errors (syntax, validation, limits, a failed field) are in errors with extensions.code",
+        schema: { type: "object", properties: { data: { type: ["object", "null"] }, errors: { type: "array", items: formattedError } } },
+      },
+    },
+    handler: async (c, { body }) => c.json(await executeGraphql({ tenant: c.var.tenant, cursorSecret: c.env.MASTER_KEY, requestId: c.var.requestId }, body)),
+  }),
+];
