@@ -92,6 +92,20 @@ describe("compileFilter", () => {
     expect(failure(null)).toEqual(["filter: must be an object"]);
   });
 
+  it("refuses what Postgres would reject at run time: a LIKE pattern ending in its escape, impossible dates", () => {
+    expect(failure({ operator: "like", path: ["name"], value: "50%\\" })).toEqual(["filter.value: must not end with an unescaped backslash (write \\\\ for a literal one)"]);
+    expect(compile({ operator: "like", path: ["name"], value: "50%\\\\" }).values).toEqual(["50%\\\\"]);
+    for (const value of ["2025-02-29T00:00:00Z", "2026-04-31", "0000-01-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T10:00:00+16:00"]) {
+      expect(failure({ operator: "eq", path: ["created_at"], value })).toEqual(["filter.value: must be an RFC 3339 timestamp"]);
+    }
+    expect(compile({ operator: "eq", path: ["created_at"], value: "2024-02-29T23:59:59.123456+15:59" }).values).toEqual(["2024-02-29T23:59:59.123456+15:59"]);
+  });
+
+  it("treats a fuzzy threshold too small for any similarity as 0", () => {
+    const { values } = compile({ operator: "fuzzy", path: ["attributes", "color"], value: "red", threshold: 5e-324 });
+    expect(values).toContain(0);
+  });
+
   it("accepts 25 nested composites and refuses 26", () => {
     const nest = (n: number) => Array.from({ length: n }).reduce<unknown>((f) => ({ operator: "and", filters: [f] }), { operator: "eq", path: ["name"], value: "a" });
     expect(compile(nest(25)).sql).toBe("(e.name = $1::text)");

@@ -245,6 +245,8 @@ function textOperator(text: string, op: TextOperator, p: Particle, c: Compilatio
   switch (op) {
     case "like":
     case "ilike":
+      // Postgres refuses a pattern whose last character is an unescaped escape.
+      if ((/\\+$/.exec(v)?.[0].length ?? 0) % 2 === 1) throw bad(`${at}.value`, "must not end with an unescaped backslash (write \\\\ for a literal one)");
       return `(platform_unaccent(${text}) ${op === "like" ? "LIKE" : "ILIKE"} platform_unaccent(${c.params.add(v, "text")}))`;
     case "segment": {
       const exact = `(${c.params.add(v, "text")} = ANY(string_to_array(trim(both '|' from ${text}), '|')))`;
@@ -253,7 +255,8 @@ function textOperator(text: string, op: TextOperator, p: Particle, c: Compilatio
       return `(platform_unaccent(${text}) LIKE platform_unaccent(${c.params.add(`%${likeLiteral(v)}%`, "text")}) AND ${exact})`;
     }
     case "fuzzy": {
-      const threshold = p.threshold ?? DEFAULT_FUZZY_THRESHOLD;
+      // Below any similarity two texts can have (their trigram counts are bounded), a threshold means 0; Postgres's real would underflow.
+      const threshold = (p.threshold ?? DEFAULT_FUZZY_THRESHOLD) < 1e-6 ? 0 : (p.threshold ?? DEFAULT_FUZZY_THRESHOLD);
       const term = c.params.add(v, "text");
       if (!trigram) return `(strpos(lower(platform_unaccent(${text})), lower(platform_unaccent(${term}))) > 0)`;
       c.trigramThresholds.push(threshold);
@@ -296,17 +299,27 @@ function onColumn(o: Extract<Operand, { kind: "column" }>, p: Particle, c: Compi
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))?)?$/;
 
+/**
+ * An RFC 3339 timestamp (or a date) every field of which Postgres accepts:
+ * a real calendar day of years 1 to 9999, and offsets within ±15:59.
+ */
 function isTimestamp(v: string): boolean {
-  return RFC3339.test(v) && !Number.isNaN(Date.parse(v.replace(" ", "T")));
+  const m = TIMESTAMP.exec(v);
+  if (!m) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return year >= 1 && days !== undefined && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 15 && offsetMinutes <= 59;
 }
 
 function onIndexed(o: Extract<Operand, { kind: "indexed" }>, p: Particle, c: Compilation, at: string): string {
   const label = `attributes.${o.attr.path.join(".")} (indexed ${o.type})`;
   if (p.operator === "is") {
     const v = requireIsValue(p, at);
-    if (v === null) return `(${o.at.typed(o.type)} IS NULL)`;
+    // A stored value that is not an array counts as missing, as it does for cs and ov.
+    if (v === null) return o.type === "text_array" ? `(jsonb_typeof(${o.at.typed(o.type)}) IS DISTINCT FROM 'array')` : `(${o.at.typed(o.type)} IS NULL)`;
     if (o.type !== "boolean") throw bad(`${at}.value`, `is true/false applies to boolean attributes, not ${label}`);
     return `(${o.at.typed(o.type)} = ${c.params.add(v, "boolean")})`;
   }
