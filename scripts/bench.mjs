@@ -6,6 +6,8 @@ import { startBenchEnv } from "./lib/bench-env.mjs";
 
 const SUITES = {
   upsert: () => import("./bench/upsert.mjs"),
+  query: () => import("./bench/query.mjs"),
+  files: () => import("./bench/files.mjs"),
 };
 
 const args = process.argv.slice(2);

@@ -52,6 +52,7 @@ export async function startBenchEnv() {
 
   return {
     base,
+    auth,
     api,
     pool,
     tenant,

@@ -56,12 +56,15 @@ export async function startPostgres({ dir, port, persistent = false, log = false
     password: "postgres",
     persistent,
     createPostgresUser: true,
-    authMethod: "password",
+    // Local only and bound to loopback: trust skips a SCRAM exchange (and its
+    // hashing on both ends) on every connection, which the Worker opens per
+    // request. Neon authenticates its own way in production.
+    authMethod: "trust",
     // Postgres's own locale provider: text sorts by code point and case maps
     // by Unicode on every machine, whatever locales the OS has (Neon's
     // default, C.UTF-8, behaves the same).
     initdbFlags: ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"],
-    postgresFlags: ["-c", "max_connections=300", "-c", "shared_buffers=256MB", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "shared_buffers=256MB", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
     onLog: (m) => {
       remember(String(m));
       if (log) process.stderr.write(String(m));

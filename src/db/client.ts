@@ -129,11 +129,12 @@ export function tenantDb(database: Database, tenantId: string): TenantDb {
  * every table it reads instead (see query/filter.ts), and callers check the
  * tenant of the rows that come back.
  */
-export async function withoutRowSecurity<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
+export async function withoutRowSecurity<T>(sql: Sql, fn: () => Promise<T>, { restore = true } = {}): Promise<T> {
   await sql.query("RESET ROLE");
   // On failure the transaction is rolled back, which restores the role with it.
   const result = await fn();
-  await sql.query("SET LOCAL ROLE app_tenant");
+  // A caller whose transaction ends right after saves the round trip.
+  if (restore) await sql.query("SET LOCAL ROLE app_tenant");
   return result;
 }
 

@@ -83,3 +83,31 @@ export async function desiredIndexes(typeId: string, config: TypeIndexConfig): P
     }),
   );
 }
+
+/**
+ * Expression statistics for what the type's indexes serve. The indexes are
+ * partial (one type's live rows), and Postgres keeps no statistics for the
+ * expressions of partial indexes: without these, `%`, LIKE and `=` on an
+ * attribute get default selectivities, and the planner can walk a million
+ * rows in id order looking for a hundred that match instead of using the
+ * trigram or btree index. Statistics cover the whole table, so types that
+ * index the same path share one object, named by its expression.
+ */
+export async function desiredStatistics(config: TypeIndexConfig): Promise<IndexDef[]> {
+  const exprs: string[] = [];
+  for (const attr of config.indexed_attributes) {
+    if (attr.type === "text_array") continue;
+    const expr = valueExpr(textArrayLiteral(attr.path), attr.type);
+    if (attr.filterable || attr.sortable) exprs.push(expr);
+    if (attr.searchable) exprs.push(`platform_unaccent(${expr})`);
+  }
+  if (config.name_search) exprs.push("platform_unaccent(name)");
+  return Promise.all(
+    exprs.map(async (expr) => {
+      const name = `${STATISTICS_PREFIX}${await shortHash(expr)}`;
+      return { name, ddl: `CREATE STATISTICS IF NOT EXISTS "${name}" ON (${expr}) FROM entities` };
+    }),
+  );
+}
+
+export const STATISTICS_PREFIX = "es_";

@@ -259,6 +259,29 @@ describe("activate, get, list, patch", () => {
 });
 
 describe("real Postgres indexes follow the config", () => {
+  it("keeps expression statistics for indexed attributes while some type needs them", async () => {
+    const { auth } = await createTenant();
+    const field = `stat_${crypto.randomUUID().slice(0, 8)}`;
+    const statsOn = async () =>
+      (await systemQuery<{ def: string }>("SELECT pg_get_statisticsobjdef(oid) AS def FROM pg_statistic_ext WHERE stxname LIKE 'es\\_%' AND pg_get_statisticsobjdef(oid) LIKE $1", [`%${field}%`])).map((r) => r.def).sort();
+    const t = await createType(auth, {
+      name: "Stats",
+      schema: { type: "object" },
+      config: { identifier_key: ["sku"], indexed_attributes: [{ path: [field], type: "text", searchable: true }] },
+    });
+    const defs = await statsOn();
+    expect(defs).toHaveLength(2);
+    expect(defs).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`ON \\(attributes #>> '\\{${field}\\}'::text\\[\\]\\) FROM entities$`)),
+        expect.stringMatching(new RegExp(`ON platform_unaccent\\(attributes #>> '\\{${field}\\}'::text\\[\\]\\) FROM entities$`)),
+      ]),
+    );
+    const patched = await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { indexed_attributes: [] } } });
+    expect(patched.status, JSON.stringify(patched.json)).toBe(200);
+    expect(await statsOn()).toEqual([]);
+  });
+
   it("creates, keeps and drops the per-type partial indexes", async () => {
     const { auth } = await createTenant();
     const t = await createType(auth, {

@@ -1,13 +1,13 @@
 // Entity types: create, read, patch, activate; their indexes follow the config.
 import { and, count, eq, sql as dsql } from "drizzle-orm";
-import type { Database, TenantDb } from "../../db/client";
+import type { Database, Sql, TenantDb } from "../../db/client";
 import { pgCode } from "../../db/client";
 import { entityTypes } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { validationFailed, type JsonSchema } from "../../lib/validate";
 import { assertUsableSchema, resolveSchemaName } from "../../schema/registry";
-import { desiredIndexes, indexPrefix } from "../indexed-attributes";
+import { desiredIndexes, desiredStatistics, indexPrefix, STATISTICS_PREFIX } from "../indexed-attributes";
 import { assertIdentifierUnchanged, normalizeIndexed, type TypeConfig } from "./config";
 import { present, requireType, toEntityType, type EntityType } from "./store";
 
@@ -58,7 +58,27 @@ export async function reconcileIndexes(database: Database, type: EntityType): Pr
     for (const index of wanted) {
       if (present.get(index.name) !== true) await query(index.ddl);
     }
+    await reconcileStatistics(query);
   });
+}
+
+/** The statistics every type's config asks for, across tenants: created when missing, dropped when no type needs them. */
+async function reconcileStatistics(query: Sql["query"]): Promise<void> {
+  // One reconciler at a time, so none drops what another's type just asked for.
+  await query("SELECT pg_advisory_lock(hashtext('entity-statistics'))");
+  try {
+    const { rows: configs } = await query<{ config: EntityType["config"] }>("SELECT config FROM entity_types");
+    const wanted = new Map((await Promise.all(configs.map((r: { config: EntityType["config"] }) => desiredStatistics(r.config)))).flat().map((d) => [d.name, d.ddl]));
+    const { rows: present } = await query<{ name: string }>(
+      "SELECT stxname AS name FROM pg_statistic_ext WHERE stxrelid = 'entities'::regclass AND stxname LIKE $1",
+      [`${STATISTICS_PREFIX}%`],
+    );
+    const have = new Set(present.map((r: { name: string }) => r.name));
+    for (const name of have) if (!wanted.has(name)) await query(`DROP STATISTICS IF EXISTS "${name}"`);
+    for (const [name, ddl] of wanted) if (!have.has(name)) await query(ddl);
+  } finally {
+    await query("SELECT pg_advisory_unlock(hashtext('entity-statistics'))");
+  }
 }
 
 export async function createType(tenant: TenantDb, database: Database, input: CreateTypeInput) {

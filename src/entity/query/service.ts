@@ -197,12 +197,17 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
  * it: the rows, and the answer's paging fields (`next_cursor` or
  * `pagination`, then `count` and `count_strategy` when asked).
  */
-export async function fetchPage(sql: Sql, cursorSecret: string, plan: PlannedQuery, includeCount = false) {
+/** `thenRls`: statements follow in this transaction, so row-level security must be back on. */
+export async function fetchPage(sql: Sql, cursorSecret: string, plan: PlannedQuery, includeCount = false, thenRls = true) {
   const { query, keyset, page, limit, strategy } = plan;
-  const { rows, count } = await withoutRowSecurity(sql, async () => ({
-    rows: (await sql.query<EntityRow & { tenant_id: string } & Record<string, unknown>>(plan.text, plan.values)).rows,
-    count: includeCount || !keyset ? await countRows(sql, query, strategy) : undefined,
-  }));
+  const { rows, count } = await withoutRowSecurity(
+    sql,
+    async () => ({
+      rows: (await sql.query<EntityRow & { tenant_id: string } & Record<string, unknown>>(plan.text, plan.values)).rows,
+      count: includeCount || !keyset ? await countRows(sql, query, strategy) : undefined,
+    }),
+    { restore: thenRls },
+  );
   // The statements ran without row-level security; the compiler confines them to the tenant, and this proves it held.
   if (rows.some((r) => r.tenant_id !== plan.tenantId)) throw new ApiError("INTERNAL_ERROR", "A query answered rows of another tenant");
   const extra = includeCount ? { count, count_strategy: strategy } : {};
@@ -218,7 +223,7 @@ export async function runQuery(tenant: TenantDb, cursorSecret: string, input: Qu
   return tenant.tx(async (sql) => {
     const plan = await planQuery(sql, tenant.tenantId, cursorSecret, input);
     await applyTrigramThreshold(sql, plan.query.compilation, ...plan.includeCompilations);
-    const { rows, paging } = await fetchPage(sql, cursorSecret, plan, input.include_count);
+    const { rows, paging } = await fetchPage(sql, cursorSecret, plan, input.include_count, plan.specs !== null);
     const rels = plan.specs ? await loadRelationships(sql, rows.map((r) => r.id), plan.specs) : undefined;
     const data = rows.map((r) => presentEntity(r, rels?.get(r.id) ?? (plan.specs ? [] : undefined)));
     return { data, ...paging };
