@@ -1,7 +1,7 @@
 // Runs the Worker under `wrangler dev` (workerd, every binding local) as a
 // child process, for `npm run dev` and the benchmarks.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { root } from "./paths.mjs";
@@ -22,6 +22,8 @@ function dotenvValue(name, value) {
  */
 export function spawnWorker({ port, dataDir, vars, inspectorPort, quiet = false, extraArgs = [] }) {
   const varsFile = resolve(dataDir, ".dev.vars");
+  // With an outside database (DATABASE_URL, BENCH_DATABASE_URL) nothing else has made the folder.
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(varsFile, Object.entries(vars).map(([k, v]) => `${k}=${dotenvValue(k, v)}\n`).join(""), { mode: 0o600 });
   const wranglerBin = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
   const args = [
