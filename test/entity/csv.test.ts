@@ -111,6 +111,16 @@ describe("POST /entity/entities/import", () => {
     expect(await parts(t.auth)).toEqual([]);
   });
 
+  it("on_conflict raise meets an existing entity with 409, and more than 100,000 rows is 422; nothing is written", async () => {
+    const t = await tenantWithType();
+    expect((await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part" })).status).toBe(200);
+    expectError(await importCsv(t.auth, "name,sku\nB,B1\nA again,A1\n", { entity_type_name: "Part", on_conflict: "raise" }), 409, "CONFLICT");
+    const rows = Array.from({ length: 100_001 }, (_, i) => `P${i},S${i}`).join("\n");
+    const over = expectError(await importCsv(t.auth, `name,sku\n${rows}\n`, { entity_type_name: "Part" }), 422, "VALIDATION_FAILED");
+    expect(over.details.validation_errors).toEqual(["body: at most 100000 rows per import"]);
+    expect((await parts(t.auth)).map((p) => p.attributes.sku)).toEqual(["A1"]);
+  }, 60_000);
+
   it("needs credentials and entity:create; another tenant's type is not found", async () => {
     const t = await tenantWithType();
     expectError(await importCsv("Basic bm86bm8=", "name,sku\nA,A1\n", { entity_type_name: "Part" }), 401, "UNAUTHORIZED");

@@ -8,8 +8,7 @@ import { valueAt } from "../entities/identifier-key";
 import { relatedTypeNames } from "../query/filter";
 import type { QueryType } from "../query/operands";
 import { Params } from "../query/params";
-import { applyTrigramThreshold, compileQuery, loadTypes, type QueryInput } from "../query/service";
-import { after, orderBy } from "../query/sort";
+import { applyTrigramThreshold, assertTenantRows, compileQuery, loadTypes, pageStatement, type QueryInput } from "../query/service";
 import type { EntityType } from "../entity-types/store";
 import { attributeColumns, cellText, columnOf, schemaColumns, type Column } from "./columns";
 
@@ -41,7 +40,7 @@ export async function prepareExport(tenant: TenantDb, input: ExportInput): Promi
   });
 }
 
-type Row = { id: string; name: string; identifier_key: string; created_at: string; updated_at: string; attributes: Record<string, unknown> } & Record<string, unknown>;
+type Row = { id: string; tenant_id: string; name: string; identifier_key: string; created_at: string; updated_at: string; attributes: Record<string, unknown> } & Record<string, unknown>;
 
 /** Dotted names of the leaves of some rows' attributes (for a type whose schema names none). */
 function discoveredColumns(rows: Row[]): string[] {
@@ -63,13 +62,10 @@ function line(row: Row, columns: Column[]): string {
 /** One page after `position`, and the position of its last row. */
 async function page(sql: Sql, tenantId: string, prepared: Prepared, input: ExportInput, position: unknown[] | null) {
   const q = compileQuery(tenantId, prepared.type, prepared.types, input, new Params());
-  let text = `SELECT q.* FROM (${q.inner}) q`;
-  if (position) text += ` WHERE ${after(q.keys, position, (i) => `q.k${i}`, q.params)}`;
-  text += ` ORDER BY ${orderBy(q.keys, (i) => `q.k${i}`)} LIMIT ${EXPORT_PAGE}`;
+  const text = pageStatement(q, position, EXPORT_PAGE);
   if (!position) await applyTrigramThreshold(sql, q.compilation);
   const { rows } = await sql.query<Row>(text, q.params.values);
-  // The statement ran without row-level security (see query/service.ts fetchPage).
-  if (rows.some((r) => r.tenant_id !== tenantId)) throw new Error("export read rows of another tenant");
+  assertTenantRows(rows, tenantId);
   const last = rows[rows.length - 1];
   return { rows, last: last ? q.keys.map((_, i) => last[`k${i}`] ?? null) : null };
 }

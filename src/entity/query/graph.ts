@@ -7,12 +7,12 @@ import type { Sql, TenantDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, presentEntity, type EntityRow, type PresentedEntity } from "../entities/rows";
-import { INCLUDE_FIRST_PARAM, linksStatement, type IncludeSpec } from "../relationships/include";
-import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
+import { linksStatement, type IncludeSpec } from "../relationships/include";
+import { relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
 import { Params } from "./params";
-import { applyTrigramThreshold, fetchPage, loadTypes, planQuery, type QueryInput } from "./service";
-import { orderKeys, type SortEntry } from "./sort";
+import { applyTrigramThreshold, compileIncludeWhere, fetchPage, loadTypes, planQuery, type QueryInput } from "./service";
+import type { SortEntry } from "./sort";
 
 /** Levels of `include` below the roots ("to a server-capped depth"). */
 export const MAX_GRAPH_DEPTH = 5;
@@ -82,11 +82,7 @@ function compileTree(tenantId: string, entries: GraphInclude[], types: Map<strin
     const related = types.get(entry.type_name);
     // The entries are nested queries: an unknown type is the root's 404, not an empty branch.
     if (!related) throw new ApiError("NOT_FOUND", `Entity type ${entry.type_name} not found`, { path: `${here}.type_name` });
-    const params = new Params(INCLUDE_FIRST_PARAM);
-    const compilation = newCompilation(params, tenantId, (name) => types.get(name));
-    const where = entry.filter === undefined ? "TRUE" : compileFilter(entry.filter, related, "e", compilation, `${here}.filter`);
-    // include.ts ends every per-parent order with the link's age, so the id tie-breaker is not needed.
-    const keys = orderKeys(entry.sort, related, "e", compilation, `${here}.sort`).slice(0, -1);
+    const { where, compilation } = compileIncludeWhere(tenantId, related, types, entry, here);
     const path = [...parentPath, related.name];
     return {
       path,
@@ -95,7 +91,7 @@ function compileTree(tenantId: string, entries: GraphInclude[], types: Map<strin
         typeNames: [related.name],
         ruleNames: entry.rule_name ? [entry.rule_name] : null,
         limit: entry.limit ?? DEFAULT_INCLUDE_LIMIT,
-        where: { sql: where, orderBy: keys.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}, `).join(""), params: params.values },
+        where,
       },
       compilation,
       children: compileTree(tenantId, entry.include ?? [], types, path, `${here}.include`),

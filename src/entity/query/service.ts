@@ -106,6 +106,21 @@ export async function applyTrigramThreshold(sql: Sql, ...compilations: Compilati
 
 const kcol = (i: number) => `q.k${i}`;
 
+/**
+ * The statement for `limit` rows of a compiled query after `position` (a
+ * keyset position: one value per order key) in its order; binds what it adds.
+ */
+export function pageStatement(query: CompiledQuery, position: unknown[] | null, limit: number): string {
+  let text = `SELECT q.* FROM (${query.inner}) q`;
+  if (position) text += ` WHERE ${after(query.keys, position, kcol, query.params)}`;
+  return `${text} ORDER BY ${orderBy(query.keys, kcol)} LIMIT ${query.params.add(limit, "int")}`;
+}
+
+/** The rows of the statements run without row-level security; the compiler confines them to the tenant, and this proves it held. */
+export function assertTenantRows(rows: { tenant_id: string }[], tenantId: string): void {
+  if (rows.some((r) => r.tenant_id !== tenantId)) throw new ApiError("INTERNAL_ERROR", "A query answered rows of another tenant");
+}
+
 async function countRows(sql: Sql, q: CompiledQuery, strategy: CountStrategy): Promise<number> {
   const values = q.params.values.slice(0, q.innerParams);
   if (strategy === "exact") {
@@ -124,6 +139,25 @@ function cursorScope(type: QueryType, input: QueryInput): string {
   return JSON.stringify({ type: type.id, filter: input.filter ?? null, sort: input.sort ?? null, distinct_on: input.distinct_on ?? null });
 }
 
+/**
+ * An include entry's filter and sort over the related entity `e` of
+ * include.ts's links statement, placeholders numbered after its own. The
+ * per-parent order ends with the link's age there, so no id tie-breaker.
+ */
+export function compileIncludeWhere(
+  tenantId: string,
+  related: QueryType,
+  types: Map<string, QueryType>,
+  entry: { filter?: unknown; sort?: SortEntry[] },
+  at: string,
+): { where: NonNullable<IncludeSpec["where"]>; compilation: Compilation } {
+  const params = new Params(INCLUDE_FIRST_PARAM);
+  const compilation = newCompilation(params, tenantId, (name) => types.get(name));
+  const sql = entry.filter === undefined ? "TRUE" : compileFilter(entry.filter, related, "e", compilation, `${at}.filter`);
+  const keys = orderKeys(entry.sort, related, "e", compilation, `${at}.sort`).slice(0, -1);
+  return { where: { sql, orderBy: keys.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}, `).join(""), params: params.values }, compilation };
+}
+
 /** The include loads a query asks for, and the compilations of their filters (for fuzzy thresholds). */
 function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, QueryType>): { specs: IncludeSpec[] | null; compilations: Compilation[] } {
   const max = input.max_relationships ?? LIST_MAX_RELATIONSHIPS;
@@ -133,12 +167,9 @@ function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, 
       const spec: IncludeSpec = { typeNames: [s.type_name], ruleNames: s.rule_name ? [s.rule_name] : null, limit: Math.min(s.limit ?? max, max) };
       const related = types.get(s.type_name);
       if (related && (s.filter !== undefined || s.sort?.length)) {
-        const params = new Params(INCLUDE_FIRST_PARAM);
-        const c = newCompilation(params, tenantId, (name) => types.get(name));
-        compilations.push(c);
-        const where = s.filter === undefined ? "TRUE" : compileFilter(s.filter, related, "e", c, `include_specs[${i}].filter`);
-        const keys = orderKeys(s.sort, related, "e", c, `include_specs[${i}].sort`).slice(0, -1);
-        spec.where = { sql: where, orderBy: keys.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}, `).join(""), params: params.values };
+        const compiled = compileIncludeWhere(tenantId, related, types, s, `include_specs[${i}]`);
+        compilations.push(compiled.compilation);
+        spec.where = compiled.where;
       }
       return spec;
     });
@@ -180,13 +211,12 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
 
   const scope = cursorScope(root, input);
   const keyset = input.page === undefined;
-  let text = `SELECT q.* FROM (${query.inner}) q`;
+  let position: unknown[] | null = null;
   if (input.cursor !== undefined) {
-    const position = await decodeCursor(cursorSecret, scope, input.cursor);
+    position = await decodeCursor(cursorSecret, scope, input.cursor);
     if (position.length !== query.keys.length) throw validationFailed(["cursor: does not belong to this query"], "cursor does not belong to this query");
-    text += ` WHERE ${after(query.keys, position, kcol, query.params)}`;
   }
-  text += ` ORDER BY ${orderBy(query.keys, kcol)} LIMIT ${query.params.add(limit, "int")}`;
+  let text = pageStatement(query, position, limit);
   const page = input.page ?? 1;
   if (!keyset) text += ` OFFSET ${query.params.add((page - 1) * limit, "bigint")}`;
   return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope };
@@ -208,8 +238,7 @@ export async function fetchPage(sql: Sql, cursorSecret: string, plan: PlannedQue
     }),
     { restore: thenRls },
   );
-  // The statements ran without row-level security; the compiler confines them to the tenant, and this proves it held.
-  if (rows.some((r) => r.tenant_id !== plan.tenantId)) throw new ApiError("INTERNAL_ERROR", "A query answered rows of another tenant");
+  assertTenantRows(rows, plan.tenantId);
   const extra = includeCount ? { count, count_strategy: strategy } : {};
   if (!keyset) {
     return { rows, paging: { pagination: { page, limit, total: count!, total_pages: Math.ceil(count! / limit) }, ...extra } };
