@@ -1,13 +1,13 @@
 // A self-contained benchmark environment: a fresh embedded Postgres (or
-// BENCH_DATABASE_URL), the Worker under wrangler dev, one tenant and its PAT,
-// and a Node-side pool for the raw-SQL baselines on the same database.
+// BENCH_DATABASE_URL), the Worker in workerd (runtime.mjs), one tenant and
+// its PAT, and a Node-side pool for the raw-SQL baselines on the same database.
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { startStack } from "./stack.mjs";
 import { createTenant, openPool } from "./db.mjs";
 import { freePort } from "./postgres.mjs";
-import { spawnWorker, stopWorker, waitForHealth } from "./worker.mjs";
+import { startWorkerRuntime } from "./runtime.mjs";
 import { openHeapProbe } from "./heap.mjs";
 import { root } from "./paths.mjs";
 
@@ -18,11 +18,10 @@ export async function startBenchEnv() {
   const tenant = await createTenant(pool, "bench");
   const port = await freePort();
   const inspectorPort = await freePort();
-  const worker = spawnWorker({
+  const worker = await startWorkerRuntime({
     port,
     inspectorPort,
     dataDir: dir,
-    quiet: true,
     vars: {
       DATABASE_URL: stack.databaseUrl,
       NEON_WS_PROXY: stack.wsProxy,
@@ -33,8 +32,7 @@ export async function startBenchEnv() {
       RATE_LIMIT_IDENTITY: "100000000",
     },
   });
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHealth(base, 120_000);
+  const base = worker.url;
   const heap = await openHeapProbe(inspectorPort);
   const auth = `Basic ${Buffer.from(`${tenant.client_id}:${tenant.client_secret}`).toString("base64")}`;
 
@@ -59,7 +57,7 @@ export async function startBenchEnv() {
     heap,
     async stop() {
       heap.close();
-      await stopWorker(worker);
+      await worker.stop();
       await pool.end();
       await stack.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -7,6 +7,9 @@ import ws from "ws";
 import { fileURLToPath } from "node:url";
 
 neonConfig.webSocketConstructor = ws;
+// As in the Worker (src/db/client.ts): no timer tick before each write, so
+// raw-SQL baselines and the service pay the same transport.
+neonConfig.coalesceWrites = false;
 
 /** Points the driver at a local WebSocket bridge; without one it talks to Neon directly. */
 export function useWsProxy(proxy) {

@@ -1,12 +1,13 @@
-// Samples the Worker isolate's JS heap through the V8 inspector that
-// `wrangler dev --inspector-port` exposes (Runtime.getHeapUsage), so a
+// Samples the Worker isolate's JS heap through the V8 inspector that workerd
+// exposes (runtime.mjs's inspectorPort) (Runtime.getHeapUsage), so a
 // benchmark can report the peak heap while a request runs, both as found and
 // live (right after a forced full collection).
 import WebSocket from "ws";
 
 export async function openHeapProbe(inspectorPort) {
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
-  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
+  // workerd lists its internal services too; the Worker is `core:user:<name>`.
+  const target = targets.find((t) => t.id?.startsWith("core:user:")) ?? targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
   const ws = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     ws.once("open", resolve);

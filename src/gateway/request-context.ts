@@ -22,6 +22,8 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
   const config = readConfig(c.env);
   const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY);
+  // Every credential is checked against the database: connect while the rate limiter answers.
+  if (c.req.header("Authorization")) database.warm();
   c.set("requestId", requestId);
   c.set("config", config);
   c.set("database", database);

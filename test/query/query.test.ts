@@ -348,6 +348,30 @@ describe("offset paging and counts", () => {
   }, 60_000);
 });
 
+describe("the answer's entities", () => {
+  it("are exactly what GET /entity/entities/{id} shows, timestamps included, with includes attached", async () => {
+    const res = await query({ sort: [{ path: attr("sku") }], include: ["Maker"] });
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((e: { attributes: { sku: string } }) => e.attributes.sku)).toEqual(["A1", "A2", "A3", "A4", "A5"]);
+    for (const e of res.json.data) {
+      const got = await call("GET", `/entity/entities/${e.id}?include=Maker`, { auth: t.auth });
+      expect(e).toEqual(got.json.data);
+      expect(e.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d*[1-9])?Z$/);
+    }
+  });
+
+  it("carry an updated_at that a compare-and-swap PATCH accepts", async () => {
+    const auth = (await createTenant("query-cas")).auth;
+    await createType(auth, { name: "Note", schema: { type: "object" }, config: { identifier_key: ["v"] } });
+    const created = await call("POST", "/entity/entities", { auth, body: { type_name: "Note", name: "n1", attributes: { v: 1 } } });
+    const [found] = (await call("POST", "/entity/query", { auth, body: { type_name: "Note" } })).json.data;
+    expect(found.updated_at).toBe(created.json.data.updated_at);
+    const patched = await call("PATCH", `/entity/entities/${found.id}/attributes`, { auth, body: { attributes: { v: 2 }, expected_updated_at: found.updated_at } });
+    expect(patched.status).toBe(200);
+    expect(patched.json.data.attributes).toEqual({ v: 2 });
+  });
+});
+
 describe("includes", () => {
   it("include loads related entities in either direction", async () => {
     const res = await query({ filter: p("eq", ["name"], "Red Chair"), include: ["Maker"] });

@@ -1,5 +1,5 @@
 // Entity type rows and their lookup by name or id.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Sql } from "../../db/client";
 import { entityTypes } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
@@ -38,8 +38,13 @@ export function present(t: EntityType) {
 
 export async function findType(sql: Sql, ref: { type_id?: string; type_name?: string }): Promise<EntityType | undefined> {
   const where = ref.type_id ? eq(entityTypes.id, ref.type_id) : eq(entityTypes.name, ref.type_name ?? "");
-  const [row] = await sql.db.select().from(entityTypes).where(where);
+  const [row] = await sql.db.select().from(entityTypes).where(and(where, tenantOf(sql)));
   return row && toEntityType(row);
+}
+
+/** The tenant predicate of a lookup: row-level security applies it too, but a tenant read (Database.tenantRead) relies on it alone. */
+export function tenantOf(sql: Sql) {
+  return sql.tenantId === undefined ? undefined : eq(entityTypes.tenantId, sql.tenantId);
 }
 
 export async function requireType(sql: Sql, ref: { type_id?: string; type_name?: string }): Promise<EntityType> {

@@ -19,7 +19,7 @@ export interface DistinctInput {
 
 export async function distinctValues(tenant: TenantDb, input: DistinctInput): Promise<unknown[]> {
   const limit = input.limit ?? 1000;
-  return tenant.tx(async (sql) => {
+  return tenant.read(async (sql) => {
     const type = await requireType(sql, { type_name: input.type_name });
     const path = input.attribute_name.split(".");
     const attr = indexedAttribute(type, path);

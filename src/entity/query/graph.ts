@@ -155,7 +155,7 @@ class Graph {
 
   /** Loads one entry's level for `parents` and answers the ids it reached, in traversal order, for the entry's own includes. */
   async expand(sql: Sql, branch: Branch, parents: string[]): Promise<string[]> {
-    const links = linksStatement(parents, branch.spec);
+    const links = linksStatement(sql, parents, branch.spec);
     const own = new Params(links.values.length + 1);
     const room = Math.max(0, this.budget - this.nodes.size);
     const text = levelSql(links.text, own.add(parents, "uuid[]"), own.add([...this.nodes.keys()], "uuid[]"), own.add(room, "int"));

@@ -4,7 +4,8 @@ import { dataEnvelope, paginationQuery, paginationSchema } from "../../lib/schem
 import { TYPE_NAME } from "../entity-types/routes";
 import { entitySchema } from "../entities/routes";
 import { distinctValues } from "./distinct";
-import { MAX_DISTINCT_PATHS, runQuery, type QueryInput } from "./service";
+import { objectWithRaw } from "../../lib/raw-json";
+import { MAX_DISTINCT_PATHS, queryPage, type QueryInput } from "./service";
 
 const pathSchema = { type: "array", items: { type: "string", minLength: 1, maxLength: 500 }, minItems: 1, maxItems: 12 } as const;
 const sortSchema = {
@@ -69,7 +70,10 @@ export const queryRoutes = [
     permission: ["entity", "read"],
     body: queryBody,
     responses: { 200: { description: "A page of entities", schema: queryAnswer }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter, sort, cursor or paging" } },
-    handler: async (c, { body }) => c.json(await runQuery(c.var.tenant, c.env.MASTER_KEY, body as QueryInput)),
+    handler: async (c, { body }) => {
+      const { json, paging } = await queryPage(c.var.tenant, c.env.MASTER_KEY, body as QueryInput);
+      return c.body(objectWithRaw("data", json, paging), 200, { "Content-Type": "application/json" });
+    },
   }),
   route({
     method: "post",

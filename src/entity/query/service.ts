@@ -1,15 +1,15 @@
 // POST /entity/query (SPEC.md 4.4, DECISIONS.md "Query"): one statement for
 // the page (filter, distinct_on, order, keyset or offset), one for the count
 // when asked, one per include entry.
-import { inArray } from "drizzle-orm";
+import { and, inArray } from "drizzle-orm";
 import { withoutRowSecurity, type Sql, type TenantDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { entityTypes } from "../../db/schema";
 import { decodeCursor, encodeCursor } from "../../lib/cursor";
 import { validationFailed } from "../../lib/validate";
-import { ENTITY_COLUMNS, presentEntity, type EntityRow } from "../entities/rows";
+import { ENTITY_COLUMNS, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
-import { requireType, toEntityType } from "../entity-types/store";
+import { requireType, tenantOf, toEntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
@@ -47,7 +47,7 @@ export interface QueryInput {
 /** The types a query's relationship paths and includes name, loaded in one statement. */
 export async function loadTypes(sql: Sql, names: Set<string>): Promise<Map<string, QueryType>> {
   if (!names.size) return new Map();
-  const rows = await sql.db.select().from(entityTypes).where(inArray(entityTypes.name, [...names]));
+  const rows = await sql.db.select().from(entityTypes).where(and(inArray(entityTypes.name, [...names]), tenantOf(sql)));
   return new Map(rows.map((r) => [r.name, toEntityType(r)]));
 }
 
@@ -101,7 +101,7 @@ export function compileQuery(
 export async function applyTrigramThreshold(sql: Sql, ...compilations: Compilation[]): Promise<void> {
   const thresholds = compilations.flatMap((c) => c.trigramThresholds);
   if (!thresholds.length) return;
-  await sql.query("SELECT set_config('pg_trgm.similarity_threshold', $1, true)", [String(Math.min(...thresholds))]);
+  await sql.setLocal("pg_trgm.similarity_threshold", String(Math.min(...thresholds)));
 }
 
 const kcol = (i: number) => `q.k${i}`;
@@ -222,39 +222,88 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
   return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope };
 }
 
+type Paging = { next_cursor?: string; pagination?: { page: number; limit: number; total: number; total_pages: number }; count?: number; count_strategy?: CountStrategy };
+
 /**
- * Runs a planned page, and its count when asked or when offset paging needs
- * it: the rows, and the answer's paging fields (`next_cursor` or
- * `pagination`, then `count` and `count_strategy` when asked).
+ * The answer's paging fields for a page of `size` rows whose last row has
+ * the order keys `lastKeys`: `next_cursor` (keyset, full page) or
+ * `pagination` (offset), then `count` and `count_strategy` when asked.
+ */
+async function pagingOf(cursorSecret: string, plan: PlannedQuery, size: number, lastKeys: unknown[] | null, count: number | undefined, includeCount: boolean): Promise<Paging> {
+  const { keyset, page, limit, strategy } = plan;
+  const extra = includeCount ? { count, count_strategy: strategy } : {};
+  if (!keyset) return { pagination: { page, limit, total: count!, total_pages: Math.ceil(count! / limit) }, ...extra };
+  const next_cursor = size === limit && lastKeys ? await encodeCursor(cursorSecret, plan.scope, lastKeys) : undefined;
+  return { ...(next_cursor ? { next_cursor } : {}), ...extra };
+}
+
+/** The count a page needs: when asked, and always for offset paging (its `pagination.total`). */
+const countFor = (sql: Sql, plan: PlannedQuery, includeCount: boolean) =>
+  includeCount || !plan.keyset ? countRows(sql, plan.query, plan.strategy) : Promise.resolve(undefined);
+
+/**
+ * Runs a planned page as rows (for callers that work on the entities), and
+ * its count when asked or when offset paging needs it.
  */
 /** `thenRls`: statements follow in this transaction, so row-level security must be back on. */
 export async function fetchPage(sql: Sql, cursorSecret: string, plan: PlannedQuery, includeCount = false, thenRls = true) {
-  const { query, keyset, page, limit, strategy } = plan;
   const { rows, count } = await withoutRowSecurity(
     sql,
     async () => ({
       rows: (await sql.query<EntityRow & { tenant_id: string } & Record<string, unknown>>(plan.text, plan.values)).rows,
-      count: includeCount || !keyset ? await countRows(sql, query, strategy) : undefined,
+      count: await countFor(sql, plan, includeCount),
     }),
     { restore: thenRls },
   );
   assertTenantRows(rows, plan.tenantId);
-  const extra = includeCount ? { count, count_strategy: strategy } : {};
-  if (!keyset) {
-    return { rows, paging: { pagination: { page, limit, total: count!, total_pages: Math.ceil(count! / limit) }, ...extra } };
-  }
   const last = rows[rows.length - 1];
-  const next_cursor = rows.length === limit && last ? await encodeCursor(cursorSecret, plan.scope, query.keys.map((_, i) => last[`k${i}`] ?? null)) : undefined;
-  return { rows, paging: { ...(next_cursor ? { next_cursor } : {}), ...extra } };
+  const lastKeys = last ? plan.query.keys.map((_, i) => last[`k${i}`] ?? null) : null;
+  return { rows, paging: await pagingOf(cursorSecret, plan, rows.length, lastKeys, count, includeCount) };
 }
 
-export async function runQuery(tenant: TenantDb, cursorSecret: string, input: QueryInput) {
-  return tenant.tx(async (sql) => {
+/** A timestamp as presentEntity shows it (db/timestamps.ts): UTC, the fraction without trailing zeros. */
+const isoText = (column: string) => `regexp_replace(to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '\\.?0+$', '') || 'Z'`;
+
+/** presentEntity's shape, field for field, built by Postgres from a page row `q`. */
+const ENTITY_JSON = `json_build_object('id', q.id, 'name', q.name, 'type', json_build_object('id', q.type_id, 'name', q.type_name),
+  'attributes', q.attributes, 'identifier_key', q.identifier_key,
+  'created_at', ${isoText("q.created_at")}, 'updated_at', ${isoText("q.updated_at")}, 'deleted_at', ${isoText("q.deleted_at")})`;
+
+/**
+ * The page statement folded into one row: the page as a JSON array in
+ * order, its size, the tenants its rows belong to, the last row's order keys
+ * (as text, which their casts read back) and, for includes, the ids. The
+ * Worker then neither parses nor re-serialises a row.
+ */
+function pageJsonStatement(plan: PlannedQuery): string {
+  const order = orderBy(plan.query.keys, kcol);
+  const keys = plan.query.keys.map((_, i) => `${kcol(i)}::text`).join(", ");
+  return `SELECT coalesce(json_agg(${ENTITY_JSON} ORDER BY ${order}), '[]')::text AS data, count(*)::int AS size,
+      array_agg(DISTINCT q.tenant_id) AS tenants, (array_agg(json_build_array(${keys}) ORDER BY ${order}))[count(*)::int] AS last_keys
+      ${plan.specs ? `, array_agg(q.id ORDER BY ${order}) AS ids` : ""}
+    FROM (${plan.text}) q`;
+}
+
+/** A query's page as JSON text (an array of presented entities, includes attached) and its paging fields. */
+export async function queryPage(tenant: TenantDb, cursorSecret: string, input: QueryInput): Promise<{ json: string; paging: Paging }> {
+  return tenant.read(async (sql) => {
     const plan = await planQuery(sql, tenant.tenantId, cursorSecret, input);
     await applyTrigramThreshold(sql, plan.query.compilation, ...plan.includeCompilations);
-    const { rows, paging } = await fetchPage(sql, cursorSecret, plan, input.include_count, plan.specs !== null);
-    const rels = plan.specs ? await loadRelationships(sql, rows.map((r) => r.id), plan.specs) : undefined;
-    const data = rows.map((r) => presentEntity(r, rels?.get(r.id) ?? (plan.specs ? [] : undefined)));
-    return { data, ...paging };
+    const { page, count } = await withoutRowSecurity(sql, async () => ({
+      page: (await sql.query<{ data: string; size: number; tenants: string[] | null; last_keys: unknown[] | null; ids?: string[] | null }>(pageJsonStatement(plan), plan.values)).rows[0],
+      count: await countFor(sql, plan, input.include_count ?? false),
+    }));
+    assertTenantRows((page.tenants ?? []).map((tenant_id) => ({ tenant_id })), plan.tenantId);
+    const paging = await pagingOf(cursorSecret, plan, page.size, page.last_keys, count, input.include_count ?? false);
+    if (!plan.specs) return { json: page.data, paging };
+    const rels = await loadRelationships(sql, page.ids ?? [], plan.specs);
+    const data = (JSON.parse(page.data) as PresentedEntity[]).map((e) => ({ ...e, relationships: rels.get(e.id) ?? [] }));
+    return { json: JSON.stringify(data), paging };
   });
+}
+
+/** The query's answer with its entities as objects (GraphQL's resolvers). */
+export async function runQuery(tenant: TenantDb, cursorSecret: string, input: QueryInput) {
+  const { json, paging } = await queryPage(tenant, cursorSecret, input);
+  return { data: JSON.parse(json) as PresentedEntity[], ...paging };
 }

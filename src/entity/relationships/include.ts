@@ -12,12 +12,12 @@ export interface IncludeSpec {
   limit: number;
   /**
    * A compiled filter and sort over the related entity `e` (query
-   * include_specs), with their parameters numbered from $6.
+   * include_specs), with their parameters numbered from $7.
    */
   where?: { sql: string; orderBy: string; params: unknown[] };
 }
 
-export const INCLUDE_FIRST_PARAM = 6;
+export const INCLUDE_FIRST_PARAM = 7;
 
 interface LinkRow {
   anchor: string;
@@ -34,17 +34,17 @@ interface LinkRow {
 const linksSql = (where = "TRUE", orderBy = "") => `
   WITH links AS (
     SELECT r.from_entity_id AS anchor, r.to_entity_id AS related, 'to' AS direction, r.rule_id, r.created_at, r.id AS link_id
-      FROM relationships r WHERE r.from_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
+      FROM relationships r WHERE r.tenant_id = $6 AND r.from_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
     UNION ALL
     SELECT r.to_entity_id, r.from_entity_id, 'from', r.rule_id, r.created_at, r.id
-      FROM relationships r WHERE r.to_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
+      FROM relationships r WHERE r.tenant_id = $6 AND r.to_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
   ), ranked AS (
     SELECT l.anchor, l.direction, l.rule_id, rr.name AS rule_name, e.id, e.name, e.type_id, t.name AS type_name, e.attributes,
            row_number() OVER (PARTITION BY l.anchor ORDER BY ${orderBy}l.created_at, l.link_id) AS n
       FROM links l
-      JOIN relationship_rules rr ON rr.id = l.rule_id
-      JOIN entities e ON e.id = l.related AND e.deleted_at IS NULL
-      JOIN entity_types t ON t.id = e.type_id
+      JOIN relationship_rules rr ON rr.id = l.rule_id AND rr.tenant_id = $6
+      JOIN entities e ON e.id = l.related AND e.tenant_id = $6 AND e.deleted_at IS NULL
+      JOIN entity_types t ON t.id = e.type_id AND t.tenant_id = $6
      WHERE ($2::text[] IS NULL OR t.name = ANY($2::text[]))
        AND ($3::uuid[] IS NULL OR l.rule_id = ANY($3::uuid[]))
        AND ($4::text[] IS NULL OR rr.name = ANY($4::text[]))
@@ -55,11 +55,13 @@ const linksSql = (where = "TRUE", orderBy = "") => `
 /**
  * One spec's statement over `anchorIds`: a row per live link with its anchor,
  * direction, rule, the related entity, and `n`, its rank under the anchor.
+ * Every table names the tenant, so it also serves a tenant read (no row-level security).
  */
-export function linksStatement(anchorIds: string[], spec: IncludeSpec): { text: string; values: unknown[] } {
+export function linksStatement(sql: Sql, anchorIds: string[], spec: IncludeSpec): { text: string; values: unknown[] } {
+  if (sql.tenantId === undefined) throw new Error("relationship includes are read for a tenant");
   return {
     text: linksSql(spec.where?.sql, spec.where?.orderBy),
-    values: [anchorIds, spec.typeNames, spec.ruleIds ?? null, spec.ruleNames ?? null, spec.limit, ...(spec.where?.params ?? [])],
+    values: [anchorIds, spec.typeNames, spec.ruleIds ?? null, spec.ruleNames ?? null, spec.limit, sql.tenantId, ...(spec.where?.params ?? [])],
   };
 }
 
@@ -67,7 +69,7 @@ export async function loadRelationships(sql: Sql, anchorIds: string[], specs: In
   const out = new Map<string, RelationshipEntry[]>(anchorIds.map((id) => [id, []]));
   if (!anchorIds.length) return out;
   for (const spec of specs) {
-    const { text, values } = linksStatement(anchorIds, spec);
+    const { text, values } = linksStatement(sql, anchorIds, spec);
     const { rows } = await sql.query<LinkRow & Record<string, unknown>>(text, values);
     for (const r of rows) {
       out.get(r.anchor)?.push({

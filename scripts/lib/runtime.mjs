@@ -1,0 +1,50 @@
+// Runs the Worker in workerd through Miniflare directly, as `npm test` does,
+// for the benchmarks. `wrangler dev` puts a second workerd process in front
+// of the Worker (its proxy that holds requests during reloads), which costs
+// every request a few milliseconds that production does not pay. The bundle
+// is the one `wrangler deploy` would upload, and the bindings are
+// wrangler.toml's, read by wrangler itself.
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { root } from "./paths.mjs";
+
+function bundle(outdir, logDir) {
+  const wranglerBin = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+  const run = spawnSync(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", WRANGLER_HIDE_BANNER: "true", WRANGLER_LOG_PATH: logDir },
+  });
+  if (run.status !== 0) throw new Error(`bundling the Worker failed:\n${run.stdout}\n${run.stderr}`);
+  return resolve(outdir, "index.js");
+}
+
+/**
+ * @param {{ port: number, inspectorPort?: number, dataDir: string, vars: Record<string, string> }} opts
+ * @returns {Promise<{ url: string, stop: () => Promise<void> }>}
+ */
+export async function startWorkerRuntime({ port, inspectorPort, dataDir, vars }) {
+  const outdir = resolve(dataDir, "bundle");
+  mkdirSync(outdir, { recursive: true });
+  const scriptPath = bundle(outdir, resolve(dataDir, "logs"));
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(resolve(root, "wrangler.toml"));
+  const mf = new Miniflare({
+    ...workerOptions,
+    name: "entity-platform",
+    modules: true,
+    modulesRoot: outdir,
+    scriptPath,
+    bindings: { ...workerOptions.bindings, ...vars },
+    host: "127.0.0.1",
+    port,
+    ...(inspectorPort ? { inspectorPort } : {}),
+    durableObjectsPersist: resolve(dataDir, "state/do"),
+    r2Persist: resolve(dataDir, "state/r2"),
+  });
+  const url = (await mf.ready).href.replace(/\/$/, "");
+  return { url, stop: () => mf.dispose() };
+}
