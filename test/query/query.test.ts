@@ -372,6 +372,37 @@ describe("the answer's entities", () => {
   });
 });
 
+describe("entity types read by queries", () => {
+  it("follow a patch at once, for the queried type and for a related type of a relationship path", async () => {
+    const auth = (await createTenant("query-type-change")).auth;
+    const counter = await createType(auth, { name: "Counter", schema: { type: "object" }, config: { identifier_key: ["k"] } });
+    const ownerType = await createType(auth, { name: "Owner", schema: { type: "object" }, config: { identifier_key: ["k"] } });
+    expect((await call("POST", "/entity/relationship-rules", { auth, body: { name: "owned_by", from_entity_type_name: "Counter", to_entity_type_name: "Owner" } })).status).toBe(201);
+    const c9 = (await call("POST", "/entity/entities", { auth, body: { type_name: "Counter", name: "nine", attributes: { k: "a", v: "9" } } })).json.data;
+    await call("POST", "/entity/entities", { auth, body: { type_name: "Counter", name: "ten", attributes: { k: "b", v: "10" } } });
+    const owner = (await call("POST", "/entity/entities", { auth, body: { type_name: "Owner", name: "o", attributes: { k: "o", v: "10" } } })).json.data;
+    expect((await call("POST", "/entity/relationships", { auth, body: { rule_name: "owned_by", from_entity_id: c9.id, to_entity_id: owner.id } })).status).toBe(201);
+    const names = async (type_name: string, filter: unknown) => {
+      const res = await call("POST", "/entity/query", { auth, body: { type_name, filter, sort: [{ path: ["name"] }] } });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      return res.json.data.map((e: { name: string }) => e.name);
+    };
+    const gt9 = p("gt", attr("v"), 9);
+    const ownerGt9 = p("gt", ["relationships", "Owner", "attributes", "v"], 9);
+    // Unindexed, "10" is a JSON string and never greater than the number 9.
+    expect(await names("Counter", gt9)).toEqual([]);
+    expect(await names("Counter", ownerGt9)).toEqual([]);
+
+    const numeric = { config: { indexed_attributes: [{ path: ["v"], type: "numeric" }] } };
+    expect((await call("PATCH", `/entity/entity-types/${counter.id}`, { auth, body: numeric })).status).toBe(200);
+    expect(await names("Counter", gt9)).toEqual(["ten"]);
+    expect(await names("Counter", ownerGt9)).toEqual([]);
+
+    expect((await call("PATCH", `/entity/entity-types/${ownerType.id}`, { auth, body: numeric })).status).toBe(200);
+    expect(await names("Counter", ownerGt9)).toEqual(["nine"]);
+  });
+});
+
 describe("includes", () => {
   it("include loads related entities in either direction", async () => {
     const res = await query({ filter: p("eq", ["name"], "Red Chair"), include: ["Maker"] });

@@ -3,13 +3,14 @@
 // when asked, one per include entry.
 import { and, inArray } from "drizzle-orm";
 import { withoutRowSecurity, type Sql, type TenantDb } from "../../db/client";
-import { ApiError } from "../../lib/errors";
+import { ApiError, notFound } from "../../lib/errors";
 import { entityTypes } from "../../db/schema";
 import { decodeCursor, encodeCursor } from "../../lib/cursor";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
-import { requireType, tenantOf, toEntityType } from "../entity-types/store";
+import { forgetTypes, TypeReader } from "../entity-types/cache";
+import { tenantOf, toEntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
@@ -193,10 +194,15 @@ export interface PlannedQuery {
   limit: number;
   strategy: CountStrategy;
   scope: string;
+  /** Type id → the row version (xmin) the statement was compiled against. */
+  typeVersions: Map<string, string>;
 }
 
-/** Loads the types a query names and compiles its page statement. */
-export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string, input: QueryInput): Promise<PlannedQuery> {
+/**
+ * Reads the types a query names (in one statement, or from `reader`'s
+ * cache) and compiles its page statement.
+ */
+export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string, input: QueryInput, reader = new TypeReader(sql, tenantId, false)): Promise<PlannedQuery> {
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
   const limit = input.limit ?? 100;
   const names = relatedTypeNames(input.filter);
@@ -204,8 +210,10 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
     names.add(s.type_name);
     relatedTypeNames(s.filter, names);
   }
-  const root = await requireType(sql, { type_name: input.type_name });
-  const types = await loadTypes(sql, names);
+  const found = await reader.read([input.type_name, ...names]);
+  const root = found.get(input.type_name);
+  if (!root) throw notFound("Entity type", input.type_name);
+  const types = new Map([...names].flatMap((n) => (found.has(n) ? [[n, found.get(n)!] as const] : [])));
   const query = compileQuery(tenantId, root, types, input);
   const { specs, compilations: includeCompilations } = includeSpecsOf(tenantId, input, types);
 
@@ -219,7 +227,7 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
   let text = pageStatement(query, position, limit);
   const page = input.page ?? 1;
   if (!keyset) text += ` OFFSET ${query.params.add((page - 1) * limit, "bigint")}`;
-  return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope };
+  return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, typeVersions: reader.used };
 }
 
 type Paging = { next_cursor?: string; pagination?: { page: number; limit: number; total: number; total_pages: number }; count?: number; count_strategy?: CountStrategy };
@@ -272,29 +280,55 @@ const ENTITY_JSON = `json_build_object('id', q.id, 'name', q.name, 'type', json_
 /**
  * The page statement folded into one row: the page as a JSON array in
  * order, its size, the tenants its rows belong to, the last row's order keys
- * (as text, which their casts read back) and, for includes, the ids. The
- * Worker then neither parses nor re-serialises a row.
+ * (as text, which their casts read back), for includes the ids, and whether
+ * the types it was compiled against are still those versions in this
+ * statement's snapshot. The Worker then neither parses nor re-serialises a row.
  */
 function pageJsonStatement(plan: PlannedQuery): string {
   const order = orderBy(plan.query.keys, kcol);
   const keys = plan.query.keys.map((_, i) => `${kcol(i)}::text`).join(", ");
+  const { params, compilation } = plan.query;
+  const ids = params.add([...plan.typeVersions.keys()], "uuid[]");
+  const versions = params.add([...plan.typeVersions.values()], "text[]");
   return `SELECT coalesce(json_agg(${ENTITY_JSON} ORDER BY ${order}), '[]')::text AS data, count(*)::int AS size,
       array_agg(DISTINCT q.tenant_id) AS tenants, (array_agg(json_build_array(${keys}) ORDER BY ${order}))[count(*)::int] AS last_keys
-      ${plan.specs ? `, array_agg(q.id ORDER BY ${order}) AS ids` : ""}
+      ${plan.specs ? `, array_agg(q.id ORDER BY ${order}) AS ids` : ""},
+      (SELECT count(*) FROM unnest(${ids}, ${versions}) AS v(id, version)
+         JOIN entity_types et ON et.id = v.id AND et.tenant_id = ${compilation.tenant} AND et.xmin::text = v.version) = ${plan.typeVersions.size} AS types_current
     FROM (${plan.text}) q`;
+}
+
+interface JsonPage {
+  data: string;
+  size: number;
+  tenants: string[] | null;
+  last_keys: unknown[] | null;
+  ids?: string[] | null;
+  types_current: boolean;
+}
+
+async function runJsonPage(sql: Sql, plan: PlannedQuery, includeCount: boolean): Promise<{ page: JsonPage; count: number | undefined }> {
+  await applyTrigramThreshold(sql, plan.query.compilation, ...plan.includeCompilations);
+  return withoutRowSecurity(sql, async () => ({
+    page: (await sql.query<JsonPage & Record<string, unknown>>(pageJsonStatement(plan), plan.values)).rows[0],
+    count: await countFor(sql, plan, includeCount),
+  }));
 }
 
 /** A query's page as JSON text (an array of presented entities, includes attached) and its paging fields. */
 export async function queryPage(tenant: TenantDb, cursorSecret: string, input: QueryInput): Promise<{ json: string; paging: Paging }> {
+  const includeCount = input.include_count ?? false;
   return tenant.read(async (sql) => {
-    const plan = await planQuery(sql, tenant.tenantId, cursorSecret, input);
-    await applyTrigramThreshold(sql, plan.query.compilation, ...plan.includeCompilations);
-    const { page, count } = await withoutRowSecurity(sql, async () => ({
-      page: (await sql.query<{ data: string; size: number; tenants: string[] | null; last_keys: unknown[] | null; ids?: string[] | null }>(pageJsonStatement(plan), plan.values)).rows[0],
-      count: await countFor(sql, plan, input.include_count ?? false),
-    }));
+    let plan = await planQuery(sql, tenant.tenantId, cursorSecret, input, new TypeReader(sql, tenant.tenantId, true));
+    let { page, count } = await runJsonPage(sql, plan, includeCount);
+    if (!page.types_current) {
+      // A cached type changed since it was read: plan again from the types as they are.
+      forgetTypes(tenant.tenantId, new Set(plan.typeVersions.keys()));
+      plan = await planQuery(sql, tenant.tenantId, cursorSecret, input);
+      ({ page, count } = await runJsonPage(sql, plan, includeCount));
+    }
     assertTenantRows((page.tenants ?? []).map((tenant_id) => ({ tenant_id })), plan.tenantId);
-    const paging = await pagingOf(cursorSecret, plan, page.size, page.last_keys, count, input.include_count ?? false);
+    const paging = await pagingOf(cursorSecret, plan, page.size, page.last_keys, count, includeCount);
     if (!plan.specs) return { json: page.data, paging };
     const rels = await loadRelationships(sql, page.ids ?? [], plan.specs);
     const data = (JSON.parse(page.data) as PresentedEntity[]).map((e) => ({ ...e, relationships: rels.get(e.id) ?? [] }));

@@ -1,0 +1,74 @@
+// Entity types by tenant and name, kept in the isolate between requests for
+// the query engine: every query reads its types, and they change rarely.
+// A cached type is only a guess: each type carries the row version it was
+// read at (xmin, which every UPDATE changes), the page statement reads the
+// current versions in its own snapshot (query/service.ts), and a query that
+// finds one changed is planned again from types read afresh.
+import { and, eq, getTableColumns, inArray, sql as dsql } from "drizzle-orm";
+import type { Sql } from "../../db/client";
+import { entityTypes } from "../../db/schema";
+import { toEntityType, type EntityType } from "./store";
+
+export interface VersionedType {
+  type: EntityType;
+  version: string;
+}
+
+// Bounded, oldest first out: a Worker isolate serves many tenants.
+const MAX_ENTRIES = 2000;
+const cache = new Map<string, VersionedType>();
+
+const keyOf = (tenantId: string, name: string) => `${tenantId}/${name}`;
+
+function remember(tenantId: string, entry: VersionedType): void {
+  const key = keyOf(tenantId, entry.type.name);
+  cache.delete(key);
+  cache.set(key, entry);
+  if (cache.size > MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+}
+
+/** Drops the entries of these type ids (the page statement found them changed). */
+export function forgetTypes(tenantId: string, ids: Set<string>): void {
+  for (const [key, entry] of cache) if (key.startsWith(`${tenantId}/`) && ids.has(entry.type.id)) cache.delete(key);
+}
+
+/**
+ * Reads types by name for one query, from the cache when `cached`, and keeps
+ * the versions of every type it answered so the statement can check them.
+ */
+export class TypeReader {
+  readonly used = new Map<string, string>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly tenantId: string,
+    private readonly cached: boolean,
+  ) {}
+
+  async read(names: Iterable<string>): Promise<Map<string, EntityType>> {
+    const out = new Map<string, EntityType>();
+    const missing: string[] = [];
+    for (const name of new Set(names)) {
+      const hit = this.cached ? cache.get(keyOf(this.tenantId, name)) : undefined;
+      if (hit) this.note(out, hit);
+      else missing.push(name);
+    }
+    if (missing.length) {
+      const rows = await this.sql.db
+        .select({ ...getTableColumns(entityTypes), version: dsql<string>`xmin::text` })
+        .from(entityTypes)
+        .where(and(eq(entityTypes.tenantId, this.tenantId), inArray(entityTypes.name, missing)));
+      for (const { version, ...row } of rows) {
+        const entry = { type: toEntityType(row), version };
+        remember(this.tenantId, entry);
+        this.note(out, entry);
+      }
+    }
+    return out;
+  }
+
+  private note(out: Map<string, EntityType>, entry: VersionedType): void {
+    out.set(entry.type.name, entry.type);
+    this.used.set(entry.type.id, entry.version);
+  }
+}
