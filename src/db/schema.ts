@@ -237,10 +237,9 @@ export const relationships = pgTable(
 ).enableRLS();
 
 /**
- * The event outbox: written in the entity change's transaction and queued
- * after commit as id-only pointer messages. The consumer sets `delivered_at`;
- * the cron tick re-queues what is still undelivered after a grace period, so
- * a crash between commit and send loses nothing.
+ * Entity events (SPEC.md 6), append-only: written in the entity change's
+ * transaction and never updated. Delivery state lives in the two narrow
+ * tables below, so delivering an event rewrites neither the row nor its indexes.
  */
 export const events = pgTable(
   "events",
@@ -255,15 +254,45 @@ export const events = pgTable(
     payload: jsonb("payload").notNull(),
     // clock_timestamp, not now(): events of one transaction keep the order they were written in.
     createdAt: timestamptz("created_at").notNull().default(sql`clock_timestamp()`),
-    deliveredAt: ts("delivered_at"),
   },
   (t) => [
     index("events_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
     index("events_tenant_entity_idx").on(t.tenantId, t.entityId, t.createdAt),
-    index("events_undelivered_idx").on(t.createdAt).where(sql`${t.deliveredAt} is null and not ${t.suppressed}`),
     check("events_action", sql`${t.action} in ('created', 'updated', 'deleted', 'merged')`),
     tenantPolicy("events"),
   ],
+).enableRLS();
+
+/**
+ * The transactional outbox: one row per non-suppressed event not yet
+ * delivered, written in the event's own statement. After commit the ids go to
+ * the Queue as pointer messages; the consumer deletes the rows it delivers,
+ * and the cron tick re-queues rows older than a grace period, so a crash
+ * between commit and send loses nothing.
+ */
+export const eventOutbox = pgTable(
+  "event_outbox",
+  {
+    eventId: uuid("event_id").primaryKey(),
+    // No foreign keys here or in event_deliveries: a referential check costs
+    // about as much as the narrow row itself, on the path of every entity
+    // write, and both rows are only ever written next to their event.
+    tenantId: uuid("tenant_id").notNull(),
+    /** The event's `created_at`: the re-queue grace period runs from it. */
+    createdAt: timestamptz("created_at").notNull(),
+  },
+  (t) => [index("event_outbox_created_idx").on(t.createdAt), tenantPolicy("event_outbox")],
+).enableRLS();
+
+/** When the queue consumer claimed each delivered event (`delivered_at` of GET /event/events). */
+export const eventDeliveries = pgTable(
+  "event_deliveries",
+  {
+    eventId: uuid("event_id").primaryKey(),
+    tenantId: uuid("tenant_id").notNull(),
+    deliveredAt: timestamptz("delivered_at").notNull().default(sql`now()`),
+  },
+  (t) => [tenantPolicy("event_deliveries")],
 ).enableRLS();
 
 /**

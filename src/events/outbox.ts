@@ -1,7 +1,6 @@
-// Entity events (SPEC.md 6). Written to the outbox in the entity change's own
-// transaction; after commit the ids go to the events Queue as pointer
-// messages. The consumer reads the rows, so a message stays small whatever
-// the payloads weigh.
+// Entity events (SPEC.md 6). Written with their outbox rows in the entity
+// change's own transaction; after commit the ids go to the events Queue as
+// pointer messages, so a message stays small whatever the payloads weigh.
 import type { Sql } from "../db/client";
 
 export type EventAction = "created" | "updated" | "deleted" | "merged";
@@ -24,16 +23,20 @@ export const IDS_PER_MESSAGE = 1000;
 /** Messages per sendBatch call, well inside its 256 KB total. */
 const MESSAGES_PER_BATCH = 5;
 
-/** One INSERT for any number of events; returns the ids of those to dispatch. */
+/** One statement for any number of events and their outbox rows; returns the ids to queue. */
 export async function recordEvents(sql: Sql, tenantId: string, events: NewEvent[]): Promise<string[]> {
   if (!events.length) return [];
-  const { rows } = await sql.query<{ id: string; suppressed: boolean }>(
-    `INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
-     SELECT $1, * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::boolean[], $6::jsonb[])
-     RETURNING id, suppressed`,
+  const { rows } = await sql.query<{ event_id: string }>(
+    `WITH ev AS (
+       INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
+       SELECT $1, * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::boolean[], $6::jsonb[])
+       RETURNING id, suppressed, created_at
+     )
+     INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, $1, created_at FROM ev WHERE NOT suppressed
+     RETURNING event_id`,
     [tenantId, events.map((e) => e.entityId), events.map((e) => e.entityTypeId), events.map((e) => e.action), events.map((e) => e.suppressed), events.map((e) => JSON.stringify(e.payload))],
   );
-  return rows.filter((r) => !r.suppressed).map((r) => r.id);
+  return rows.map((r) => r.event_id);
 }
 
 /**

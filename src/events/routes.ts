@@ -49,8 +49,9 @@ export const eventRoutes = [
       const after = q.cursor ? await decodeCursor(c.env.MASTER_KEY, scope, q.cursor) : null;
       const rows = await c.var.tenant.tx(async ({ query: run }) => {
         const { rows } = await run(
-          `SELECT ev.id, ev.action, ev.entity_id, ev.entity_type_id, t.name AS type_name, ev.suppressed, ev.payload, ev.created_at, ev.delivered_at
+          `SELECT ev.id, ev.action, ev.entity_id, ev.entity_type_id, t.name AS type_name, ev.suppressed, ev.payload, ev.created_at, d.delivered_at
              FROM events ev LEFT JOIN entity_types t ON t.id = ev.entity_type_id
+             LEFT JOIN event_deliveries d ON d.event_id = ev.id
             WHERE ($1::uuid IS NULL OR ev.entity_id = $1)
               AND ($2::uuid IS NULL OR ev.entity_type_id = $2)
               AND ($3::text IS NULL OR t.name = $3)

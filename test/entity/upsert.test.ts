@@ -20,7 +20,7 @@ async function liveCount(tenantId: string) {
 describe("POST /entity/entities/upsert", () => {
   it("inserts by key, answers counts and ids in input order, and records created events", async () => {
     const { auth, tenantId } = await createTenant();
-    await createProductType(auth);
+    const type = await createProductType(auth);
     const res = await upsert(auth, { data: rows(3) });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ created: 3, updated: 0, unchanged: 0, ignored: 0, errors: [] });
@@ -28,7 +28,11 @@ describe("POST /entity/entities/upsert", () => {
     expect(ids).toHaveLength(3);
     const stored = await systemQuery("SELECT id, identifier_key FROM entities WHERE tenant_id = $1", [tenantId]);
     expect(ids.map((id) => stored.find((s) => s.id === id)?.identifier_key)).toEqual(["S0", "S1", "S2"]);
-    expect((await eventsOf(auth, ids[1])).map((e) => e.action)).toEqual(["created"]);
+    const events = await eventsOf(auth, ids[1]);
+    expect(events.map((e) => [e.action, e.suppressed])).toEqual([["created", false]]);
+    expect(events[0].payload).toEqual({
+      entity: { id: ids[1], name: "P1", type: { id: type.id, name: "Product" }, attributes: { sku: "S1", title: "T1", price: 1 }, identifier_key: "S1" },
+    });
   });
 
   it("leaves identical rows alone (no write, no event) and replaces changed ones", async () => {
@@ -52,9 +56,15 @@ describe("POST /entity/entities/upsert", () => {
     expect(merged.json.data.updated).toBe(1);
     const [a] = await systemQuery("SELECT attributes FROM entities WHERE tenant_id = $1 AND identifier_key = 'A'", [tenantId]);
     expect(a.attributes).toEqual({ sku: "A", title: "a2", price: 1, region: "eu" });
+    // The event carries the merged attributes, not the row as sent.
+    const [, mergedEvent] = await eventsOf(auth, merged.json.data.ids[0]);
+    expect(mergedEvent.action).toBe("updated");
+    expect(mergedEvent.payload.entity.attributes).toEqual({ sku: "A", title: "a2", price: 1, region: "eu" });
 
     const ignored = await upsert(auth, { on_conflict: "ignore", data: [{ name: "A", attributes: { sku: "A", title: "zzz" } }, ...rows(1, 50)] });
     expect(ignored.json.data).toMatchObject({ created: 1, ignored: 1, updated: 0 });
+    // An ignored row answers the id of the entity that kept its key.
+    expect(ignored.json.data.ids[0]).toBe(merged.json.data.ids[0]);
 
     const before = await liveCount(tenantId);
     const raised = await upsert(auth, { on_conflict: "raise", data: [...rows(2, 100), { name: "A", attributes: { sku: "A", title: "x" } }] });
@@ -76,13 +86,18 @@ describe("POST /entity/entities/upsert", () => {
 
   it("matches rows with id by id: full replace, key recomputed, on_conflict ignored; an unknown id is 404 and writes nothing", async () => {
     const { auth, tenantId } = await createTenant();
-    await createProductType(auth);
+    const type = await createProductType(auth);
     const e = await createEntity(auth, "Product", "E", { sku: "E", title: "e", price: 5 });
     const res = await upsert(auth, { on_conflict: "raise", data: [{ id: e.id, name: "E2", attributes: { sku: "E2", title: "e2" } }] });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ updated: 1, ids: [e.id] });
     const got = await call("GET", `/entity/entities/${e.id}`, { auth });
     expect(got.json.data).toMatchObject({ name: "E2", identifier_key: "E2", attributes: { sku: "E2", title: "e2" } });
+    const [, updated] = await eventsOf(auth, e.id);
+    expect(updated).toMatchObject({
+      action: "updated",
+      payload: { entity: { id: e.id, name: "E2", type: { id: type.id, name: "Product" }, attributes: { sku: "E2", title: "e2" }, identifier_key: "E2" } },
+    });
 
     const before = await liveCount(tenantId);
     const missing = await upsert(auth, { data: [...rows(2, 10), { id: crypto.randomUUID(), name: "x", attributes: { sku: "x", title: "x" } }] });

@@ -1,7 +1,8 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { call, createTenant, expectError, systemQuery } from "../support/api";
+import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";
+import { REDELIVERY_GRACE_SECONDS } from "../../src/events/delivery";
 import { createEntity, createProductType, createType, eventsOf } from "../support/entities";
 
 interface EventView {
@@ -21,20 +22,34 @@ async function listEvents(auth: string, query = "") {
   return res.json as { data: EventView[]; next_cursor?: string };
 }
 
-/** An event row written straight to the outbox, as if the process died after commit and before the queue send. */
+/**
+ * An event written straight to the database with its outbox row, as the
+ * writers do, as if the process died after commit and before the queue send.
+ */
 async function insertEvent(tenantId: string, entity: { id: string; typeId: string }, opts: { minutesAgo?: number; suppressed?: boolean; action?: string } = {}) {
   const [row] = await systemQuery<{ id: string }>(
-    `INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, now() - make_interval(mins => $7))
-     RETURNING id`,
+    `WITH ev AS (
+       INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, now() - make_interval(mins => $7))
+       RETURNING id, suppressed, created_at
+     ), pending AS (
+       INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, $1, created_at FROM ev WHERE NOT suppressed
+     )
+     SELECT id FROM ev`,
     [tenantId, entity.id, entity.typeId, opts.action ?? "updated", opts.suppressed ?? false, JSON.stringify({ injected: true }), opts.minutesAgo ?? 0],
   );
   return row.id;
 }
 
 async function deliveredAt(eventId: string): Promise<string | null> {
-  const [row] = await systemQuery<{ delivered_at: string | null }>("SELECT delivered_at::text AS delivered_at FROM events WHERE id = $1", [eventId]);
-  return row.delivered_at;
+  const rows = await systemQuery<{ delivered_at: string }>("SELECT delivered_at FROM event_deliveries WHERE event_id = $1", [eventId]);
+  return rows[0]?.delivered_at ?? null;
+}
+
+/** Which of the events still wait in the outbox. */
+async function pending(eventIds: string[]): Promise<string[]> {
+  const rows = await systemQuery<{ event_id: string }>("SELECT event_id FROM event_outbox WHERE event_id = ANY($1::uuid[])", [eventIds]);
+  return eventIds.filter((id) => rows.some((r) => r.event_id === id));
 }
 
 async function runQueue(bodies: unknown[]) {
@@ -49,10 +64,33 @@ async function runQueue(bodies: unknown[]) {
   return { ids: batch.messages.map((m) => m.id), result };
 }
 
-async function runScheduled(withEnv: Env = env) {
+async function runScheduled(withEnv: Env = env, at = Date.now()) {
   const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), withEnv, ctx);
+  await worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), withEnv, ctx);
   await waitOnExecutionContext(ctx);
+}
+
+/** A tick late enough for every event written so far to be past its grace period. */
+const afterGrace = () => Date.now() + (REDELIVERY_GRACE_SECONDS + 60) * 1000;
+
+/** The Worker's fetch with the events queue failing every send: the commit happens, the send is lost. */
+async function callWithLostSend(method: string, path: string, auth: string, body: unknown) {
+  const down = {
+    async send() {
+      throw new Error("queue unavailable");
+    },
+    async sendBatch() {
+      throw new Error("queue unavailable");
+    },
+  } as unknown as Queue;
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`${BASE}${path}`, { method, headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+    { ...env, EVENTS: down },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, json: (await res.json()) as any };
 }
 
 /** A queue binding that records what would have been sent. */
@@ -257,7 +295,7 @@ describe("GET /event/events", () => {
 });
 
 describe("queue consumer", () => {
-  it("marks the pointed-at events delivered and acks; a redelivered message is a no-op", async () => {
+  it("claims the pointed-at events (outbox rows gone, delivered_at shown by GET) and acks; a redelivered message is a no-op", async () => {
     const t = await createTenant();
     const type = await createProductType(t.auth);
     const e = await createEntity(t.auth, "Product", "A", { sku: "1", title: "t" });
@@ -265,16 +303,18 @@ describe("queue consumer", () => {
     const ev1 = await insertEvent(t.tenantId, ref);
     const ev2 = await insertEvent(t.tenantId, ref);
     expect(await deliveredAt(ev1)).toBeNull();
+    expect(await pending([ev1, ev2])).toEqual([ev1, ev2]);
 
     const first = await runQueue([{ tenant_id: t.tenantId, event_ids: [ev1, ev2] }]);
     expect(first.result.explicitAcks).toEqual(first.ids);
     expect(first.result.retryMessages).toEqual([]);
+    expect(await pending([ev1, ev2])).toEqual([]);
     const d1 = await deliveredAt(ev1);
     const d2 = await deliveredAt(ev2);
-    expect(d1).not.toBeNull();
-    expect(d2).not.toBeNull();
-    const viaApi = (await listEvents(t.auth, `entity_id=${e.id}`)).data.find((x) => x.id === ev1);
-    expect(viaApi?.delivered_at).toEqual(expect.any(String));
+    expect(d1).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(d2).toBe(d1);
+    const viaApi = (await listEvents(t.auth, `entity_id=${e.id}`)).data.filter((x) => x.id === ev1 || x.id === ev2);
+    expect(viaApi.map((x) => x.delivered_at)).toEqual([d1, d1]);
 
     // The same message again (a queue redelivery): acked, and delivered_at unchanged.
     await new Promise((r) => setTimeout(r, 20));
@@ -283,6 +323,22 @@ describe("queue consumer", () => {
     expect(again.result.retryMessages).toEqual([]);
     expect(await deliveredAt(ev1)).toBe(d1);
     expect(await deliveredAt(ev2)).toBe(d2);
+    const [{ n }] = await systemQuery<{ n: number }>("SELECT count(*)::int AS n FROM event_deliveries WHERE event_id = ANY($1::uuid[])", [[ev1, ev2]]);
+    expect(n).toBe(2);
+  });
+
+  it("two consumers racing on one message record each event's delivery once", async () => {
+    const t = await createTenant();
+    const type = await createProductType(t.auth);
+    const e = await createEntity(t.auth, "Product", "A", { sku: "1", title: "t" });
+    const ids = [await insertEvent(t.tenantId, { id: e.id, typeId: type.id }), await insertEvent(t.tenantId, { id: e.id, typeId: type.id })];
+    const message = { tenant_id: t.tenantId, event_ids: ids };
+    const [a, b] = await Promise.all([runQueue([message]), runQueue([message])]);
+    expect([...a.result.explicitAcks, ...b.result.explicitAcks]).toEqual([...a.ids, ...b.ids]);
+    expect([...a.result.retryMessages, ...b.result.retryMessages]).toEqual([]);
+    const rows = await systemQuery<{ event_id: string }>("SELECT event_id FROM event_deliveries WHERE event_id = ANY($1::uuid[]) ORDER BY event_id", [ids]);
+    expect(rows.map((r) => r.event_id)).toEqual([...ids].sort());
+    expect(await pending(ids)).toEqual([]);
   });
 
   it("acks and drops malformed messages without touching any event", async () => {
@@ -303,6 +359,7 @@ describe("queue consumer", () => {
     expect(result.explicitAcks).toEqual(ids);
     expect(result.retryMessages).toEqual([]);
     expect(await deliveredAt(ev)).toBeNull();
+    expect(await pending([ev])).toEqual([ev]);
   });
 
   it("does not deliver another tenant's events or suppressed events named in a message", async () => {
@@ -315,6 +372,7 @@ describe("queue consumer", () => {
     const wrongTenant = await runQueue([{ tenant_id: b.tenantId, event_ids: [ev] }]);
     expect(wrongTenant.result.explicitAcks).toEqual(wrongTenant.ids);
     expect(await deliveredAt(ev)).toBeNull();
+    expect(await pending([ev])).toEqual([ev]);
     await runQueue([{ tenant_id: a.tenantId, event_ids: [suppressed] }]);
     expect(await deliveredAt(suppressed)).toBeNull();
   });
@@ -323,24 +381,46 @@ describe("queue consumer", () => {
     const { auth } = await createTenant();
     await createProductType(auth);
     const e = await createEntity(auth, "Product", "A", { sku: "1", title: "t" });
-    const [created] = await eventsOf(auth, e.id);
-    const delivered = await waitForDelivery(auth, e.id, (created as unknown as EventView).id);
+    const [created] = (await eventsOf(auth, e.id)) as unknown as EventView[];
+    const delivered = await waitForDelivery(auth, e.id, created.id);
     expect(delivered?.delivered_at).toEqual(expect.any(String));
+    expect(await pending([created.id])).toEqual([]);
   });
 });
 
 describe("cron re-queue of undelivered events (crash between commit and send)", () => {
-  it("re-queues an event committed but never sent; the real consumer then delivers it", async () => {
+  it("re-queues events whose send was lost once their grace period is over; the real consumer then delivers them", async () => {
     const t = await createTenant();
-    const type = await createProductType(t.auth);
-    const e = await createEntity(t.auth, "Product", "A", { sku: "1", title: "t" });
-    const orphan = await insertEvent(t.tenantId, { id: e.id, typeId: type.id }, { minutesAgo: 10 });
-    expect(await deliveredAt(orphan)).toBeNull();
+    await createProductType(t.auth);
+    // Both writers of events: a single create and a batch upsert, each committed with the queue down.
+    const created = await callWithLostSend("POST", "/entity/entities", t.auth, { type_name: "Product", name: "A", attributes: { sku: "A", title: "a" } });
+    expect(created.status).toBe(201);
+    const upserted = await callWithLostSend("POST", "/entity/entities/upsert", t.auth, {
+      type_name: "Product",
+      data: [
+        { name: "B", attributes: { sku: "B", title: "b" } },
+        { name: "C", attributes: { sku: "C", title: "c" } },
+      ],
+    });
+    expect(upserted.status).toBe(200);
+    expect(upserted.json.data.created).toBe(2);
+    const entityIds = [created.json.data.id, ...upserted.json.data.ids];
+    const lost = (await listEvents(t.auth)).data;
+    expect(lost.map((x) => [x.entity_id, x.action, x.delivered_at])).toEqual(entityIds.map((id) => [id, "created", null]));
+    const lostIds = lost.map((x) => x.id);
+    expect(await pending(lostIds)).toEqual(lostIds);
 
-    await runScheduled();
-    const delivered = await waitForDelivery(t.auth, e.id, orphan);
-    expect(delivered, "the orphaned event was not re-queued and delivered within ~10 s").toBeDefined();
-    expect(delivered!.delivered_at).toEqual(expect.any(String));
+    // Within the grace period the tick leaves them alone.
+    const early = recordingQueue();
+    await runScheduled({ ...env, EVENTS: early.queue });
+    expect(early.sent.flatMap((m) => m.event_ids).filter((id) => lostIds.includes(id))).toEqual([]);
+
+    await runScheduled(env, afterGrace());
+    for (const [i, id] of lostIds.entries()) {
+      const delivered = await waitForDelivery(t.auth, entityIds[i], id);
+      expect(delivered, `event ${i} was not re-queued and delivered within ~10 s`).toBeDefined();
+    }
+    expect(await pending(lostIds)).toEqual([]);
   });
 
   it("sends due events as pointer messages, and never re-queues suppressed or not-yet-due events", async () => {
@@ -377,5 +457,36 @@ describe("cron re-queue of undelivered events (crash between commit and send)", 
     const { sent, queue } = recordingQueue();
     await runScheduled({ ...env, EVENTS: queue });
     expect(sent.flatMap((m) => m.event_ids)).not.toContain(ev);
+  });
+
+  it("never queues suppressed events: upserts with suppress_events and deletes leave nothing pending", async () => {
+    const t = await createTenant();
+    await createProductType(t.auth);
+    const up = await call("POST", "/entity/entities/upsert", {
+      auth: t.auth,
+      body: {
+        type_name: "Product",
+        suppress_events: true,
+        data: [
+          { name: "A", attributes: { sku: "A", title: "a" } },
+          { name: "B", attributes: { sku: "B", title: "b" } },
+        ],
+      },
+    });
+    expect(up.status).toBe(200);
+    const [a, b] = up.json.data.ids as string[];
+    expect((await call("DELETE", `/entity/entities/${a}`, { auth: t.auth })).status).toBe(200);
+    const events = (await listEvents(t.auth)).data;
+    expect(events.map((x) => [x.entity_id, x.action, x.suppressed, x.delivered_at])).toEqual([
+      [a, "created", true, null],
+      [b, "created", true, null],
+      [a, "deleted", true, null],
+    ]);
+    const ids = events.map((x) => x.id);
+    expect(await pending(ids)).toEqual([]);
+
+    const { sent, queue } = recordingQueue();
+    await runScheduled({ ...env, EVENTS: queue }, afterGrace());
+    expect(sent.flatMap((m) => m.event_ids).filter((id) => ids.includes(id))).toEqual([]);
   });
 });
