@@ -1,7 +1,7 @@
 // POST /entity/query through the gateway: every operator on every path kind,
 // composites, sorting, paging, counts, includes, distinct_on and the errors.
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createTenant, expectError } from "../support/api";
+import { call, createTenant, expectError, systemQuery } from "../support/api";
 import { createType } from "../support/entities";
 import { catalogue, skus, type Catalogue } from "./fixture";
 
@@ -358,6 +358,19 @@ describe("the answer's entities", () => {
       expect(e).toEqual(got.json.data);
       expect(e.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d*[1-9])?Z$/);
     }
+  });
+
+  it("write timestamps as GET does: UTC, trailing zeros of the fraction dropped, no dot for whole seconds", async () => {
+    const tenant = await createTenant("query-timestamps");
+    await createType(tenant.auth, { name: "Stamp", schema: { type: "object" }, config: { identifier_key: ["k"] } });
+    const stamps = { a: "2026-01-02 03:04:05+00", b: "2026-01-02 03:04:10.5+00", c: "2026-01-02 03:04:05.12345+02", d: "1999-12-31 23:59:59.000001+00" };
+    for (const [k, at] of Object.entries(stamps)) {
+      const e = (await call("POST", "/entity/entities", { auth: tenant.auth, body: { type_name: "Stamp", name: k, attributes: { k } } })).json.data;
+      await systemQuery("UPDATE entities SET created_at = $1 WHERE id = $2", [at, e.id]);
+    }
+    const res = await call("POST", "/entity/query", { auth: tenant.auth, body: { type_name: "Stamp", sort: [{ path: ["name"] }] } });
+    expect(res.json.data.map((e: { created_at: string }) => e.created_at)).toEqual(["2026-01-02T03:04:05Z", "2026-01-02T03:04:10.5Z", "2026-01-02T01:04:05.12345Z", "1999-12-31T23:59:59.000001Z"]);
+    for (const e of res.json.data) expect(e).toEqual((await call("GET", `/entity/entities/${e.id}`, { auth: tenant.auth })).json.data);
   });
 
   it("carry an updated_at that a compare-and-swap PATCH accepts", async () => {
