@@ -1,5 +1,5 @@
 // Runs the Worker under `wrangler dev` (workerd, every binding local) as a
-// child process, for `npm run dev` and the benchmarks.
+// child process, for `npm run dev` (the benchmarks use runtime.mjs).
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -18,9 +18,9 @@ function dotenvValue(name, value) {
  * only), not as --var arguments anyone can see in `ps`. wrangler gets a process
  * group of its own (workerd and esbuild run under it), so it can be killed whole.
  *
- * @param {{ port: number|string, dataDir: string, vars: Record<string,string>, inspectorPort?: number, quiet?: boolean, extraArgs?: string[] }} opts
+ * @param {{ port: number|string, dataDir: string, vars: Record<string,string>, extraArgs?: string[] }} opts
  */
-export function spawnWorker({ port, dataDir, vars, inspectorPort, quiet = false, extraArgs = [] }) {
+export function spawnWorker({ port, dataDir, vars, extraArgs = [] }) {
   const varsFile = resolve(dataDir, ".dev.vars");
   // With an outside database (DATABASE_URL, BENCH_DATABASE_URL) nothing else has made the folder.
   mkdirSync(dataDir, { recursive: true });
@@ -33,13 +33,12 @@ export function spawnWorker({ port, dataDir, vars, inspectorPort, quiet = false,
     "--persist-to", resolve(dataDir, "wrangler"),
     "--env-file", varsFile,
     "--show-interactive-dev-session=false",
-    ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []),
     ...extraArgs,
   ];
   return spawn(process.execPath, args, {
     cwd: root,
     detached: true,
-    stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "ignore" : "inherit"],
+    stdio: ["ignore", "inherit", "inherit"],
     env: {
       ...process.env,
       // Non-interactive and offline: no telemetry or error reports (and so no
@@ -55,18 +54,6 @@ export function spawnWorker({ port, dataDir, vars, inspectorPort, quiet = false,
   });
 }
 
-export async function waitForHealth(base, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.status === 200) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`worker at ${base} did not become healthy within ${timeoutMs} ms`);
-}
-
 /** Signals a worker's whole process group (wrangler, workerd, esbuild). */
 export function signalGroup(child, signal) {
   if (!child?.pid) return;
@@ -75,15 +62,4 @@ export function signalGroup(child, signal) {
   } catch {
     // the group is gone
   }
-}
-
-export function stopWorker(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => {
-      signalGroup(child, "SIGTERM");
-      resolve();
-    });
-    signalGroup(child, "SIGTERM");
-  });
 }
