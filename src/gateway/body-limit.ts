@@ -26,7 +26,7 @@ export function tooLarge(limit: number): ApiError {
 export const bodyLimit: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const raw = c.req.raw;
   if (!raw.body) return next();
-  const limit = bodyLimitFor(c.req.method, new URL(c.req.url).pathname, c.var.config.bodyLimitBytes);
+  const limit = bodyLimitFor(c.req.method, c.req.path, c.var.config.bodyLimitBytes);
   const declared = raw.headers.get("Content-Length");
   if (declared !== null) {
     if (Number(declared) > limit) throw tooLarge(limit);

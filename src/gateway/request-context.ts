@@ -39,7 +39,7 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
       msg: "request",
       method: c.req.method,
       route: c.req.routePath,
-      path: new URL(c.req.url).pathname,
+      path: c.req.path,
       status: c.res.status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       tenant: c.var.principal?.tenantId ?? null,
