@@ -479,6 +479,14 @@ describe("POST /entity/query/distinct", () => {
     expect((await distinct({ attribute_name: "color", limit: 2 })).json.data).toEqual(["Rouge", "blue"]);
   });
 
+  it("takes a fuzzy filter (its similarity threshold holds for the statement), twice on one isolate", async () => {
+    for (const threshold of [0.3, 0.9]) {
+      const res = await distinct({ attribute_name: "price", filter: p("fuzzy", attr("color"), "gren", { threshold }) });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect(res.json.data).toEqual(threshold === 0.3 ? [100] : []);
+    }
+  });
+
   it("refuses unindexed attributes (422) and unknown types (404)", async () => {
     expectError(await distinct({ attribute_name: "qty" }), 422, "VALIDATION_FAILED");
     expectError(await distinct({ attribute_name: "color", type_name: "Nope" }), 404, "NOT_FOUND");
