@@ -9,7 +9,7 @@ import type { Sql } from "../../db/client";
 import { entityTypes } from "../../db/schema";
 import { toEntityType, type EntityType } from "./store";
 
-export interface VersionedType {
+interface VersionedType {
   type: EntityType;
   version: string;
 }
@@ -34,10 +34,11 @@ export function forgetTypes(tenantId: string, ids: Set<string>): void {
 
 /**
  * Reads types by name for one query, from the cache when `cached`, and keeps
- * the versions of every type it answered so the statement can check them.
+ * the versions of the types it answered from the cache, for the statement to
+ * check (a type read afresh is as current as an uncached lookup).
  */
 export class TypeReader {
-  readonly used = new Map<string, string>();
+  readonly fromCache = new Map<string, string>();
 
   constructor(
     private readonly sql: Sql,
@@ -50,8 +51,10 @@ export class TypeReader {
     const missing: string[] = [];
     for (const name of new Set(names)) {
       const hit = this.cached ? cache.get(keyOf(this.tenantId, name)) : undefined;
-      if (hit) this.note(out, hit);
-      else missing.push(name);
+      if (hit) {
+        out.set(name, hit.type);
+        this.fromCache.set(hit.type.id, hit.version);
+      } else missing.push(name);
     }
     if (missing.length) {
       const rows = await this.sql.db
@@ -59,16 +62,11 @@ export class TypeReader {
         .from(entityTypes)
         .where(and(eq(entityTypes.tenantId, this.tenantId), inArray(entityTypes.name, missing)));
       for (const { version, ...row } of rows) {
-        const entry = { type: toEntityType(row), version };
-        remember(this.tenantId, entry);
-        this.note(out, entry);
+        const type = toEntityType(row);
+        remember(this.tenantId, { type, version });
+        out.set(type.name, type);
       }
     }
     return out;
-  }
-
-  private note(out: Map<string, EntityType>, entry: VersionedType): void {
-    out.set(entry.type.name, entry.type);
-    this.used.set(entry.type.id, entry.version);
   }
 }
