@@ -49,11 +49,12 @@ beforeAll(async () => {
   await systemQuery("ANALYZE entities");
 });
 
-async function plan(input: Omit<QueryInput, "type_name">): Promise<PlanNode> {
+async function plan(input: Omit<QueryInput, "type_name">, { bitmapScans = true } = {}): Promise<PlanNode> {
   const db = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
   try {
     return await db.tenantTx(t.tenantId, async (sql) => {
       await sql.query("SET LOCAL enable_seqscan = off");
+      if (!bitmapScans) await sql.query("SET LOCAL enable_bitmapscan = off");
       const planned = await planQuery(sql, t.tenantId, env.MASTER_KEY, { type_name: "Big", ...input });
       await sql.query("RESET ROLE");
       const { rows } = await sql.query(`EXPLAIN (FORMAT JSON) ${planned.text}`, planned.values);
@@ -79,7 +80,11 @@ describe("the compiled SQL uses the type's indexes", () => {
   });
 
   it("a range on a sortable numeric attribute, sorted by it, without a sort step", async () => {
-    const p = await plan({ filter: { operator: "gte", path: ["attributes", "price"], value: 250 }, sort: [{ path: ["attributes", "price"] }] });
+    // On these 3,000 rows, with the table shared by the other test files as
+    // they run, a bitmap scan plus a sort of the matches sometimes costs less
+    // to the planner than the ordered index scan; at scale (the query
+    // benchmark's million rows) it picks the ordered scan on its own.
+    const p = await plan({ filter: { operator: "gte", path: ["attributes", "price"], value: 250 }, sort: [{ path: ["attributes", "price"] }] }, { bitmapScans: false });
     expect(indexesUsed(p)).toContain(indexNames.price);
     expect(nodes(p).some((n) => n["Node Type"] === "Sort")).toBe(false);
   });
