@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createTenant, expectError, systemQuery } from "../support/api";
 import { createType } from "../support/entities";
-import { catalogue, skus, type Catalogue } from "./fixture";
+import { catalogue, itemConfig, skus, type Catalogue } from "./fixture";
 
 let t: Catalogue;
 beforeAll(async () => {
@@ -504,6 +504,27 @@ describe("access", () => {
     expect((await query({}, other.auth)).json.data).toEqual([]);
     expect((await query({ filter: p("eq", ["id"], t.ids.A1) }, other.auth)).json.data).toEqual([]);
     expect((await call("POST", "/entity/query/distinct", { auth: other.auth, body: { type_name: "Item", attribute_name: "color" } })).status).toBe(422);
+  });
+
+  it("a tenant with the same type names, indexes and rules sees only its own rows, values and links", async () => {
+    const other = await createTenant();
+    await createType(other.auth, { name: "Item", schema: { type: "object" }, config: itemConfig });
+    await createType(other.auth, { name: "Maker", schema: { type: "object" }, config: { identifier_key: ["code"] } });
+    expect((await call("POST", "/entity/relationship-rules", { auth: other.auth, body: { name: "made_by", from_entity_type_name: "Item", to_entity_type_name: "Maker" } })).status).toBe(201);
+    const item = (await call("POST", "/entity/entities", { auth: other.auth, body: { type_name: "Item", name: "Other Chair", attributes: { sku: "Z1", color: "purple", price: 10 } } })).json.data;
+    const maker = (await call("POST", "/entity/entities", { auth: other.auth, body: { type_name: "Maker", name: "Zeta", attributes: { code: "zeta" } } })).json.data;
+    expect((await call("POST", "/entity/relationships", { auth: other.auth, body: { rule_name: "made_by", from_entity_id: item.id, to_entity_id: maker.id } })).status).toBe(201);
+
+    const theirs = (body: Record<string, unknown>) => call("POST", "/entity/query", { auth: other.auth, body: { type_name: "Item", ...body } });
+    expect((await theirs({ filter: p("eq", attr("price"), 10) })).json.data.map((e: { name: string }) => e.name)).toEqual(["Other Chair"]);
+    expect((await theirs({ filter: p("eq", ["relationships", "Maker", "attributes", "code"], "acme") })).json.data).toEqual([]);
+    const [withMaker] = (await theirs({ include: ["Maker"] })).json.data;
+    expect(withMaker.relationships.map((r: { entity: { name: string } }) => r.entity.name)).toEqual(["Zeta"]);
+    const values = await call("POST", "/entity/query/distinct", { auth: other.auth, body: { type_name: "Item", attribute_name: "color" } });
+    expect(values.json.data).toEqual(["purple"]);
+    // And the first tenant, served from the same isolate's type cache, still sees only its own.
+    expect(await q(p("eq", attr("color"), "purple"))).toEqual([]);
+    expect((await call("POST", "/entity/query/distinct", { auth: t.auth, body: { type_name: "Item", attribute_name: "color" } })).json.data).toEqual(["Rouge", "blue", "green", "red"]);
   });
 
   it("needs entity:read", async () => {

@@ -4,10 +4,10 @@
 // read at (xmin, which every UPDATE changes), the page statement reads the
 // current versions in its own snapshot (query/service.ts), and a query that
 // finds one changed is planned again from types read afresh.
-import { and, eq, getTableColumns, inArray, sql as dsql } from "drizzle-orm";
+import { and, getTableColumns, inArray, sql as dsql } from "drizzle-orm";
 import type { Sql } from "../../db/client";
 import { entityTypes } from "../../db/schema";
-import { toEntityType, type EntityType } from "./store";
+import { tenantOf, toEntityType, type EntityType } from "./store";
 
 interface VersionedType {
   type: EntityType;
@@ -39,12 +39,15 @@ export function forgetTypes(tenantId: string, ids: Set<string>): void {
  */
 export class TypeReader {
   readonly fromCache = new Map<string, string>();
+  private readonly tenantId: string;
 
   constructor(
     private readonly sql: Sql,
-    private readonly tenantId: string,
     private readonly cached: boolean,
-  ) {}
+  ) {
+    if (sql.tenantId === undefined) throw new Error("entity types are read for a tenant");
+    this.tenantId = sql.tenantId;
+  }
 
   async read(names: Iterable<string>): Promise<Map<string, EntityType>> {
     const out = new Map<string, EntityType>();
@@ -60,7 +63,7 @@ export class TypeReader {
       const rows = await this.sql.db
         .select({ ...getTableColumns(entityTypes), version: dsql<string>`xmin::text` })
         .from(entityTypes)
-        .where(and(eq(entityTypes.tenantId, this.tenantId), inArray(entityTypes.name, missing)));
+        .where(and(tenantOf(this.sql), inArray(entityTypes.name, missing)));
       for (const { version, ...row } of rows) {
         const type = toEntityType(row);
         remember(this.tenantId, { type, version });

@@ -1,16 +1,13 @@
 // POST /entity/query (SPEC.md 4.4, DECISIONS.md "Query"): one statement for
 // the page (filter, distinct_on, order, keyset or offset), one for the count
 // when asked, one per include entry.
-import { and, inArray } from "drizzle-orm";
 import { withoutRowSecurity, type Sql, type TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
-import { entityTypes } from "../../db/schema";
 import { decodeCursor, encodeCursor } from "../../lib/cursor";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
 import { forgetTypes, TypeReader } from "../entity-types/cache";
-import { tenantOf, toEntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
@@ -45,11 +42,9 @@ export interface QueryInput {
   distinct_on?: { paths: string[][]; sort?: SortEntry[] };
 }
 
-/** The types a query's relationship paths and includes name, loaded in one statement. */
+/** The types a query's relationship paths and includes name, read in one statement. */
 export async function loadTypes(sql: Sql, names: Set<string>): Promise<Map<string, QueryType>> {
-  if (!names.size) return new Map();
-  const rows = await sql.db.select().from(entityTypes).where(and(inArray(entityTypes.name, [...names]), tenantOf(sql)));
-  return new Map(rows.map((r) => [r.name, toEntityType(r)]));
+  return names.size ? new TypeReader(sql, false).read(names) : new Map();
 }
 
 /** The filtered rows of one type as a subquery with their order keys as k0..kn. */
@@ -202,7 +197,7 @@ export interface PlannedQuery {
  * Reads the types a query names (in one statement, or from `reader`'s
  * cache) and compiles its page statement.
  */
-export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string, input: QueryInput, reader = new TypeReader(sql, tenantId, false)): Promise<PlannedQuery> {
+export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string, input: QueryInput, reader = new TypeReader(sql, false)): Promise<PlannedQuery> {
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
   const limit = input.limit ?? 100;
   const names = relatedTypeNames(input.filter);
@@ -333,7 +328,7 @@ async function runJsonPage(sql: Sql, plan: PlannedQuery, includeCount: boolean):
 export async function queryPage(tenant: TenantDb, cursorSecret: string, input: QueryInput): Promise<{ json: string; paging: Paging }> {
   const includeCount = input.include_count ?? false;
   return tenant.read(async (sql) => {
-    let plan = await planQuery(sql, tenant.tenantId, cursorSecret, input, new TypeReader(sql, tenant.tenantId, true));
+    let plan = await planQuery(sql, tenant.tenantId, cursorSecret, input, new TypeReader(sql, true));
     let { page, count } = await runJsonPage(sql, plan, includeCount);
     if (!page.types_current) {
       // A cached type changed since it was read: plan again from the types as they are.
