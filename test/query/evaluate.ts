@@ -601,7 +601,8 @@ class Judge {
     if (rest.length === 0) {
       if (p.operator === "rel_exists") {
         if (!isRecord(p.value)) return invalid(`${at}.value`, "not a filter");
-        if (related) this.node(p.value, related, `${at}.value`, depth);
+        if (depth + 1 > MAX_DEPTH) invalid(at, "nested over 25 levels");
+        if (related) this.node(p.value, related, `${at}.value`, depth + 1);
       } else if (p.operator !== "exists") {
         return invalid(`${at}.operator`, "needs a field of the related row");
       }

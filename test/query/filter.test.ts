@@ -113,6 +113,63 @@ describe("compileFilter", () => {
   });
 });
 
+describe("rel_exists nesting", () => {
+  const relNest = (n: number, inner: unknown = { operator: "eq", path: ["name"], value: "a" }) =>
+    Array.from({ length: n }).reduce<unknown>((f) => ({ operator: "rel_exists", path: ["relationships", "Maker"], value: f }), inner);
+  // Placeholders and aliases gain digits as they count up; the rest of the text must not grow faster than the filter.
+  const shape = (sql: string) => sql.replace(/\$\d+/g, "$").replace(/\bx\d+/g, "x");
+  // The innermost level is a pair of correlated EXISTS (one per direction); each level around it, one set.
+  const levels = (sql: string) => (sql.match(/ IN \(WITH /g)?.length ?? 0) + (sql.match(/EXISTS \(/g)?.length ?? 0) / 2;
+
+  it("compiles to SQL that grows by the same text per level, each level's condition written once", () => {
+    const one = shape(compile(relNest(1)).sql).length;
+    const step = shape(compile(relNest(2)).sql).length - one;
+    expect(step).toBeLessThan(500);
+    // Asserted level by level, so a compiler that doubles the text fails at the second level, long before it eats the memory.
+    for (let n = 1; n <= 25; n++) {
+      const { sql, values } = compile(relNest(n));
+      expect(shape(sql).length).toBe(one + (n - 1) * step);
+      expect(levels(sql)).toBe(n);
+      // The tenant, the filter's value, and one related type id per level.
+      expect(values).toHaveLength(n + 2);
+    }
+  });
+
+  it("accepts 25 nested rel_exists and refuses 26, naming the place", () => {
+    expect(levels(compile(relNest(25)).sql)).toBe(25);
+    expect(failure(relNest(26))).toEqual([`filter${".value".repeat(25)}: filters nest at most 25 levels`]);
+  });
+
+  it("counts rel_exists as a level together with composites, also on an unknown related type", () => {
+    const ands = (n: number, inner: unknown) => Array.from({ length: n }).reduce<unknown>((f) => ({ operator: "and", filters: [f] }), inner);
+    expect(levels(compile(ands(24, relNest(1))).sql)).toBe(1);
+    expect(failure(ands(25, relNest(1)))).toEqual([`filter${".filters[0]".repeat(25)}: filters nest at most 25 levels`]);
+    const ghost = { operator: "rel_exists", path: ["relationships", "Ghost"], value: { operator: "eq", path: ["name"], value: "a" } };
+    expect(compile(ands(24, ghost)).sql).toBe("FALSE");
+    expect(failure(ands(25, ghost))).toEqual([`filter${".filters[0]".repeat(25)}: filters nest at most 25 levels`]);
+  });
+});
+
+describe("type.name against a value of another type", () => {
+  it("compiles to a constant binding nothing, so an include statement numbering from $7 gets no stray parameter", () => {
+    for (const value of [5, true]) {
+      expect(compile({ operator: "eq", path: ["type", "name"], value }, 7)).toMatchObject({ sql: "FALSE", values: [] });
+      expect(compile({ operator: "neq", path: ["type", "name"], value }, 7)).toMatchObject({ sql: "TRUE", values: [] });
+      expect(compile({ operator: "in", path: ["type", "name"], value: [value] }, 7)).toMatchObject({ sql: "FALSE", values: [] });
+    }
+    expect(compile({ operator: "is", path: ["type", "name"], value: null }, 7)).toMatchObject({ sql: "FALSE", values: [] });
+    const { sql, values } = compile({ operator: "eq", path: ["type", "name"], value: "Item" }, 7);
+    expect(sql).toBe("((SELECT tt.name FROM entity_types tt WHERE tt.id = e.type_id AND tt.tenant_id = $8::uuid) = $7::text)");
+    expect(values).toEqual(["Item", TENANT]);
+  });
+
+  it("refuses null, objects and arrays for eq as on any column", () => {
+    expect(failure({ operator: "eq", path: ["type", "name"], value: null })).toEqual(["filter.value: must not be null for eq (use is)"]);
+    expect(failure({ operator: "eq", path: ["type", "name"], value: { a: 1 } })).toEqual(["filter.value: must be a string, number or boolean for eq"]);
+    expect(failure({ operator: "eq", path: ["type", "name"], value: ["Item"] })).toEqual(["filter.value: must be a string, number or boolean for eq"]);
+  });
+});
+
 describe("relatedTypeNames", () => {
   it("collects the types of relationship paths, inside rel_exists too", () => {
     const names = relatedTypeNames({

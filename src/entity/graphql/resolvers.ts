@@ -12,7 +12,7 @@ import { queryBody } from "../query/routes";
 import { runQuery, type IncludeSpecInput, type QueryInput } from "../query/service";
 import type { SortEntry } from "../query/sort";
 import type { Batches } from "./batch";
-import { whereToFilter, type Filter, type WhereShape } from "./where";
+import { checkVariablesSet, whereToFilter, type Filter, type WhereShape } from "./where";
 
 export interface GraphqlContext {
   tenant: TenantDb;
@@ -55,7 +55,9 @@ export interface Link {
 }
 
 /** The filter, sort and limit of a list field, in the REST body's terms; absent and null arguments are left out. */
-function listInput(typeName: string, args: ListArgs, shapes: Map<string, WhereShape>) {
+function listInput(typeName: string, args: ListArgs, shapes: Map<string, WhereShape>, info: GraphQLResolveInfo) {
+  const whereNode = info.fieldNodes[0].arguments?.find((a) => a.name.value === "where")?.value;
+  if (whereNode) checkVariablesSet(whereNode, info.variableValues, "where");
   const filters = [args.filter, args.where == null ? undefined : whereToFilter(args.where, typeName, shapes)].filter((f) => f != null) as Filter[];
   const out: { filter?: Filter; sort?: SortEntry[]; limit: number } = { limit: args.limit };
   if (filters.length) out.filter = filters.length === 1 ? filters[0] : { operator: "and", filters };
@@ -87,7 +89,7 @@ function selects(info: GraphQLResolveInfo, name: string): boolean {
 /** The root field of one type: exactly what POST /entity/query answers for the equivalent body. */
 export function connectionResolver(typeName: string, shapes: Map<string, WhereShape>): GraphQLFieldResolver<unknown, GraphqlContext, ConnectionArgs> {
   return async (_root, args, ctx, info) => {
-    const body: QueryInput = { type_name: typeName, ...listInput(typeName, args, shapes) };
+    const body: QueryInput = { type_name: typeName, ...listInput(typeName, args, shapes, info) };
     if (args.cursor != null) body.cursor = args.cursor;
     if (args.count_strategy != null) body.count_strategy = args.count_strategy;
     // A count costs a statement; run it only when the selection reads it.
@@ -99,7 +101,7 @@ export function connectionResolver(typeName: string, shapes: Map<string, WhereSh
 }
 
 export function relationshipResolver(link: Link, shapes: Map<string, WhereShape>): GraphQLFieldResolver<PresentedEntity, GraphqlContext, ListArgs> {
-  return (parent, args, ctx, info) => ctx.batches.load(info.fieldNodes[0], parent.id, (ids) => loadLinked(ctx, link, args, shapes, ids));
+  return (parent, args, ctx, info) => ctx.batches.load(info.fieldNodes[0], parent.id, (ids) => loadLinked(ctx, link, args, shapes, info, ids));
 }
 
 /** One query's anchors: the most ids an `in` particle takes, and the largest page. */
@@ -112,8 +114,8 @@ const ANCHORS_PER_QUERY = 1000;
  * a relationship field lists what a REST include lists. One more statement
  * reads the linked rows in full, since a GraphQL node has every entity field.
  */
-async function loadLinked(ctx: GraphqlContext, link: Link, args: ListArgs, shapes: Map<string, WhereShape>, anchorIds: string[]): Promise<Map<string, PresentedEntity[]>> {
-  const { limit, ...rest } = listInput(link.target, args, shapes);
+async function loadLinked(ctx: GraphqlContext, link: Link, args: ListArgs, shapes: Map<string, WhereShape>, info: GraphQLResolveInfo, anchorIds: string[]): Promise<Map<string, PresentedEntity[]>> {
+  const { limit, ...rest } = listInput(link.target, args, shapes, info);
   const spec: IncludeSpecInput = { type_name: link.target, rule_name: link.rule, ...rest, limit };
   const linked = new Map<string, string[]>();
   for (let i = 0; i < anchorIds.length; i += ANCHORS_PER_QUERY) {

@@ -6,6 +6,7 @@
 //   { not: {...} }                      -> not of the compiled part
 //   { related: { Maker: {...} } }       -> rel_exists on ["relationships","Maker"]
 //   { x: { is_null: true / false } }    -> is null / not(is null)
+import { Kind, type ValueNode } from "graphql";
 import { validationFailed } from "../../lib/validate";
 import type { FilterKind } from "./inputs";
 
@@ -52,7 +53,25 @@ export function whereToFilter(where: Record<string, unknown>, typeName: string, 
   return and(parts);
 }
 
+/**
+ * graphql-js leaves out an input field whose variable is unset, so
+ * `{ name: { eq: $x } }` without x arrives as `{ name: {} }`, no condition at
+ * all. Refused as an explicit null is, naming the place; only the argument
+ * itself may be an unset variable (then it is absent, as an omitted REST filter).
+ */
+export function checkVariablesSet(node: ValueNode, variables: Record<string, unknown>, at: string): void {
+  if (node.kind === Kind.OBJECT) for (const f of node.fields) checkSet(f.value, variables, `${at}.${f.name.value}`);
+  else if (node.kind === Kind.LIST) node.values.forEach((v, i) => checkSet(v, variables, `${at}[${i}]`));
+}
+
+function checkSet(node: ValueNode, variables: Record<string, unknown>, at: string): void {
+  if (node.kind === Kind.VARIABLE && !Object.hasOwn(variables, node.name.value)) throw bad(at, `variable $${node.name.value} is not set (an unset variable would leave the condition out)`);
+  checkVariablesSet(node, variables, at);
+}
+
 function particles(path: string[], ops: Record<string, unknown>, at: string): Filter[] {
+  // `{}` would be no condition at all, which a client never means (an unset variable, a field emptied by mistake).
+  if (!Object.keys(ops).length) throw bad(at, "must name at least one operator");
   const out: Filter[] = [];
   for (const [op, value] of Object.entries(ops)) {
     if (value === null) throw bad(`${at}.${op}`, "must not be null (use is_null to match missing values)");

@@ -180,27 +180,52 @@ function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: stri
     if (p.operator === "exists") return related ? linkedExists(scope.alias, related, TRUE, c) : FALSE;
     if (p.operator === "rel_exists") {
       if (!isRecord(p.value)) throw bad(`${at}.value`, "must be a filter over the related row");
+      // A filter inside a filter: a level, as a composite is, whatever types exist.
+      if (depth + 1 > MAX_FILTER_DEPTH) throw bad(at, `filters nest at most ${MAX_FILTER_DEPTH} levels`);
       if (!related) return FALSE;
       const alias = `x${++c.aliases}`;
-      const inner = compileNode(p.value, { type: related, alias }, c, `${at}.value`, depth);
-      return linkedExists(scope.alias, related, inner, c, alias);
+      const before = c.aliases;
+      const inner = compileNode(p.value, { type: related, alias }, c, `${at}.value`, depth + 1);
+      return linkedExists(scope.alias, related, inner, c, alias, c.aliases > before);
     }
     throw bad(`${at}.operator`, `${p.operator} needs a path to a field of the related row`);
   }
   if (p.operator === "exists" || p.operator === "rel_exists") throw bad(`${at}.path`, `${p.operator} takes the path ["relationships", "<TypeName>"]`);
   if (!related) return FALSE;
   const alias = `x${++c.aliases}`;
+  const before = c.aliases;
   const inner = compileParticle({ ...p, path: rest }, { type: related, alias }, c, at, depth);
-  return linkedExists(scope.alias, related, inner, c, alias);
+  return linkedExists(scope.alias, related, inner, c, alias, c.aliases > before);
 }
 
-/** A live link in either direction to a live entity of `related` satisfying `cond` (over `alias`). */
-function linkedExists(anchor: string, related: QueryType, cond: string, c: Compilation, alias = `x${++c.aliases}`): string {
+/**
+ * A live link in either direction to a live entity of `related` satisfying
+ * `cond` (over `alias`).
+ *
+ * A plain condition is checked per anchor row, one correlated EXISTS per
+ * direction: both walk the link indexes from the anchor and stop at the
+ * first match, so a page of anchors never computes the whole related set.
+ *
+ * A condition that itself reaches related rows (`nested`: `rel_exists`
+ * inside `rel_exists`) is written once, as a set: the matching related rows
+ * (the CTE), then the entities linked to them either way. Written once per
+ * direction, it doubled the statement at every level (2^n subqueries at n
+ * levels); correlated to the anchor, a plan may rescan the related type per
+ * row of the level above. As an uncorrelated set per level, Postgres computes
+ * each level once per statement and the work grows with the nesting.
+ */
+function linkedExists(anchor: string, related: QueryType, cond: string, c: Compilation, alias = `x${++c.aliases}`, nested = false): string {
   const typeId = c.params.add(related.id, "uuid");
-  const side = (near: string, far: string) =>
-    `EXISTS (SELECT 1 FROM relationships r JOIN entities ${alias} ON ${alias}.id = r.${far} AND ${alias}.tenant_id = ${c.tenant}
+  if (!nested) {
+    const side = (near: string, far: string) =>
+      `EXISTS (SELECT 1 FROM relationships r JOIN entities ${alias} ON ${alias}.id = r.${far} AND ${alias}.tenant_id = ${c.tenant}
       WHERE r.tenant_id = ${c.tenant} AND r.${near} = ${anchor}.id AND r.deleted_at IS NULL AND ${alias}.type_id = ${typeId} AND ${alias}.deleted_at IS NULL AND ${cond})`;
-  return `(${side("from_entity_id", "to_entity_id")} OR ${side("to_entity_id", "from_entity_id")})`;
+    return `(${side("from_entity_id", "to_entity_id")} OR ${side("to_entity_id", "from_entity_id")})`;
+  }
+  const matches = `${alias}_ids`;
+  const side = (near: string, far: string) => `SELECT r.${near} FROM relationships r JOIN ${matches} m ON m.id = r.${far} WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL`;
+  return `(${anchor}.id IN (WITH ${matches} AS (SELECT ${alias}.id FROM entities ${alias} WHERE ${alias}.tenant_id = ${c.tenant} AND ${alias}.type_id = ${typeId} AND ${alias}.deleted_at IS NULL AND ${cond})
+      ${side("from_entity_id", "to_entity_id")} UNION ALL ${side("to_entity_id", "from_entity_id")}))`;
 }
 
 // --- operators -----------------------------------------------------------

@@ -71,7 +71,15 @@ export function operandOf(path: string[], type: QueryType, alias: string, c: Com
     return null;
   }
   if (head === "type" && rest.length === 1 && rest[0] === "name") {
-    return { kind: "column", sql: `(SELECT tt.name FROM entity_types tt WHERE tt.id = ${alias}.type_id AND tt.tenant_id = ${c.tenant})`, type: "text", trigram: false };
+    // A getter, as AttributePath's are: reading `c.tenant` binds it, and a particle that compiles to a constant must bind nothing.
+    return {
+      kind: "column",
+      get sql() {
+        return `(SELECT tt.name FROM entity_types tt WHERE tt.id = ${alias}.type_id AND tt.tenant_id = ${c.tenant})`;
+      },
+      type: "text",
+      trigram: false,
+    };
   }
   if (head !== "attributes") return null;
   const attr = indexedAttribute(type, rest);
