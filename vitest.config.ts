@@ -11,14 +11,17 @@ const bindings = (inject: (key: "databaseUrl" | "wsProxy") => string, limits: { 
   RATE_LIMIT_IP: limits.ip,
   RATE_LIMIT_IDENTITY: limits.identity,
   LOG_REQUESTS: "false",
+  // test/hardening/fuzz.test.ts: `npm run fuzz` raises the request count and may pick the seed.
+  FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+  FUZZ_SEED: process.env.FUZZ_SEED ?? "",
 });
 
-const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }) => ({
+const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }, extra: Record<string, string> = {}) => ({
   plugins: [
     cloudflareTest(({ inject }) => ({
       main: "./src/index.ts",
       wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: bindings(inject as never, limits) },
+      miniflare: { bindings: { ...bindings(inject as never, limits), ...extra } },
     })),
   ],
   test: { name, include, exclude, testTimeout: 30_000, hookTimeout: 60_000 },
@@ -28,8 +31,10 @@ export default defineConfig({
   test: {
     globalSetup: ["./test/support/global-setup.ts"],
     projects: [
-      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts"], { ip: "1000000", identity: "1000000" }),
+      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/db/statement-timeout.test.ts"], { ip: "1000000", identity: "1000000" }),
       workers("rate-limits", ["test/gateway/rate-limit.test.ts"], [], { ip: "8", identity: "3" }),
+      // A statement_timeout short enough to hit without slowing the run.
+      workers("statement-limits", ["test/db/statement-timeout.test.ts"], [], { ip: "1000000", identity: "1000000" }, { STATEMENT_TIMEOUT_MS: "300" }),
       { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 180_000 } },
     ],
   },

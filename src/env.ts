@@ -1,5 +1,5 @@
 // The Worker's configuration, read and checked once per isolate from the bindings.
-import type { Database, TenantDb } from "./db/client";
+import { DEFAULT_LIMITS, type Database, type StatementLimits, type TenantDb } from "./db/client";
 import type { Principal } from "./gateway/principal";
 
 export interface Config {
@@ -8,6 +8,8 @@ export interface Config {
   rateLimitWindowSeconds: number;
   bodyLimitBytes: number;
   logRequests: boolean;
+  /** statement_timeout and work_mem for every tenant statement (STATEMENT_TIMEOUT_MS, WORK_MEM_KB). */
+  statementLimits: StatementLimits;
 }
 
 export interface HonoEnv {
@@ -47,6 +49,10 @@ export function readConfig(env: Env): Config {
     rateLimitWindowSeconds: positiveInt(env, "RATE_LIMIT_WINDOW_SECONDS", 60),
     bodyLimitBytes: positiveInt(env, "BODY_LIMIT_BYTES", 1024 * 1024),
     logRequests: env.LOG_REQUESTS !== "false",
+    statementLimits: {
+      statementTimeoutMs: positiveInt(env, "STATEMENT_TIMEOUT_MS", DEFAULT_LIMITS.statementTimeoutMs),
+      workMemKb: positiveInt(env, "WORK_MEM_KB", DEFAULT_LIMITS.workMemKb),
+    },
   };
   cached.set(env, config);
   return config;

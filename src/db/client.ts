@@ -1,6 +1,6 @@
 // One database connection per request (Workers cannot share sockets across
 // requests), opened lazily and closed when the response is done.
-import { Client, neonConfig, types, type QueryResult } from "@neondatabase/serverless";
+import { Client, neonConfig, types, type Connection, type Query, type QueryResult } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { ApiError } from "../lib/errors";
 import { pgTimestamptzToIso, TIMESTAMPTZ_OID } from "./timestamps";
@@ -25,6 +25,107 @@ export interface Sql {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/**
+ * Limits on every statement run for a tenant (tenantTx, tenantRead), so no
+ * request holds a backend for long or lets one query take the server's
+ * memory. System work (credential lookups, cron, index builds, which may
+ * rightly run for minutes) runs without them.
+ */
+export interface StatementLimits {
+  /** statement_timeout, in ms: a statement running longer is cancelled (SQLSTATE 57014). */
+  statementTimeoutMs: number;
+  /** work_mem, in kB: memory per sort or hash before it spills to disk. */
+  workMemKb: number;
+}
+
+export const DEFAULT_LIMITS: StatementLimits = { statementTimeoutMs: 10_000, workMemKb: 4096 };
+
+/**
+ * The limits are set per transaction (SET LOCAL), never per session: behind
+ * Neon's pooler (PgBouncer in transaction mode) a session setting would stay
+ * on a backend that other connections get next, and startup parameters are
+ * refused. They go out with statements already being sent, so they cost no
+ * round trip: in the BEGIN of a transaction, and ahead of each statement run
+ * outside one (see LimitedQuery).
+ */
+function limitSettings({ statementTimeoutMs, workMemKb }: StatementLimits) {
+  for (const [name, n] of Object.entries({ statementTimeoutMs, workMemKb })) {
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${n}`);
+  }
+  return {
+    setLocal: `SET LOCAL statement_timeout = ${statementTimeoutMs}; SET LOCAL work_mem = ${workMemKb}`,
+    setConfig: `SELECT set_config('statement_timeout', '${statementTimeoutMs}', true), set_config('work_mem', '${workMemKb}', true)`,
+  };
+}
+
+type Callback = (err: Error | null, result: QueryResult) => void;
+
+/**
+ * The driver's Query class: declared by its types but exported at run time
+ * only as node-postgres has it, a static of Client.
+ */
+const DriverQuery = (Client as unknown as { Query: typeof Query }).Query;
+
+/** What LimitedQuery uses of the driver's Query beyond its declared type. */
+const base = DriverQuery.prototype as unknown as {
+  submit(connection: Connection): unknown;
+  handleDataRow(msg: unknown): void;
+  handleCommandComplete(msg: unknown, connection: Connection): void;
+};
+
+/**
+ * A statement outside any transaction, with the limits applied to it alone
+ * in the same round trip. The set_config call and the statement go out as
+ * one extended-protocol pipeline closed by a single Sync, so Postgres runs
+ * them in one implicit transaction (the statement is timed from its own
+ * Parse, after the setting took effect) and the settings end with it. The
+ * set_config's answer (its row and CommandComplete) is swallowed; the rest
+ * is the driver's ordinary Query.
+ */
+class LimitedQuery extends DriverQuery {
+  private prefixAnswered = false;
+
+  constructor(
+    private readonly prefix: string,
+    text: string,
+    values: unknown[] | undefined,
+    callback: Callback,
+  ) {
+    super({ text, values: values ?? [] } as never);
+    (this as unknown as { callback: Callback }).callback = callback;
+  }
+
+  // Always the extended protocol: a simple Query message would end the pipeline's transaction.
+  requiresPreparation(): boolean {
+    return true;
+  }
+
+  override submit = (connection: Connection) => {
+    connection.parse({ name: "", text: this.prefix, types: [] }, true);
+    connection.bind({ portal: "", statement: "", values: [] }, true);
+    connection.execute({ portal: "" }, true);
+    base.submit.call(this, connection);
+  };
+
+  handleDataRow(msg: unknown): void {
+    if (this.prefixAnswered) base.handleDataRow.call(this, msg);
+  }
+
+  handleCommandComplete(msg: unknown, connection: Connection): void {
+    if (this.prefixAnswered) return base.handleCommandComplete.call(this, msg, connection);
+    this.prefixAnswered = true;
+  }
+}
+
+/** A statement cancelled by statement_timeout, as the envelope's 503. */
+function translated(e: unknown, limits: StatementLimits): unknown {
+  if (pgCode(e) !== "57014") return e;
+  return new ApiError("SERVICE_UNAVAILABLE", `A database statement ran longer than ${limits.statementTimeoutMs} ms and was cancelled`, {
+    code: "STATEMENT_TIMEOUT",
+    timeout_ms: limits.statementTimeoutMs,
+  });
+}
+
 let configuredProxy: string | undefined;
 
 // The driver otherwise holds each write for a timer tick to coalesce it with
@@ -47,11 +148,15 @@ export class Database {
   /** Statements on one connection run one transaction at a time. */
   private queue: Promise<unknown> = Promise.resolve();
 
+  private readonly settings: ReturnType<typeof limitSettings>;
+
   constructor(
     private readonly url: string,
     proxy?: string,
+    private readonly limits: StatementLimits = DEFAULT_LIMITS,
   ) {
     configureDriver(proxy || undefined);
+    this.settings = limitSettings(limits);
   }
 
   private async connection(): Promise<Client> {
@@ -82,7 +187,12 @@ export class Database {
     this.connection().catch(() => {});
   }
 
-  private async sql(tenantId?: string, rowSecurity = false, setLocal?: (client: Client, name: string, value: string) => Promise<void>): Promise<Sql> {
+  private async sql(
+    tenantId?: string,
+    rowSecurity = false,
+    setLocal?: (client: Client, name: string, value: string) => Promise<void>,
+    query?: (client: Client, text: string, params?: unknown[]) => Promise<QueryResult>,
+  ): Promise<Sql> {
     const client = await this.connection();
     let db: Db | undefined;
     return {
@@ -90,7 +200,7 @@ export class Database {
       get db() {
         return (db ??= drizzle({ client }) as Db);
       },
-      query: (text, params) => client.query(text, params as unknown[]),
+      query: (query ? (text: string, params?: unknown[]) => query(client, text, params) : (text: string, params?: unknown[]) => client.query(text, params)) as Sql["query"],
       tenantId,
       rowSecurity,
       setLocal: setLocal ? (name, value) => setLocal(client, name, value) : async (name, value) => void (await client.query("SELECT set_config($1, $2, true)", [name, value])),
@@ -113,21 +223,22 @@ export class Database {
 
   /**
    * One transaction as `app_tenant` with `app.tenant_id` set, so row-level
-   * security confines every statement to the tenant. BEGIN, the role and the
-   * setting go in one round trip; the id is a validated UUID, so inlining it is safe.
+   * security confines every statement to the tenant. BEGIN, the role, the
+   * setting and the limits go in one round trip; the id is a validated UUID,
+   * so inlining it is safe.
    */
   tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (!UUID.test(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
       const sql = await this.sql(tenantId, true);
-      await sql.query(`BEGIN; SET LOCAL ROLE app_tenant; SELECT set_config('app.tenant_id', '${tenantId}', true)`);
+      await sql.query(`BEGIN; SET LOCAL ROLE app_tenant; SELECT set_config('app.tenant_id', '${tenantId}', true); ${this.settings.setLocal}`);
       try {
         const result = await fn(sql);
         await sql.query("COMMIT");
         return result;
       } catch (e) {
         await sql.query("ROLLBACK").catch(() => {});
-        throw e;
+        throw translated(e, this.limits);
       }
     });
   }
@@ -138,23 +249,31 @@ export class Database {
    * the indexes (see withoutRowSecurity). Each statement names its tenant and
    * sees its own snapshot, as statements in a READ COMMITTED transaction do.
    * A setting (setLocal) opens a read-only transaction that ends with the work.
+   * Statements through `query` carry the limits; drizzle's (`db`) do not.
    */
   tenantRead<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (!UUID.test(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
       let inTransaction = false;
-      const sql = await this.sql(tenantId, false, async (client, name, value) => {
-        const set = `SELECT set_config(${client.escapeLiteral(name)}, ${client.escapeLiteral(value)}, true)`;
-        await client.query(inTransaction ? set : `BEGIN READ ONLY; ${set}`);
-        inTransaction = true;
-      });
+      const { setLocal, setConfig } = this.settings;
+      const sql = await this.sql(
+        tenantId,
+        false,
+        async (client, name, value) => {
+          const set = `SELECT set_config(${client.escapeLiteral(name)}, ${client.escapeLiteral(value)}, true)`;
+          await client.query(inTransaction ? set : `BEGIN READ ONLY; ${setLocal}; ${set}`);
+          inTransaction = true;
+        },
+        (client, text, params) =>
+          inTransaction ? client.query(text, params) : new Promise((resolve, reject) => client.query(new LimitedQuery(setConfig, text, params, (err, result) => (err ? reject(err) : resolve(result))))),
+      );
       try {
         const result = await fn(sql);
         if (inTransaction) await sql.query("COMMIT");
         return result;
       } catch (e) {
         if (inTransaction) await sql.query("ROLLBACK").catch(() => {});
-        throw e;
+        throw translated(e, this.limits);
       }
     });
   }
@@ -199,13 +318,24 @@ export async function withoutRowSecurity<T>(sql: Sql, fn: () => Promise<T>, { re
 }
 
 /**
- * Postgres SQLSTATE of a driver error, if it is one. drizzle wraps the
- * driver's error (DrizzleQueryError), so the code may sit on its cause.
+ * The driver's error inside `e`, if it is one. drizzle wraps the driver's
+ * error (DrizzleQueryError), so it may sit on its cause.
  */
-export function pgCode(e: unknown): string | undefined {
+function driverError(e: unknown): { code: string; constraint?: unknown } | undefined {
   for (let cur = e, depth = 0; cur && depth < 3; cur = (cur as { cause?: unknown }).cause, depth++) {
     const code = (cur as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return cur as { code: string };
   }
   return undefined;
+}
+
+/** Postgres SQLSTATE of a driver error, if it is one. */
+export function pgCode(e: unknown): string | undefined {
+  return driverError(e)?.code;
+}
+
+/** The constraint (or unique index) a driver error names, if any. */
+export function pgConstraint(e: unknown): string | undefined {
+  const constraint = driverError(e)?.constraint;
+  return typeof constraint === "string" ? constraint : undefined;
 }

@@ -34,6 +34,52 @@ export function valueExpr(pathSql: string, type: IndexedType, column = "attribut
   }
 }
 
+/**
+ * The most bytes (UTF-8) of a value a btree index takes: the identifier key,
+ * and an indexed `text` or `numeric` attribute. Postgres refuses an index row
+ * over about 2,700 bytes (a third of a page) after compression; the key
+ * shares its row with two uuids, so 2 KiB always fits, compressible or not.
+ * `text_array` values live in a GIN index, which hashes long elements.
+ */
+export const MAX_INDEXED_BYTES = 2048;
+
+/** A string of at most this many UTF-16 units is at most MAX_INDEXED_BYTES bytes: no need to count. */
+export const SURELY_FITS = Math.floor(MAX_INDEXED_BYTES / 3);
+
+/** The validation line for a value over MAX_INDEXED_BYTES. */
+export function tooLargeToIndex(path: string, bytes: number, what = ""): string {
+  return `${path}: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed${what} (got ${bytes})`;
+}
+
+/**
+ * The size of the text Postgres indexes for a value: a string's UTF-8
+ * bytes; an object's or array's JSON text as jsonb prints it (a space after
+ * each `:` and `,`, counted over the whole text, so an overestimate when
+ * strings inside hold them); numbers, booleans and null are far below any
+ * limit and count 0.
+ */
+export function indexedValueBytes(value: unknown): number {
+  if (typeof value === "string") return utf8Bytes(value);
+  if (value === null || typeof value !== "object") return 0;
+  const json = JSON.stringify(value);
+  let separators = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 44 || c === 58) separators++;
+  }
+  return utf8Bytes(json) + separators;
+}
+
+/** UTF-8 length without encoding: 1 byte per ASCII unit, 2 below U+0800, 3 above, 4 per surrogate pair. */
+function utf8Bytes(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return n;
+}
+
 /** `'{"a","b"}'::text[]`, safe for any element text. */
 export function textArrayLiteral(path: string[]): string {
   const body = path.map((p) => `"${p.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",");

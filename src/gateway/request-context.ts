@@ -21,7 +21,7 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
   const config = readConfig(c.env);
-  const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY);
+  const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY, config.statementLimits);
   // Every credential is checked against the database: connect while the rate limiter answers.
   if (c.req.header("Authorization")) database.warm();
   c.set("requestId", requestId);

@@ -10,6 +10,8 @@ import { entitySnapshot, recordEvents, type NewEvent } from "../../events/outbox
 import { requireActiveType, requireType, type EntityType } from "../entity-types/store";
 import { loadRelationships, type IncludeSpec } from "../relationships/include";
 import { identifierKey } from "./identifier-key";
+import { oversizedAttributes } from "./index-limits";
+import { lockKeys, retryKeyRace } from "./key-lock";
 import { absorb, type MergeCardinality } from "./merge";
 import { ENTITY_COLUMNS, presentEntity, type EntityRow } from "./rows";
 
@@ -22,6 +24,8 @@ export interface EntityDeps {
 export function validateAttributes(type: EntityType, attributes: Record<string, unknown>, at = "attributes") {
   const errors = check(type.schema, attributes, at);
   if (errors.length) throw validationFailed(errors, `Attributes do not match the schema of ${type.name}`);
+  const oversized = oversizedAttributes(type.config.indexed_attributes, attributes, at);
+  if (oversized.length) throw validationFailed(oversized, "Indexed attributes too large to index");
 }
 
 const snapshotOf = (row: EntityRow) =>
@@ -147,6 +151,7 @@ async function rewrite(sql: Sql, current: EntityRow, opts: RewriteOptions): Prom
   const events: NewEvent[] = [];
 
   if (key !== current.identifier_key) {
+    await lockKeys(sql, type.id, [key]);
     const { rows } = await sql.query<{ id: string }>(
       "SELECT id FROM entities WHERE type_id = $1 AND identifier_key = $2 AND deleted_at IS NULL AND id <> $3 FOR UPDATE",
       [type.id, key, current.id],
@@ -187,12 +192,14 @@ function concurrentModification(id: string) {
 }
 
 async function commitRewrite(deps: EntityDeps, id: string, build: (sql: Sql, current: EntityRow) => RewriteOptions, lock: boolean) {
-  const { row, eventIds } = await deps.tenant.tx(async (sql) => {
-    const current = await loadEntity(sql, id, lock);
-    if (!current) throw notFound("Entity", id);
-    const { row, events } = await rewrite(sql, current, build(sql, current));
-    return { row, eventIds: await recordEvents(sql, deps.tenant.tenantId, events) };
-  });
+  const { row, eventIds } = await retryKeyRace(() =>
+    deps.tenant.tx(async (sql) => {
+      const current = await loadEntity(sql, id, lock);
+      if (!current) throw notFound("Entity", id);
+      const { row, events } = await rewrite(sql, current, build(sql, current));
+      return { row, eventIds: await recordEvents(sql, deps.tenant.tenantId, events) };
+    }),
+  );
   deps.publish(eventIds);
   return presentEntity(row);
 }

@@ -3,7 +3,8 @@
 import { uuidSchema } from "../../lib/schemas";
 import { capLines, check, validationFailed } from "../../lib/validate";
 import type { EntityType } from "../entity-types/store";
-import { tryIdentifierKey } from "../entities/identifier-key";
+import { oversizedKey, tryIdentifierKey } from "../entities/identifier-key";
+import { oversizedAttributes } from "../entities/index-limits";
 import type { RowSource } from "./body-scan";
 
 export const MAX_ROWS = 100_000;
@@ -84,8 +85,8 @@ function relationshipShapeErrors(rel: InlineRelationship, at: string): string[] 
 }
 
 /**
- * Checks every row's shape, attributes (against the type's schema) and key,
- * parsing one row at a time. Throws 422 listing the first problems.
+ * Checks every row's shape, attributes (against the type's schema and the
+ * index size limit) and key, parsing one row at a time. Throws 422 listing the first problems.
  */
 export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
   const count = source.count;
@@ -101,11 +102,14 @@ export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
       let rowErrors = check(rowSchema, row, at);
       if (!rowErrors.length) {
         rowErrors = check(type.schema, row.attributes, `${at}.attributes`);
+        if (!rowErrors.length) rowErrors = oversizedAttributes(type.config.indexed_attributes, row.attributes, `${at}.attributes`);
         row.relationships?.forEach((rel, j) => rowErrors.push(...relationshipShapeErrors(rel, `${at}.relationships[${j}]`)));
       }
       if (!rowErrors.length) {
         const computed = tryIdentifierKey(type.config.identifier_key, row.attributes);
+        const oversized = "key" in computed ? oversizedKey(type.config.identifier_key, row.attributes, computed.key, `${at}.attributes`) : undefined;
         if ("missing" in computed) rowErrors = computed.missing.map((p) => `${at}.attributes.${p}: is required to compute the identifier key`);
+        else if (oversized) rowErrors = [oversized];
         else prepared.keys[i] = computed.key;
       }
       if (rowErrors.length) {

@@ -2,12 +2,14 @@
 // front, check what must hold before any write (by-id targets exist, `raise`
 // keys are free, relationship targets resolve), then commit in batches of
 // 1000 rows with one statement per batch.
+import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { validationFailed } from "../../lib/validate";
 import { recordEvents, type NewEvent } from "../../events/outbox";
 import { requireActiveType } from "../entity-types/store";
 import type { EntityDeps } from "../entities/service";
 import { absorb, type MergeCardinality } from "../entities/merge";
+import { lockKeys, retryKeyRace } from "../entities/key-lock";
 import { dedupe, loadBatch, prepareRows, type PreparedRow } from "./rows";
 import { LINK_BATCH, planLinks, writeLinks, type PlannedLink, type Unresolved } from "./relationships";
 import type { RowSource } from "./body-scan";
@@ -37,14 +39,28 @@ export interface UpsertResult {
 interface Preflight {
   links: PlannedLink[];
   unresolved: Unresolved[];
-  /** By-id row index → the live entity currently holding the row's new key. */
-  collisions: Map<number, string>;
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/** By-id row index → the live entity (another one) holding the row's new key. */
+async function keyHolders(sql: Sql, typeId: string, rows: { index: number; id: string; key: string }[]): Promise<Map<number, string>> {
+  const { rows: held } = await sql.query<{ ord: number; holder: string }>(
+    `SELECT i.ord, e.id AS holder FROM unnest($1::int[], $2::uuid[], $3::text[]) AS i(ord, id, key)
+       JOIN entities e ON e.type_id = $4 AND e.identifier_key = i.key AND e.deleted_at IS NULL AND e.id <> i.id`,
+    [rows.map((r) => r.index), rows.map((r) => r.id), rows.map((r) => r.key), typeId],
+  );
+  return new Map(held.map((h) => [h.ord, h.holder]));
+}
+
+function mergeRefused(collisions: Map<number, string>) {
+  return new ApiError("CONFLICT", "A row's new identifier_key belongs to another live entity and merge_on_conflict is false", {
+    indexes: [...collisions.keys()].slice(0, 20),
+  });
 }
 
 /** Rows are read from `source` on demand (see body-scan.ts). */
@@ -62,22 +78,15 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, sourc
   const idOf = (i: number) => prepared.ids[i]!;
 
   const pre: Preflight = await deps.tenant.tx(async (sql) => {
-    const collisions = new Map<number, string>();
     if (byId.length) {
       const { rows: live } = await sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND type_id = $2 AND deleted_at IS NULL", [byId.map(idOf), type.id]);
       const liveIds = new Set(live.map((r) => r.id));
       const missing = byId.map(idOf).filter((id) => !liveIds.has(id));
       if (missing.length) throw new ApiError("NOT_FOUND", `${missing.length} row id(s) match no live ${type.name}; nothing was written`, { missing_ids: missing.slice(0, 20) });
-      const { rows: held } = await sql.query<{ ord: number; holder: string }>(
-        `SELECT i.ord, e.id AS holder FROM unnest($1::int[], $2::uuid[], $3::text[]) AS i(ord, id, key)
-           JOIN entities e ON e.type_id = $4 AND e.identifier_key = i.key AND e.deleted_at IS NULL AND e.id <> i.id`,
-        [byId, byId.map(idOf), byId.map(keyOf), type.id],
-      );
-      for (const h of held) collisions.set(h.ord, h.holder);
-      if (collisions.size && input.merge_on_conflict === false) {
-        throw new ApiError("CONFLICT", "A row's new identifier_key belongs to another live entity and merge_on_conflict is false", {
-          indexes: [...collisions.keys()].slice(0, 20),
-        });
+      // Refused here, before anything is written; the batches check again under their key locks.
+      if (input.merge_on_conflict === false) {
+        const collisions = await keyHolders(sql, type.id, byId.map((i) => ({ index: i, id: idOf(i), key: keyOf(i) })));
+        if (collisions.size) throw mergeRefused(collisions);
       }
     }
     if (onConflict === "raise" && byKey.length) {
@@ -89,7 +98,7 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, sourc
     }
     const linking = [...prepared.relationships].map(([index, relationships]) => ({ index, relationships }));
     const { links, unresolved } = await planLinks(sql, type, linking, new Set(byKey.map(keyOf)));
-    return { links, unresolved, collisions };
+    return { links, unresolved };
   });
   if (pre.unresolved.length && !input.skip_unresolved_relationships) {
     throw new ApiError("UNPROCESSABLE_ENTITY", `${pre.unresolved.length} inline relationship(s) do not resolve; nothing was written`, {
@@ -122,19 +131,26 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, sourc
 
   for (const indices of chunks(byId, COMMIT_BATCH)) {
     const batch = loadBatch(prepared, indices, source);
-    const result = await deps.tenant.tx(async (sql) => {
-      const merged: NewEvent[] = [];
-      for (const row of batch) {
-        const holder = pre.collisions.get(row.index);
-        if (!holder) continue;
-        await absorb(sql, row.id!, holder, input.merge_cardinality ?? "raise");
-        merged.push({ entityId: row.id!, entityTypeId: type.id, action: "merged", suppressed: suppress, payload: { entity: { id: row.id, type: { id: type.id, name: type.name } }, merged_entity_id: holder } });
-      }
-      const mergedIds = await recordEvents(sql, tenantId, merged);
-      const r = await writeById(sql, tenantId, type, batch, suppress);
-      r.eventIds.unshift(...mergedIds);
-      return r;
-    });
+    // Key holders are read under the batch's key locks, so a concurrent rekey
+    // onto one of these keys has either committed (and is merged) or waits.
+    const result = await retryKeyRace(() =>
+      deps.tenant.tx(async (sql) => {
+        await lockKeys(sql, type.id, batch.map((r) => r.key));
+        const collisions = await keyHolders(sql, type.id, batch.map((r) => ({ index: r.index, id: r.id!, key: r.key })));
+        if (collisions.size && input.merge_on_conflict === false) throw mergeRefused(collisions);
+        const merged: NewEvent[] = [];
+        for (const row of batch) {
+          const holder = collisions.get(row.index);
+          if (!holder) continue;
+          await absorb(sql, row.id!, holder, input.merge_cardinality ?? "raise");
+          merged.push({ entityId: row.id!, entityTypeId: type.id, action: "merged", suppressed: suppress, payload: { entity: { id: row.id, type: { id: type.id, name: type.name } }, merged_entity_id: holder } });
+        }
+        const mergedIds = await recordEvents(sql, tenantId, merged);
+        const r = await writeById(sql, tenantId, type, batch, suppress);
+        r.eventIds.unshift(...mergedIds);
+        return r;
+      }),
+    );
     absorbBatch(batch, result);
   }
 

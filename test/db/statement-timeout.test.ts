@@ -1,0 +1,109 @@
+// The limits on tenant statements (statement_timeout, work_mem): set on every
+// tenant transaction and on each statement run outside one, never left on the
+// session, and a cancelled statement answered as a 503 envelope with the
+// backend free again. Runs in its own project, with STATEMENT_TIMEOUT_MS=300.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { Database } from "../../src/db/client";
+import { ApiError } from "../../src/lib/errors";
+import { call, createTenant, expectError, systemQuery, withSystemDb } from "../support/api";
+import { createEntity, createProductType } from "../support/entities";
+
+const LIMITS = { statementTimeoutMs: 250, workMemKb: 2048 };
+const TENANT = crypto.randomUUID();
+
+async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = new Database(env.DATABASE_URL, env.NEON_WS_PROXY, LIMITS);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const SETTINGS = "SELECT current_setting('statement_timeout') AS timeout, current_setting('work_mem') AS work_mem";
+
+/** Backends still running a statement that contains `marker`, other than the one asking. */
+async function running(marker: string) {
+  return systemQuery("SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()", [`%${marker}%`]);
+}
+
+describe("statement limits on the Database", () => {
+  it("sets them in a tenant transaction and on each statement of a tenant read, and on nothing else", async () => {
+    await withDb(async (db) => {
+      expect((await db.tenantTx(TENANT, (sql) => sql.query(SETTINGS))).rows).toEqual([{ timeout: "250ms", work_mem: "2MB" }]);
+      // Outside a transaction: the prefix's own answer is not mixed into the statement's.
+      const read = await db.tenantRead(TENANT, async (sql) => [
+        (await sql.query(`${SETTINGS}, $1::int AS n`, [7])).rows,
+        (await sql.query("SELECT n FROM generate_series(1, 3) n")).rows,
+        (await sql.query("SELECT 1 WHERE false")).rows,
+      ]);
+      expect(read).toEqual([[{ timeout: "250ms", work_mem: "2MB", n: 7 }], [{ n: 1 }, { n: 2 }, { n: 3 }], []]);
+      // With a setting, the read is a transaction whose BEGIN carries them.
+      const inTx = await db.tenantRead(TENANT, async (sql) => {
+        await sql.setLocal("pg_trgm.similarity_threshold", "0.5");
+        return (await sql.query(SETTINGS)).rows;
+      });
+      expect(inTx).toEqual([{ timeout: "250ms", work_mem: "2MB" }]);
+      // The session is left as it was: system work on the same connection runs unlimited.
+      expect((await db.system((sql) => sql.query(SETTINGS))).rows).toEqual([{ timeout: "0", work_mem: "4MB" }]);
+    });
+  });
+
+  it("answers a statement over the timeout with 503 STATEMENT_TIMEOUT and frees the backend", async () => {
+    await withDb(async (db) => {
+      for (const [name, run] of [
+        ["tx", () => db.tenantTx(TENANT, (sql) => sql.query("SELECT pg_sleep(5) AS tx_sleeper"))],
+        ["read", () => db.tenantRead(TENANT, (sql) => sql.query("SELECT pg_sleep(5) AS read_sleeper WHERE $1", [true]))],
+      ] as const) {
+        const started = Date.now();
+        const err = await run().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err, name).toBeInstanceOf(ApiError);
+        expect((err as ApiError).status).toBe(503);
+        expect((err as ApiError).details).toEqual({ code: "STATEMENT_TIMEOUT", timeout_ms: 250 });
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(await running(`${name}_sleeper`)).toEqual([]);
+        // The same connection goes on serving.
+        expect((await db.tenantRead(TENANT, (sql) => sql.query("SELECT $1::int AS n", [1]))).rows).toEqual([{ n: 1 }]);
+      }
+    });
+  });
+
+  it("keeps errors of a limited statement as they were", async () => {
+    await withDb(async (db) => {
+      const err = await db.tenantRead(TENANT, (sql) => sql.query("SELECT 1 / $1::int", [0])).catch((e: unknown) => e);
+      expect((err as { code?: string }).code).toBe("22012");
+      expect((await db.tenantRead(TENANT, (sql) => sql.query("SELECT 2 AS n"))).rows).toEqual([{ n: 2 }]);
+    });
+  });
+});
+
+describe("statement limits through the gateway", () => {
+  it("answers a write stuck behind a lock with the 503 envelope, then serves it once the lock is gone", async () => {
+    const { auth } = await createTenant();
+    await createProductType(auth);
+    const e = await createEntity(auth, "Product", "W", { sku: "W-1", title: "w" });
+    const put = () => call("PUT", `/entity/entities/${e.id}`, { auth, body: { attributes: { sku: "W-1", title: "changed" } } });
+    await withSystemDb((db) =>
+      db.system(async (sql) => {
+        await sql.query("BEGIN");
+        await sql.query("SELECT id FROM entities WHERE id = $1 FOR UPDATE", [e.id]);
+        const started = Date.now();
+        const stuck = await put();
+        const err = expectError(stuck, 503, "SERVICE_UNAVAILABLE");
+        expect(err.details).toMatchObject({ code: "STATEMENT_TIMEOUT", timeout_ms: 300 });
+        expect(Date.now() - started).toBeLessThan(3000);
+        // The cancelled PUT's backend waits on nothing any more.
+        const waiting = await systemQuery("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF e%'");
+        expect(waiting).toEqual([]);
+        await sql.query("ROLLBACK");
+      }),
+    );
+    const done = await put();
+    expect(done.status).toBe(200);
+    expect(done.json.data.attributes.title).toBe("changed");
+  });
+});
