@@ -2,6 +2,7 @@
 // from POST /auth/token over Bearer. Every failure is the same 401.
 import { ApiError } from "../lib/errors";
 import { sha256, timingSafeEqual } from "../lib/crypto";
+import { isCleanText } from "../lib/input-guard";
 import type { Database, Sql } from "../db/client";
 import type { Principal } from "../gateway/principal";
 import { verifyAccessToken } from "./jwt";
@@ -68,7 +69,8 @@ function parseBasic(value: string): [string, string] | null {
     return null;
   }
   const sep = decoded.indexOf(":");
-  if (sep <= 0) return null;
+  // Postgres text cannot hold NUL; no client id or secret contains one.
+  if (sep <= 0 || !isCleanText(decoded)) return null;
   return [decoded.slice(0, sep), decoded.slice(sep + 1)];
 }
 

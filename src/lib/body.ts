@@ -1,6 +1,7 @@
-// Reading request bodies and query strings: parse, then validate against the route's schema.
+// Reading request bodies and query strings: parse, guard, then validate against the route's schema.
 import type { Context } from "hono";
 import { ApiError } from "./errors";
+import { guardJson } from "./input-guard";
 import { validate, type JsonSchema } from "./validate";
 
 export async function readJson(c: Context): Promise<unknown> {
@@ -9,16 +10,21 @@ export async function readJson(c: Context): Promise<unknown> {
   // would sit beside the parsed rows for the whole request, so let it go.
   delete c.req.bodyCache.text;
   if (text.trim() === "") throw new ApiError("BAD_REQUEST", "Request body must be a JSON document");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new ApiError("BAD_REQUEST", "Request body is not valid JSON", { reason: (e as Error).message });
   }
+  guardJson(value, { source: text });
+  return value;
 }
 
 /** A form-encoded body as a flat object of strings (OAuth2 token requests arrive this way). */
 async function readForm(c: Context): Promise<Record<string, string>> {
-  return Object.fromEntries(new URLSearchParams(await c.req.text()));
+  const form = Object.fromEntries(new URLSearchParams(await c.req.text()));
+  guardJson(form);
+  return form;
 }
 
 export async function jsonBody<T>(c: Context, schema: JsonSchema, acceptForm = false): Promise<T> {
@@ -46,6 +52,7 @@ export function queryParams<T>(c: Context, schema: JsonSchema & { properties?: R
       out[key] = coerce(values[values.length - 1], type);
     }
   }
+  guardJson(out, { message: "Query parameters failed validation" });
   return validate<T>(schema, out, "Query parameters failed validation");
 }
 

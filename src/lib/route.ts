@@ -8,6 +8,7 @@ import { authenticate, requirePermission } from "../gateway/authenticate";
 import { identityRateLimit } from "../gateway/rate-limit";
 import { idempotency } from "../gateway/idempotency";
 import { jsonBody, queryParams } from "./body";
+import { guardJson } from "./input-guard";
 import type { JsonSchema } from "./validate";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -66,6 +67,8 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
     if (spec.permission) chain.push(requirePermission(...spec.permission));
     if (spec.idempotent) chain.push(idempotency);
     app.on([spec.method.toUpperCase()], [spec.path], ...chain, async (c) => {
+      // Hono percent-decodes parameters, so `%00` arrives as NUL.
+      guardJson(c.req.param(), { message: "Path parameters failed validation" });
       const body = spec.body ? await jsonBody(c, spec.body as JsonSchema, spec.acceptsForm) : undefined;
       const query = spec.query ? queryParams(c, spec.query as JsonSchema) : undefined;
       return spec.handler(c, { body, query });

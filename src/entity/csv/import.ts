@@ -6,6 +6,7 @@ import { Buffer } from "node:buffer";
 import { parse, CsvError } from "csv-parse/stream";
 import { ApiError } from "../../lib/errors";
 import { capLines, validate, validationFailed } from "../../lib/validate";
+import { guardJson, isCleanText, jsonProblems, NOT_TEXT, TOO_SMALL, underflows, type Problem } from "../../lib/input-guard";
 import { uuidSchema } from "../../lib/schemas";
 import type { TenantDb } from "../../db/client";
 import { requireActiveType } from "../entity-types/store";
@@ -46,12 +47,15 @@ export interface ImportConfig {
 /** `X-Import-Config`: URL-encoded JSON. */
 export function readImportConfig(header: string | undefined): ImportConfig {
   if (!header) throw validationFailed(["X-Import-Config: is required (URL-encoded JSON naming entity_type_id or entity_type_name)"]);
+  let text: string;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(decodeURIComponent(header));
+    text = decodeURIComponent(header);
+    parsed = JSON.parse(text);
   } catch {
     throw validationFailed(["X-Import-Config: must be URL-encoded JSON"]);
   }
+  guardJson(parsed, { base: "X-Import-Config", source: text, message: "X-Import-Config failed validation" });
   const config = validate<ImportConfig>(importConfigSchema, parsed, "X-Import-Config failed validation");
   const names = [config.entity_type_id, config.entity_type_name ?? config.type_name].filter((v) => v !== undefined);
   if (names.length !== 1) throw validationFailed(["X-Import-Config: exactly one of entity_type_id and entity_type_name is required"]);
@@ -70,6 +74,18 @@ interface MappedColumn {
 }
 
 const MAX_ERRORS = 20;
+
+/**
+ * What the input guard refuses in a converted attribute cell: a numeral that
+ * read as 0 though it is not, or inside JSON text what a JSON body is refused
+ * for. A cell's JSON counts its levels as if its row were sent to upsert
+ * (body, data, row, attributes, then the column's path).
+ */
+function cellProblems(text: string, value: unknown, path: string[]): Problem[] {
+  if (typeof value === "number") return underflows(text) ? [{ path: "(root)", reason: TOO_SMALL }] : [];
+  if (typeof value === "object" && value !== null) return jsonProblems(value, { source: text, depth: 3 + path.length });
+  return [];
+}
 
 /** Maps the header row: explicit mapping when given, else every column by its own name. */
 function mapHeader(header: string[], mapping: Record<string, string> | undefined): MappedColumn[] {
@@ -110,26 +126,37 @@ async function readRows(body: ReadableStream<Uint8Array>, config: ImportConfig, 
       const line = lineAfter + 1;
       lineAfter = info.lines;
       if (!columns) {
-        columns = mapHeader(
-          record.map((c) => c.text),
-          config.column_mapping,
-        );
+        const names = record.map((c) => c.text);
+        const unclean = names.flatMap((n, i) => (isCleanText(n) ? [] : [`line ${line}, column ${i + 1}: ${NOT_TEXT}`]));
+        if (unclean.length) throw validationFailed(capLines(unclean), "The CSV header is malformed; nothing was written");
+        columns = mapHeader(names, config.column_mapping);
         continue;
       }
       if (texts.length >= MAX_ROWS) throw validationFailed([`body: at most ${MAX_ROWS} rows per import`], `More than ${MAX_ROWS} rows; nothing was written`);
       const row: { id?: string; name?: string; attributes: Record<string, unknown> } = { attributes: {} };
       let rowErrors = 0;
+      const fail = (header: string, reason: string, within = "(root)") => {
+        rowErrors++;
+        if (errors.length < MAX_ERRORS) errors.push(`line ${line}, column "${header}"${within === "(root)" ? "" : ` at ${within}`}: ${reason}`);
+      };
       for (const { index, header, column } of columns) {
         const cell = record[index] ?? { text: "", quoted: false };
+        if (!isCleanText(cell.text)) {
+          fail(header, NOT_TEXT);
+          continue;
+        }
         if ("field" in column) {
           if (cell.text !== "" || cell.quoted) row[column.field as "id" | "name"] = cell.text;
           continue;
         }
         const converted = cellValue(cell.text, cell.quoted, schemaAt(schema, column.attribute));
         if ("error" in converted) {
-          rowErrors++;
-          if (errors.length < MAX_ERRORS) errors.push(`line ${line}, column "${header}": ${converted.error}`);
-        } else if (converted.value !== undefined) setAtPath(row.attributes, column.attribute, converted.value);
+          fail(header, converted.error);
+          continue;
+        }
+        const problems = cellProblems(cell.text, converted.value, column.attribute);
+        for (const p of problems) fail(header, p.reason, p.path);
+        if (!problems.length && converted.value !== undefined) setAtPath(row.attributes, column.attribute, converted.value);
       }
       if (rowErrors) badRows++;
       texts.push(JSON.stringify(row));

@@ -8,6 +8,7 @@ import { pageOf } from "../../lib/pagination";
 import { pathId } from "../../lib/ids";
 import { ApiError } from "../../lib/errors";
 import { validate } from "../../lib/validate";
+import { guardJson } from "../../lib/input-guard";
 import { TYPE_NAME } from "../entity-types/routes";
 import {
   bulkDeleteEntities,
@@ -81,6 +82,7 @@ function parseIncludeSpecs(raw: string | undefined): IncludeQuery["include_specs
   } catch {
     throw new ApiError("VALIDATION_FAILED", "include_specs must be a JSON array", { validation_errors: ["include_specs: must be a JSON array"], errors: ["include_specs: must be a JSON array"] });
   }
+  guardJson(parsed, { base: "include_specs", source: raw, message: "Query parameters failed validation" });
   return validate(includeSpecsSchema, parsed, "Query parameters failed validation");
 }
 

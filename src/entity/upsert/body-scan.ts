@@ -4,6 +4,7 @@
 // 100,000 rows this keeps the Worker far below its 128 MB, where parsing the
 // whole document into objects would not be.
 import { ApiError } from "../../lib/errors";
+import { guardJson } from "../../lib/input-guard";
 
 const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
 const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
@@ -19,7 +20,7 @@ export interface RowSource {
   count: number;
   /** The JSON text of row i. */
   text(i: number): string;
-  /** Row i parsed (400 BAD_REQUEST when it is not JSON). */
+  /** Row i parsed (400 BAD_REQUEST when it is not JSON, 422 when it holds what cannot be stored). */
   parse(i: number): unknown;
   /** How error lines name row i (default `data[i]`; CSV import names the line). */
   label?(i: number): string;
@@ -80,6 +81,18 @@ export function scanUpsertBody(bytes: Uint8Array): ScannedBody {
       throw malformed(start);
     }
   };
+  // Rows are written from their text as sent, so each is guarded as it is parsed for validation, before any write.
+  const parseRow = (k: number) => {
+    const text = decoder.decode(bytes.subarray(starts[k], ends[k]));
+    let row: unknown;
+    try {
+      row = JSON.parse(text);
+    } catch {
+      throw malformed(starts[k]);
+    }
+    guardJson(row, { base: `data[${k}]`, depth: 2, source: text });
+    return row;
+  };
 
   skip();
   if (bytes[i] !== OPEN_OBJ) throw new ApiError("BAD_REQUEST", "Request body must be a JSON object");
@@ -133,8 +146,9 @@ export function scanUpsertBody(bytes: Uint8Array): ScannedBody {
   i++;
   skip();
   if (i !== bytes.length) throw malformed(i);
+  guardJson(envelope);
   return {
     envelope,
-    rows: { count, text: (k) => decoder.decode(bytes.subarray(starts[k], ends[k])), parse: (k) => parse(starts[k], ends[k]) },
+    rows: { count, text: (k) => decoder.decode(bytes.subarray(starts[k], ends[k])), parse: parseRow },
   };
 }
