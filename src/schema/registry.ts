@@ -7,19 +7,14 @@ import { ApiError, notFound } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { check, validationFailed, type JsonSchema } from "../lib/validate";
+import { schemaProblems } from "./schema-check";
 
 const columns = { id: schemas.id, name: schemas.name, version: schemas.version, schema: schemas.schema, created_at: schemas.createdAt };
 
-/** A schema the validator cannot compile, or that is not an object or boolean, is refused. */
-export function assertUsableSchema(schema: unknown, field = "schema"): asserts schema is JsonSchema {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    throw validationFailed([`${field}: must be a JSON Schema object`]);
-  }
-  try {
-    check(schema as JsonSchema, {});
-  } catch (e) {
-    throw validationFailed([`${field}: is not a usable JSON Schema (${(e as Error).message})`]);
-  }
+/** Refuses, with 422 and one line per problem, a schema that validation could not use (see schema-check.ts). */
+export function assertUsableSchema(schema: unknown, field = "schema"): asserts schema is JsonSchema | boolean {
+  const problems = schemaProblems(schema, field);
+  if (problems.length) throw validationFailed(problems);
 }
 
 export async function registerSchema(tenant: TenantDb, input: { name: string; schema: unknown }) {
@@ -73,7 +68,7 @@ export async function resolveSchemaName(sql: Sql, name: string): Promise<JsonSch
 }
 
 export async function validateAgainst(tenant: TenantDb, input: { schema_name?: string; schema?: unknown; data: unknown }) {
-  let schema: JsonSchema;
+  let schema: JsonSchema | boolean;
   if (input.schema_name !== undefined) {
     const row = await tenant.tx((sql) => latestSchema(sql, input.schema_name!));
     if (!row) throw notFound("Schema", input.schema_name);

@@ -8,7 +8,7 @@ const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0
 
 const schemaItem = {
   type: "object",
-  properties: { id: { type: "string" }, name: { type: "string" }, version: { type: "integer" }, schema: { type: "object" }, created_at: { type: "string" } },
+  properties: { id: { type: "string" }, name: { type: "string" }, version: { type: "integer" }, schema: { type: ["object", "boolean"] }, created_at: { type: "string" } },
 } as const;
 
 export const schemaRoutes = [
@@ -19,7 +19,7 @@ export const schemaRoutes = [
     summary: "Register a JSON schema (a name registered again gets the next version)",
     permission: ["schema", "create"],
     idempotent: true,
-    body: { type: "object", additionalProperties: false, required: ["name", "schema"], properties: { name: NAME, schema: { type: "object" } } },
+    body: { type: "object", additionalProperties: false, required: ["name", "schema"], properties: { name: NAME, schema: { type: ["object", "boolean"] } } },
     responses: { 201: { description: "Registered", schema: dataEnvelope(schemaItem) } },
     handler: async (c, { body }) => c.json({ data: await registerSchema(c.var.tenant, body) }, 201),
   }),
@@ -53,7 +53,7 @@ export const schemaRoutes = [
       additionalProperties: false,
       required: ["data"],
       oneOf: [{ required: ["schema_name"] }, { required: ["schema"] }],
-      properties: { schema_name: NAME, schema: { type: "object" }, data: {} },
+      properties: { schema_name: NAME, schema: { type: ["object", "boolean"] }, data: {} },
     },
     responses: {
       200: {

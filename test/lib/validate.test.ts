@@ -184,3 +184,45 @@ describe("validate", () => {
     expect(err.details).toEqual({ validation_errors: lines, errors: lines });
   });
 });
+
+describe("check: schemas from tenants", () => {
+  it("evaluates patterns in linear time, for pattern, patternProperties and propertyNames", () => {
+    const poison = `${"a".repeat(32)}!`;
+    const start = performance.now();
+    expect(check({ type: "string", pattern: "^(a+)+$" }, poison)).toEqual(["(root): String does not match pattern"]);
+    expect(check({ type: "object", patternProperties: { "^(a+)+$": { type: "integer" } } }, { [poison]: "x", aaa: "y" })).toEqual(["aaa: must be integer, got string"]);
+    expect(check({ type: "object", propertyNames: { pattern: "^(a+)+$" } }, { [poison]: 1 })).toEqual([`${poison}: String does not match pattern`]);
+    expect(performance.now() - start).toBeLessThan(200);
+  });
+
+  it("answers the validator's url format in linear time", () => {
+    const start = performance.now();
+    expect(check({ type: "string", format: "url" }, `http://${"a".repeat(40)} `)).toEqual(['(root): String does not match format "url"']);
+    expect(performance.now() - start).toBeLessThan(200);
+    expect(check({ type: "string", format: "url" }, "https://example.com/a?b=1")).toEqual([]);
+    expect(check({ type: "string", format: "url" }, "mailto:a@example.com")).toEqual(['(root): String does not match format "url"']);
+  });
+
+  it("takes the boolean schemas", () => {
+    expect(check(true, { any: "thing" })).toEqual([]);
+    expect(check(false, 1)).toEqual(["(root): is not allowed"]);
+  });
+
+  it("turns a schema it cannot evaluate into 422 UNPROCESSABLE_ENTITY instead of a crash", () => {
+    for (const [schema, message] of [
+      [{ properties: { a: { $ref: "#/nowhere" } } }, 'The schema cannot be evaluated: Unresolved $ref "#/nowhere".'],
+      [{ pattern: "(a)\\1" }, 'The schema cannot be evaluated: pattern "(a)\\\\1" uses what the linear-time regex engine cannot run: backreferences'],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        check(schema, { a: 1 });
+        check(schema, "aa");
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(ApiError);
+      expect((thrown as ApiError).code).toBe("UNPROCESSABLE_ENTITY");
+      expect((thrown as ApiError).message).toBe(message);
+    }
+  });
+});
