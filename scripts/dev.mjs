@@ -1,10 +1,16 @@
 // `npm run dev`: embedded Postgres (or DATABASE_URL), the WebSocket bridge,
-// migrations, then `wrangler dev` on 127.0.0.1:8787 (PORT overrides the port)
-// with every binding local. Ctrl-C (or SIGTERM) stops wrangler first, then the
+// migrations, then `wrangler dev` with every binding local, served on
+// 127.0.0.1:8787 (PORT overrides the port) through a front proxy that sets
+// CF-Connecting-IP from the socket, as Cloudflare's edge does, and the cron
+// trigger fired every minute as in production (DEV_CRON_INTERVAL_MS shortens
+// the period, for tests). Ctrl-C (or SIGTERM) stops wrangler first, then the
 // bridge and Postgres, and exits only when all of them are gone.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
+import { EVERY_MINUTE, cronTriggers, startCronTicks } from "./lib/cron.mjs";
+import { startFrontProxy } from "./lib/front-proxy.mjs";
+import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
 import { devDataDir, devStateFile } from "./lib/paths.mjs";
 import { signalGroup, spawnWorker } from "./lib/worker.mjs";
@@ -15,6 +21,11 @@ const WRANGLER_STOP_MS = 10_000;
 const port = process.env.PORT || "8787";
 if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
   console.error(`[dev] PORT must be a TCP port number, got ${JSON.stringify(port)}`);
+  process.exit(2);
+}
+const cronIntervalMs = Number(process.env.DEV_CRON_INTERVAL_MS || 60_000);
+if (!Number.isInteger(cronIntervalMs) || cronIntervalMs < 100) {
+  console.error(`[dev] DEV_CRON_INTERVAL_MS must be a whole number of milliseconds, at least 100, got ${JSON.stringify(process.env.DEV_CRON_INTERVAL_MS)}`);
   process.exit(2);
 }
 
@@ -51,14 +62,26 @@ try {
 }
 /** @type {import("node:child_process").ChildProcess | undefined} */
 let wrangler;
+let stopTicks = () => {};
+/** @type {{ close: () => Promise<void> } | undefined} */
+let front;
+const workerPort = await freePort();
+try {
+  if (!stopping) front = await startFrontProxy({ host: "127.0.0.1", port: Number(port), target: { host: "127.0.0.1", port: workerPort } });
+} catch (e) {
+  console.error(`[dev] cannot listen on 127.0.0.1:${port}: ${e?.message ?? e}`);
+  await shutdown(1);
+}
 if (!stopping) {
   writeFileSync(devStateFile, JSON.stringify({ databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy, pid: process.pid }));
   console.error(`[dev] database ready${process.env.DATABASE_URL ? " (DATABASE_URL)" : " (embedded, " + devDataDir + ")"}`);
+  console.error(`[dev] serving http://127.0.0.1:${port} (wrangler dev behind it on port ${workerPort})`);
 
   wrangler = spawnWorker({
-    port,
+    port: workerPort,
     dataDir: devDataDir,
     vars: { ...secrets, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy },
+    // Keeps /__scheduled for a tick by hand, and wrangler from claiming that crons are never run.
     extraArgs: ["--test-scheduled"],
   });
   wrangler.on("exit", (code, signal) => {
@@ -66,12 +89,22 @@ if (!stopping) {
   });
   // However this process ends, wrangler's group must not outlive it.
   process.on("exit", () => killWrangler("SIGKILL"));
+
+  // A signal to the whole group stops the reader too; shutdown is under way then.
+  const crons = await cronTriggers().catch((e) => {
+    if (!stopping) console.error(`[dev] could not read the cron triggers, none will fire: ${e?.message ?? e}`);
+    return { run: [], skipped: [] };
+  });
+  if (crons.skipped.length) console.error(`[dev] only "${EVERY_MINUTE}" cron triggers run locally; not firing ${crons.skipped.map((c) => JSON.stringify(c)).join(", ")}`);
+  if (!stopping) stopTicks = startCronTicks({ baseUrl: `http://127.0.0.1:${workerPort}`, crons: crons.run, intervalMs: cronIntervalMs, log: (line) => console.error(`[dev] ${line}`) });
 }
 
 /** Stops wrangler, then the bridge and Postgres, then exits. */
 async function shutdown(code, signal) {
   if (stopping) return;
   stopping = true;
+  stopTicks();
+  await front?.close();
   if (wrangler && wrangler.exitCode === null && wrangler.signalCode === null) {
     const exited = new Promise((r) => wrangler.once("exit", r));
     wrangler.kill(signal === "SIGINT" ? "SIGINT" : "SIGTERM");

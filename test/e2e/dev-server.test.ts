@@ -3,17 +3,22 @@
 // free port with its own data folder, `npm run tenant:create` against it, and
 // requests over TCP. Stopping it must take wrangler and Postgres down too.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPool, useWsProxy } from "../../scripts/lib/db.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const READY_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The cron period dev runs with here, so a tick is seconds away instead of a minute. */
+const CRON_INTERVAL_MS = 1000;
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -133,11 +138,48 @@ async function getJson(path: string, headers: Record<string, string> = {}) {
   return { status: res.status, headers: res.headers, json, text };
 }
 
+/**
+ * A POST whose body is `size` bytes of `chunk` repeated after `head`, sent
+ * chunked (no Content-Length) as fast as the server takes it; the answer as
+ * soon as it comes, even while the body is still being sent.
+ */
+function sendChunked(path: string, headers: Record<string, string>, head: string, chunk: string, size: number) {
+  return new Promise<{ status: number; json: any; text: string }>((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method: "POST", path, headers: { ...headers, "Transfer-Encoding": "chunked" }, timeout: 20_000 }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => {
+        let json: any;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, json, text });
+      });
+    });
+    req.on("timeout", () => req.destroy(new Error("no answer within 20 s")));
+    req.on("error", reject);
+    const block = Buffer.from(chunk.repeat(Math.ceil(64 * 1024 / chunk.length)));
+    let sent = 0;
+    const write = () => {
+      if (sent === 0) req.write(head);
+      while (sent < size) {
+        sent += block.length;
+        if (!req.write(block)) return void req.once("drain", write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
 beforeAll(async () => {
   mkdirSync(join(root, ".data"), { recursive: true });
   dataDir = mkdtempSync(join(root, ".data", "e2e-"));
   port = await freePort();
-  env = userEnv({ PORT: String(port), DEV_DATA_DIR: dataDir });
+  env = userEnv({ PORT: String(port), DEV_DATA_DIR: dataDir, DEV_CRON_INTERVAL_MS: String(CRON_INTERVAL_MS) });
 
   // Its own process group, so it can be signalled the way a terminal's Ctrl-C signals a foreground job.
   dev = spawn(process.execPath, ["scripts/dev.mjs"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -250,6 +292,58 @@ describe("npm run dev", () => {
     expect(res.json).toEqual({
       error: { status: 401, code: "UNAUTHORIZED", message: expect.any(String), details: expect.any(Object) },
     });
+  });
+
+  it("fires the every-minute cron trigger by itself: an event whose queue send was lost gets delivered", async () => {
+    expect(creds, "tenant:create must have succeeded").toBeDefined();
+    const state = JSON.parse(readFileSync(join(dataDir, "dev.json"), "utf8"));
+    useWsProxy(state.wsProxy);
+    const pool = openPool(state.databaseUrl, 1);
+    try {
+      // What a commit leaves when the send to the queue that follows it is lost: an outbox row, older than the grace period.
+      const eventId = randomUUID();
+      await pool.query("INSERT INTO event_outbox (event_id, tenant_id, created_at) VALUES ($1, $2, now() - interval '1 hour')", [eventId, creds.tenant_id]);
+      const delivered = await waitFor(async () => (await pool.query("SELECT 1 FROM event_deliveries WHERE event_id = $1", [eventId])).rows.length === 1, 20 * CRON_INTERVAL_MS);
+      expect(delivered, `--- npm run dev output ---\n${output}`).toBe(true);
+      expect((await pool.query("SELECT count(*)::int AS n FROM event_outbox WHERE event_id = $1", [eventId])).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("answers a body refused before it fully arrived with its 4xx, and serves the next request", async () => {
+    expect(creds, "tenant:create must have succeeded").toBeDefined();
+    const auth = basic(creds.client_id, creds.client_secret);
+    const type = await fetch(`${base()}/entity/entity-types`, {
+      method: "POST",
+      headers: { Authorization: auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Row", status: "active", schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } }, config: { identifier_key: ["n"] } }),
+    });
+    expect(type.status).toBe(201);
+    const importConfig = encodeURIComponent(JSON.stringify({ entity_type_name: "Row" }));
+    const refusals = [
+      { what: "a 3 MB body to a 1 MiB route", status: 413, code: "PAYLOAD_TOO_LARGE", send: () => sendChunked("/entity/query", { Authorization: auth, "Content-Type": "application/json" }, '{"pad":"', "x", 3 * 1024 * 1024) },
+      { what: "a CSV whose second row does not convert", status: 422, code: "VALIDATION_FAILED", send: () => sendChunked("/entity/entities/import", { Authorization: auth, "X-Import-Config": importConfig }, "name,n\na,1\nb,x\n", "c,3\n", 3 * 1024 * 1024) },
+      { what: "a body without credentials", status: 401, code: "UNAUTHORIZED", send: () => sendChunked("/entity/query", { "Content-Type": "application/json" }, "{", " ", 3 * 1024 * 1024) },
+    ];
+    for (const refusal of [...refusals, ...refusals]) {
+      const res = await refusal.send();
+      expect({ what: refusal.what, status: res.status, code: res.json?.error?.code }, res.text.slice(0, 300)).toEqual({ what: refusal.what, status: refusal.status, code: refusal.code });
+      const next = await getJson("/healthz");
+      expect({ after: refusal.what, status: next.status }).toEqual({ after: refusal.what, status: 200 });
+    }
+    const rows = await fetch(`${base()}/entity/query`, { method: "POST", headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify({ type_name: "Row" }) });
+    expect((await rows.json()).data).toEqual([]);
+  });
+
+  it("keys the per-IP rate limit on the socket's address, not on a client-sent CF-Connecting-IP", async () => {
+    const remaining = (res: { headers: Headers }) => Number(res.headers.get("X-Rate-Limit-Remaining"));
+    const plain = await getJson("/healthz");
+    const spoofed = await getJson("/healthz", { "CF-Connecting-IP": "203.0.113.9" });
+    const forwarded = await getJson("/healthz", { "X-Forwarded-For": "198.51.100.4" });
+    expect([plain.status, spoofed.status, forwarded.status]).toEqual([200, 200, 200]);
+    expect(plain.headers.get("X-Rate-Limit-Limit")).toBe("10000");
+    expect([remaining(spoofed), remaining(forwarded)]).toEqual([remaining(plain) - 1, remaining(plain) - 2]);
   });
 
   it("stops wrangler and the embedded Postgres when it alone gets SIGTERM", async () => {

@@ -186,6 +186,54 @@ describe("POST /entity/entities/export", () => {
     expect((await exportCsv(`Basic ${btoa(`${pat.json.data.client_id}:${pat.json.data.client_secret}`)}`, { type_name: "Part" })).status).toBe(403);
   });
 
+  it("escapes text a spreadsheet would run as a formula with a leading ', by default; numbers stay numbers", async () => {
+    const t = await tenantWithType();
+    const up = await call("POST", "/entity/entities/upsert", {
+      auth: t.auth,
+      body: {
+        type_name: "Part",
+        data: [
+          { name: "=cmd|' /C calc'!A0", attributes: { sku: "A1", title: "@SUM(A1:A9)", price: -5, tags: ["=x"] } },
+          { name: "+plus", attributes: { sku: "A2", title: "-minus", price: -0.5 } },
+          { name: "tab", attributes: { sku: "A3", title: "\t=1+2" } },
+        ],
+      },
+    });
+    expect(up.status).toBe(200);
+    const columns = ["name", "title", "price", "tags"];
+    const sort = [{ path: ["attributes", "sku"] }];
+    const escaped = await exportCsv(t.auth, { type_name: "Part", columns, sort });
+    expect(escaped.status).toBe(200);
+    expect(escaped.text).toBe(["name,title,price,tags", `'=cmd|' /C calc'!A0,'@SUM(A1:A9),-5,"[""=x""]"`, "'+plus,'-minus,-0.5,", "tab,'\t=1+2,,", ""].join("\r\n"));
+    const explicit = await exportCsv(t.auth, { type_name: "Part", columns, sort, escape_formulas: true });
+    expect(explicit.text).toBe(escaped.text);
+    const raw = await exportCsv(t.auth, { type_name: "Part", columns, sort, escape_formulas: false });
+    expect(raw.text).toBe(["name,title,price,tags", `=cmd|' /C calc'!A0,@SUM(A1:A9),-5,"[""=x""]"`, "+plus,-minus,-0.5,", `tab,"\t=1+2",,`, ""].join("\r\n"));
+    expect((await exportCsv(t.auth, { type_name: "Part", escape_formulas: "no" })).status).toBe(422);
+  });
+
+  it("round-trips formula-like text with escape_formulas false; an escaped export imports back with its '", async () => {
+    const t = await tenantWithType();
+    const data = [
+      { name: "=1+2", attributes: { sku: "F1", title: "@cmd", price: -5 } },
+      { name: "-dash", attributes: { sku: "F2", title: "+plus" } },
+    ];
+    expect((await call("POST", "/entity/entities/upsert", { auth: t.auth, body: { type_name: "Part", data } })).status).toBe(200);
+    const sort = [{ path: ["attributes", "sku"] }];
+    const raw = await exportCsv(t.auth, { type_name: "Part", sort, escape_formulas: false });
+    const back = await importCsv(t.auth, raw.text, { entity_type_name: "Part" });
+    expect(back.json.data).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+    expect((await exportCsv(t.auth, { type_name: "Part", sort, escape_formulas: false })).text).toBe(raw.text);
+
+    const escaped = await exportCsv(t.auth, { type_name: "Part", sort, columns: ["name", "sku", "title", "price"] });
+    const again = await importCsv(t.auth, escaped.text, { entity_type_name: "Part" });
+    expect(again.json.data).toMatchObject({ created: 0, updated: 2, unchanged: 0 });
+    expect((await parts(t.auth)).map((p) => [p.name, p.attributes])).toEqual([
+      ["'=1+2", { sku: "F1", title: "'@cmd", price: -5 }],
+      ["'-dash", { sku: "F2", title: "'+plus" }],
+    ]);
+  });
+
   it("10,000 rows round-trip through import unchanged", async () => {
     const t = await tenantWithType();
     const data = Array.from({ length: 10_000 }, (_, i) => ({

@@ -88,4 +88,44 @@ describe("body limit", () => {
     const roles = await call("GET", "/access/roles", { auth });
     expect(roles.json.data.map((r: any) => r.name)).toEqual(["admin"]);
   });
+
+  /**
+   * A body of `chunks` 64 KiB chunks that records how far the Worker read it.
+   * workerd cannot read a body after answering, and `wrangler dev` stalls the
+   * next request when one is left half read, so every answer must come after
+   * the whole body was read (test/e2e/dev-server.test.ts shows the stall).
+   */
+  function recordedBody(chunks: number, prefix = "") {
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    const seen = { pulled: 0, ended: false, cancelled: false };
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (seen.pulled === 0 && prefix) controller.enqueue(new TextEncoder().encode(prefix));
+        if (seen.pulled++ < chunks) return controller.enqueue(chunk);
+        seen.ended = true;
+        controller.close();
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
+    });
+    return { stream, seen };
+  }
+
+  it("reads a streamed body refused with 413 to its end before answering", async () => {
+    const { auth } = await createTenant();
+    const { stream, seen } = recordedBody(48, '{"name":"r1","permissions":[],"pad":"');
+    const res = await call("POST", "/access/roles", { auth, rawBody: stream, headers: { "Content-Type": "application/json" } });
+    expect(expectError(res, 413, "PAYLOAD_TOO_LARGE").details.limit).toBe(1024 * 1024);
+    expect(seen).toEqual({ pulled: 49, ended: true, cancelled: false });
+  });
+
+  it("reads a body no handler looked at (401, 404) to its end before answering", async () => {
+    const refused = recordedBody(8);
+    expectError(await call("POST", "/access/roles", { rawBody: refused.stream }), 401, "UNAUTHORIZED");
+    expect(refused.seen).toEqual({ pulled: 9, ended: true, cancelled: false });
+    const unrouted = recordedBody(8);
+    expectError(await call("POST", "/nothing-here", { rawBody: unrouted.stream }), 404, "NOT_FOUND");
+    expect(unrouted.seen).toEqual({ pulled: 9, ended: true, cancelled: false });
+  });
 });

@@ -80,10 +80,21 @@ export function cellValue(text: string, quoted: boolean, node: SchemaNode | unde
   }
 }
 
-/** The text of a value in a cell, RFC 4180 quoted when it must be; missing and null are an empty cell. */
-export function cellText(value: unknown): string {
+/** What a spreadsheet reads as the start of a formula (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * The text of a value in a cell, RFC 4180 quoted when it must be; missing and
+ * null are an empty cell. With `escapeFormulas`, a string starting like a
+ * formula gets a leading `'`, which spreadsheets take as "this is text".
+ * Only strings: a number is written as the number (`-5`), which a spreadsheet
+ * reads as a number, never as a formula; JSON arrays and objects start with
+ * `[` or `{`.
+ */
+export function cellText(value: unknown, escapeFormulas = false): string {
   if (value === undefined || value === null) return "";
-  const text = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+  let text = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (escapeFormulas && typeof value === "string" && FORMULA_START.test(text)) text = `'${text}`;
   return text === "" || /[",\r\n]/.test(text) || text.trim() !== text ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

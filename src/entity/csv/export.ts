@@ -2,7 +2,7 @@
 // type matching `filter`, in `sort` order, as RFC 4180 CSV. Pages of 1000
 // are read by keyset inside one transaction (one snapshot) and written to
 // the response as they come, so memory stays flat whatever the row count.
-import { Database, withoutRowSecurity, type Sql, type TenantDb } from "../../db/client";
+import { Database, withoutRowSecurity, type Sql, type StatementLimits, type TenantDb } from "../../db/client";
 import { requireType } from "../entity-types/store";
 import { valueAt } from "../entities/identifier-key";
 import { relatedTypeNames } from "../query/filter";
@@ -19,6 +19,8 @@ export interface ExportInput {
   filter?: unknown;
   sort?: QueryInput["sort"];
   columns?: string[];
+  /** OWASP escaping of cells a spreadsheet would run as formulas; on unless false. */
+  escape_formulas?: boolean;
 }
 
 interface Prepared {
@@ -55,8 +57,8 @@ function discoveredColumns(rows: Row[]): string[] {
   return ["id", "name", ...attributeColumns([...names].sort())];
 }
 
-function line(row: Row, columns: Column[]): string {
-  return `${columns.map((c) => cellText("field" in c ? row[c.field] : valueAt(row.attributes, c.attribute))).join(",")}\r\n`;
+function line(row: Row, columns: Column[], escapeFormulas: boolean): string {
+  return `${columns.map((c) => cellText("field" in c ? row[c.field] : valueAt(row.attributes, c.attribute), escapeFormulas)).join(",")}\r\n`;
 }
 
 /** One page after `position`, and the position of its last row. */
@@ -75,16 +77,17 @@ async function page(sql: Sql, tenantId: string, prepared: Prepared, input: Expor
  * when the handler returns, long before a large export is written) and
  * closes it at the end; an error after the header aborts the stream.
  */
-export function exportStream(env: { DATABASE_URL: string; NEON_WS_PROXY?: string }, tenantId: string, prepared: Prepared, input: ExportInput): { body: ReadableStream<Uint8Array>; done: Promise<void> } {
+export function exportStream(env: { DATABASE_URL: string; NEON_WS_PROXY?: string }, limits: StatementLimits, tenantId: string, prepared: Prepared, input: ExportInput): { body: ReadableStream<Uint8Array>; done: Promise<void> } {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();
-  const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
+  const escapeFormulas = input.escape_formulas !== false;
+  const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY, limits);
   const done = (async () => {
     try {
       await database.tenantTx(tenantId, (sql) =>
         withoutRowSecurity(sql, async () => {
-          const header = (names: string[]) => writer.write(encoder.encode(`${names.map(cellText).join(",")}\r\n`));
+          const header = (names: string[]) => writer.write(encoder.encode(`${names.map((n) => cellText(n, escapeFormulas)).join(",")}\r\n`));
           let names = prepared.columns;
           if (names) await header(names);
           let position: unknown[] | null = null;
@@ -95,7 +98,7 @@ export function exportStream(env: { DATABASE_URL: string; NEON_WS_PROXY?: string
               await header(names);
             }
             const columns = names.map(columnOf);
-            if (rows.length) await writer.write(encoder.encode(rows.map((r) => line(r, columns)).join("")));
+            if (rows.length) await writer.write(encoder.encode(rows.map((r) => line(r, columns, escapeFormulas)).join("")));
             if (rows.length < EXPORT_PAGE) return;
             position = last;
           }

@@ -47,13 +47,18 @@ export const csvRoutes = [
           items: { type: "string", minLength: 1, maxLength: 1000 },
           description: 'Header names in order: "id", "name", "identifier_key", "created_at", "updated_at", or attribute paths ("price", "dims.w")',
         },
+        escape_formulas: {
+          type: "boolean",
+          default: true,
+          description: "Prefix with ' every text cell (header included) starting with =, +, -, @, tab or carriage return, so a spreadsheet does not run it as a formula (OWASP). Numbers are never prefixed. Export with false to import the file back unchanged.",
+        },
       },
     },
     responses: { 200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv" }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter or sort" } },
     handler: async (c, { body }) => {
       const input = body as ExportInput;
       const prepared = await prepareExport(c.var.tenant, input);
-      const { body: csv, done } = exportStream(c.env, c.var.tenant.tenantId, prepared, input);
+      const { body: csv, done } = exportStream(c.env, c.var.config.statementLimits, c.var.tenant.tenantId, prepared, input);
       c.executionCtx.waitUntil(done);
       return new Response(csv, {
         headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${prepared.type.name}.csv"` },
