@@ -21,7 +21,13 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
     cloudflareTest(({ inject }) => ({
       main: "./src/index.ts",
       wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: { ...bindings(inject as never, limits), ...extra } },
+      miniflare: {
+        bindings: { ...bindings(inject as never, limits), ...extra },
+        // Every write through the gateway still sends to the real events queue; a 50 ms batch
+        // timeout (wrangler.toml: 1 s) has its consumer done within the test that wrote. The
+        // entry replaces wrangler.toml's whole consumer, so it repeats the other settings.
+        queueConsumers: { "entity-events": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 10 } },
+      },
     })),
   ],
   test: { name, include, exclude, testTimeout: 30_000, hookTimeout: 60_000 },

@@ -1,26 +1,23 @@
-// Rolling-window request counter for one key (`ip:<addr>` or `identity:<id>`).
-// Counts are kept in one-second buckets, so the window rolls with one-second
-// precision in constant memory. State is in memory only: losing it when the
-// object is evicted forgives a little traffic, which a rate limit can afford.
+// One rolling-window budget per object, addressed by the budget's name. Thin on
+// purpose: the counting is RollingWindow's, the addressing the client's
+// (src/lib/ratelimit/do-client.ts), which is the only caller of `hit`. State is
+// in memory only: losing it when the object is evicted forgives a little
+// traffic, which a rate limit can afford.
 import { DurableObject } from "cloudflare:workers";
-
-export interface RateLimitResult {
-  allowed: boolean;
-  remaining: number;
-}
+import { systemClock, type Clock } from "../src/lib/clock";
+import type { RateLimitResult } from "../src/lib/ratelimit/interface";
+import { RollingWindow } from "../src/lib/ratelimit/window";
 
 export class RateLimiter extends DurableObject<Env> {
-  private readonly buckets = new Map<number, number>();
+  private readonly window: RollingWindow;
+
+  /** The runtime passes only `ctx` and `env`; tests construct the object with their own clock. */
+  constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
+    super(ctx, env);
+    this.window = new RollingWindow(clock);
+  }
 
   hit(limit: number, windowSeconds: number): RateLimitResult {
-    const now = Math.floor(Date.now() / 1000);
-    let used = 0;
-    for (const [second, count] of this.buckets) {
-      if (second <= now - windowSeconds) this.buckets.delete(second);
-      else used += count;
-    }
-    if (used >= limit) return { allowed: false, remaining: 0 };
-    this.buckets.set(now, (this.buckets.get(now) ?? 0) + 1);
-    return { allowed: true, remaining: limit - used - 1 };
+    return this.window.hit(limit, windowSeconds);
   }
 }

@@ -1,19 +1,15 @@
-// Per-IP (before auth) and per-identity (after auth) budgets, kept by the
-// RateLimiter Durable Object (one object per key).
+// Per-IP (before auth) and per-identity (after auth) budgets, spent through
+// the RateLimits interface (one Durable Object per budget behind it).
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../lib/errors";
 import type { HonoEnv } from "../env";
-import type { RateLimiter, RateLimitResult } from "../../durable-objects/rate-limiter";
+import { DurableRateLimits } from "../lib/ratelimit/do-client";
+import type { RateLimits } from "../lib/ratelimit/interface";
 
-export async function consume(env: Env, key: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-  // wrangler types cannot see through the re-export in src/index.ts, so name the class here.
-  const ns = env.RATE_LIMITER as unknown as DurableObjectNamespace<RateLimiter>;
-  const stub = ns.get(ns.idFromName(key));
-  return stub.hit(limit, windowSeconds);
-}
+const rateLimits = (env: Env): RateLimits => new DurableRateLimits(env.RATE_LIMITER);
 
 async function enforce(c: Parameters<MiddlewareHandler<HonoEnv>>[0], scope: "ip" | "identity", key: string, limit: number) {
-  const result = await consume(c.env, `${scope}:${key}`, limit, c.var.config.rateLimitWindowSeconds);
+  const result = await rateLimits(c.env).consume({ key: `${scope}:${key}`, limit, windowSeconds: c.var.config.rateLimitWindowSeconds });
   if (!result.allowed) throw new ApiError("TOO_MANY_REQUESTS", "Rate limit exceeded", { scope, limit });
   c.set("rateLimit", { limit, remaining: result.remaining });
 }

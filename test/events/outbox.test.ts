@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";
 import { REDELIVERY_GRACE_SECONDS } from "../../src/events/delivery";
+import type { EventPointerMessage } from "../../src/events/outbox";
 import { createEntity, createProductType, createType, eventsOf } from "../support/entities";
 
 interface EventView {
@@ -73,8 +74,20 @@ async function runScheduled(withEnv: Env = env, at = Date.now()) {
 /** A tick late enough for every event written so far to be past its grace period. */
 const afterGrace = () => Date.now() + (REDELIVERY_GRACE_SECONDS + 60) * 1000;
 
+/** The Worker's fetch with `queue` as its events queue. */
+async function callWithQueue(queue: Queue, method: string, path: string, auth: string, body: unknown) {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`${BASE}${path}`, { method, headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+    { ...env, EVENTS: queue },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, json: (await res.json()) as any };
+}
+
 /** The Worker's fetch with the events queue failing every send: the commit happens, the send is lost. */
-async function callWithLostSend(method: string, path: string, auth: string, body: unknown) {
+function callWithLostSend(method: string, path: string, auth: string, body: unknown) {
   const down = {
     async send() {
       throw new Error("queue unavailable");
@@ -83,19 +96,12 @@ async function callWithLostSend(method: string, path: string, auth: string, body
       throw new Error("queue unavailable");
     },
   } as unknown as Queue;
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`${BASE}${path}`, { method, headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify(body) }),
-    { ...env, EVENTS: down },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, json: (await res.json()) as any };
+  return callWithQueue(down, method, path, auth, body);
 }
 
 /** A queue binding that records what would have been sent. */
 function recordingQueue() {
-  const sent: { tenant_id: string; event_ids: string[] }[] = [];
+  const sent: EventPointerMessage[] = [];
   const queue = {
     async send(body: any) {
       sent.push(body);
@@ -107,15 +113,10 @@ function recordingQueue() {
   return { sent, queue };
 }
 
-/** Polls (bounded) until the event has been delivered by the real queue consumer. */
-async function waitForDelivery(auth: string, entityId: string, eventId: string, attempts = 40, waitMs = 250): Promise<EventView | undefined> {
-  for (let i = 0; i < attempts; i++) {
-    const { data } = await listEvents(auth, `entity_id=${entityId}`);
-    const ev = data.find((e) => e.id === eventId);
-    if (ev?.delivered_at) return ev;
-    await new Promise((r) => setTimeout(r, waitMs));
-  }
-  return undefined;
+/** `delivered_at` of each event as GET /event/events shows it (each test's tenant has fewer than a page of events). */
+async function deliveredViaApi(auth: string, eventIds: string[]): Promise<(string | null)[]> {
+  const { data } = await listEvents(auth);
+  return eventIds.map((id) => data.find((e) => e.id === id)?.delivered_at ?? null);
 }
 
 describe("each write records exactly its event", () => {
@@ -316,13 +317,16 @@ describe("queue consumer", () => {
     const viaApi = (await listEvents(t.auth, `entity_id=${e.id}`)).data.filter((x) => x.id === ev1 || x.id === ev2);
     expect(viaApi.map((x) => x.delivered_at)).toEqual([d1, d1]);
 
-    // The same message again (a queue redelivery): acked, and delivered_at unchanged.
-    await new Promise((r) => setTimeout(r, 20));
+    // The same message again (a queue redelivery): acked, and delivered_at unchanged. The recorded
+    // deliveries are moved an hour back first, so a redelivery that wrote them again would show.
+    await systemQuery("UPDATE event_deliveries SET delivered_at = delivered_at - interval '1 hour' WHERE event_id = ANY($1::uuid[])", [[ev1, ev2]]);
+    const [b1, b2] = [await deliveredAt(ev1), await deliveredAt(ev2)];
+    expect(Date.parse(d1!) - Date.parse(b1!)).toBe(3_600_000);
     const again = await runQueue([{ tenant_id: t.tenantId, event_ids: [ev1, ev2] }]);
     expect(again.result.explicitAcks).toEqual(again.ids);
     expect(again.result.retryMessages).toEqual([]);
-    expect(await deliveredAt(ev1)).toBe(d1);
-    expect(await deliveredAt(ev2)).toBe(d2);
+    expect(await deliveredAt(ev1)).toBe(b1);
+    expect(await deliveredAt(ev2)).toBe(b2);
     const [{ n }] = await systemQuery<{ n: number }>("SELECT count(*)::int AS n FROM event_deliveries WHERE event_id = ANY($1::uuid[])", [[ev1, ev2]]);
     expect(n).toBe(2);
   });
@@ -377,19 +381,25 @@ describe("queue consumer", () => {
     expect(await deliveredAt(suppressed)).toBeNull();
   });
 
-  it("delivers API-written events end to end through the real queue", async () => {
-    const { auth } = await createTenant();
-    await createProductType(auth);
-    const e = await createEntity(auth, "Product", "A", { sku: "1", title: "t" });
-    const [created] = (await eventsOf(auth, e.id)) as unknown as EventView[];
-    const delivered = await waitForDelivery(auth, e.id, created.id);
-    expect(delivered?.delivered_at).toEqual(expect.any(String));
+  it("delivers API-written events end to end: the message a write sends is one the consumer claims", async () => {
+    const t = await createTenant();
+    await createProductType(t.auth);
+    const { sent, queue } = recordingQueue();
+    const res = await callWithQueue(queue, "POST", "/entity/entities", t.auth, { type_name: "Product", name: "A", attributes: { sku: "1", title: "t" } });
+    expect(res.status).toBe(201);
+    const [created] = (await eventsOf(t.auth, res.json.data.id)) as unknown as EventView[];
+    expect(sent).toEqual([{ tenant_id: t.tenantId, event_ids: [created.id] }]);
+    expect(await pending([created.id])).toEqual([created.id]);
+
+    const { ids, result } = await runQueue(sent);
+    expect(result.explicitAcks).toEqual(ids);
+    expect(await deliveredViaApi(t.auth, [created.id])).toEqual([expect.any(String)]);
     expect(await pending([created.id])).toEqual([]);
   });
 });
 
 describe("cron re-queue of undelivered events (crash between commit and send)", () => {
-  it("re-queues events whose send was lost once their grace period is over; the real consumer then delivers them", async () => {
+  it("re-queues events whose send was lost once their grace period is over; the consumer then delivers them", async () => {
     const t = await createTenant();
     await createProductType(t.auth);
     // Both writers of events: a single create and a batch upsert, each committed with the queue down.
@@ -415,11 +425,13 @@ describe("cron re-queue of undelivered events (crash between commit and send)", 
     await runScheduled({ ...env, EVENTS: early.queue });
     expect(early.sent.flatMap((m) => m.event_ids).filter((id) => lostIds.includes(id))).toEqual([]);
 
-    await runScheduled(env, afterGrace());
-    for (const [i, id] of lostIds.entries()) {
-      const delivered = await waitForDelivery(t.auth, entityIds[i], id);
-      expect(delivered, `event ${i} was not re-queued and delivered within ~10 s`).toBeDefined();
-    }
+    const late = recordingQueue();
+    await runScheduled({ ...env, EVENTS: late.queue }, afterGrace());
+    const requeued = late.sent.filter((m) => m.tenant_id === t.tenantId);
+    expect(requeued.flatMap((m) => m.event_ids).sort()).toEqual([...lostIds].sort());
+    const { ids, result } = await runQueue(requeued);
+    expect(result.explicitAcks).toEqual(ids);
+    expect(await deliveredViaApi(t.auth, lostIds)).toEqual(lostIds.map(() => expect.any(String)));
     expect(await pending(lostIds)).toEqual([]);
   });
 
@@ -441,9 +453,9 @@ describe("cron re-queue of undelivered events (crash between commit and send)", 
       expect(m.event_ids).not.toContain(fresh);
     }
 
-    // End to end: a real tick delivers the due one and leaves the suppressed one alone.
-    await runScheduled();
-    expect(await waitForDelivery(t.auth, e.id, due)).toBeDefined();
+    // End to end: the tick's messages, consumed, deliver the due one and leave the suppressed one alone.
+    await runQueue(mine);
+    expect(await deliveredViaApi(t.auth, [due])).toEqual([expect.any(String)]);
     expect(await deliveredAt(suppressed)).toBeNull();
   });
 
