@@ -53,12 +53,12 @@ export async function signLink(secret: string, purpose: Purpose, tenantId: strin
 export async function verifyLink(secret: string, purpose: Purpose, resourceId: string, params: CapabilityParams, nowMs = Date.now()): Promise<string> {
   const { tenant, expires, signature } = params;
   if (!isUuid(tenant) || !expires || !/^\d{1,12}$/.test(expires) || !signature) {
-    throw new ApiError("UNAUTHORIZED", "The link is incomplete: tenant, expires and signature are required", { code: "LINK_MALFORMED" });
+    throw new ApiError({ code: "LINK_MALFORMED" }, "The link is incomplete: tenant, expires and signature are required");
   }
   const expected = await sign(secret, purpose, tenant, resourceId, Number(expires));
-  if (!timingSafeEqualText(expected, signature)) throw new ApiError("UNAUTHORIZED", "The link's signature is not valid", { code: "LINK_SIGNATURE_INVALID" });
+  if (!timingSafeEqualText(expected, signature)) throw new ApiError({ code: "LINK_SIGNATURE_INVALID" }, "The link's signature is not valid");
   if (Number(expires) * 1000 <= nowMs) {
-    throw new ApiError("UNAUTHORIZED", "The link has expired", { code: "LINK_EXPIRED", expired_at: new Date(Number(expires) * 1000).toISOString() });
+    throw new ApiError({ code: "LINK_EXPIRED", expired_at: new Date(Number(expires) * 1000).toISOString() }, "The link has expired");
   }
   return tenant;
 }

@@ -48,10 +48,10 @@ export async function idempotency(c: Context<HonoEnv>, next: Next): Promise<Resp
 
   if (claimed) {
     if (claimed.request_hash !== requestHash) {
-      throw new ApiError("UNPROCESSABLE_ENTITY", "Idempotency-Key was already used with a different request", { code: "IDEMPOTENCY_KEY_REUSED" });
+      throw new ApiError({ code: "IDEMPOTENCY_KEY_REUSED" }, "Idempotency-Key was already used with a different request");
     }
     if (claimed.status === null) {
-      throw new ApiError("CONFLICT", "A request with this Idempotency-Key is still in progress", { code: "IDEMPOTENCY_IN_PROGRESS" });
+      throw new ApiError({ code: "IDEMPOTENCY_IN_PROGRESS" }, "A request with this Idempotency-Key is still in progress");
     }
     const headers = new Headers({ "Idempotent-Replayed": "true" });
     if (claimed.content_type) headers.set("Content-Type", claimed.content_type);

@@ -18,15 +18,114 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** One link or rule end over its cap, as a cardinality error reports it. */
+export interface CardinalityViolation {
+  rule?: string;
+  side: string;
+  entity_id: string;
+  cap: number;
+  live: number;
+}
+
+/**
+ * Every `details.code` a response can carry, with the fields its details
+ * must hold. Where several reasons share one status, this code is how a
+ * client tells them apart, so each is declared once here and nowhere else.
+ */
+interface DetailFields {
+  LINK_MALFORMED: {};
+  LINK_SIGNATURE_INVALID: {};
+  LINK_EXPIRED: { expired_at: string };
+  ALREADY_CONFIRMED: {};
+  CONCURRENT_MODIFICATION: { entity_id?: string };
+  CARDINALITY_VIOLATION: { rule?: string; violations: readonly CardinalityViolation[] };
+  LINK_EXISTS: { relationship_id: string };
+  IDEMPOTENCY_IN_PROGRESS: {};
+  IDEMPOTENCY_KEY_REUSED: {};
+  CARDINALITY_VIOLATION_IGNORED: { rule: string; violations: readonly CardinalityViolation[] };
+  MERGE_CARDINALITY_EXCEEDED: { rules: string[] };
+  SIZE_MISMATCH: { declared_size: number; size: number };
+  NOT_UPLOADED: { version: number };
+  CHECKSUM_MISMATCH: { version: number; expected: string; actual: string };
+  STATEMENT_TIMEOUT: { timeout_ms: number };
+  // Run-time outbound auth failures (SPEC.md 7); the credential itself never appears.
+  HTTP_AUTH_PROFILE_UNKNOWN: { profile: string; declared: string[] };
+  HTTP_AUTH_SECRET_MISSING: { profile: string; missing_secrets: string[] };
+  HTTP_AUTH_INVALID_CREDENTIAL: { field: string };
+  HTTP_AUTH_CONFLICT: { conflict: "header" | "query"; name: string };
+  /** `token_url` is origin and path only; `body_preview` at most 200 chars with secrets and tokens as `***`. */
+  HTTP_AUTH_TOKEN_EXCHANGE_FAILED: { status: number; token_url: string; reason?: string; body_preview: string };
+  HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE: {};
+  HTTP_AUTH_ARM_NOT_PERSISTED: { action_run_id: string; iteration: number; reason: string };
+}
+
+export type DetailCode = keyof DetailFields;
+
+/** A `details` object tagged by its code: the code decides which fields it needs. */
+export type Detail = { [K in DetailCode]: { code: K } & DetailFields[K] }[DetailCode];
+
+/** Details of an error without a detail code; `code` is reserved for `Detail`. */
+export type PlainDetails = Record<string, unknown> & { code?: never };
+
+/** The top-level code (and so the status) each detail code is answered with. */
+export function errorCodeOf(code: DetailCode): ErrorCode {
+  switch (code) {
+    case "LINK_MALFORMED":
+    case "LINK_SIGNATURE_INVALID":
+    case "LINK_EXPIRED":
+      return "UNAUTHORIZED";
+    case "ALREADY_CONFIRMED":
+    case "CONCURRENT_MODIFICATION":
+    case "CARDINALITY_VIOLATION":
+    case "LINK_EXISTS":
+    case "IDEMPOTENCY_IN_PROGRESS":
+      return "CONFLICT";
+    case "IDEMPOTENCY_KEY_REUSED":
+    case "CARDINALITY_VIOLATION_IGNORED":
+    case "MERGE_CARDINALITY_EXCEEDED":
+    case "SIZE_MISMATCH":
+    case "NOT_UPLOADED":
+    case "CHECKSUM_MISMATCH":
+      return "UNPROCESSABLE_ENTITY";
+    case "STATEMENT_TIMEOUT":
+      return "SERVICE_UNAVAILABLE";
+    case "HTTP_AUTH_PROFILE_UNKNOWN":
+    case "HTTP_AUTH_SECRET_MISSING":
+    case "HTTP_AUTH_INVALID_CREDENTIAL":
+    case "HTTP_AUTH_CONFLICT":
+    case "HTTP_AUTH_TOKEN_EXCHANGE_FAILED":
+    case "HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE":
+      return "BAD_REQUEST";
+    // The request was never sent: our fault, not the caller's.
+    case "HTTP_AUTH_ARM_NOT_PERSISTED":
+      return "INTERNAL_ERROR";
+    default:
+      return unhandled(code);
+  }
+}
+
+// A detail code added to DetailFields but not to the switch above makes `code` not `never` here.
+function unhandled(code: never): never {
+  throw new Error(`Unhandled detail code ${String(code)}`);
+}
+
 export class ApiError extends Error {
+  readonly code: ErrorCode;
   readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
+  readonly details: Record<string, unknown>;
+  /** An error whose reason is one of the declared detail codes; its status follows from the code. */
+  constructor(detail: Detail, message: string);
+  constructor(code: ErrorCode, message: string, details?: PlainDetails);
+  constructor(codeOrDetail: ErrorCode | Detail, message: string, details: PlainDetails = {}) {
     super(message);
-    this.status = ERROR_STATUS[code];
+    if (typeof codeOrDetail === "string") {
+      this.code = codeOrDetail;
+      this.details = details;
+    } else {
+      this.code = errorCodeOf(codeOrDetail.code);
+      this.details = codeOrDetail;
+    }
+    this.status = ERROR_STATUS[this.code];
   }
 }
 

@@ -40,6 +40,6 @@ export async function retryKeyRace<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (e) {
     if (!lostRace(e)) throw e;
-    throw new ApiError("CONFLICT", "Another write took this identifier_key at the same moment; retry the request", { code: "CONCURRENT_MODIFICATION" });
+    throw new ApiError({ code: "CONCURRENT_MODIFICATION" }, "Another write took this identifier_key at the same moment; retry the request");
   }
 }

@@ -48,7 +48,7 @@ export async function absorb(sql: Sql, survivorId: string, incumbentId: string, 
   if (!rows.length) return;
   if (mode === "raise") {
     const rules = [...new Set(rows.map((r) => r.name))];
-    throw new ApiError("UNPROCESSABLE_ENTITY", "Merging would exceed a relationship rule's cardinality", { code: "MERGE_CARDINALITY_EXCEEDED", rules });
+    throw new ApiError({ code: "MERGE_CARDINALITY_EXCEEDED", rules }, "Merging would exceed a relationship rule's cardinality");
   }
   await sql.query("UPDATE relationships SET deleted_at = now() WHERE id = ANY($1::uuid[])", [rows.map((r) => r.id)]);
 }

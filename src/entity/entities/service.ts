@@ -188,7 +188,7 @@ async function rewrite(sql: Sql, current: EntityRow, opts: RewriteOptions): Prom
 }
 
 function concurrentModification(id: string) {
-  return new ApiError("CONFLICT", "The entity changed since it was read", { code: "CONCURRENT_MODIFICATION", entity_id: id });
+  return new ApiError({ code: "CONCURRENT_MODIFICATION", entity_id: id }, "The entity changed since it was read");
 }
 
 async function commitRewrite(deps: EntityDeps, id: string, build: (sql: Sql, current: EntityRow) => RewriteOptions, lock: boolean) {

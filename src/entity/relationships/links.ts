@@ -95,18 +95,17 @@ export async function createLink(tenant: TenantDb, input: CreateLinkInput) {
       "SELECT id FROM relationships WHERE rule_id = $1 AND from_entity_id = $2 AND to_entity_id = $3 AND deleted_at IS NULL",
       [rule.id, input.from_entity_id, input.to_entity_id],
     );
-    if (existing.rows.length) throw new ApiError("CONFLICT", "These entities are already linked by this rule", { code: "LINK_EXISTS", relationship_id: existing.rows[0].id });
+    if (existing.rows.length) throw new ApiError({ code: "LINK_EXISTS", relationship_id: existing.rows[0].id }, "These entities are already linked by this rule");
 
     const found = await violations(sql, rule, input.from_entity_id, input.to_entity_id);
     if (found.length) {
       const policy = input.on_cardinality_violation ?? "raise";
-      if (policy === "raise") throw new ApiError("CONFLICT", "Cardinality constraint violated", { code: "CARDINALITY_VIOLATION", rule: rule.name, violations: found });
+      if (policy === "raise") throw new ApiError({ code: "CARDINALITY_VIOLATION", rule: rule.name, violations: found }, "Cardinality constraint violated");
       if (policy === "ignore") {
-        throw new ApiError("UNPROCESSABLE_ENTITY", "Link not written: cardinality constraint violated and on_cardinality_violation is ignore", {
-          code: "CARDINALITY_VIOLATION_IGNORED",
-          rule: rule.name,
-          violations: found,
-        });
+        throw new ApiError(
+          { code: "CARDINALITY_VIOLATION_IGNORED", rule: rule.name, violations: found },
+          "Link not written: cardinality constraint violated and on_cardinality_violation is ignore",
+        );
       }
       await makeRoom(sql, rule, found);
     }

@@ -183,6 +183,6 @@ export async function writeLinks(sql: Sql, tenantId: string, links: PlannedLink[
       WHERE rr.max_from_cardinality IS NOT NULL GROUP BY rr.name, p.t, rr.max_from_cardinality HAVING count(l.id) > rr.max_from_cardinality`,
     [triples.map((x) => x[0]), triples.map((x) => x[1]), triples.map((x) => x[2])],
   );
-  if (over.length) throw new ApiError("CONFLICT", "Cardinality constraint violated", { code: "CARDINALITY_VIOLATION", violations: over.slice(0, 20) });
+  if (over.length) throw new ApiError({ code: "CARDINALITY_VIOLATION", violations: over.slice(0, 20) }, "Cardinality constraint violated");
   return inserted[0].n;
 }

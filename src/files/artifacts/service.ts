@@ -151,10 +151,10 @@ export async function createUploadUrl(deps: ArtifactDeps, entityId: string, inpu
 }
 
 function sizeMismatch(declared: number, actual: number) {
-  return new ApiError("UNPROCESSABLE_ENTITY", `The upload URL was requested for ${declared} bytes, got ${actual}`, { code: "SIZE_MISMATCH", declared_size: declared, size: actual });
+  return new ApiError({ code: "SIZE_MISMATCH", declared_size: declared, size: actual }, `The upload URL was requested for ${declared} bytes, got ${actual}`);
 }
 
-const alreadyConfirmed = () => new ApiError("CONFLICT", "This version is already confirmed; request a new upload URL to change the file", { code: "ALREADY_CONFIRMED" });
+const alreadyConfirmed = () => new ApiError({ code: "ALREADY_CONFIRMED" }, "This version is already confirmed; request a new upload URL to change the file");
 
 const uploadGone = (versionId: string) => new ApiError("NOT_FOUND", `Upload ${versionId} not found (replaced by a newer upload URL, or its artifact or entity deleted)`);
 
@@ -231,15 +231,13 @@ export async function confirmArtifact(deps: Pick<ArtifactDeps, "tenant">, entity
     const row = rows[0];
     if (!row) throw notFound("Artifact", artifactId);
     if (row.sha256 === null) {
-      throw new ApiError("UNPROCESSABLE_ENTITY", `Version ${row.version} has no bytes yet; PUT them to its upload URL first`, { code: "NOT_UPLOADED", version: row.version });
+      throw new ApiError({ code: "NOT_UPLOADED", version: row.version }, `Version ${row.version} has no bytes yet; PUT them to its upload URL first`);
     }
     if (checksum !== undefined && checksumHex(checksum) !== row.sha256) {
-      throw new ApiError("UNPROCESSABLE_ENTITY", `The checksum does not match the uploaded bytes of version ${row.version}; it stays ${row.status}`, {
-        code: "CHECKSUM_MISMATCH",
-        version: row.version,
-        expected: checksumHex(checksum),
-        actual: row.sha256,
-      });
+      throw new ApiError(
+        { code: "CHECKSUM_MISMATCH", version: row.version, expected: checksumHex(checksum), actual: row.sha256 },
+        `The checksum does not match the uploaded bytes of version ${row.version}; it stays ${row.status}`,
+      );
     }
     if (row.status === "confirmed") return presentArtifact(row);
     const { rows: confirmed } = await sql.query<ArtifactRow & Record<string, unknown>>(
