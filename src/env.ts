@@ -17,9 +17,12 @@ export interface HonoEnv {
   Variables: {
     requestId: string;
     config: Config;
+    /** For the gateway's own system work (credentials, health); routes and services take a TenantDb. */
     database: Database;
     principal: Principal;
     tenant: TenantDb;
+    /** A tenant handle for the tenant a verified capability link names (those routes carry no credential). */
+    tenantFor: (tenantId: string) => TenantDb;
     body: unknown;
     query: unknown;
     /** The budget reported in X-Rate-Limit-* headers (identity when authenticated, else IP). */

@@ -2,6 +2,7 @@
 // requests), opened lazily and closed when the response is done.
 import { Client, neonConfig, types, type Connection, type Query, type QueryResult } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import { CompiledStatement } from "../entity/query/params";
 import { ApiError } from "../lib/errors";
 import { pgTimestamptzToIso, TIMESTAMPTZ_OID } from "./timestamps";
 
@@ -12,15 +13,37 @@ export interface Sql {
   db: Db;
   /** Hand-written SQL with bound parameters. */
   query<R extends Record<string, unknown> = Record<string, any>>(text: string, params?: unknown[]): Promise<QueryResult<R>>;
+  /** A statement the query compiler built (relationship includes share it with the owner path). */
+  run: TenantReader["run"];
   /** The tenant the statements act for; unset for system work. Lookups name it even under row-level security. */
   readonly tenantId?: string;
-  /**
-   * Whether row-level security confines the statements. A tenant read runs
-   * as the connecting role: every statement must carry its tenant predicate.
-   */
-  readonly rowSecurity: boolean;
   /** A setting for the statements that follow, up to the end of the work (SET LOCAL). */
   setLocal(name: string, value: string): Promise<void>;
+}
+
+/**
+ * The owner path: one tenant's reads as the connecting role, without
+ * row-level security (see Database.tenantRead). It runs only statements the
+ * query compiler built, which name the tenant on every table they read; a
+ * statement answering rows answers their tenant_id too, for the caller to
+ * check (assertTenantRows).
+ */
+export interface TenantReader {
+  readonly tenantId: string;
+  run<R extends Record<string, unknown> = Record<string, any>>(statement: CompiledStatement): Promise<QueryResult<R>>;
+  /** A setting for the statements that follow (opens a read-only transaction that ends with the work). */
+  setLocal(name: string, value: string): Promise<void>;
+}
+
+export interface ReadOptions {
+  /** One snapshot for every statement (a read-only REPEATABLE READ transaction), as a paged export needs. */
+  snapshot?: boolean;
+}
+
+/** A compiled statement's text and values, refusing anything else at run time too. */
+function unsealed(statement: CompiledStatement): { text: string; values: unknown[] } {
+  if (!(statement instanceof CompiledStatement)) throw new TypeError("the owner path runs only statements built by the query compiler");
+  return { text: statement.text, values: [...statement.values] };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -120,10 +143,10 @@ class LimitedQuery extends DriverQuery {
 /** A statement cancelled by statement_timeout, as the envelope's 503. */
 function translated(e: unknown, limits: StatementLimits): unknown {
   if (pgCode(e) !== "57014") return e;
-  return new ApiError("SERVICE_UNAVAILABLE", `A database statement ran longer than ${limits.statementTimeoutMs} ms and was cancelled`, {
-    code: "STATEMENT_TIMEOUT",
-    timeout_ms: limits.statementTimeoutMs,
-  });
+  return new ApiError(
+    { code: "STATEMENT_TIMEOUT", timeout_ms: limits.statementTimeoutMs },
+    `A database statement ran longer than ${limits.statementTimeoutMs} ms and was cancelled`,
+  );
 }
 
 let configuredProxy: string | undefined;
@@ -152,7 +175,7 @@ export class Database {
 
   constructor(
     private readonly url: string,
-    proxy?: string,
+    private readonly proxy?: string,
     private readonly limits: StatementLimits = DEFAULT_LIMITS,
   ) {
     configureDriver(proxy || undefined);
@@ -187,12 +210,7 @@ export class Database {
     this.connection().catch(() => {});
   }
 
-  private async sql(
-    tenantId?: string,
-    rowSecurity = false,
-    setLocal?: (client: Client, name: string, value: string) => Promise<void>,
-    query?: (client: Client, text: string, params?: unknown[]) => Promise<QueryResult>,
-  ): Promise<Sql> {
+  private async sql(tenantId?: string): Promise<Sql> {
     const client = await this.connection();
     let db: Db | undefined;
     return {
@@ -200,10 +218,13 @@ export class Database {
       get db() {
         return (db ??= drizzle({ client }) as Db);
       },
-      query: (query ? (text: string, params?: unknown[]) => query(client, text, params) : (text: string, params?: unknown[]) => client.query(text, params)) as Sql["query"],
+      query: ((text: string, params?: unknown[]) => client.query(text, params)) as Sql["query"],
+      run: async (statement) => {
+        const { text, values } = unsealed(statement);
+        return client.query(text, values);
+      },
       tenantId,
-      rowSecurity,
-      setLocal: setLocal ? (name, value) => setLocal(client, name, value) : async (name, value) => void (await client.query("SELECT set_config($1, $2, true)", [name, value])),
+      setLocal: async (name, value) => void (await client.query("SELECT set_config($1, $2, true)", [name, value])),
     };
   }
 
@@ -230,7 +251,7 @@ export class Database {
   tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (!UUID.test(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
-      const sql = await this.sql(tenantId, true);
+      const sql = await this.sql(tenantId);
       await sql.query(`BEGIN; SET LOCAL ROLE app_tenant; SELECT set_config('app.tenant_id', '${tenantId}', true); ${this.settings.setLocal}`);
       try {
         const result = await fn(sql);
@@ -244,38 +265,61 @@ export class Database {
   }
 
   /**
-   * Reads for one tenant with no transaction around them, as the connecting
-   * role: no BEGIN, role switch or COMMIT round trips, and filters can use
-   * the indexes (see withoutRowSecurity). Each statement names its tenant and
-   * sees its own snapshot, as statements in a READ COMMITTED transaction do.
-   * A setting (setLocal) opens a read-only transaction that ends with the work.
-   * Statements through `query` carry the limits; drizzle's (`db`) do not.
+   * The owner path: reads for one tenant as the connecting role, with no
+   * transaction around them (no BEGIN, role switch or COMMIT round trips).
+   * Under row-level security Postgres refuses to use a filter as an index
+   * condition unless every function in it is LEAKPROOF, which JSON path
+   * extraction, LIKE and pg_trgm's operators are not (and only a superuser
+   * could declare otherwise): every attribute filter would scan the whole
+   * tenant. So these reads take only compiled statements, which put the
+   * tenant predicate on every table they read (see query/filter.ts), and
+   * callers check the tenant of the rows that come back.
+   *
+   * Each statement sees its own snapshot, as statements in a READ COMMITTED
+   * transaction do; a setting (setLocal) opens a read-only transaction that
+   * ends with the work, and `snapshot` opens a REPEATABLE READ one up front.
+   * Every statement carries the limits.
    */
-  tenantRead<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  tenantRead<T>(tenantId: string, fn: (reader: TenantReader) => Promise<T>, { snapshot = false }: ReadOptions = {}): Promise<T> {
     if (!UUID.test(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
-      let inTransaction = false;
+      const client = await this.connection();
       const { setLocal, setConfig } = this.settings;
-      const sql = await this.sql(
+      let inTransaction = false;
+      const begin = async (then = "") => {
+        await client.query(`BEGIN READ ONLY${snapshot ? " ISOLATION LEVEL REPEATABLE READ" : ""}; ${setLocal}${then}`);
+        inTransaction = true;
+      };
+      const reader: TenantReader = {
         tenantId,
-        false,
-        async (client, name, value) => {
-          const set = `SELECT set_config(${client.escapeLiteral(name)}, ${client.escapeLiteral(value)}, true)`;
-          await client.query(inTransaction ? set : `BEGIN READ ONLY; ${setLocal}; ${set}`);
-          inTransaction = true;
+        run: async <R extends Record<string, unknown>>(statement: CompiledStatement) => {
+          const { text, values } = unsealed(statement);
+          if (inTransaction) return client.query<R>(text, values);
+          return new Promise<QueryResult<R>>((resolve, reject) =>
+            client.query(new LimitedQuery(setConfig, text, values, (err, result) => (err ? reject(err) : resolve(result as QueryResult<R>)))),
+          );
         },
-        (client, text, params) =>
-          inTransaction ? client.query(text, params) : new Promise((resolve, reject) => client.query(new LimitedQuery(setConfig, text, params, (err, result) => (err ? reject(err) : resolve(result))))),
-      );
+        setLocal: async (name, value) => {
+          const set = `SELECT set_config(${client.escapeLiteral(name)}, ${client.escapeLiteral(value)}, true)`;
+          if (inTransaction) await client.query(set);
+          else await begin(`; ${set}`);
+        },
+      };
       try {
-        const result = await fn(sql);
-        if (inTransaction) await sql.query("COMMIT");
+        if (snapshot) await begin();
+        const result = await fn(reader);
+        if (inTransaction) await client.query("COMMIT");
         return result;
       } catch (e) {
-        if (inTransaction) await sql.query("ROLLBACK").catch(() => {});
+        if (inTransaction) await client.query("ROLLBACK").catch(() => {});
         throw translated(e, this.limits);
       }
     });
+  }
+
+  /** A Database like this one on a connection of its own. */
+  fork(): Database {
+    return new Database(this.url, this.proxy, this.limits);
   }
 
   async close(): Promise<void> {
@@ -285,36 +329,48 @@ export class Database {
   }
 }
 
-/** A tenant-bound handle: the only database access services get. */
+/** A tenant-bound handle: the only database access routes and services get. */
 export interface TenantDb {
   readonly tenantId: string;
+  /** A transaction as app_tenant: row-level security confines every statement to the tenant. */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
-  /** Database.tenantRead: for the query engine's reads, whose statements all name the tenant. */
-  read<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** The owner path (Database.tenantRead): the query engine's reads, compiled statements only. */
+  read<T>(fn: (reader: TenantReader) => Promise<T>, options?: ReadOptions): Promise<T>;
+  /**
+   * The same handle on a connection of its own, closed when `fn` settles:
+   * for work that outlives the request, whose connection closes with the
+   * response (a streamed export).
+   */
+  withOwnConnection<T>(fn: (tenant: TenantDb) => Promise<T>): Promise<T>;
+  /**
+   * As the owning role, outside any transaction and any tenant: the DDL a
+   * tenant's change calls for (an entity type's indexes and statistics),
+   * which app_tenant may not run and CREATE INDEX CONCURRENTLY cannot run
+   * inside a transaction. Never for tenant rows.
+   */
+  ddl<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
 }
 
 export function tenantDb(database: Database, tenantId: string): TenantDb {
-  return { tenantId, tx: (fn) => database.tenantTx(tenantId, fn), read: (fn) => database.tenantRead(tenantId, fn) };
+  return {
+    tenantId,
+    tx: (fn) => database.tenantTx(tenantId, fn),
+    read: (fn, options) => database.tenantRead(tenantId, fn, options),
+    withOwnConnection: async (fn) => {
+      const own = database.fork();
+      try {
+        return await fn(tenantDb(own, tenantId));
+      } finally {
+        await own.close();
+      }
+    },
+    ddl: (fn) => database.system(fn),
+  };
 }
 
-/**
- * Runs `fn` inside a tenant transaction with row-level security lifted, for
- * the query engine's compiled statements only. Under RLS, Postgres refuses to
- * use a filter as an index condition unless every function in it is
- * LEAKPROOF, which JSON path extraction, LIKE and pg_trgm's operators are not
- * (and only a superuser could declare otherwise): every attribute filter
- * would scan the whole tenant. The compiler puts the tenant predicate on
- * every table it reads instead (see query/filter.ts), and callers check the
- * tenant of the rows that come back.
- */
-export async function withoutRowSecurity<T>(sql: Sql, fn: () => Promise<T>, { restore = true } = {}): Promise<T> {
-  if (!sql.rowSecurity) return fn();
-  await sql.query("RESET ROLE");
-  // On failure the transaction is rolled back, which restores the role with it.
-  const result = await fn();
-  // A caller whose transaction ends right after saves the round trip.
-  if (restore) await sql.query("SET LOCAL ROLE app_tenant");
-  return result;
+/** The rows of an owner-path read: the compiler confines them to the tenant, and this proves it held. */
+export function assertTenantRows(rows: { tenant_id: string }[], tenantId: string): void {
+  if (rows.some((r) => r.tenant_id !== tenantId)) throw new ApiError("INTERNAL_ERROR", "A query answered rows of another tenant");
 }
 
 /**

@@ -1,7 +1,7 @@
 // First in the chain: a request id, the per-request database, and one
 // structured log line per request once the response is known.
 import type { MiddlewareHandler } from "hono";
-import { Database } from "../db/client";
+import { Database, tenantDb } from "../db/client";
 import { readConfig, type HonoEnv } from "../env";
 
 export interface RequestLog {
@@ -27,6 +27,7 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   c.set("requestId", requestId);
   c.set("config", config);
   c.set("database", database);
+  c.set("tenantFor", (tenantId) => tenantDb(database, tenantId));
   try {
     await next();
   } finally {

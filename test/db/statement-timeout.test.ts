@@ -5,6 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
+import { compiled } from "../../src/entity/query/params";
 import { ApiError } from "../../src/lib/errors";
 import { call, createTenant, expectError, systemQuery, withSystemDb } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
@@ -33,16 +34,16 @@ describe("statement limits on the Database", () => {
     await withDb(async (db) => {
       expect((await db.tenantTx(TENANT, (sql) => sql.query(SETTINGS))).rows).toEqual([{ timeout: "250ms", work_mem: "2MB" }]);
       // Outside a transaction: the prefix's own answer is not mixed into the statement's.
-      const read = await db.tenantRead(TENANT, async (sql) => [
-        (await sql.query(`${SETTINGS}, $1::int AS n`, [7])).rows,
-        (await sql.query("SELECT n FROM generate_series(1, 3) n")).rows,
-        (await sql.query("SELECT 1 WHERE false")).rows,
+      const read = await db.tenantRead(TENANT, async (reader) => [
+        (await reader.run(compiled(`${SETTINGS}, $1::int AS n`, [7]))).rows,
+        (await reader.run(compiled("SELECT n FROM generate_series(1, 3) n", []))).rows,
+        (await reader.run(compiled("SELECT 1 WHERE false", []))).rows,
       ]);
       expect(read).toEqual([[{ timeout: "250ms", work_mem: "2MB", n: 7 }], [{ n: 1 }, { n: 2 }, { n: 3 }], []]);
       // With a setting, the read is a transaction whose BEGIN carries them.
-      const inTx = await db.tenantRead(TENANT, async (sql) => {
-        await sql.setLocal("pg_trgm.similarity_threshold", "0.5");
-        return (await sql.query(SETTINGS)).rows;
+      const inTx = await db.tenantRead(TENANT, async (reader) => {
+        await reader.setLocal("pg_trgm.similarity_threshold", "0.5");
+        return (await reader.run(compiled(SETTINGS, []))).rows;
       });
       expect(inTx).toEqual([{ timeout: "250ms", work_mem: "2MB" }]);
       // The session is left as it was: system work on the same connection runs unlimited.
@@ -54,7 +55,7 @@ describe("statement limits on the Database", () => {
     await withDb(async (db) => {
       for (const [name, run] of [
         ["tx", () => db.tenantTx(TENANT, (sql) => sql.query("SELECT pg_sleep(5) AS tx_sleeper"))],
-        ["read", () => db.tenantRead(TENANT, (sql) => sql.query("SELECT pg_sleep(5) AS read_sleeper WHERE $1", [true]))],
+        ["read", () => db.tenantRead(TENANT, (reader) => reader.run(compiled("SELECT pg_sleep(5) AS read_sleeper WHERE $1", [true])))],
       ] as const) {
         const started = Date.now();
         const err = await run().then(
@@ -67,16 +68,16 @@ describe("statement limits on the Database", () => {
         expect(Date.now() - started).toBeLessThan(2000);
         expect(await running(`${name}_sleeper`)).toEqual([]);
         // The same connection goes on serving.
-        expect((await db.tenantRead(TENANT, (sql) => sql.query("SELECT $1::int AS n", [1]))).rows).toEqual([{ n: 1 }]);
+        expect((await db.tenantRead(TENANT, (reader) => reader.run(compiled("SELECT $1::int AS n", [1])))).rows).toEqual([{ n: 1 }]);
       }
     });
   });
 
   it("keeps errors of a limited statement as they were", async () => {
     await withDb(async (db) => {
-      const err = await db.tenantRead(TENANT, (sql) => sql.query("SELECT 1 / $1::int", [0])).catch((e: unknown) => e);
+      const err = await db.tenantRead(TENANT, (reader) => reader.run(compiled("SELECT 1 / $1::int", [0]))).catch((e: unknown) => e);
       expect((err as { code?: string }).code).toBe("22012");
-      expect((await db.tenantRead(TENANT, (sql) => sql.query("SELECT 2 AS n"))).rows).toEqual([{ n: 2 }]);
+      expect((await db.tenantRead(TENANT, (reader) => reader.run(compiled("SELECT 2 AS n", [])))).rows).toEqual([{ n: 2 }]);
     });
   });
 });

@@ -1,13 +1,14 @@
 // The compiler must use the indexes an entity type declares: the plans of the
 // statements POST /entity/query runs, read with EXPLAIN as the tenant role.
-// The statements run as POST /entity/query runs them (without row-level
-// security, see db/client.ts withoutRowSecurity); the table is analyzed and
+// The statements run as POST /entity/query runs them (on the owner path,
+// without row-level security, see db/client.ts tenantRead); the table is analyzed and
 // sequential scans are disabled, so a plan without the expected index means
 // the compiled expression does not match it.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
 import { desiredIndexes } from "../../src/entity/indexed-attributes";
+import { compiled } from "../../src/entity/query/params";
 import { planQuery, type QueryInput } from "../../src/entity/query/service";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { createType } from "../support/entities";
@@ -52,12 +53,11 @@ beforeAll(async () => {
 async function plan(input: Omit<QueryInput, "type_name">, { bitmapScans = true } = {}): Promise<PlanNode> {
   const db = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
   try {
-    return await db.tenantTx(t.tenantId, async (sql) => {
-      await sql.query("SET LOCAL enable_seqscan = off");
-      if (!bitmapScans) await sql.query("SET LOCAL enable_bitmapscan = off");
-      const planned = await planQuery(sql, t.tenantId, env.MASTER_KEY, { type_name: "Big", ...input });
-      await sql.query("RESET ROLE");
-      const { rows } = await sql.query(`EXPLAIN (FORMAT JSON) ${planned.text}`, planned.values);
+    return await db.tenantRead(t.tenantId, async (reader) => {
+      await reader.setLocal("enable_seqscan", "off");
+      if (!bitmapScans) await reader.setLocal("enable_bitmapscan", "off");
+      const planned = await planQuery(reader, env.MASTER_KEY, { type_name: "Big", ...input });
+      const { rows } = await reader.run(compiled(`EXPLAIN (FORMAT JSON) ${planned.text}`, planned.values));
       return rows[0]["QUERY PLAN"][0].Plan as PlanNode;
     });
   } finally {

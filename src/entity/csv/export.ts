@@ -1,14 +1,14 @@
 // POST /entity/entities/export (SPEC.md 4.1, DECISIONS.md): the entities of a
 // type matching `filter`, in `sort` order, as RFC 4180 CSV. Pages of 1000
-// are read by keyset inside one transaction (one snapshot) and written to
-// the response as they come, so memory stays flat whatever the row count.
-import { Database, withoutRowSecurity, type Sql, type StatementLimits, type TenantDb } from "../../db/client";
-import { requireType } from "../entity-types/store";
+// are read by keyset on the owner path in one snapshot and written to the
+// response as they come, so memory stays flat whatever the row count.
+import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
+import { TypeReader } from "../entity-types/cache";
 import { valueAt } from "../entities/identifier-key";
 import { relatedTypeNames } from "../query/filter";
 import type { QueryType } from "../query/operands";
-import { Params } from "../query/params";
-import { applyTrigramThreshold, assertTenantRows, compileQuery, loadTypes, pageStatement, type QueryInput } from "../query/service";
+import { compiled, Params } from "../query/params";
+import { applyTrigramThreshold, compileQuery, pageStatement, readTypes, type QueryInput } from "../query/service";
 import type { EntityType } from "../entity-types/store";
 import { attributeColumns, cellText, columnOf, schemaColumns, type Column } from "./columns";
 
@@ -32,9 +32,8 @@ interface Prepared {
 
 /** Everything that can fail with a 4xx happens here, before the response starts. */
 export async function prepareExport(tenant: TenantDb, input: ExportInput): Promise<Prepared> {
-  return tenant.tx(async (sql) => {
-    const type = await requireType(sql, { type_name: input.type_name });
-    const types = await loadTypes(sql, relatedTypeNames(input.filter));
+  return tenant.read(async (reader) => {
+    const { root: type, types } = await readTypes(new TypeReader(reader, false), input.type_name, relatedTypeNames(input.filter));
     compileQuery(tenant.tenantId, type, types, input);
     const fromSchema = schemaColumns(type.schema);
     const columns = input.columns ?? (fromSchema.length ? ["id", "name", ...attributeColumns(fromSchema)] : null);
@@ -62,37 +61,36 @@ function line(row: Row, columns: Column[], escapeFormulas: boolean): string {
 }
 
 /** One page after `position`, and the position of its last row. */
-async function page(sql: Sql, tenantId: string, prepared: Prepared, input: ExportInput, position: unknown[] | null) {
-  const q = compileQuery(tenantId, prepared.type, prepared.types, input, new Params());
+async function page(reader: TenantReader, prepared: Prepared, input: ExportInput, position: unknown[] | null) {
+  const q = compileQuery(reader.tenantId, prepared.type, prepared.types, input, new Params());
   const text = pageStatement(q, position, EXPORT_PAGE);
-  if (!position) await applyTrigramThreshold(sql, q.compilation);
-  const { rows } = await sql.query<Row>(text, q.params.values);
-  assertTenantRows(rows, tenantId);
+  if (!position) await applyTrigramThreshold(reader, q.compilation);
+  const { rows } = await reader.run<Row>(compiled(text, q.params.values));
+  assertTenantRows(rows, reader.tenantId);
   const last = rows[rows.length - 1];
   return { rows, last: last ? q.keys.map((_, i) => last[`k${i}`] ?? null) : null };
 }
 
 /**
- * The CSV as a stream. It owns its database connection (the request's closes
- * when the handler returns, long before a large export is written) and
- * closes it at the end; an error after the header aborts the stream.
+ * The CSV as a stream. It reads on a connection of its own (the request's
+ * closes when the handler returns, long before a large export is written),
+ * closed at the end; an error after the header aborts the stream.
  */
-export function exportStream(env: { DATABASE_URL: string; NEON_WS_PROXY?: string }, limits: StatementLimits, tenantId: string, prepared: Prepared, input: ExportInput): { body: ReadableStream<Uint8Array>; done: Promise<void> } {
+export function exportStream(tenant: TenantDb, prepared: Prepared, input: ExportInput): { body: ReadableStream<Uint8Array>; done: Promise<void> } {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();
   const escapeFormulas = input.escape_formulas !== false;
-  const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY, limits);
   const done = (async () => {
     try {
-      await database.tenantTx(tenantId, (sql) =>
-        withoutRowSecurity(sql, async () => {
+      await tenant.withOwnConnection((own) =>
+        own.read(async (reader) => {
           const header = (names: string[]) => writer.write(encoder.encode(`${names.map((n) => cellText(n, escapeFormulas)).join(",")}\r\n`));
           let names = prepared.columns;
           if (names) await header(names);
           let position: unknown[] | null = null;
           for (;;) {
-            const { rows, last } = await page(sql, tenantId, prepared, input, position);
+            const { rows, last } = await page(reader, prepared, input, position);
             if (!names) {
               names = discoveredColumns(rows);
               await header(names);
@@ -102,13 +100,11 @@ export function exportStream(env: { DATABASE_URL: string; NEON_WS_PROXY?: string
             if (rows.length < EXPORT_PAGE) return;
             position = last;
           }
-        }),
+        }, { snapshot: true }),
       );
       await writer.close();
     } catch (e) {
       await writer.abort(e).catch(() => {});
-    } finally {
-      await database.close();
     }
   })();
   return { body: readable, done };

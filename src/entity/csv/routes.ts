@@ -58,7 +58,7 @@ export const csvRoutes = [
     handler: async (c, { body }) => {
       const input = body as ExportInput;
       const prepared = await prepareExport(c.var.tenant, input);
-      const { body: csv, done } = exportStream(c.env, c.var.config.statementLimits, c.var.tenant.tenantId, prepared, input);
+      const { body: csv, done } = exportStream(c.var.tenant, prepared, input);
       c.executionCtx.waitUntil(done);
       return new Response(csv, {
         headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${prepared.type.name}.csv"` },

@@ -4,10 +4,23 @@
 // read at (xmin, which every UPDATE changes), the page statement reads the
 // current versions in its own snapshot (query/service.ts), and a query that
 // finds one changed is planned again from types read afresh.
-import { and, getTableColumns, inArray, sql as dsql } from "drizzle-orm";
-import type { Sql } from "../../db/client";
-import { entityTypes } from "../../db/schema";
-import { tenantOf, toEntityType, type EntityType } from "./store";
+import { assertTenantRows, type TenantReader } from "../../db/client";
+import { compiled } from "../query/params";
+import type { TypeConfig } from "./config";
+import type { EntityType } from "./store";
+
+interface TypeRow extends Record<string, unknown> {
+  id: string;
+  tenant_id: string;
+  name: string;
+  status: EntityType["status"];
+  schema: EntityType["schema"];
+  schema_name: string | null;
+  config: TypeConfig;
+  created_at: string;
+  updated_at: string;
+  version: string;
+}
 
 interface VersionedType {
   type: EntityType;
@@ -42,11 +55,10 @@ export class TypeReader {
   private readonly tenantId: string;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly reader: TenantReader,
     private readonly cached: boolean,
   ) {
-    if (sql.tenantId === undefined) throw new Error("entity types are read for a tenant");
-    this.tenantId = sql.tenantId;
+    this.tenantId = reader.tenantId;
   }
 
   async read(names: Iterable<string>): Promise<Map<string, EntityType>> {
@@ -60,12 +72,25 @@ export class TypeReader {
       } else missing.push(name);
     }
     if (missing.length) {
-      const rows = await this.sql.db
-        .select({ ...getTableColumns(entityTypes), version: dsql<string>`xmin::text` })
-        .from(entityTypes)
-        .where(and(tenantOf(this.sql), inArray(entityTypes.name, missing)));
+      const { rows } = await this.reader.run<TypeRow>(
+        compiled(
+          `SELECT id, tenant_id, name, status, schema, schema_name, config, created_at, updated_at, xmin::text AS version
+             FROM entity_types WHERE tenant_id = $1::uuid AND name = ANY($2::text[])`,
+          [this.tenantId, missing],
+        ),
+      );
+      assertTenantRows(rows, this.tenantId);
       for (const { version, ...row } of rows) {
-        const type = toEntityType(row);
+        const type: EntityType = {
+          id: row.id,
+          name: row.name,
+          status: row.status,
+          schema: row.schema,
+          schemaName: row.schema_name,
+          config: row.config,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+        };
         remember(this.tenantId, { type, version });
         out.set(type.name, type);
       }

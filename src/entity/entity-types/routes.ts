@@ -45,7 +45,7 @@ export const entityTypeRoutes = [
       },
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(entityTypeItem) }, 409: { description: "Name taken" } },
-    handler: async (c, { body }) => c.json({ data: await createType(c.var.tenant, c.var.database, body as CreateTypeInput) }, 201),
+    handler: async (c, { body }) => c.json({ data: await createType(c.var.tenant, body as CreateTypeInput) }, 201),
   }),
   route({
     method: "get",
@@ -79,7 +79,7 @@ export const entityTypeRoutes = [
       properties: { schema: { type: "object" }, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
     },
     responses: { 200: { description: "Updated", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
-    handler: async (c, { body }) => c.json({ data: await patchType(c.var.tenant, c.var.database, pathId(c.req.param("id")), body as PatchTypeInput) }),
+    handler: async (c, { body }) => c.json({ data: await patchType(c.var.tenant, pathId(c.req.param("id")), body as PatchTypeInput) }),
   }),
   route({
     method: "post",

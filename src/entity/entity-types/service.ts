@@ -1,6 +1,6 @@
 // Entity types: create, read, patch, activate; their indexes follow the config.
 import { and, count, eq, sql as dsql } from "drizzle-orm";
-import type { Database, Sql, TenantDb } from "../../db/client";
+import type { Sql, TenantDb } from "../../db/client";
 import { pgCode } from "../../db/client";
 import { entityTypes } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
@@ -39,12 +39,12 @@ function exactlyOneSchema(input: { schema?: unknown; schema_name?: unknown }, re
 /**
  * Brings the type's partial indexes in line with its config: creates what is
  * missing, drops what is no longer asked for (or was left invalid by a failed
- * concurrent build). DDL needs the owning role, hence the system connection.
+ * concurrent build). DDL needs the owning role, hence TenantDb.ddl.
  */
-export async function reconcileIndexes(database: Database, type: EntityType): Promise<void> {
+async function reconcileIndexes(tenant: TenantDb, type: EntityType): Promise<void> {
   const wanted = await desiredIndexes(type.id, type.config);
   const wantedNames = new Set(wanted.map((w) => w.name));
-  await database.system(async ({ query }) => {
+  await tenant.ddl(async ({ query }) => {
     const { rows } = await query<{ name: string; valid: boolean }>(
       `SELECT c.relname AS name, i.indisvalid AS valid
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -81,7 +81,7 @@ async function reconcileStatistics(query: Sql["query"]): Promise<void> {
   }
 }
 
-export async function createType(tenant: TenantDb, database: Database, input: CreateTypeInput) {
+export async function createType(tenant: TenantDb, input: CreateTypeInput) {
   exactlyOneSchema(input, true);
   const config: TypeConfig = {
     identifier_key: input.config.identifier_key,
@@ -108,7 +108,7 @@ export async function createType(tenant: TenantDb, database: Database, input: Cr
     if (pgCode(e) === "23505") throw new ApiError("CONFLICT", `Entity type ${input.name} already exists`, { name: input.name });
     throw e;
   }
-  await reconcileIndexes(database, created);
+  await reconcileIndexes(tenant, created);
   return present(created);
 }
 
@@ -125,7 +125,7 @@ export async function listTypes(tenant: TenantDb, filter: { name?: string; statu
   });
 }
 
-export async function patchType(tenant: TenantDb, database: Database, id: string, input: PatchTypeInput) {
+export async function patchType(tenant: TenantDb, id: string, input: PatchTypeInput) {
   if (input.schema !== undefined || input.schema_name !== undefined) exactlyOneSchema(input, false);
   const updated = await tenant.tx(async (sql) => {
     const current = await requireType(sql, { type_id: id });
@@ -155,7 +155,7 @@ export async function patchType(tenant: TenantDb, database: Database, id: string
       .returning();
     return toEntityType(row);
   });
-  await reconcileIndexes(database, updated);
+  await reconcileIndexes(tenant, updated);
   return present(updated);
 }
 

@@ -42,8 +42,8 @@ export async function findType(sql: Sql, ref: { type_id?: string; type_name?: st
   return row && toEntityType(row);
 }
 
-/** The tenant predicate of a lookup: row-level security applies it too, but a tenant read (Database.tenantRead) relies on it alone. */
-export function tenantOf(sql: Sql) {
+/** The tenant predicate of a lookup: row-level security applies it too; named, it also matches the (tenant_id, name) index. */
+function tenantOf(sql: Sql) {
   return sql.tenantId === undefined ? undefined : eq(entityTypes.tenantId, sql.tenantId);
 }
 

@@ -1,14 +1,15 @@
 // POST /entity/query/distinct (SPEC.md 4.4): the distinct values of one
 // indexed attribute. Without a filter it walks the attribute's index one
 // value at a time (a loose index scan), so the cost follows the number of
-// distinct values, not of rows.
-import { withoutRowSecurity, type TenantDb } from "../../db/client";
+// distinct values, not of rows. The values carry no tenant to check:
+// test/db/owner-path.test.ts proves they never include another tenant's.
+import type { TenantDb } from "../../db/client";
 import { validationFailed } from "../../lib/validate";
-import { requireType } from "../entity-types/store";
+import { TypeReader } from "../entity-types/cache";
 import { compileFilter, newCompilation, relatedTypeNames } from "./filter";
 import { indexedAttribute, operandOf } from "./operands";
-import { Params } from "./params";
-import { applyTrigramThreshold, loadTypes } from "./service";
+import { compiled, Params } from "./params";
+import { applyTrigramThreshold, readTypes } from "./service";
 
 export interface DistinctInput {
   type_name: string;
@@ -19,14 +20,13 @@ export interface DistinctInput {
 
 export async function distinctValues(tenant: TenantDb, input: DistinctInput): Promise<unknown[]> {
   const limit = input.limit ?? 1000;
-  return tenant.read(async (sql) => {
-    const type = await requireType(sql, { type_name: input.type_name });
+  return tenant.read(async (reader) => {
+    const { root: type, types } = await readTypes(new TypeReader(reader, false), input.type_name, relatedTypeNames(input.filter));
     const path = input.attribute_name.split(".");
     const attr = indexedAttribute(type, path);
     if (!attr) {
       throw validationFailed([`attribute_name: ${input.attribute_name} is not an indexed attribute of ${type.name}`], "attribute_name must name an indexed attribute");
     }
-    const types = await loadTypes(sql, relatedTypeNames(input.filter));
     const params = new Params();
     const c = newCompilation(params, tenant.tenantId, (name) => types.get(name));
     const operand = operandOf(["attributes", ...path], type, "e", c);
@@ -51,8 +51,8 @@ export async function distinctValues(tenant: TenantDb, input: DistinctInput): Pr
               )
               SELECT v FROM d WHERE v IS NOT NULL LIMIT ${n}`;
     }
-    await applyTrigramThreshold(sql, c);
-    const { rows } = await withoutRowSecurity(sql, () => sql.query<{ v: unknown }>(text, params.values));
+    await applyTrigramThreshold(reader, c);
+    const { rows } = await reader.run<{ v: unknown }>(compiled(text, params.values));
     return rows.map((r) => (attr.type === "numeric" && typeof r.v === "string" ? Number(r.v) : r.v));
   });
 }

@@ -36,7 +36,7 @@ export interface Compilation {
   params: Params;
   /**
    * The tenant predicate's placeholder. The compiled statements run without
-   * row-level security (db/client.ts withoutRowSecurity), so every table
+   * row-level security (db/client.ts Database.tenantRead), so every table
    * they read is confined to the tenant by this parameter.
    */
   readonly tenant: string;

@@ -3,14 +3,14 @@
 // breadth first, one statement per include entry for all of that entry's
 // parents at once. Every entity appears once in `nodes`, however often it is
 // reached; a node budget bounds the answer and records where it cut.
-import type { Sql, TenantDb } from "../../db/client";
+import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, presentEntity, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { linksStatement, type IncludeSpec } from "../relationships/include";
 import { relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
-import { Params } from "./params";
+import { compiled, Params } from "./params";
 import { applyTrigramThreshold, compileIncludeWhere, fetchPage, loadTypes, planQuery, type QueryInput } from "./service";
 import type { SortEntry } from "./sort";
 
@@ -127,15 +127,16 @@ const levelSql = (links: string, parents: string, known: string, room: string) =
     SELECT v.*, f.seq FROM visits v LEFT JOIN fresh f ON f.related = v.related
      WHERE f.seq IS NULL OR f.seq <= ${room}
   )
-  SELECT c.fresh, k.anchor, k.direction, k.rule_id, k.rule_name, k.related, ${ENTITY_COLUMNS}
+  SELECT c.fresh, k.anchor, k.direction, k.rule_id, k.rule_name, k.related, e.tenant_id, ${ENTITY_COLUMNS}
     FROM (SELECT count(*)::int AS fresh FROM fresh) c
     LEFT JOIN kept k ON TRUE
     LEFT JOIN entities e ON k.seq IS NOT NULL AND k.visit = 1 AND e.id = k.related
     LEFT JOIN entity_types t ON t.id = e.type_id
    ORDER BY k.ord, k.n`;
 
-/** A link of the level (`anchor` null on the one row of a level that kept nothing), with the entity's columns on a kept new entity's first visit. */
+/** A link of the level (`anchor` null on the one row of a level that kept nothing), with the entity's columns (and tenant) on a kept new entity's first visit. */
 interface LevelRow extends Omit<EntityRow, "id"> {
+  tenant_id: string | null;
   fresh: number;
   anchor: string | null;
   direction: "to" | "from";
@@ -154,12 +155,17 @@ class Graph {
   constructor(readonly budget: number) {}
 
   /** Loads one entry's level for `parents` and answers the ids it reached, in traversal order, for the entry's own includes. */
-  async expand(sql: Sql, branch: Branch, parents: string[]): Promise<string[]> {
-    const links = linksStatement(sql, parents, branch.spec);
+  async expand(reader: TenantReader, branch: Branch, parents: string[]): Promise<string[]> {
+    const links = linksStatement(reader.tenantId, parents, branch.spec);
     const own = new Params(links.values.length + 1);
     const room = Math.max(0, this.budget - this.nodes.size);
     const text = levelSql(links.text, own.add(parents, "uuid[]"), own.add([...this.nodes.keys()], "uuid[]"), own.add(room, "int"));
-    const { rows } = await sql.query<LevelRow & Record<string, unknown>>(text, [...links.values, ...own.values]);
+    const { rows } = await reader.run<LevelRow & Record<string, unknown>>(compiled(text, [...links.values, ...own.values]));
+    // The rows that carry an entity carry its tenant; the others name entities already checked.
+    assertTenantRows(
+      rows.flatMap((r) => (r.id === null ? [] : [{ tenant_id: r.tenant_id! }])),
+      reader.tenantId,
+    );
     if (rows[0].fresh > room) this.truncations.push({ path: branch.path, depth: branch.depth });
 
     const reached = new Set<string>();
@@ -183,12 +189,12 @@ export async function runGraphQuery(tenant: TenantDb, cursorSecret: string, inpu
     throw validationFailed([`include: at most ${MAX_GRAPH_ENTRIES} entries in the whole tree`], "Include tree is too large");
   }
 
-  return tenant.tx(async (sql) => {
-    const plan = await planQuery(sql, tenant.tenantId, cursorSecret, page);
-    const types = await loadTypes(sql, names);
+  return tenant.read(async (reader) => {
+    const plan = await planQuery(reader, cursorSecret, page);
+    const types = await loadTypes(reader, names);
     const tree = compileTree(tenant.tenantId, include, types, [input.type_name], "include");
-    await applyTrigramThreshold(sql, plan.query.compilation, ...compilations(tree));
-    const { rows, paging } = await fetchPage(sql, cursorSecret, plan, input.include_count);
+    await applyTrigramThreshold(reader, plan.query.compilation, ...compilations(tree));
+    const { rows, paging } = await fetchPage(reader, cursorSecret, plan, input.include_count);
 
     // The page is what was asked for, so it is never cut; it does count against the budget.
     const graph = new Graph(node_budget);
@@ -199,7 +205,7 @@ export async function runGraphQuery(tenant: TenantDb, cursorSecret: string, inpu
       const next: typeof level = [];
       for (const { branch, parents } of level) {
         if (!parents.length) continue;
-        const reached = await graph.expand(sql, branch, parents);
+        const reached = await graph.expand(reader, branch, parents);
         for (const child of branch.children) next.push({ branch: child, parents: reached });
       }
       level = next;

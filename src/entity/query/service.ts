@@ -1,17 +1,18 @@
 // POST /entity/query (SPEC.md 4.4, DECISIONS.md "Query"): one statement for
 // the page (filter, distinct_on, order, keyset or offset), one for the count
 // when asked, one per include entry.
-import { withoutRowSecurity, type Sql, type TenantDb } from "../../db/client";
-import { ApiError, notFound } from "../../lib/errors";
+import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
+import { notFound } from "../../lib/errors";
 import { decodeCursor, encodeCursor } from "../../lib/cursor";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
 import { forgetTypes, TypeReader } from "../entity-types/cache";
+import type { EntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
-import { Params } from "./params";
+import { compiled, Params } from "./params";
 import { after, orderBy, orderKeys, type OrderKey, type SortEntry } from "./sort";
 
 export const COUNT_CAP = 10_000;
@@ -43,8 +44,19 @@ export interface QueryInput {
 }
 
 /** The types a query's relationship paths and includes name, read in one statement. */
-export async function loadTypes(sql: Sql, names: Set<string>): Promise<Map<string, QueryType>> {
-  return names.size ? new TypeReader(sql, false).read(names) : new Map();
+export async function loadTypes(reader: TenantReader, names: Set<string>): Promise<Map<string, QueryType>> {
+  return names.size ? new TypeReader(reader, false).read(names) : new Map();
+}
+
+/**
+ * A query's root type and the other types it names, read in one statement
+ * (or from `types`'s cache); an unknown root is a 404.
+ */
+export async function readTypes(types: TypeReader, rootName: string, names: Set<string>): Promise<{ root: EntityType; types: Map<string, QueryType> }> {
+  const found = await types.read([rootName, ...names]);
+  const root = found.get(rootName);
+  if (!root) throw notFound("Entity type", rootName);
+  return { root, types: new Map([...names].flatMap((n) => (found.has(n) ? [[n, found.get(n)!] as const] : []))) };
 }
 
 /** The filtered rows of one type as a subquery with their order keys as k0..kn. */
@@ -94,10 +106,10 @@ export function compileQuery(
  * pg_trgm's `%` reads its threshold from a setting; fuzzy particles need it
  * set for the transaction's statements (the lowest threshold of all the compilations).
  */
-export async function applyTrigramThreshold(sql: Sql, ...compilations: Compilation[]): Promise<void> {
+export async function applyTrigramThreshold(reader: TenantReader, ...compilations: Compilation[]): Promise<void> {
   const thresholds = compilations.flatMap((c) => c.trigramThresholds);
   if (!thresholds.length) return;
-  await sql.setLocal("pg_trgm.similarity_threshold", String(Math.min(...thresholds)));
+  await reader.setLocal("pg_trgm.similarity_threshold", String(Math.min(...thresholds)));
 }
 
 const kcol = (i: number) => `q.k${i}`;
@@ -112,22 +124,18 @@ export function pageStatement(query: CompiledQuery, position: unknown[] | null, 
   return `${text} ORDER BY ${orderBy(query.keys, kcol)} LIMIT ${query.params.add(limit, "int")}`;
 }
 
-/** The rows of the statements run without row-level security; the compiler confines them to the tenant, and this proves it held. */
-export function assertTenantRows(rows: { tenant_id: string }[], tenantId: string): void {
-  if (rows.some((r) => r.tenant_id !== tenantId)) throw new ApiError("INTERNAL_ERROR", "A query answered rows of another tenant");
-}
-
-async function countRows(sql: Sql, q: CompiledQuery, strategy: CountStrategy): Promise<number> {
+/** A count answers a number, not rows: test/db/owner-path.test.ts proves it never counts another tenant's. */
+async function countRows(reader: TenantReader, q: CompiledQuery, strategy: CountStrategy): Promise<number> {
   const values = q.params.values.slice(0, q.innerParams);
   if (strategy === "exact") {
-    const { rows } = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM (${q.inner}) q`, values);
+    const { rows } = await reader.run<{ n: string }>(compiled(`SELECT count(*) AS n FROM (${q.inner}) q`, values));
     return Number(rows[0].n);
   }
   if (strategy === "capped") {
-    const { rows } = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM (${q.inner} LIMIT ${COUNT_CAP}) q`, values);
+    const { rows } = await reader.run<{ n: string }>(compiled(`SELECT count(*) AS n FROM (${q.inner} LIMIT ${COUNT_CAP}) q`, values));
     return Number(rows[0].n);
   }
-  const { rows } = await sql.query<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(`EXPLAIN (FORMAT JSON) ${q.inner}`, values);
+  const { rows } = await reader.run<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(compiled(`EXPLAIN (FORMAT JSON) ${q.inner}`, values));
   return Math.round(rows[0]["QUERY PLAN"][0].Plan["Plan Rows"]);
 }
 
@@ -197,7 +205,8 @@ export interface PlannedQuery {
  * Reads the types a query names (in one statement, or from `reader`'s
  * cache) and compiles its page statement.
  */
-export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string, input: QueryInput, reader = new TypeReader(sql, false)): Promise<PlannedQuery> {
+export async function planQuery(reader: TenantReader, cursorSecret: string, input: QueryInput, typeReader = new TypeReader(reader, false)): Promise<PlannedQuery> {
+  const { tenantId } = reader;
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
   const limit = input.limit ?? 100;
   const names = relatedTypeNames(input.filter);
@@ -205,10 +214,7 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
     names.add(s.type_name);
     relatedTypeNames(s.filter, names);
   }
-  const found = await reader.read([input.type_name, ...names]);
-  const root = found.get(input.type_name);
-  if (!root) throw notFound("Entity type", input.type_name);
-  const types = new Map([...names].flatMap((n) => (found.has(n) ? [[n, found.get(n)!] as const] : [])));
+  const { root, types } = await readTypes(typeReader, input.type_name, names);
   const query = compileQuery(tenantId, root, types, input);
   const { specs, compilations: includeCompilations } = includeSpecsOf(tenantId, input, types);
 
@@ -222,7 +228,7 @@ export async function planQuery(sql: Sql, tenantId: string, cursorSecret: string
   let text = pageStatement(query, position, limit);
   const page = input.page ?? 1;
   if (!keyset) text += ` OFFSET ${query.params.add((page - 1) * limit, "bigint")}`;
-  return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes: reader.fromCache };
+  return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes: typeReader.fromCache };
 }
 
 type Paging = { next_cursor?: string; pagination?: { page: number; limit: number; total: number; total_pages: number }; count?: number; count_strategy?: CountStrategy };
@@ -241,23 +247,16 @@ async function pagingOf(cursorSecret: string, plan: PlannedQuery, size: number, 
 }
 
 /** The count a page needs: when asked, and always for offset paging (its `pagination.total`). */
-const countFor = (sql: Sql, plan: PlannedQuery, includeCount: boolean) =>
-  includeCount || !plan.keyset ? countRows(sql, plan.query, plan.strategy) : Promise.resolve(undefined);
+const countFor = (reader: TenantReader, plan: PlannedQuery, includeCount: boolean) =>
+  includeCount || !plan.keyset ? countRows(reader, plan.query, plan.strategy) : Promise.resolve(undefined);
 
 /**
  * Runs a planned page as rows (for callers that work on the entities), and
  * its count when asked or when offset paging needs it.
  */
-/** `thenRls`: statements follow in this transaction, so row-level security must be back on. */
-export async function fetchPage(sql: Sql, cursorSecret: string, plan: PlannedQuery, includeCount = false, thenRls = true) {
-  const { rows, count } = await withoutRowSecurity(
-    sql,
-    async () => ({
-      rows: (await sql.query<EntityRow & { tenant_id: string } & Record<string, unknown>>(plan.text, plan.values)).rows,
-      count: await countFor(sql, plan, includeCount),
-    }),
-    { restore: thenRls },
-  );
+export async function fetchPage(reader: TenantReader, cursorSecret: string, plan: PlannedQuery, includeCount = false) {
+  const { rows } = await reader.run<EntityRow & { tenant_id: string } & Record<string, unknown>>(compiled(plan.text, plan.values));
+  const count = await countFor(reader, plan, includeCount);
   assertTenantRows(rows, plan.tenantId);
   const last = rows[rows.length - 1];
   const lastKeys = last ? plan.query.keys.map((_, i) => last[`k${i}`] ?? null) : null;
@@ -316,30 +315,28 @@ interface JsonPage {
   types_current: boolean;
 }
 
-async function runJsonPage(sql: Sql, plan: PlannedQuery, includeCount: boolean): Promise<{ page: JsonPage; count: number | undefined }> {
-  await applyTrigramThreshold(sql, plan.query.compilation, ...plan.includeCompilations);
-  return withoutRowSecurity(sql, async () => ({
-    page: (await sql.query<JsonPage & Record<string, unknown>>(pageJsonStatement(plan), plan.values)).rows[0],
-    count: await countFor(sql, plan, includeCount),
-  }));
+async function runJsonPage(reader: TenantReader, plan: PlannedQuery, includeCount: boolean): Promise<{ page: JsonPage; count: number | undefined }> {
+  await applyTrigramThreshold(reader, plan.query.compilation, ...plan.includeCompilations);
+  const page = (await reader.run<JsonPage & Record<string, unknown>>(compiled(pageJsonStatement(plan), plan.values))).rows[0];
+  return { page, count: await countFor(reader, plan, includeCount) };
 }
 
 /** A query's page as JSON text (an array of presented entities, includes attached) and its paging fields. */
 export async function queryPage(tenant: TenantDb, cursorSecret: string, input: QueryInput): Promise<{ json: string; paging: Paging }> {
   const includeCount = input.include_count ?? false;
-  return tenant.read(async (sql) => {
-    let plan = await planQuery(sql, tenant.tenantId, cursorSecret, input, new TypeReader(sql, true));
-    let { page, count } = await runJsonPage(sql, plan, includeCount);
+  return tenant.read(async (reader) => {
+    let plan = await planQuery(reader, cursorSecret, input, new TypeReader(reader, true));
+    let { page, count } = await runJsonPage(reader, plan, includeCount);
     if (!page.types_current) {
       // A cached type changed since it was read: plan again from the types as they are.
       forgetTypes(tenant.tenantId, new Set(plan.cachedTypes.keys()));
-      plan = await planQuery(sql, tenant.tenantId, cursorSecret, input);
-      ({ page, count } = await runJsonPage(sql, plan, includeCount));
+      plan = await planQuery(reader, cursorSecret, input);
+      ({ page, count } = await runJsonPage(reader, plan, includeCount));
     }
     assertTenantRows(page.size ? [{ tenant_id: page.tenant_low! }, { tenant_id: page.tenant_high! }] : [], plan.tenantId);
     const paging = await pagingOf(cursorSecret, plan, page.size, page.last_keys, count, includeCount);
     if (!plan.specs) return { json: page.data, paging };
-    const rels = await loadRelationships(sql, page.ids ?? [], plan.specs);
+    const rels = await loadRelationships(reader, page.ids ?? [], plan.specs);
     const data = (JSON.parse(page.data) as PresentedEntity[]).map((e) => ({ ...e, relationships: rels.get(e.id) ?? [] }));
     return { json: JSON.stringify(data), paging };
   });

@@ -1,7 +1,8 @@
 // Loads the `relationships` of a set of entities for `include` (SPEC.md 2.4,
 // 4.4.7): one hop, rules resolved in either direction, live links and live
 // related entities only, at most `limit` per anchor entity, in one statement.
-import type { Sql } from "../../db/client";
+import { assertTenantRows, type Sql } from "../../db/client";
+import { compiled, type CompiledStatement } from "../query/params";
 import type { RelationshipEntry } from "../entities/rows";
 
 export interface IncludeSpec {
@@ -20,6 +21,7 @@ export interface IncludeSpec {
 export const INCLUDE_FIRST_PARAM = 7;
 
 interface LinkRow {
+  tenant_id: string;
   anchor: string;
   direction: "to" | "from";
   rule_id: string;
@@ -39,7 +41,7 @@ const linksSql = (where = "TRUE", orderBy = "") => `
     SELECT r.to_entity_id, r.from_entity_id, 'from', r.rule_id, r.created_at, r.id
       FROM relationships r WHERE r.tenant_id = $6 AND r.to_entity_id = ANY($1::uuid[]) AND r.deleted_at IS NULL
   ), ranked AS (
-    SELECT l.anchor, l.direction, l.rule_id, rr.name AS rule_name, e.id, e.name, e.type_id, t.name AS type_name, e.attributes,
+    SELECT e.tenant_id, l.anchor, l.direction, l.rule_id, rr.name AS rule_name, e.id, e.name, e.type_id, t.name AS type_name, e.attributes,
            row_number() OVER (PARTITION BY l.anchor ORDER BY ${orderBy}l.created_at, l.link_id) AS n
       FROM links l
       JOIN relationship_rules rr ON rr.id = l.rule_id AND rr.tenant_id = $6
@@ -50,27 +52,35 @@ const linksSql = (where = "TRUE", orderBy = "") => `
        AND ($4::text[] IS NULL OR rr.name = ANY($4::text[]))
        AND ${where}
   )
-  SELECT anchor, direction, rule_id, rule_name, id, name, type_id, type_name, attributes, n FROM ranked WHERE n <= $5 ORDER BY anchor, n`;
+  SELECT tenant_id, anchor, direction, rule_id, rule_name, id, name, type_id, type_name, attributes, n FROM ranked WHERE n <= $5 ORDER BY anchor, n`;
 
 /**
  * One spec's statement over `anchorIds`: a row per live link with its anchor,
  * direction, rule, the related entity, and `n`, its rank under the anchor.
- * Every table names the tenant, so it also serves a tenant read (no row-level security).
+ * Every table names the tenant, so it also serves the owner path (no
+ * row-level security); the related entity's tenant comes back to be checked.
  */
-export function linksStatement(sql: Sql, anchorIds: string[], spec: IncludeSpec): { text: string; values: unknown[] } {
-  if (sql.tenantId === undefined) throw new Error("relationship includes are read for a tenant");
-  return {
-    text: linksSql(spec.where?.sql, spec.where?.orderBy),
-    values: [anchorIds, spec.typeNames, spec.ruleIds ?? null, spec.ruleNames ?? null, spec.limit, sql.tenantId, ...(spec.where?.params ?? [])],
-  };
+export function linksStatement(tenantId: string, anchorIds: string[], spec: IncludeSpec): CompiledStatement {
+  return compiled(linksSql(spec.where?.sql, spec.where?.orderBy), [
+    anchorIds,
+    spec.typeNames,
+    spec.ruleIds ?? null,
+    spec.ruleNames ?? null,
+    spec.limit,
+    tenantId,
+    ...(spec.where?.params ?? []),
+  ]);
 }
 
-export async function loadRelationships(sql: Sql, anchorIds: string[], specs: IncludeSpec[]): Promise<Map<string, RelationshipEntry[]>> {
+/** Under a tenant transaction or on the owner path (a TenantReader). */
+export async function loadRelationships(sql: Pick<Sql, "run" | "tenantId">, anchorIds: string[], specs: IncludeSpec[]): Promise<Map<string, RelationshipEntry[]>> {
   const out = new Map<string, RelationshipEntry[]>(anchorIds.map((id) => [id, []]));
   if (!anchorIds.length) return out;
+  const tenantId = sql.tenantId;
+  if (tenantId === undefined) throw new Error("relationship includes are read for a tenant");
   for (const spec of specs) {
-    const { text, values } = linksStatement(sql, anchorIds, spec);
-    const { rows } = await sql.query<LinkRow & Record<string, unknown>>(text, values);
+    const { rows } = await sql.run<LinkRow & Record<string, unknown>>(linksStatement(tenantId, anchorIds, spec));
+    assertTenantRows(rows, tenantId);
     for (const r of rows) {
       out.get(r.anchor)?.push({
         rule: { id: r.rule_id, name: r.rule_name },

@@ -3,7 +3,6 @@
 // and GET /entity/downloads/{versionId} (the download link). Those two carry
 // no credentials; the signed link is the credential (files/capability.ts).
 import type { Context } from "hono";
-import { tenantDb } from "../../db/client";
 import type { HonoEnv } from "../../env";
 import { pathId } from "../../lib/ids";
 import { pageOf } from "../../lib/pagination";
@@ -34,7 +33,7 @@ function artifactDeps(c: Context<HonoEnv>): ArtifactDeps {
 
 /** The deps of a capability route: the tenant is the one the verified link names. */
 function linkDeps(c: Context<HonoEnv>, tenantId: string) {
-  return { tenant: tenantDb(c.var.database, tenantId), files: fileStore(c) };
+  return { tenant: c.var.tenantFor(tenantId), files: fileStore(c) };
 }
 
 const ids = (c: Context<HonoEnv>) => [pathId(c.req.param("id")), pathId(c.req.param("artifactId"), "artifactId")] as const;

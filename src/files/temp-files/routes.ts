@@ -1,7 +1,6 @@
 // /entity/temp-files (SPEC.md 4.3). GET …/download is unauthenticated
 // (SPEC.md 5.4): the signed link is its credential (files/capability.ts).
 import type { Context } from "hono";
-import { tenantDb } from "../../db/client";
 import type { HonoEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { pathId } from "../../lib/ids";
@@ -113,7 +112,7 @@ export const tempFileRoutes = [
     handler: async (c, { query }) => {
       const id = pathId(c.req.param("id"));
       const tenantId = await verifyLink(c.env.MASTER_KEY, "temp-file-download", id, query);
-      const { file, body } = await readTempFile(deps(c, tenantDb(c.var.database, tenantId)), id);
+      const { file, body } = await readTempFile(deps(c, c.var.tenantFor(tenantId)), id);
       return tempFileResponse(file, body, { "Content-Disposition": attachment(file.name) });
     },
   }),
