@@ -1,0 +1,156 @@
+// A valid request for every operation of the OpenAPI document, taken from how
+// the tests under test/ call each endpoint. The fuzzer mutates these, so most
+// of its requests pass validation up to the one value it made hostile.
+import { PRODUCT_CONFIG, PRODUCT_SCHEMA, type Side, type World } from "./world";
+
+/** One request before mutation. Path and query values are percent-encoded text unless given as JSON. */
+export interface Example {
+  params?: Record<string, string>;
+  query?: Record<string, string | { json: unknown }>;
+  body?: unknown;
+  /** CSV import: the X-Import-Config JSON and the records (header first). */
+  csv?: { config: unknown; rows: string[][] };
+  /** Raw bytes with their headers (temp files, uploads). */
+  bytes?: { text: string; headers: Record<string, string> };
+  /** Sent without credentials (signed links, /auth/token). */
+  anonymous?: boolean;
+}
+
+const signed = (u: URL): Record<string, string> => Object.fromEntries(u.searchParams);
+
+const productFilter = (s: Side) => ({
+  operator: "and",
+  filters: [
+    { operator: "ilike", path: ["attributes", "title"], value: "%re%" },
+    { operator: "lt", path: ["attributes", "price"], value: 100 },
+    { operator: "rel_exists", path: ["relationships", "made_by"], value: { operator: "eq", path: ["name"], value: "Acme" } },
+    { operator: "in", path: ["id"], value: s.products },
+  ],
+});
+
+const gql = (query: string, variables: unknown) => ({ query, variables });
+
+/** Examples by `METHOD /path/{param}`, as the OpenAPI document names operations. */
+export function examples(w: World): Record<string, Example[]> {
+  const a = w.a;
+  const [p1, p2] = a.products;
+  const entity = { params: { id: p1 } };
+  const artifact = { params: { id: p1, artifactId: a.artifactId } };
+  return {
+    "GET /openapi.json": [{ anonymous: true }],
+    "GET /healthz": [{ anonymous: true }],
+    "POST /auth/token": [{ anonymous: true, body: { grant_type: "client_credentials", client_id: a.clientId, client_secret: a.clientSecret } }],
+    "POST /auth/tokens/api": [{ body: { name: "fz-minted", role_names: ["fz_reader"] } }],
+    "POST /access/api-tokens": [{ body: { name: "fz-minted", role_names: ["fz_reader"], expires_at: "2999-01-01T00:00:00Z" } }],
+    "GET /access/api-tokens": [{ query: { page: "1", limit: "10" } }],
+    "DELETE /access/api-tokens/{id}": [{ params: { id: a.victimTokenId } }],
+    "POST /access/roles": [{ body: { name: "fz_writer", permissions: ["entity:read", "entity:create"] } }],
+    "GET /access/roles": [{ query: { page: "1", limit: "10" } }],
+    "GET /access/me/permissions": [{}],
+    "POST /schema/schemas": [{ body: { name: "fz_schema", schema: PRODUCT_SCHEMA } }, { body: { name: "fz.other", schema: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, patternProperties: { "^x_": { type: "string" } } } } }],
+    "GET /schema/schemas": [{ query: { page: "1", limit: "10" } }],
+    "GET /schema/schemas/{idOrName}": [{ params: { idOrName: a.schemaId } }, { params: { idOrName: "fz_schema" } }],
+    "POST /schema/validate": [
+      { body: { schema_name: "fz_schema", data: { sku: "a", price: 1, tags: ["x"] } } },
+      { body: { schema: { type: "object", properties: { s: { type: "string", pattern: "^[a-z]+$", format: "email" } } }, data: { s: "abc" } } },
+    ],
+    "POST /entity/entity-types": [
+      { body: { name: "Fuzzed", status: "active", schema: PRODUCT_SCHEMA, config: PRODUCT_CONFIG } },
+      { body: { name: "FuzzedByName", schema_name: "fz_schema", config: { identifier_key: ["sku", "title"], sort_by_updated_at: true } } },
+    ],
+    "GET /entity/entity-types": [{ query: { name: "Product", status: "active", page: "1", limit: "5" } }],
+    "GET /entity/entity-types/{id}": [{ params: { id: a.typeId } }],
+    "PATCH /entity/entity-types/{id}": [
+      { params: { id: a.typeId }, body: { config: { ...PRODUCT_CONFIG, sort_by_updated_at: true } } },
+      { params: { id: a.makerTypeId }, body: { schema: { ...PRODUCT_SCHEMA, properties: { ...PRODUCT_SCHEMA.properties, color: { type: "string" } } } } },
+    ],
+    "POST /entity/entity-types/{id}/activate": [{ params: { id: a.draftTypeId } }],
+    "GET /entity/entities": [
+      { query: { type_name: "Product", page: "1", limit: "10", include: "Maker", max_relationships: "5" } },
+      { query: { type_name: "Product", include_specs: { json: [{ type_name: "Maker", rule_name: "made_by", limit: 3 }] } } },
+    ],
+    "POST /entity/entities": [{ body: { type_name: "Product", name: "Green stool", attributes: { sku: "N1", title: "Green stool", price: 12.5, tags: ["a", "b"], meta: { x: [1, { y: "z" }] } } } }],
+    "GET /entity/entities/{id}": [{ ...entity, query: { include: "Maker", include_rule_ids: a.ruleId, max_relationships: "10" } }],
+    "PUT /entity/entities/{id}": [{ params: { id: p2 }, body: { name: "Blue desk", attributes: { sku: "P2", title: "Blue desk v2", price: 251, tags: ["office"] }, merge_on_conflict: false, merge_cardinality: "raise" } }],
+    "PATCH /entity/entities/{id}/attributes": [{ params: { id: p2 }, body: { attributes: { title: "Blue desk v3", price: null, meta: { k: "v" } } } }],
+    "DELETE /entity/entities/{id}": [{ params: { id: a.products[2] } }],
+    "POST /entity/entities/bulk-delete": [{ body: { ids: [a.products[2], a.makers[1]] } }],
+    "POST /entity/entities/upsert": [
+      {
+        body: {
+          type_name: "Product",
+          on_conflict: "merge",
+          data: [
+            { name: "Red chair", attributes: { sku: "P1", title: "Red chair", price: 41 }, relationships: [{ rule_name: "made_by", target_identifier: { sku: "M2" }, target_type_name: "Maker" }] },
+            { id: p2, name: "Blue desk", attributes: { sku: "P2", title: "Blue desk", price: 250 } },
+            { name: "New one", attributes: { sku: "U1", tags: ["t"] }, relationships: [{ rule_id: a.ruleId, target_entity_id: a.makers[0], direction: "to" }] },
+          ],
+        },
+      },
+    ],
+    "POST /entity/entities/import": [
+      {
+        csv: {
+          config: { entity_type_name: "Product", on_conflict: "replace", column_mapping: { Label: "name", Code: "sku", Cost: "price", Tags: "tags" } },
+          rows: [
+            ["Label", "Code", "Cost", "Tags"],
+            ["Imported", "I1", "3.5", '"[""x""]"'],
+            ["Red chair", "P1", "40", "[]"],
+          ],
+        },
+      },
+    ],
+    "POST /entity/entities/export": [{ body: { type_name: "Product", filter: productFilter(a), sort: [{ path: ["attributes", "price"], direction: "desc" }], columns: ["id", "name", "sku", "price"] } }],
+    "POST /entity/relationship-rules": [{ body: { name: "fz_rule", from_entity_type_name: "Maker", to_entity_type_id: a.typeId, max_from_cardinality: 3, max_to_cardinality: null } }],
+    "GET /entity/relationship-rules": [{ query: { entity_type_name: "Product", name: "made_by", page: "1", limit: "10" } }],
+    "GET /entity/relationship-rules/{id}": [{ params: { id: a.ruleId } }],
+    "POST /entity/relationships": [{ body: { rule_name: "made_by", from_entity_id: p2, to_entity_id: a.makers[1], on_cardinality_violation: "replace" } }],
+    "GET /entity/relationships/{id}": [{ params: { id: a.linkId } }],
+    "DELETE /entity/relationships/{id}": [{ params: { id: a.linkId } }],
+    "POST /entity/query": [
+      {
+        body: {
+          type_name: "Product",
+          filter: productFilter(a),
+          sort: [{ path: ["attributes", "price"], direction: "asc" }, { path: ["name"] }],
+          limit: 10,
+          include_specs: [{ type_name: "Maker", rule_name: "made_by", filter: { operator: "eq", path: ["type", "name"], value: "Maker" }, limit: 5 }],
+          include_count: true,
+          count_strategy: "exact",
+        },
+      },
+      { body: { type_name: "Product", page: 1, limit: 5, distinct_on: { paths: [["attributes", "title"]], sort: [{ path: ["attributes", "title"] }] }, filter: { operator: "fuzzy", path: ["attributes", "title"], value: "chiar", threshold: 0.3 } } },
+    ],
+    "POST /entity/query/distinct": [{ body: { type_name: "Product", attribute_name: "tags", filter: { operator: "cs", path: ["attributes", "tags"], value: ["home"] }, limit: 10 } }],
+    "POST /entity/query-graph": [
+      {
+        body: {
+          type_name: "Product",
+          filter: { operator: "segment", path: ["attributes", "title"], value: "chair" },
+          limit: 5,
+          include: [{ type_name: "Maker", rule_name: "made_by", limit: 3, include: [{ type_name: "Product", limit: 2 }] }],
+          node_budget: 100,
+        },
+      },
+    ],
+    "GET /entity/graphql/schema": [{}],
+    "POST /entity/graphql": [
+      { body: gql("query($x: String, $n: Float) { Product(where: { title: { eq: $x }, price: { lt: $n } }, limit: 5) { nodes { id name sku made_by(limit: 2) { name } } count } }", { x: "Red chair", n: 100 }) },
+      { body: gql("query($f: JSON, $s: [ProductOrder!]) { Product(filter: $f, sort: $s) { nodes { id tags meta } next_cursor } }", { f: productFilter(a), s: [{ path: ["attributes", "price"], direction: "desc" }] }) },
+    ],
+    "GET /event/events": [{ query: { entity_id: p1, type_name: "Product", action: "created", limit: "5" } }],
+    "POST /entity/temp-files": [{ bytes: { text: "temp bytes", headers: { "X-Temp-File-Name": "report%20%C3%A9.txt", "Content-Type": "text/plain" } } }],
+    "GET /entity/temp-files/{id}": [{ params: { id: a.tempFileId } }],
+    "POST /entity/temp-files/{id}/download-url": [{ params: { id: a.tempFileId }, body: { ttl: 60 } }],
+    "GET /entity/temp-files/{id}/download": [{ anonymous: true, params: { id: a.tempFileId }, query: signed(a.tempDownloadUrl) }],
+    "POST /entity/entities/{id}/artifacts/upload-url": [{ ...entity, body: { artifact_type: "invoice", filename: "a.txt", content_type: "text/plain; charset=utf-8", size: 5, ttl: 60 } }],
+    "PUT /entity/uploads/{versionId}": [{ anonymous: true, params: { versionId: a.uploadUrl.pathname.split("/").pop()! }, query: signed(a.uploadUrl), bytes: { text: "bytes", headers: {} } }],
+    "POST /entity/entities/{id}/artifacts/{artifactId}/confirm": [{ ...artifact, body: { checksum: "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" } }],
+    "GET /entity/entities/{id}/artifacts": [{ ...entity, query: { artifact_type: "invoice", artifact_type_in: "invoice,photo", include_versions: "true", page: "1", limit: "10" } }],
+    "GET /entity/entities/{id}/artifacts/{artifactId}": [{ ...artifact, query: { version: "1" } }],
+    "DELETE /entity/entities/{id}/artifacts/{artifactId}": [artifact],
+    "GET /entity/entities/{id}/artifacts/{artifactId}/download-url": [{ ...artifact, query: { ttl: "60", version: "1" } }],
+    "POST /entity/entities/{id}/artifacts/{artifactId}/download-url": [{ ...artifact, body: { ttl: 60, version: 1 } }],
+    "GET /entity/downloads/{versionId}": [{ anonymous: true, params: { versionId: a.versionId }, query: signed(a.downloadUrl) }],
+  };
+}

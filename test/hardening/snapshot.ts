@@ -1,0 +1,93 @@
+// What the two tenants have stored, as a digest per table, so a request can be
+// checked for writing anything (docs/storage.md lists the tables); and a
+// restore to a saved state, so what one operation's requests stored (a value
+// that breaks every later read, say) does not spill into the next operation's.
+import { env } from "cloudflare:test";
+
+export type Query = (text: string, params?: unknown[]) => Promise<Record<string, any>[]>;
+
+/**
+ * Tenant-owned tables, parents first. Left out: `event_outbox` and
+ * `event_deliveries`, which the queue consumer rewrites on its own time after
+ * a successful write, and `users`, `tenants`, which no route writes.
+ */
+const TABLES = [
+  "roles",
+  "api_tokens",
+  "role_bindings",
+  "idempotency_records",
+  "schemas",
+  "entity_types",
+  "entities",
+  "relationship_rules",
+  "relationships",
+  "events",
+  "artifacts",
+  "artifact_versions",
+  "temp_files",
+];
+
+export type Snapshot = Record<string, string>;
+
+const DIGEST = [
+  ...TABLES.map((t) => `SELECT '${t}' AS t, count(*)::int || ':' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS d FROM ${t} x WHERE tenant_id = ANY($1::uuid[])`),
+  // The per-type indexes a type write builds (named after the type's id).
+  `SELECT 'type indexes', count(*)::int || ':' || md5(coalesce(string_agg(indexname, '|' ORDER BY indexname), '')) FROM pg_indexes
+     WHERE tablename = 'entities' AND substr(indexname, 4, 32) IN (SELECT replace(id::text, '-', '') FROM entity_types WHERE tenant_id = ANY($1::uuid[]))`,
+].join(" UNION ALL ");
+
+export async function snapshot(q: Query, tenants: string[]): Promise<Snapshot> {
+  const out: Snapshot = Object.fromEntries((await q(DIGEST, [tenants])).map((r) => [r.t, r.d]));
+  for (const kind of ["artifacts", "temp-files"]) {
+    const keys: string[] = [];
+    for (const t of tenants) keys.push(...(await env.FILES.list({ prefix: `${kind}/${t}/` })).objects.map((o) => o.key));
+    out[`R2 ${kind}`] = keys.sort().join("|");
+  }
+  return out;
+}
+
+/** The tables (and R2 prefixes) whose digest changed, with the row counts before and after. */
+export function changes(before: Snapshot, after: Snapshot): string[] {
+  return Object.keys(after)
+    .filter((k) => before[k] !== after[k])
+    .map((k) => (k.startsWith("R2") ? `${k} objects ${before[k].split("|").filter(Boolean).length}→${after[k].split("|").filter(Boolean).length}` : `${k} ${before[k].split(":")[0]}→${after[k].split(":")[0]}`));
+}
+
+export interface Saved {
+  rows: Record<string, unknown[]>;
+  objects: Map<string, ArrayBuffer>;
+}
+
+export async function save(q: Query, tenants: string[]): Promise<Saved> {
+  const rows: Saved["rows"] = {};
+  for (const t of TABLES) rows[t] = (await q(`SELECT coalesce(jsonb_agg(x), '[]') AS rows FROM ${t} x WHERE tenant_id = ANY($1::uuid[])`, [tenants]))[0].rows;
+  const objects = new Map<string, ArrayBuffer>();
+  for (const kind of ["artifacts", "temp-files"]) {
+    for (const t of tenants) {
+      for (const o of (await env.FILES.list({ prefix: `${kind}/${t}/` })).objects) objects.set(o.key, await (await env.FILES.get(o.key))!.arrayBuffer());
+    }
+  }
+  return { rows, objects };
+}
+
+/**
+ * Puts the tenants' rows back as saved, in one transaction, and the stored
+ * objects that have gone since (objects written since stay, unreferenced).
+ */
+export async function restore(q: Query, tenants: string[], saved: Saved): Promise<void> {
+  const statements = [
+    ...[...TABLES].reverse().map((t) => `DELETE FROM ${t} WHERE tenant_id = ANY($1::uuid[])`),
+    "DELETE FROM event_outbox WHERE tenant_id = ANY($1::uuid[])",
+    "DELETE FROM event_deliveries WHERE tenant_id = ANY($1::uuid[])",
+  ];
+  await q("BEGIN");
+  try {
+    for (const s of statements) await q(s, [tenants]);
+    for (const t of TABLES) await q(`INSERT INTO ${t} SELECT * FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb)`, [JSON.stringify(saved.rows[t])]);
+    await q("COMMIT");
+  } catch (e) {
+    await q("ROLLBACK");
+    throw e;
+  }
+  for (const [key, bytes] of saved.objects) if (!(await env.FILES.head(key))) await env.FILES.put(key, bytes);
+}
