@@ -3,11 +3,12 @@
 import { Hono } from "hono";
 import type { HonoEnv } from "./env";
 import { ApiError, errorBody } from "./lib/errors";
-import { mount, type RouteSpec } from "./lib/route";
+import { log } from "./lib/logger";
+import { mount, routeTable, type RouteSpec } from "./lib/route";
 import { requestContext } from "./gateway/request-context";
 import { bodyLimit } from "./gateway/body-limit";
 import { ipRateLimit } from "./gateway/rate-limit";
-import { buildOpenApi } from "./openapi/document";
+import { openApiRoutes } from "./openapi/routes";
 import { healthRoutes } from "./health/routes";
 import { authRoutes } from "./auth/routes";
 import { accessRoutes } from "./access/routes";
@@ -24,6 +25,7 @@ import { eventRoutes } from "./events/routes";
 import { fileRoutes } from "./files/routes";
 
 export const routes: RouteSpec[] = [
+  ...openApiRoutes(() => routes),
   ...healthRoutes,
   ...authRoutes,
   ...accessRoutes,
@@ -40,19 +42,21 @@ export const routes: RouteSpec[] = [
   ...fileRoutes,
 ];
 
-const openApi = buildOpenApi(routes);
+const table = routeTable(routes);
 
 /** For 405: which methods a path answers to. */
-const patterns = routes.map((r) => ({ method: r.method.toUpperCase(), re: new RegExp(`^${r.path.replace(/:\w+/g, "[^/]+")}$`) }));
-
 export function allowedMethods(path: string): string[] {
-  return [...new Set(patterns.filter((p) => p.re.test(path)).map((p) => p.method))];
+  return table.methods(path);
+}
+
+/** The body limit the route a request reaches declares, known before the route runs. */
+export function declaredBodyLimit(method: string, path: string): number | undefined {
+  return table.find(method, path)?.bodyLimit;
 }
 
 export function createApp() {
   const app = new Hono<HonoEnv>();
-  app.use("*", requestContext, bodyLimit, ipRateLimit);
-  app.get("/openapi.json", (c) => c.json(openApi));
+  app.use("*", requestContext, bodyLimit(declaredBodyLimit), ipRateLimit);
   mount(app, routes);
 
   app.notFound((c) => {
@@ -67,9 +71,7 @@ export function createApp() {
   app.onError((e, c) => {
     const requestId = c.var.requestId ?? crypto.randomUUID();
     const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "Internal server error");
-    if (!(e instanceof ApiError)) {
-      console.error(JSON.stringify({ level: "error", msg: "unhandled", request_id: requestId, error: e.message, stack: e.stack }));
-    }
+    if (!(e instanceof ApiError)) (c.var.ctx?.log ?? log.with({ request_id: requestId })).error("unhandled", { error: e.message, stack: e.stack });
     return c.json(errorBody(err, requestId), err.status as 500);
   });
   return app;

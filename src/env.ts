@@ -1,6 +1,7 @@
 // The Worker's configuration, read and checked once per isolate from the bindings.
 import { DEFAULT_LIMITS, type Database, type StatementLimits, type TenantDb } from "./db/client";
 import type { Principal } from "./gateway/principal";
+import type { RequestContext } from "./gateway/request-context";
 
 export interface Config {
   rateLimitIp: number;
@@ -15,14 +16,14 @@ export interface Config {
 export interface HonoEnv {
   Bindings: Env;
   Variables: {
+    /** Built once per request; authenticate replaces it with the caller's tenant context. */
+    ctx: RequestContext;
     requestId: string;
     config: Config;
     /** For the gateway's own system work (credentials, health); routes and services take a TenantDb. */
     database: Database;
     principal: Principal;
     tenant: TenantDb;
-    /** A tenant handle for the tenant a verified capability link names (those routes carry no credential). */
-    tenantFor: (tenantId: string) => TenantDb;
     body: unknown;
     query: unknown;
     /** The budget reported in X-Rate-Limit-* headers (identity when authenticated, else IP). */

@@ -4,6 +4,7 @@ import type { TenantDb } from "../db/client";
 import { apiTokens, roleBindings, roles } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
+import { validationFailed } from "../lib/validate";
 import { coversAll, type Principal } from "../gateway/principal";
 import { newPat } from "./token-format";
 
@@ -24,7 +25,7 @@ const publicColumns = {
 
 export async function mintToken(tenant: TenantDb, caller: Principal, input: MintInput) {
   if (input.expires_at && Date.parse(input.expires_at) <= Date.now()) {
-    throw new ApiError("VALIDATION_FAILED", "expires_at must be in the future", { validation_errors: ["expires_at: must be in the future"], errors: ["expires_at: must be in the future"] });
+    throw validationFailed(["expires_at: must be in the future"], "expires_at must be in the future");
   }
   const pat = await newPat();
   return tenant.tx(async ({ db }) => {

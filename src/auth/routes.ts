@@ -1,8 +1,6 @@
 // /auth/*: token exchange (unauthenticated) and PAT minting.
 import { route } from "../lib/route";
-import { dataEnvelope } from "../lib/schemas";
-import { mintToken } from "../access/api-tokens";
-import { mintTokenBody, mintedToken } from "../access/routes";
+import { mintTokenRoute } from "../access/routes";
 import { unauthorized, verifyPat } from "./credentials";
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
 
@@ -42,15 +40,5 @@ export const authRoutes = [
       return c.json({ access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
     },
   }),
-  route({
-    method: "post",
-    path: "/auth/tokens/api",
-    tag: "auth",
-    summary: "Mint a personal access token (same as POST /access/api-tokens)",
-    permission: ["access", "create"],
-    // Not idempotent: a replay would need the raw secret stored (SPEC.md 2.1 keeps only its hash) and would show it twice.
-    body: mintTokenBody,
-    responses: { 201: { description: "Minted; client_secret is shown only here", schema: dataEnvelope(mintedToken) } },
-    handler: async (c, { body }) => c.json({ data: await mintToken(c.var.tenant, c.var.principal, body) }, 201),
-  }),
+  mintTokenRoute("/auth/tokens/api", "auth", "Mint a personal access token (same as POST /access/api-tokens)"),
 ];

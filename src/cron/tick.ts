@@ -2,6 +2,7 @@
 // connecting role (no tenant context). Each job is independent; one failing
 // does not stop the others.
 import { Database } from "../db/client";
+import { log } from "../lib/logger";
 import { IDEMPOTENCY_WINDOW_HOURS } from "../gateway/idempotency";
 import { requeueUndelivered } from "../events/delivery";
 import { FileStore } from "../files/object-store";
@@ -31,7 +32,7 @@ export async function runCronTick(env: Env, now: Date): Promise<Record<string, "
         outcome[name] = "ok";
       } catch (e) {
         outcome[name] = (e as Error).message;
-        console.error(JSON.stringify({ level: "error", msg: "cron job failed", job: name, error: (e as Error).message }));
+        log.error("cron job failed", { job: name, error: (e as Error).message });
       }
     }
   } finally {

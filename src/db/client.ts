@@ -4,6 +4,7 @@ import { Client, neonConfig, types, type Connection, type Query, type QueryResul
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { CompiledStatement } from "../entity/query/params";
 import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
 import { pgTimestamptzToIso, TIMESTAMPTZ_OID } from "./timestamps";
 
 export type Db = NeonDatabase & { $client: Client };
@@ -45,8 +46,6 @@ function unsealed(statement: CompiledStatement): { text: string; values: unknown
   if (!(statement instanceof CompiledStatement)) throw new TypeError("the owner path runs only statements built by the query compiler");
   return { text: statement.text, values: [...statement.values] };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Limits on every statement run for a tenant (tenantTx, tenantRead), so no
@@ -249,7 +248,7 @@ export class Database {
    * so inlining it is safe.
    */
   tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
-    if (!UUID.test(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
+    if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
       const sql = await this.sql(tenantId);
       await sql.query(`BEGIN; SET LOCAL ROLE app_tenant; SELECT set_config('app.tenant_id', '${tenantId}', true); ${this.settings.setLocal}`);
@@ -281,7 +280,7 @@ export class Database {
    * Every statement carries the limits.
    */
   tenantRead<T>(tenantId: string, fn: (reader: TenantReader) => Promise<T>, { snapshot = false }: ReadOptions = {}): Promise<T> {
-    if (!UUID.test(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
+    if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
       const client = await this.connection();
       const { setLocal, setConfig } = this.settings;

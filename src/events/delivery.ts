@@ -5,6 +5,7 @@
 // between commit and send. The event rows themselves are never updated.
 import type { Database } from "../db/client";
 import { isUuid } from "../lib/ids";
+import { log } from "../lib/logger";
 import { publishEvents, type EventPointerMessage } from "./outbox";
 
 /**
@@ -35,7 +36,7 @@ export async function consumeEvents(batch: MessageBatch<unknown>, database: Data
   for (const message of batch.messages) {
     if (!isPointer(message.body)) {
       // Not ours to retry: a malformed message would fail forever.
-      console.error(JSON.stringify({ level: "error", msg: "dropping malformed event message", id: message.id }));
+      log.error("dropping malformed event message", { id: message.id });
       message.ack();
       continue;
     }
@@ -43,7 +44,7 @@ export async function consumeEvents(batch: MessageBatch<unknown>, database: Data
       await claimDelivery(database, message.body);
       message.ack();
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", msg: "event delivery failed; will retry", id: message.id, error: (e as Error).message }));
+      log.error("event delivery failed; will retry", { id: message.id, error: (e as Error).message });
       message.retry();
     }
   }

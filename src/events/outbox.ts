@@ -2,6 +2,7 @@
 // change's own transaction; after commit the ids go to the events Queue as
 // pointer messages, so a message stays small whatever the payloads weigh.
 import type { Sql } from "../db/client";
+import { log, type Logger } from "../lib/logger";
 
 export type EventAction = "created" | "updated" | "deleted" | "merged";
 
@@ -43,7 +44,7 @@ export async function recordEvents(sql: Sql, tenantId: string, events: NewEvent[
  * Queues event ids after commit. A failure is logged, not raised: the rows are
  * committed and the cron tick re-queues whatever stays undelivered.
  */
-export async function publishEvents(queue: Queue, tenantId: string, eventIds: string[]): Promise<void> {
+export async function publishEvents(queue: Queue, tenantId: string, eventIds: string[], logger: Logger = log): Promise<void> {
   if (!eventIds.length) return;
   const messages: { body: EventPointerMessage }[] = [];
   for (let i = 0; i < eventIds.length; i += IDS_PER_MESSAGE) {
@@ -52,7 +53,7 @@ export async function publishEvents(queue: Queue, tenantId: string, eventIds: st
   try {
     for (let i = 0; i < messages.length; i += MESSAGES_PER_BATCH) await queue.sendBatch(messages.slice(i, i + MESSAGES_PER_BATCH));
   } catch (e) {
-    console.error(JSON.stringify({ level: "error", msg: "event publish failed; cron will retry", tenant: tenantId, count: eventIds.length, error: (e as Error).message }));
+    logger.error("event publish failed; cron will retry", { tenant: tenantId, count: eventIds.length, error: (e as Error).message });
   }
 }
 

@@ -18,6 +18,7 @@
 // refuses a truncated object. Every plaintext has at least one record (an
 // empty file is one empty last record), so an object is never just a header.
 import { ApiError } from "../lib/errors";
+import { log } from "../lib/logger";
 import { randomBytes } from "../lib/crypto";
 import { FixedChunks } from "./fixed-chunks";
 
@@ -114,7 +115,7 @@ export function decryptStream(binding: ObjectBinding): TransformStream<Uint8Arra
    * response has already begun (its status logged as 200), so say so here.
    */
   const corrupt = (reason: string) => {
-    console.error(JSON.stringify({ level: "error", msg: "stored file failed its integrity check", storage_key: binding.storageKey, reason }));
+    log.error("stored file failed its integrity check", { storage_key: binding.storageKey, reason });
     return new ApiError("INTERNAL_ERROR", "A stored file failed its integrity check", { reason });
   };
   const header = new Uint8Array(HEADER_BYTES);

@@ -2,33 +2,13 @@
 // the header encodings file names need.
 import type { Context } from "hono";
 import type { HonoEnv } from "../env";
-import { jsonBody } from "../lib/body";
-import type { JsonSchema } from "../lib/validate";
-import { FileStore, type Upload } from "./object-store";
-
-export function fileStore(c: Context<HonoEnv>): FileStore {
-  return new FileStore(c.env.FILES, c.env.MASTER_KEY);
-}
-
-/** Where links point: the address this request reached the service at. */
-export function originOf(c: Context<HonoEnv>): string {
-  return new URL(c.req.url).origin;
-}
+import type { Upload } from "./object-store";
 
 /** The request's body as an upload; its length is known when Content-Length was sent. */
 export function rawUpload(c: Context<HonoEnv>): Upload {
   const declared = c.req.header("Content-Length");
   const body = c.req.raw.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   return { body, length: declared === undefined ? undefined : Number(declared) };
-}
-
-/**
- * A JSON body whose fields are all optional (a `ttl`), so sending none at all
- * is allowed; when sent it is read and validated as route() does.
- */
-export async function optionalJsonBody<T>(c: Context<HonoEnv>, schema: JsonSchema): Promise<Partial<T>> {
-  if (!c.req.raw.body || c.req.header("Content-Length") === "0") return {};
-  return jsonBody<T>(c, schema);
 }
 
 /**

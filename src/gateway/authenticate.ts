@@ -2,15 +2,16 @@
 // unauthenticated routes of SPEC.md 5.4 simply do not carry them.
 import type { MiddlewareHandler } from "hono";
 import { authenticate as resolvePrincipal } from "../auth/credentials";
-import { tenantDb } from "../db/client";
 import { ApiError } from "../lib/errors";
 import type { HonoEnv } from "../env";
 import { hasPermission } from "./principal";
 
 export const authenticate: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const principal = await resolvePrincipal(c.var.database, c.env.JWT_SECRET, c.req.header("Authorization"));
+  const ctx = c.var.ctx.forTenant(principal.tenantId, principal);
+  c.set("ctx", ctx);
   c.set("principal", principal);
-  c.set("tenant", tenantDb(c.var.database, principal.tenantId));
+  c.set("tenant", ctx.tenant);
   await next();
 };
 

@@ -8,25 +8,12 @@ import type { HonoEnv } from "../env";
 
 const MiB = 1024 * 1024;
 
-/** Routes allowed more than the default (SPEC.md 8; upsert and import per the entity-store issue). */
-const LARGER_LIMITS: Array<[method: string, path: RegExp, bytes: number]> = [
-  ["POST", /^\/entity\/entities\/(upsert|import)$/, 32 * MiB],
-  ["POST", /^\/entity\/temp-files$/, 26 * MiB],
-  ["PUT", /^\/entity\/uploads\/[^/]+$/, 25 * MiB],
-  ["POST", /^\/apps\/upload\/[^/]+\/[^/]+$/, 26 * MiB],
-];
-
 /**
  * How much of an unread body is read to be thrown away; past it the stream is
  * cancelled, which cuts the connection. It covers the largest route limit
  * twice over, so every body a client sends in good faith is drained.
  */
 export const DISCARD_LIMIT_BYTES = 64 * MiB;
-
-export function bodyLimitFor(method: string, path: string, fallback: number): number {
-  for (const [m, re, bytes] of LARGER_LIMITS) if (m === method && re.test(path)) return bytes;
-  return fallback;
-}
 
 export function tooLarge(limit: number): ApiError {
   return new ApiError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limit} bytes`, { limit });
@@ -77,18 +64,25 @@ function meteredBody(source: ReadableStream<Uint8Array>, limit: number) {
   return { body, discard };
 }
 
-export const bodyLimit: MiddlewareHandler<HonoEnv> = async (c, next) => {
-  const raw = c.req.raw;
-  if (!raw.body) return next();
-  const limit = bodyLimitFor(c.req.method, c.req.path, c.var.config.bodyLimitBytes);
-  const declared = raw.headers.get("Content-Length");
-  // Refused unread: the platform (and wrangler dev) throws an untouched body away itself.
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
-  const { body, discard } = meteredBody(raw.body, limit);
-  c.req.raw = new Request(raw, { body, duplex: "half" } as RequestInit);
-  try {
-    await next();
-  } finally {
-    await discard();
-  }
-};
+/**
+ * `declaredLimit` gives the limit the route a method and path reach declares
+ * (route.ts `bodyLimit`), if any; the rest get BODY_LIMIT_BYTES. It runs
+ * before the rate limits and authentication, so an oversized body costs nothing.
+ */
+export function bodyLimit(declaredLimit: (method: string, path: string) => number | undefined): MiddlewareHandler<HonoEnv> {
+  return async (c, next) => {
+    const raw = c.req.raw;
+    if (!raw.body) return next();
+    const limit = declaredLimit(c.req.method, c.req.path) ?? c.var.config.bodyLimitBytes;
+    const declared = raw.headers.get("Content-Length");
+    // Refused unread: the platform (and wrangler dev) throws an untouched body away itself.
+    if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+    const { body, discard } = meteredBody(raw.body, limit);
+    c.req.raw = new Request(raw, { body, duplex: "half" } as RequestInit);
+    try {
+      await next();
+    } finally {
+      await discard();
+    }
+  };
+}

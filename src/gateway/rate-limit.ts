@@ -3,13 +3,9 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../lib/errors";
 import type { HonoEnv } from "../env";
-import { DurableRateLimits } from "../lib/ratelimit/do-client";
-import type { RateLimits } from "../lib/ratelimit/interface";
-
-const rateLimits = (env: Env): RateLimits => new DurableRateLimits(env.RATE_LIMITER);
 
 async function enforce(c: Parameters<MiddlewareHandler<HonoEnv>>[0], scope: "ip" | "identity", key: string, limit: number) {
-  const result = await rateLimits(c.env).consume({ key: `${scope}:${key}`, limit, windowSeconds: c.var.config.rateLimitWindowSeconds });
+  const result = await c.var.ctx.rateLimits.consume({ key: `${scope}:${key}`, limit, windowSeconds: c.var.config.rateLimitWindowSeconds });
   if (!result.allowed) throw new ApiError("TOO_MANY_REQUESTS", "Rate limit exceeded", { scope, limit });
   c.set("rateLimit", { limit, remaining: result.remaining });
 }

@@ -1,8 +1,14 @@
-// First in the chain: a request id, the per-request database, and one
+// First in the chain: the request context, built once per request, and one
 // structured log line per request once the response is known.
 import type { MiddlewareHandler } from "hono";
-import { Database, tenantDb } from "../db/client";
-import { readConfig, type HonoEnv } from "../env";
+import { Database, tenantDb, type TenantDb } from "../db/client";
+import { readConfig, type Config, type HonoEnv } from "../env";
+import { publishEvents } from "../events/outbox";
+import { FileStore } from "../files/object-store";
+import { createLogger, type Logger } from "../lib/logger";
+import { DurableRateLimits } from "../lib/ratelimit/do-client";
+import type { RateLimits } from "../lib/ratelimit/interface";
+import type { Principal } from "./principal";
 
 export interface RequestLog {
   level: "info" | "error";
@@ -16,6 +22,60 @@ export interface RequestLog {
   request_id: string;
 }
 
+/**
+ * What a handler and the services it calls need from the request: bindings,
+ * configuration, the logger, the rate limiter, and, once a tenant is known,
+ * its database handle. Services take the parts they use (EntityDeps,
+ * ArtifactDeps, ...), which this satisfies, so no area builds its own.
+ */
+export class RequestContext {
+  readonly log: Logger;
+  readonly rateLimits: RateLimits;
+  readonly files: FileStore;
+
+  constructor(
+    readonly requestId: string,
+    readonly config: Config,
+    readonly env: Env,
+    /** For the gateway's own system work (credentials, health); routes and services take `tenant`. */
+    readonly database: Database,
+    private readonly url: string,
+    private readonly waitUntil: (work: Promise<unknown>) => void,
+    private readonly tenantHandle?: TenantDb,
+    readonly principal?: Principal,
+  ) {
+    this.log = createLogger({ request_id: requestId, tenant: tenantHandle?.tenantId ?? null });
+    this.rateLimits = new DurableRateLimits(env.RATE_LIMITER);
+    this.files = new FileStore(env.FILES, env.MASTER_KEY);
+  }
+
+  /** Where links point: the address this request reached the service at. */
+  get origin(): string {
+    return new URL(this.url).origin;
+  }
+
+  /** MASTER_KEY, which signs capability links and cursors. */
+  get secret(): string {
+    return this.env.MASTER_KEY;
+  }
+
+  /** The tenant's handle: the caller's once authenticated, or the one a verified capability link names (`forTenant`). */
+  get tenant(): TenantDb {
+    if (!this.tenantHandle) throw new Error("No tenant in this request context: the route is unauthenticated and did not call forTenant");
+    return this.tenantHandle;
+  }
+
+  /** The same request working in one tenant; with the principal when the caller authenticated as it. */
+  forTenant(tenantId: string, principal?: Principal): RequestContext {
+    return new RequestContext(this.requestId, this.config, this.env, this.database, this.url, this.waitUntil, tenantDb(this.database, tenantId), principal);
+  }
+
+  /** Hands committed event ids to the queue once the response is out. */
+  publish(eventIds: string[]): void {
+    if (eventIds.length) this.waitUntil(publishEvents(this.env.EVENTS, this.tenant.tenantId, eventIds, this.log));
+  }
+}
+
 export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const started = performance.now();
   const incoming = c.req.header("X-Request-Id");
@@ -24,10 +84,11 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY, config.statementLimits);
   // Every credential is checked against the database: connect while the rate limiter answers.
   if (c.req.header("Authorization")) database.warm();
+  const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  c.set("ctx", new RequestContext(requestId, config, c.env, database, c.req.url, waitUntil));
   c.set("requestId", requestId);
   c.set("config", config);
   c.set("database", database);
-  c.set("tenantFor", (tenantId) => tenantDb(database, tenantId));
   try {
     await next();
   } finally {
@@ -35,17 +96,17 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   }
   c.res.headers.set("X-Request-Id", requestId);
   if (config.logRequests) {
-    const line: RequestLog = {
-      level: c.res.status >= 500 ? "error" : "info",
-      msg: "request",
+    const status = c.res.status;
+    const line: Omit<RequestLog, "level" | "msg" | "tenant" | "request_id"> = {
       method: c.req.method,
       route: c.req.routePath,
       path: c.req.path,
-      status: c.res.status,
+      status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      tenant: c.var.principal?.tenantId ?? null,
-      request_id: requestId,
     };
-    console.log(JSON.stringify(line));
+    // The context authenticate left carries the tenant.
+    const log = c.var.ctx.log;
+    if (status >= 500) log.error("request", line);
+    else log.info("request", line);
   }
 };

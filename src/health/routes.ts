@@ -1,6 +1,7 @@
 // GET /healthz: unauthenticated; says whether the database answers.
 import { route } from "../lib/route";
 import { ApiError } from "../lib/errors";
+import { dataEnvelope } from "../lib/schemas";
 
 export const healthRoutes = [
   route({
@@ -10,7 +11,10 @@ export const healthRoutes = [
     summary: "Gateway health and database reachability",
     auth: false,
     responses: {
-      200: { description: "Healthy", schema: { type: "object", properties: { data: { type: "object", properties: { status: { const: "ok" }, database: { const: "reachable" } } } } } },
+      200: {
+        description: "Healthy",
+        schema: dataEnvelope({ type: "object", required: ["status", "database"], properties: { status: { const: "ok" }, database: { const: "reachable" } } }),
+      },
       503: { description: "The database is unreachable" },
     },
     handler: async (c) => {

@@ -32,6 +32,12 @@ export async function jsonBody<T>(c: Context, schema: JsonSchema, acceptForm = f
   return validate<T>(schema, form ? await readForm(c) : await readJson(c));
 }
 
+/** A body the route lets the caller leave out: nothing sent reads as `{}`, which the schema then checks. */
+export async function optionalJsonBody<T>(c: Context, schema: JsonSchema, acceptForm = false): Promise<T> {
+  if (!c.req.raw.body || c.req.header("Content-Length") === "0") return validate<T>(schema, {});
+  return jsonBody<T>(c, schema, acceptForm);
+}
+
 type PropSchema = { type?: string | string[]; items?: PropSchema };
 
 /**

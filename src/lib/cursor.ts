@@ -1,7 +1,7 @@
 // Keyset cursors: opaque to clients and tamper-evident (HMAC-signed), bound to
 // the query they continue so a cursor cannot be replayed against another one.
 import { base64url, fromBase64url, hmacSha256, timingSafeEqualText } from "./crypto";
-import { ApiError } from "./errors";
+import { validationFailed } from "./validate";
 
 const SIG_BYTES = 16;
 
@@ -16,10 +16,7 @@ export async function encodeCursor(secret: string, scope: string, position: unkn
 }
 
 export async function decodeCursor(secret: string, scope: string, cursor: string): Promise<unknown[]> {
-  const invalid = new ApiError("VALIDATION_FAILED", "cursor is invalid or does not belong to this query", {
-    validation_errors: ["cursor: is invalid or does not belong to this query"],
-    errors: ["cursor: is invalid or does not belong to this query"],
-  });
+  const invalid = validationFailed(["cursor: is invalid or does not belong to this query"], "cursor is invalid or does not belong to this query");
   const [payload, sig] = cursor.split(".");
   if (!payload || !sig) throw invalid;
   const expected = (await hmacSha256(keyOf(secret), `${scope}\n${payload}`)).slice(0, SIG_BYTES);

@@ -1,13 +1,19 @@
-// Path ids are UUIDs (SPEC.md 2.1); anything else is refused before touching the database.
-import { validationFailed } from "./validate";
+// Path parameters, checked against the schemas their route declares before
+// the handler runs; path ids are UUIDs (SPEC.md 2.1), refused before touching the database.
+import { uuidSchema } from "./schemas";
+import { check, validationFailed, type JsonSchema } from "./validate";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID = new RegExp(uuidSchema.pattern);
 
 export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
 
-export function pathId(value: string | undefined, name = "id"): string {
-  if (!isUuid(value)) throw validationFailed([`${name}: must be a UUID`], "Path parameter failed validation");
-  return value;
+/** Throws 422 VALIDATION_FAILED with one line per bad parameter; a uuid says so in its own words. */
+export function pathParams(schemas: Record<string, JsonSchema | object | boolean>, values: Record<string, string>): void {
+  const errors = Object.entries(schemas).flatMap(([name, schema]) => {
+    const lines = check(schema as JsonSchema, values[name], name);
+    return lines.length && (schema as { pattern?: string }).pattern === uuidSchema.pattern ? [`${name}: must be a UUID`] : lines;
+  });
+  if (errors.length) throw validationFailed(errors, "Path parameter failed validation");
 }

@@ -7,7 +7,8 @@ import type { HonoEnv } from "../env";
 import { authenticate, requirePermission } from "../gateway/authenticate";
 import { identityRateLimit } from "../gateway/rate-limit";
 import { idempotency } from "../gateway/idempotency";
-import { jsonBody, queryParams } from "./body";
+import { jsonBody, optionalJsonBody, queryParams } from "./body";
+import { pathParams } from "./ids";
 import { guardJson } from "./input-guard";
 import type { JsonSchema } from "./validate";
 
@@ -33,31 +34,66 @@ interface RouteMeta {
    * (upsert scans its rows from the bytes and checks each against the type's schema).
    */
   documentedBody?: JSONSchema;
+  /**
+   * The body may be left out (every field of its schema optional): an absent
+   * or empty body is read as `{}` and validated like any other.
+   */
+  bodyOptional?: true;
+  /** Bytes the body may have, when more than the default (BODY_LIMIT_BYTES); the gateway refuses more before authenticating. */
+  bodyLimit?: number;
   /** Also accepts the body form-encoded (OAuth2 clients send token requests so). */
   acceptsForm?: boolean;
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
+  /** Documentation only: what the handler reads itself, its bodies by media type (bytes, CSV, multipart) and its headers. */
+  documentedRequest?: {
+    content?: Record<string, { schema: JSONSchema }>;
+    headers?: { name: string; required: boolean; description: string; schema: JSONSchema }[];
+  };
   responses: Record<number, ResponseSpec>;
 }
 
 type Input<S> = S extends JSONSchema ? FromSchema<S> : undefined;
+type ParamSchemas = Record<string, JSONSchema>;
+/** No `params` declared leaves P its wide default: nothing typed to read. */
+type Params<P> = string extends keyof P ? Record<string, never> : { [K in keyof P]: P[K] extends JSONSchema ? FromSchema<P[K]> : never };
 
-/** A route as authored: the handler's body and query types follow from the schemas. */
-export interface TypedRoute<B, Q> extends RouteMeta {
+/** A route as authored: the handler's params, body and query types follow from the schemas. */
+export interface TypedRoute<P, B, Q> extends RouteMeta {
+  /** One schema per `:name` of the path (a uuid is `uuidSchema`); checked before the body is read. */
+  params?: P;
   body?: B;
   query?: Q;
-  handler: (c: Context<HonoEnv>, input: { body: Input<B>; query: Input<Q> }) => Promise<Response> | Response;
+  handler: (c: Context<HonoEnv>, input: { params: Params<P>; body: Input<B>; query: Input<Q> }) => Promise<Response> | Response;
 }
 
 /** A route as stored and mounted: the schemas' literal types erased. */
 export interface RouteSpec extends RouteMeta {
+  params?: ParamSchemas;
   body?: JSONSchema;
   query?: JSONSchema;
-  handler: (c: Context<HonoEnv>, input: { body: unknown; query: unknown }) => Promise<Response> | Response;
+  handler: (c: Context<HonoEnv>, input: { params: Record<string, string>; body: unknown; query: unknown }) => Promise<Response> | Response;
 }
 
-export function route<const B extends JSONSchema | undefined = undefined, const Q extends JSONSchema | undefined = undefined>(spec: TypedRoute<B, Q>): RouteSpec {
+export function route<
+  const P extends ParamSchemas = {},
+  const B extends JSONSchema | undefined = undefined,
+  const Q extends JSONSchema | undefined = undefined,
+>(spec: TypedRoute<P, B, Q>): RouteSpec {
   return spec as unknown as RouteSpec;
+}
+
+/**
+ * Which declared route a method and path reach: the first that matches, in
+ * declaration order, as Hono picks. The gateway reads a route's body limit
+ * and allowed methods here before the route itself runs.
+ */
+export function routeTable(routes: RouteSpec[]) {
+  const entries = routes.map((spec) => ({ spec, method: spec.method.toUpperCase(), re: new RegExp(`^${spec.path.replace(/:\w+/g, "[^/]+")}$`) }));
+  return {
+    find: (method: string, path: string): RouteSpec | undefined => entries.find((e) => e.method === method && e.re.test(path))?.spec,
+    methods: (path: string): string[] => [...new Set(entries.filter((e) => e.re.test(path)).map((e) => e.method))],
+  };
 }
 
 export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
@@ -68,10 +104,13 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
     if (spec.idempotent) chain.push(idempotency);
     app.on([spec.method.toUpperCase()], [spec.path], ...chain, async (c) => {
       // Hono percent-decodes parameters, so `%00` arrives as NUL.
-      guardJson(c.req.param(), { message: "Path parameters failed validation" });
-      const body = spec.body ? await jsonBody(c, spec.body as JsonSchema, spec.acceptsForm) : undefined;
+      const params = c.req.param();
+      guardJson(params, { message: "Path parameters failed validation" });
+      if (spec.params) pathParams(spec.params, params);
+      const read = spec.bodyOptional ? optionalJsonBody : jsonBody;
+      const body = spec.body ? await read(c, spec.body as JsonSchema, spec.acceptsForm) : undefined;
       const query = spec.query ? queryParams(c, spec.query as JsonSchema) : undefined;
-      return spec.handler(c, { body, query });
+      return spec.handler(c, { params, body, query });
     });
   }
 }

@@ -1,10 +1,20 @@
 // JSON Schema fragments shared by several routes.
+import { ERROR_STATUS, type ErrorCode } from "./errors";
 
 export const uuidSchema = {
   type: "string",
   pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
 } as const;
 
+/**
+ * An object of any keys (attributes, a JSON Schema, a filter). Said
+ * explicitly: generated clients read a bare `{ type: "object" }` as an object
+ * with no keys at all.
+ */
+export const freeFormObject = { type: "object", additionalProperties: true } as const;
+
+/** Bytes as they are, in a request or response of a non-JSON media type. */
+export const binarySchema = { type: "string", format: "binary" } as const;
 
 export const errorEnvelope = {
   type: "object",
@@ -15,9 +25,17 @@ export const errorEnvelope = {
       required: ["status", "code", "message", "details"],
       properties: {
         status: { type: "integer" },
-        code: { type: "string" },
+        code: { enum: Object.keys(ERROR_STATUS) as ErrorCode[] },
         message: { type: "string" },
-        details: { type: "object", additionalProperties: true },
+        details: {
+          type: "object",
+          required: ["request_id"],
+          properties: {
+            request_id: { type: "string" },
+            code: { type: "string", description: "Tells apart the reasons that share one status" },
+          },
+          additionalProperties: true,
+        },
       },
     },
   },
@@ -34,10 +52,33 @@ export const paginationSchema = {
   properties: { page: { type: "integer" }, limit: { type: "integer" }, total: { type: "integer" }, total_pages: { type: "integer" } },
 } as const;
 
+/** What a soft delete answers. */
+export const softDeleted = {
+  type: "object",
+  required: ["id", "deleted", "deleted_at"],
+  properties: { id: uuidSchema, deleted: { const: true }, deleted_at: { type: "string" } },
+} as const;
+
 export function dataEnvelope(schema: object) {
   return { type: "object", required: ["data"], properties: { data: schema } } as const;
 }
 
 export function listEnvelope(item: object) {
   return { type: "object", required: ["data", "pagination"], properties: { data: { type: "array", items: item }, pagination: paginationSchema } } as const;
+}
+
+/** Matches nothing. Not `false`: @cfworker reports a `false` schema's error outside its oneOf branch. */
+const forbidden = { not: {} } as const;
+
+/**
+ * "Exactly one of `a` and `b`", spread into an object schema: each branch
+ * requires one and forbids the other, so the line names what to add or drop.
+ */
+export function exactlyOneOf<const A extends string, const B extends string>(a: A, b: B) {
+  return {
+    oneOf: [
+      { required: [a], properties: { [b]: forbidden } as Record<B, typeof forbidden> },
+      { required: [b], properties: { [a]: forbidden } as Record<A, typeof forbidden> },
+    ],
+  } as const;
 }

@@ -54,7 +54,7 @@ export function renderPath(instanceLocation: string, base = ""): string {
 function reasonOf(unit: OutputUnit): string {
   const e = unit.error;
   let m: RegExpMatchArray | null;
-  if (unit.keyword === "false") return "is not allowed";
+  if (unit.keyword === "false" || unit.keyword === "not") return "is not allowed";
   if ((m = e.match(/^Instance type "(\w+)" is invalid\. Expected (.+)\.$/))) return `must be ${m[2].replace(/"/g, "").replace(/, /g, " or ")}, got ${m[1]}`;
   if ((m = e.match(/^Instance does not match any of (.+)\.$/))) return `must be one of ${m[1]}`;
   if ((m = e.match(/^Instance does not match (.+)\.$/)) && unit.keyword === "const") return `must equal ${m[1]}`;

@@ -13,8 +13,10 @@ const COMMON_ERRORS: Record<number, string> = {
   429: "Rate limit exceeded",
 };
 
-function pathParams(path: string) {
-  return [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+const ERROR_SCHEMA = { $ref: "#/components/schemas/Error" };
+
+function pathParams(r: RouteSpec) {
+  return [...r.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: "path", required: true, schema: r.params?.[name] ?? { type: "string" } }));
 }
 
 function queryParams(schema: RouteSpec["query"]) {
@@ -34,14 +36,16 @@ export function buildOpenApi(routes: RouteSpec[]) {
     const path = r.path.replace(/:(\w+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
     for (const [status, res] of Object.entries(r.responses)) {
+      // Every error answer is the one envelope, so a route names only its reason.
+      const schema = res.schema ?? (Number(status) >= 400 ? ERROR_SCHEMA : undefined);
       responses[status] = {
         description: res.description,
-        ...(res.schema || res.contentType ? { content: { [res.contentType ?? "application/json"]: res.schema ? { schema: res.schema } : {} } } : {}),
+        ...(schema || res.contentType ? { content: { [res.contentType ?? "application/json"]: schema ? { schema } : {} } } : {}),
       };
     }
     for (const [status, description] of Object.entries(COMMON_ERRORS)) {
       if (r.auth === false && (status === "401" || status === "403")) continue;
-      responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+      responses[status] ??= { description, content: { "application/json": { schema: ERROR_SCHEMA } } };
     }
     (paths[path] ??= {})[r.method] = {
       summary: r.summary,
@@ -50,17 +54,19 @@ export function buildOpenApi(routes: RouteSpec[]) {
       ...(r.permission ? { "x-permission": `${r.permission[0]}:${r.permission[1]}` } : {}),
       security: r.auth === false ? [] : [{ basicAuth: [] }, { bearerAuth: [] }],
       parameters: [
-        ...pathParams(r.path),
+        ...pathParams(r),
         ...queryParams(r.query),
         ...(r.idempotent ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 } }] : []),
+        ...(r.documentedRequest?.headers ?? []).map((h) => ({ ...h, in: "header" })),
       ],
-      ...(r.body || r.documentedBody
+      ...(r.body || r.documentedBody || r.documentedRequest?.content
         ? {
             requestBody: {
-              required: true,
+              required: !r.bodyOptional,
               content: {
-                "application/json": { schema: r.documentedBody ?? r.body },
+                ...(r.body || r.documentedBody ? { "application/json": { schema: r.documentedBody ?? r.body } } : {}),
                 ...(r.acceptsForm && r.body ? { "application/x-www-form-urlencoded": { schema: r.body } } : {}),
+                ...r.documentedRequest?.content,
               },
             },
           }

@@ -4,11 +4,15 @@ import { dataEnvelope, listEnvelope, paginationQuery } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { getSchema, listSchemas, registerSchema, validateAgainst } from "./registry";
 
+/** A JSON Schema: an object of any keywords, or true or false. */
+const JSON_SCHEMA = { type: ["object", "boolean"], additionalProperties: true } as const;
+
 const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$" } as const;
 
 const schemaItem = {
   type: "object",
-  properties: { id: { type: "string" }, name: { type: "string" }, version: { type: "integer" }, schema: { type: ["object", "boolean"] }, created_at: { type: "string" } },
+  required: ["id", "name", "version", "schema", "created_at"],
+  properties: { id: { type: "string" }, name: { type: "string" }, version: { type: "integer" }, schema: JSON_SCHEMA, created_at: { type: "string" } },
 } as const;
 
 export const schemaRoutes = [
@@ -19,7 +23,7 @@ export const schemaRoutes = [
     summary: "Register a JSON schema (a name registered again gets the next version)",
     permission: ["schema", "create"],
     idempotent: true,
-    body: { type: "object", additionalProperties: false, required: ["name", "schema"], properties: { name: NAME, schema: { type: ["object", "boolean"] } } },
+    body: { type: "object", additionalProperties: false, required: ["name", "schema"], properties: { name: NAME, schema: JSON_SCHEMA } },
     responses: { 201: { description: "Registered", schema: dataEnvelope(schemaItem) } },
     handler: async (c, { body }) => c.json({ data: await registerSchema(c.var.tenant, body) }, 201),
   }),
@@ -53,12 +57,12 @@ export const schemaRoutes = [
       additionalProperties: false,
       required: ["data"],
       oneOf: [{ required: ["schema_name"] }, { required: ["schema"] }],
-      properties: { schema_name: NAME, schema: { type: ["object", "boolean"] }, data: {} },
+      properties: { schema_name: NAME, schema: JSON_SCHEMA, data: {} },
     },
     responses: {
       200: {
         description: "Validation outcome (an invalid document is a 200 with valid: false)",
-        schema: dataEnvelope({ type: "object", properties: { valid: { type: "boolean" }, errors: { type: "array", items: { type: "string" } } } }),
+        schema: dataEnvelope({ type: "object", required: ["valid", "errors"], properties: { valid: { type: "boolean" }, errors: { type: "array", items: { type: "string" } } } }),
       },
     },
     handler: async (c, { body }) => c.json({ data: await validateAgainst(c.var.tenant, body as never) }),

@@ -224,3 +224,16 @@ describe("an attribute tree 10,000 deep", () => {
     expect(res.status, JSON.stringify(res.json).slice(0, 300)).toBe(200);
   });
 });
+
+describe("integers Postgres cannot hold", () => {
+  it("refuses a cardinality cap or an artifact version beyond a Postgres integer with 422", async () => {
+    const rule = { name: "huge", from_entity_type_name: "Product", to_entity_type_name: "Product" };
+    await refused(raw("POST", "/entity/relationship-rules", `{"name":"huge","from_entity_type_name":"Product","to_entity_type_name":"Product","max_to_cardinality":1.7976931348623157e308}`), /^max_to_cardinality: /);
+    await refused(post("/entity/relationship-rules", { ...rule, max_from_cardinality: 2_147_483_648 }), /^max_from_cardinality: /);
+    const ok = await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { ...rule, max_from_cardinality: 2_147_483_647 } });
+    expect(ok.status).toBe(201);
+    const missing = crypto.randomUUID();
+    await refused(() => call("GET", `/entity/entities/${existing.id}/artifacts/${missing}?version=9007199254740992`, { auth: t.auth }), /^version: /);
+    await refused(() => call("GET", `/entity/entities/${existing.id}/artifacts/${missing}/download-url?version=2147483648`, { auth: t.auth }), /^version: /);
+  });
+});

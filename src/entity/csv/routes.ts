@@ -2,10 +2,9 @@
 import { route } from "../../lib/route";
 import { dataEnvelope } from "../../lib/schemas";
 import { TYPE_NAME } from "../entity-types/routes";
-import { entityDeps } from "../entities/routes";
 import { queryBody } from "../query/routes";
-import { upsertResult } from "../upsert/routes";
-import { exportStream, prepareExport, type ExportInput } from "./export";
+import { UPSERT_BODY_LIMIT, upsertResult } from "../upsert/routes";
+import { exportStream, prepareExport } from "./export";
 import { importConfigSchema, importEntities, readImportConfig } from "./import";
 
 export const csvRoutes = [
@@ -15,6 +14,18 @@ export const csvRoutes = [
     tag: "entities",
     summary: "Import a CSV body through the upsert path (X-Import-Config: URL-encoded JSON)",
     permission: ["entity", "create"],
+    bodyLimit: UPSERT_BODY_LIMIT,
+    documentedRequest: {
+      content: { "text/csv": { schema: { type: "string", description: "RFC 4180 CSV with a header row" } } },
+      headers: [
+        {
+          name: "X-Import-Config",
+          required: true,
+          description: `URL-encoded JSON: ${JSON.stringify(Object.keys(importConfigSchema.properties))}, exactly one of entity_type_id and entity_type_name`,
+          schema: { type: "string", contentMediaType: "application/json" },
+        },
+      ],
+    },
     responses: {
       200: { description: "The upsert counts", schema: dataEnvelope(upsertResult) },
       404: { description: "Unknown entity type" },
@@ -23,7 +34,7 @@ export const csvRoutes = [
     },
     handler: async (c) => {
       const config = readImportConfig(c.req.header("X-Import-Config"));
-      return c.json({ data: await importEntities(entityDeps(c), c.var.tenant, config, c.req.raw.body) });
+      return c.json({ data: await importEntities(c.var.ctx, c.var.tenant, config, c.req.raw.body) });
     },
   }),
   route({
@@ -54,11 +65,10 @@ export const csvRoutes = [
         },
       },
     },
-    responses: { 200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv" }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter or sort" } },
+    responses: { 200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv", schema: { type: "string" } }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter or sort" } },
     handler: async (c, { body }) => {
-      const input = body as ExportInput;
-      const prepared = await prepareExport(c.var.tenant, input);
-      const { body: csv, done } = exportStream(c.var.tenant, prepared, input);
+      const prepared = await prepareExport(c.var.tenant, body);
+      const { body: csv, done } = exportStream(c.var.tenant, prepared, body);
       c.executionCtx.waitUntil(done);
       return new Response(csv, {
         headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${prepared.type.name}.csv"` },

@@ -4,6 +4,7 @@
 // Links that would duplicate one the survivor has, or join the two, are retired.
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
+import { lockEntities, overCap, retireOldest, type RuleEnd } from "../relationships/cardinality";
 
 export type MergeCardinality = "raise" | "trim";
 
@@ -16,39 +17,33 @@ const RETIRE_DUPLICATES = `
      (r.to_entity_id = $2 AND (r.from_entity_id = $1 OR EXISTS (
         SELECT 1 FROM relationships s WHERE s.deleted_at IS NULL AND s.rule_id = r.rule_id AND s.to_entity_id = $1 AND s.from_entity_id = r.from_entity_id))))`;
 
-// Per rule and side, the survivor's live links beyond the rule's cap, oldest first.
-const OVER_CAP = `
-  WITH mine AS (
-    SELECT r.id, r.rule_id, r.created_at, 'from' AS side, rr.max_to_cardinality AS cap, rr.name
-      FROM relationships r JOIN relationship_rules rr ON rr.id = r.rule_id
-     WHERE r.from_entity_id = $1 AND r.deleted_at IS NULL AND rr.max_to_cardinality IS NOT NULL
-    UNION ALL
-    SELECT r.id, r.rule_id, r.created_at, 'to', rr.max_from_cardinality, rr.name
-      FROM relationships r JOIN relationship_rules rr ON rr.id = r.rule_id
-     WHERE r.to_entity_id = $1 AND r.deleted_at IS NULL AND rr.max_from_cardinality IS NOT NULL
-  ), ranked AS (
-    SELECT id, name, cap, row_number() OVER (PARTITION BY rule_id, side ORDER BY created_at DESC, id DESC) AS n FROM mine
-  )
-  SELECT id, name, cap FROM ranked WHERE n > cap`;
-
 export async function absorb(sql: Sql, survivorId: string, incumbentId: string, mode: MergeCardinality): Promise<void> {
+  // Both ends locked before any link moves, as every link writer does, so a concurrent link to the survivor cannot overshoot its caps.
+  await lockEntities(sql, [survivorId, incumbentId]);
   await sql.query("UPDATE entities SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL", [incumbentId]);
   await sql.query(RETIRE_DUPLICATES, [survivorId, incumbentId]);
   // Artifacts move whole, ids kept. One with the same artifact_type and filename
   // as one of the survivor's stays a separate artifact (nothing is renumbered
   // or lost); later uploads of that name version the more recently created one.
   await sql.query("UPDATE artifacts SET entity_id = $1 WHERE entity_id = $2", [survivorId, incumbentId]);
-  await sql.query(
+  const { rows: moved } = await sql.query<{ rule_id: string; from_entity_id: string; to_entity_id: string }>(
     `UPDATE relationships SET from_entity_id = CASE WHEN from_entity_id = $2 THEN $1 ELSE from_entity_id END,
                               to_entity_id = CASE WHEN to_entity_id = $2 THEN $1 ELSE to_entity_id END
-      WHERE deleted_at IS NULL AND (from_entity_id = $2 OR to_entity_id = $2)`,
+      WHERE deleted_at IS NULL AND (from_entity_id = $2 OR to_entity_id = $2)
+      RETURNING rule_id, from_entity_id, to_entity_id`,
     [survivorId, incumbentId],
   );
-  const { rows } = await sql.query<{ id: string; name: string; cap: number }>(OVER_CAP, [survivorId]);
-  if (!rows.length) return;
+  // Only the survivor's ends under the moved links' rules gained links.
+  const ends = moved.flatMap((l): RuleEnd[] => [
+    ...(l.from_entity_id === survivorId ? [{ ruleId: l.rule_id, side: "from" as const, entityId: survivorId }] : []),
+    ...(l.to_entity_id === survivorId ? [{ ruleId: l.rule_id, side: "to" as const, entityId: survivorId }] : []),
+  ]);
+  const over = await overCap(sql, ends);
+  if (!over.length) return;
   if (mode === "raise") {
-    const rules = [...new Set(rows.map((r) => r.name))];
+    const rules = [...new Set(over.map((o) => o.rule))];
     throw new ApiError({ code: "MERGE_CARDINALITY_EXCEEDED", rules }, "Merging would exceed a relationship rule's cardinality");
   }
-  await sql.query("UPDATE relationships SET deleted_at = now() WHERE id = ANY($1::uuid[])", [rows.map((r) => r.id)]);
+  // trim keeps the newest links up to each cap.
+  await retireOldest(sql, over);
 }

@@ -1,13 +1,8 @@
 // /entity/entities (SPEC.md 4.1), except upsert, import and export.
-import type { Context } from "hono";
-import type { HonoEnv } from "../../env";
-import { publishEvents } from "../../events/outbox";
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, exactlyOneOf, freeFormObject, listEnvelope, paginationQuery, softDeleted, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
-import { pathId } from "../../lib/ids";
-import { ApiError } from "../../lib/errors";
-import { validate } from "../../lib/validate";
+import { validate, validationFailed } from "../../lib/validate";
 import { guardJson } from "../../lib/input-guard";
 import { TYPE_NAME } from "../entity-types/routes";
 import {
@@ -18,39 +13,33 @@ import {
   listEntities,
   patchEntity,
   replaceEntity,
-  type EntityDeps,
   type IncludeQuery,
 } from "./service";
 
-export function entityDeps(c: Context<HonoEnv>): EntityDeps {
-  const tenantId = c.var.principal.tenantId;
-  return {
-    tenant: c.var.tenant,
-    publish: (ids) => {
-      if (ids.length) c.executionCtx.waitUntil(publishEvents(c.env.EVENTS, tenantId, ids));
-    },
-  };
-}
+const named = { type: "object", required: ["id", "name"], properties: { id: { type: "string" }, name: { type: "string" } } } as const;
 
 export const entitySchema = {
   type: "object",
+  required: ["id", "name", "type", "attributes", "identifier_key", "created_at", "updated_at", "deleted_at"],
   properties: {
     id: uuidSchema,
     name: { type: "string" },
-    type: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } },
-    attributes: { type: "object" },
+    type: named,
+    attributes: freeFormObject,
     identifier_key: { type: "string" },
     created_at: { type: "string" },
     updated_at: { type: "string" },
     deleted_at: { type: ["string", "null"] },
-    source_type: { type: "string" },
+    source_type: { type: "string", description: "`shared` on a row visible through another tenant's share" },
     relationships: {
       type: "array",
+      description: "Present when includes were asked for",
       items: {
         type: "object",
+        required: ["rule", "entity", "direction"],
         properties: {
-          rule: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } },
-          entity: { type: "object" },
+          rule: named,
+          entity: { type: "object", required: ["id", "name", "type", "attributes"], properties: { id: uuidSchema, name: { type: "string" }, type: named, attributes: freeFormObject } },
           direction: { enum: ["to", "from"] },
         },
       },
@@ -80,13 +69,13 @@ function parseIncludeSpecs(raw: string | undefined): IncludeQuery["include_specs
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ApiError("VALIDATION_FAILED", "include_specs must be a JSON array", { validation_errors: ["include_specs: must be a JSON array"], errors: ["include_specs: must be a JSON array"] });
+    throw validationFailed(["include_specs: must be a JSON array"], "include_specs must be a JSON array");
   }
   guardJson(parsed, { base: "include_specs", source: raw, message: "Query parameters failed validation" });
   return validate(includeSpecsSchema, parsed, "Query parameters failed validation");
 }
 
-const attributesSchema = { type: "object" } as const;
+const attributesSchema = freeFormObject;
 const mergeOptions = {
   merge_on_conflict: { type: "boolean" },
   merge_cardinality: { enum: ["raise", "trim"] },
@@ -116,9 +105,10 @@ export const entityRoutes = [
       additionalProperties: false,
       required: ["name", "attributes"],
       properties: { type_name: TYPE_NAME, type_id: uuidSchema, name: { type: "string", minLength: 1, maxLength: 1000 }, attributes: attributesSchema },
+      ...exactlyOneOf("type_name", "type_id"),
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(entitySchema) }, 409: { description: "identifier_key taken by a live entity" } },
-    handler: async (c, { body }) => c.json({ data: await createEntity(entityDeps(c), body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await createEntity(c.var.ctx, body) }, 201),
   }),
   route({
     method: "get",
@@ -126,10 +116,11 @@ export const entityRoutes = [
     tag: "entities",
     summary: "Get an entity, optionally with relationships",
     permission: ["entity", "read"],
+    params: { id: uuidSchema },
     query: { type: "object", additionalProperties: false, properties: { ...includeQuery, include_rule_ids: { type: "array", items: uuidSchema, maxItems: 50 } } },
     responses: { 200: { description: "Entity", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" } },
-    handler: async (c, { query }) =>
-      c.json({ data: await getEntity(c.var.tenant, pathId(c.req.param("id")), { ...query, include_specs: parseIncludeSpecs(query?.include_specs) }) }),
+    handler: async (c, { params, query }) =>
+      c.json({ data: await getEntity(c.var.tenant, params.id, { ...query, include_specs: parseIncludeSpecs(query?.include_specs) }) }),
   }),
   route({
     method: "put",
@@ -137,6 +128,7 @@ export const entityRoutes = [
     tag: "entities",
     summary: "Replace attributes; recompute the key and merge on collision",
     permission: ["entity", "update"],
+    params: { id: uuidSchema },
     body: {
       type: "object",
       additionalProperties: false,
@@ -144,7 +136,7 @@ export const entityRoutes = [
       properties: { name: { type: "string", minLength: 1, maxLength: 1000 }, attributes: attributesSchema, ...mergeOptions },
     },
     responses: { 200: { description: "Updated", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" }, 409: { description: "Key collision with merge_on_conflict false" } },
-    handler: async (c, { body }) => c.json({ data: await replaceEntity(entityDeps(c), pathId(c.req.param("id")), body) }),
+    handler: async (c, { params, body }) => c.json({ data: await replaceEntity(c.var.ctx, params.id, body) }),
   }),
   route({
     method: "patch",
@@ -152,6 +144,7 @@ export const entityRoutes = [
     tag: "entities",
     summary: "Merge top-level attributes (null removes); compare-and-swap on updated_at",
     permission: ["entity", "update"],
+    params: { id: uuidSchema },
     body: {
       type: "object",
       additionalProperties: false,
@@ -159,7 +152,7 @@ export const entityRoutes = [
       properties: { attributes: attributesSchema, expected_updated_at: { type: "string", format: "date-time" } },
     },
     responses: { 200: { description: "Updated", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" }, 409: { description: "CONCURRENT_MODIFICATION" } },
-    handler: async (c, { body }) => c.json({ data: await patchEntity(entityDeps(c), pathId(c.req.param("id")), body) }),
+    handler: async (c, { params, body }) => c.json({ data: await patchEntity(c.var.ctx, params.id, body) }),
   }),
   route({
     method: "delete",
@@ -167,8 +160,12 @@ export const entityRoutes = [
     tag: "entities",
     summary: "Soft-delete an entity and its links",
     permission: ["entity", "delete"],
-    responses: { 200: { description: "Deleted" }, 404: { description: "Unknown entity" } },
-    handler: async (c) => c.json({ data: await deleteEntity(entityDeps(c), pathId(c.req.param("id"))) }),
+    params: { id: uuidSchema },
+    responses: {
+      200: { description: "Deleted", schema: dataEnvelope(softDeleted) },
+      404: { description: "Unknown entity" },
+    },
+    handler: async (c, { params }) => c.json({ data: await deleteEntity(c.var.ctx, params.id) }),
   }),
   route({
     method: "post",
@@ -177,7 +174,16 @@ export const entityRoutes = [
     summary: "Soft-delete up to 100 entities",
     permission: ["entity", "delete"],
     body: { type: "object", additionalProperties: false, required: ["ids"], properties: { ids: { type: "array", items: uuidSchema, minItems: 1, maxItems: 100 } } },
-    responses: { 200: { description: "Which ids were deleted and which were not found" } },
-    handler: async (c, { body }) => c.json({ data: await bulkDeleteEntities(entityDeps(c), body.ids) }),
+    responses: {
+      200: {
+        description: "Which ids were deleted and which were not found (unknown, another tenant's or already deleted)",
+        schema: dataEnvelope({
+          type: "object",
+          required: ["deleted", "not_found"],
+          properties: { deleted: { type: "array", items: uuidSchema }, not_found: { type: "array", items: uuidSchema } },
+        }),
+      },
+    },
+    handler: async (c, { body }) => c.json({ data: await bulkDeleteEntities(c.var.ctx, body.ids) }),
   }),
 ];

@@ -51,7 +51,6 @@ function duplicateKey(type: EntityType, key: string, existingId?: string) {
 }
 
 export async function createEntity(deps: EntityDeps, input: { type_name?: string; type_id?: string; name: string; attributes: Record<string, unknown> }) {
-  if ((input.type_name === undefined) === (input.type_id === undefined)) throw validationFailed(["(root): exactly one of type_name and type_id is required"]);
   try {
     const { row, eventIds } = await deps.tenant.tx(async (sql) => {
       const type = await requireActiveType(sql, input);

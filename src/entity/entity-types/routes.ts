@@ -1,22 +1,35 @@
 // /entity/entity-types
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery } from "../../lib/schemas";
+import { dataEnvelope, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
-import { pathId } from "../../lib/ids";
-import { configSchema } from "./config";
-import { activateType, createType, getType, listTypes, patchType, type CreateTypeInput, type PatchTypeInput } from "./service";
+import { configSchema, indexedAttributeSchema } from "./config";
+import { activateType, createType, getType, listTypes, patchType } from "./service";
 
 export const TYPE_NAME = { type: "string", minLength: 1, maxLength: 100, pattern: "^[A-Za-z][A-Za-z0-9_]*$" } as const;
 
+/** The config as stored and answered: every field there, defaults filled in. */
+const storedConfig = {
+  ...configSchema,
+  required: ["identifier_key", "indexed_attributes", "sort_by_updated_at", "name_search"],
+  properties: {
+    ...configSchema.properties,
+    indexed_attributes: {
+      ...configSchema.properties.indexed_attributes,
+      items: { ...indexedAttributeSchema, required: ["path", "type", "filterable", "sortable", "searchable"] },
+    },
+  },
+} as const;
+
 const entityTypeItem = {
   type: "object",
+  required: ["id", "name", "status", "schema", "schema_name", "config", "created_at", "updated_at"],
   properties: {
     id: { type: "string" },
     name: { type: "string" },
     status: { enum: ["draft", "active"] },
-    schema: { type: "object" },
+    schema: { type: ["object", "boolean"], additionalProperties: true, description: "The JSON Schema entities are validated against (a registered one may be a boolean)" },
     schema_name: { type: ["string", "null"] },
-    config: configSchema,
+    config: storedConfig,
     created_at: { type: "string" },
     updated_at: { type: "string" },
   },
@@ -38,14 +51,14 @@ export const entityTypeRoutes = [
       required: ["name", "config"],
       properties: {
         name: TYPE_NAME,
-        schema: { type: "object" },
+        schema: freeFormObject,
         schema_name: { type: "string", minLength: 1 },
         status: { enum: ["draft", "active"] },
         config: configSchema,
       },
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(entityTypeItem) }, 409: { description: "Name taken" } },
-    handler: async (c, { body }) => c.json({ data: await createType(c.var.tenant, body as CreateTypeInput) }, 201),
+    handler: async (c, { body }) => c.json({ data: await createType(c.var.tenant, body) }, 201),
   }),
   route({
     method: "get",
@@ -63,8 +76,9 @@ export const entityTypeRoutes = [
     tag: "entity-types",
     summary: "Get an entity type",
     permission: ["entity_type", "read"],
+    params: { id: uuidSchema },
     responses: { 200: { description: "Entity type", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
-    handler: async (c) => c.json({ data: await getType(c.var.tenant, pathId(c.req.param("id"))) }),
+    handler: async (c, { params }) => c.json({ data: await getType(c.var.tenant, params.id) }),
   }),
   route({
     method: "patch",
@@ -72,14 +86,15 @@ export const entityTypeRoutes = [
     tag: "entity-types",
     summary: "Change config (indexed attributes, tri-states) or schema; indexes follow",
     permission: ["entity_type", "update"],
+    params: { id: uuidSchema },
     body: {
       type: "object",
       additionalProperties: false,
       minProperties: 1,
-      properties: { schema: { type: "object" }, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
+      properties: { schema: freeFormObject, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
     },
     responses: { 200: { description: "Updated", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
-    handler: async (c, { body }) => c.json({ data: await patchType(c.var.tenant, pathId(c.req.param("id")), body as PatchTypeInput) }),
+    handler: async (c, { params, body }) => c.json({ data: await patchType(c.var.tenant, params.id, body) }),
   }),
   route({
     method: "post",
@@ -87,7 +102,8 @@ export const entityTypeRoutes = [
     tag: "entity-types",
     summary: "Move a draft type to active (idempotent)",
     permission: ["entity_type", "update"],
+    params: { id: uuidSchema },
     responses: { 200: { description: "Active", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
-    handler: async (c) => c.json({ data: await activateType(c.var.tenant, pathId(c.req.param("id"))) }),
+    handler: async (c, { params }) => c.json({ data: await activateType(c.var.tenant, params.id) }),
   }),
 ];

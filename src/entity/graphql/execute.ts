@@ -18,6 +18,7 @@ import {
 } from "graphql";
 import type { TenantDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
+import type { Logger } from "../../lib/logger";
 import { Batches } from "./batch";
 import { tenantSchema } from "./catalog";
 import { checkLimits } from "./limits";
@@ -37,11 +38,11 @@ export interface GraphqlResponse {
   errors?: GraphQLFormattedError[];
 }
 
-/** Who asks: the tenant's database handle, the secret cursors are signed with, and the request id for logs. */
+/** Who asks: the tenant's database handle, the secret cursors are signed with, and the request's logger. */
 interface Caller {
   tenant: TenantDb;
   cursorSecret: string;
-  requestId: string;
+  log: Logger;
 }
 
 const failed = (errors: readonly GraphQLError[], code: string): GraphqlResponse => ({ errors: errors.map((e) => present(e, code)) });
@@ -75,18 +76,18 @@ export async function executeGraphql(caller: Caller, request: GraphqlRequest): P
   const contextValue: GraphqlContext = { tenant: caller.tenant, cursorSecret: caller.cursorSecret, batches: new Batches() };
   const result = await execute({ schema, document, contextValue, variableValues: request.variables, operationName: request.operationName });
   // An error before execution (no such operation) leaves data out, as the GraphQL spec has it.
-  return { ...("data" in result ? { data: result.data } : {}), ...(result.errors?.length ? { errors: formatErrors(result.errors, caller.requestId) } : {}) };
+  return { ...("data" in result ? { data: result.data } : {}), ...(result.errors?.length ? { errors: formatErrors(result.errors, caller.log) } : {}) };
 }
 
 /** A batch that fails rejects each of its fields with the same error; report it once. */
-function formatErrors(errors: readonly GraphQLError[], requestId: string): GraphQLFormattedError[] {
+function formatErrors(errors: readonly GraphQLError[], log: Logger): GraphQLFormattedError[] {
   const seen = new Set<unknown>();
   return errors.flatMap((e) => {
     const cause = e.originalError ?? e;
     if (seen.has(cause)) return [];
     seen.add(cause);
     if (e.originalError && !(e.originalError instanceof ApiError) && !(e.originalError instanceof GraphQLError)) {
-      console.error(JSON.stringify({ level: "error", msg: "graphql resolver failed", request_id: requestId, error: e.originalError.message, stack: e.originalError.stack }));
+      log.error("graphql resolver failed", { error: e.originalError.message, stack: e.originalError.stack });
       return [{ message: "Internal server error", locations: e.locations, path: e.path, extensions: { code: "INTERNAL_ERROR", status: 500 } }];
     }
     return [present(e, "GRAPHQL_EXECUTION_FAILED")];

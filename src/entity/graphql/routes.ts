@@ -1,6 +1,7 @@
 // /entity/graphql (SPEC.md 4.4, "Other query endpoints"): the tenant's
 // entities through GraphQL, answered by the REST query engine (resolvers.ts).
 import { route } from "../../lib/route";
+import { freeFormObject } from "../../lib/schemas";
 import { tenantSchema } from "./catalog";
 import { executeGraphql } from "./execute";
 
@@ -9,12 +10,13 @@ const formattedError = {
   required: ["message", "extensions"],
   properties: {
     message: { type: "string" },
-    locations: { type: "array", items: { type: "object", properties: { line: { type: "integer" }, column: { type: "integer" } } } },
+    locations: { type: "array", items: { type: "object", required: ["line", "column"], properties: { line: { type: "integer" }, column: { type: "integer" } } } },
     path: { type: "array", items: { type: ["string", "integer"] } },
     extensions: {
       type: "object",
       required: ["code"],
-      properties: { code: { type: "string" }, status: { type: "integer" }, details: { type: "object" } },
+      properties: { code: { type: "string" }, status: { type: "integer" }, details: freeFormObject },
+      additionalProperties: true,
     },
   },
 } as const;
@@ -26,7 +28,7 @@ export const graphqlRoutes = [
     tag: "graphql",
     summary: "The tenant's GraphQL schema, in SDL",
     permission: ["entity", "read"],
-    responses: { 200: { description: "The schema as GraphQL SDL", contentType: "text/plain" } },
+    responses: { 200: { description: "The schema as GraphQL SDL", contentType: "text/plain", schema: { type: "string" } } },
     handler: async (c) => c.text((await tenantSchema(c.var.tenant)).sdl()),
   }),
   route({
@@ -41,17 +43,22 @@ export const graphqlRoutes = [
       required: ["query"],
       properties: {
         query: { type: "string", minLength: 1 },
-        variables: { type: ["object", "null"] },
+        variables: { type: ["object", "null"], additionalProperties: true },
         operationName: { type: ["string", "null"] },
-        extensions: { type: ["object", "null"], description: "Accepted for GraphQL-over-HTTP clients; unused" },
+        extensions: { type: ["object", "null"], additionalProperties: true, description: "Accepted for GraphQL-over-HTTP clients; unused" },
       },
     },
     responses: {
       200: {
         description: "The GraphQL response; GraphQL errors (syntax, validation, limits, a failed field) are in errors with extensions.code",
-        schema: { type: "object", properties: { data: { type: ["object", "null"] }, errors: { type: "array", items: formattedError } } },
+        schema: {
+          type: "object",
+          description: "data when the operation ran, errors when anything failed: at least one of the two",
+          required: [],
+          properties: { data: { type: ["object", "null"], additionalProperties: true }, errors: { type: "array", items: formattedError } },
+        },
       },
     },
-    handler: async (c, { body }) => c.json(await executeGraphql({ tenant: c.var.tenant, cursorSecret: c.env.MASTER_KEY, requestId: c.var.requestId }, body)),
+    handler: async (c, { body }) => c.json(await executeGraphql({ tenant: c.var.tenant, cursorSecret: c.var.ctx.secret, log: c.var.ctx.log }, body)),
   }),
 ];

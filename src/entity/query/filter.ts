@@ -8,6 +8,7 @@
 // false) so a NULL from a missing attribute negates to true, as "matches
 // nothing" should. Particles stay bare elsewhere so the planner can match
 // them to indexes.
+import { isUuid } from "../../lib/ids";
 import { validationFailed } from "../../lib/validate";
 import { operandOf, type Operand, type QueryType } from "./operands";
 import type { Params } from "./params";
@@ -303,7 +304,8 @@ function onColumn(o: Extract<Operand, { kind: "column" }>, p: Particle, c: Compi
   }
   if (o.type === "uuid" && RANGE[p.operator]) throw notApplicable(p, what, at);
 
-  const accepts = (v: unknown): v is string => typeof v === "string" && (o.type !== "uuid" || UUID.test(v));
+  // Postgres reads a uuid in either case, so a filter value may be upper case.
+  const accepts = (v: unknown): v is string => typeof v === "string" && (o.type !== "uuid" || isUuid(v.toLowerCase()));
   if (o.type === "timestamptz") {
     const values = p.operator === "in" ? requireArray(p, at) : [requireScalar(p, at)];
     values.forEach((v, i) => {
@@ -323,7 +325,6 @@ function onColumn(o: Extract<Operand, { kind: "column" }>, p: Particle, c: Compi
   return `(${o.sql} ${RANGE[p.operator]} ${param})`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))?)?$/;
 
 /**

@@ -63,7 +63,7 @@ const graphAnswer = dataEnvelope({
       items: {
         type: "object",
         required: ["rule", "from_id", "to_id"],
-        properties: { rule: { type: "object", properties: { id: uuidSchema, name: { type: "string" } } }, from_id: uuidSchema, to_id: uuidSchema },
+        properties: { rule: { type: "object", required: ["id", "name"], properties: { id: uuidSchema, name: { type: "string" } } }, from_id: uuidSchema, to_id: uuidSchema },
       },
     },
     page_info: {
@@ -74,7 +74,7 @@ const graphAnswer = dataEnvelope({
         truncations: {
           type: "array",
           description: "The include entries the node budget cut",
-          items: { type: "object", properties: { path: { type: "array", items: { type: "string" } }, depth: { type: "integer" } } },
+          items: { type: "object", required: ["path", "depth"], properties: { path: { type: "array", items: { type: "string" } }, depth: { type: "integer" } } },
         },
         next_cursor: { type: "string", description: "Keyset paging: present only when a full page came back" },
         pagination: { ...paginationSchema, description: "Offset paging (the body had page)" },

@@ -5,7 +5,7 @@ import { TYPE_NAME } from "../entity-types/routes";
 import { entitySchema } from "../entities/routes";
 import { distinctValues } from "./distinct";
 import { objectWithRaw } from "../../lib/raw-json";
-import { MAX_DISTINCT_PATHS, queryPage, type QueryInput } from "./service";
+import { MAX_DISTINCT_PATHS, queryPage } from "./service";
 
 const pathSchema = { type: "array", items: { type: "string", minLength: 1, maxLength: 500 }, minItems: 1, maxItems: 12 } as const;
 const sortSchema = {
@@ -13,7 +13,7 @@ const sortSchema = {
   maxItems: 10,
   items: { type: "object", additionalProperties: false, required: ["path"], properties: { path: pathSchema, direction: { enum: ["asc", "desc"] } } },
 } as const;
-const filterSchema = { type: "object", description: "A particle { operator, path, value, optional?, threshold? } or a composite { operator: and|or|not, filters }" } as const;
+const filterSchema = { type: "object", additionalProperties: true, description: "A particle { operator, path, value, optional?, threshold? } or a composite { operator: and|or|not, filters }" } as const;
 
 export const queryBody = {
   type: "object",
@@ -71,7 +71,7 @@ export const queryRoutes = [
     body: queryBody,
     responses: { 200: { description: "A page of entities", schema: queryAnswer }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter, sort, cursor or paging" } },
     handler: async (c, { body }) => {
-      const { json, paging } = await queryPage(c.var.tenant, c.env.MASTER_KEY, body as QueryInput);
+      const { json, paging } = await queryPage(c.var.tenant, c.env.MASTER_KEY, body);
       return c.body(objectWithRaw("data", json, paging), 200, { "Content-Type": "application/json" });
     },
   }),
@@ -93,7 +93,7 @@ export const queryRoutes = [
       },
     },
     responses: {
-      200: { description: "Distinct values, ascending", schema: dataEnvelope({ type: "array" }) },
+      200: { description: "Distinct values, ascending", schema: dataEnvelope({ type: "array", items: { description: "A value as the attribute's indexed type gives it: text, number, boolean or timestamp text" } }) },
       404: { description: "Unknown type_name" },
       422: { description: "attribute_name is not an indexed attribute" },
     },

@@ -3,7 +3,8 @@
 // when asked, one per include entry.
 import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
 import { notFound } from "../../lib/errors";
-import { decodeCursor, encodeCursor } from "../../lib/cursor";
+import { decodeCursor } from "../../lib/cursor";
+import { keysetPaging, offsetOf, pageOf, paginationOf, type Pagination } from "../../lib/pagination";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
@@ -208,7 +209,7 @@ export interface PlannedQuery {
 export async function planQuery(reader: TenantReader, cursorSecret: string, input: QueryInput, typeReader = new TypeReader(reader, false)): Promise<PlannedQuery> {
   const { tenantId } = reader;
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
-  const limit = input.limit ?? 100;
+  const { page, limit } = pageOf(input);
   const names = relatedTypeNames(input.filter);
   for (const s of input.include_specs ?? []) {
     names.add(s.type_name);
@@ -226,12 +227,11 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
     if (position.length !== query.keys.length) throw validationFailed(["cursor: does not belong to this query"], "cursor does not belong to this query");
   }
   let text = pageStatement(query, position, limit);
-  const page = input.page ?? 1;
-  if (!keyset) text += ` OFFSET ${query.params.add((page - 1) * limit, "bigint")}`;
+  if (!keyset) text += ` OFFSET ${query.params.add(offsetOf({ page, limit }), "bigint")}`;
   return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes: typeReader.fromCache };
 }
 
-type Paging = { next_cursor?: string; pagination?: { page: number; limit: number; total: number; total_pages: number }; count?: number; count_strategy?: CountStrategy };
+type Paging = { next_cursor?: string; pagination?: Pagination; count?: number; count_strategy?: CountStrategy };
 
 /**
  * The answer's paging fields for a page of `size` rows whose last row has
@@ -241,9 +241,8 @@ type Paging = { next_cursor?: string; pagination?: { page: number; limit: number
 async function pagingOf(cursorSecret: string, plan: PlannedQuery, size: number, lastKeys: unknown[] | null, count: number | undefined, includeCount: boolean): Promise<Paging> {
   const { keyset, page, limit, strategy } = plan;
   const extra = includeCount ? { count, count_strategy: strategy } : {};
-  if (!keyset) return { pagination: { page, limit, total: count!, total_pages: Math.ceil(count! / limit) }, ...extra };
-  const next_cursor = size === limit && lastKeys ? await encodeCursor(cursorSecret, plan.scope, lastKeys) : undefined;
-  return { ...(next_cursor ? { next_cursor } : {}), ...extra };
+  if (!keyset) return { pagination: paginationOf({ page, limit }, count!), ...extra };
+  return { ...(await keysetPaging(cursorSecret, plan.scope, size, limit, lastKeys)), ...extra };
 }
 
 /** The count a page needs: when asked, and always for offset paging (its `pagination.total`). */

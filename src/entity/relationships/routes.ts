@@ -1,18 +1,19 @@
 // /entity/relationship-rules and /entity/relationships
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, exactlyOneOf, listEnvelope, paginationQuery, softDeleted, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
-import { pathId } from "../../lib/ids";
 import { TYPE_NAME } from "../entity-types/routes";
 import { createLink, deleteLink, getLink } from "./links";
 import { createRule, getRule, listRules } from "./rules";
 
 const RULE_NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
-const CAP = { type: ["integer", "null"], minimum: 1 } as const;
-const typeRef = { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } as const;
+// Stored as Postgres integer: a larger cap would fail the insert, and no tenant links two billion entities to one.
+const CAP = { type: ["integer", "null"], minimum: 1, maximum: 2_147_483_647 } as const;
+const typeRef = { type: "object", required: ["id", "name"], properties: { id: { type: "string" }, name: { type: "string" } } } as const;
 
 const ruleItem = {
   type: "object",
+  required: ["id", "name", "from_entity_type", "to_entity_type", "max_from_cardinality", "max_to_cardinality", "created_at"],
   properties: {
     id: { type: "string" },
     name: { type: "string" },
@@ -26,6 +27,7 @@ const ruleItem = {
 
 const linkItem = {
   type: "object",
+  required: ["id", "rule", "from_entity_id", "to_entity_id", "created_at"],
   properties: { id: { type: "string" }, rule: typeRef, from_entity_id: { type: "string" }, to_entity_id: { type: "string" }, created_at: { type: "string" } },
 } as const;
 
@@ -50,6 +52,7 @@ export const relationshipRoutes = [
         max_from_cardinality: CAP,
         max_to_cardinality: CAP,
       },
+      allOf: [exactlyOneOf("from_entity_type_name", "from_entity_type_id"), exactlyOneOf("to_entity_type_name", "to_entity_type_id")],
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(ruleItem) }, 409: { description: "Name taken" } },
     handler: async (c, { body }) => c.json({ data: await createRule(c.var.tenant, body) }, 201),
@@ -70,8 +73,9 @@ export const relationshipRoutes = [
     tag: "relationships",
     summary: "Get a relationship rule",
     permission: ["entity_type", "read"],
+    params: { id: uuidSchema },
     responses: { 200: { description: "Rule", schema: dataEnvelope(ruleItem) }, 404: { description: "Unknown rule" } },
-    handler: async (c) => c.json({ data: await getRule(c.var.tenant, pathId(c.req.param("id"))) }),
+    handler: async (c, { params }) => c.json({ data: await getRule(c.var.tenant, params.id) }),
   }),
   route({
     method: "post",
@@ -91,6 +95,7 @@ export const relationshipRoutes = [
         to_entity_id: uuidSchema,
         on_cardinality_violation: { enum: ["raise", "replace", "ignore"] },
       },
+      ...exactlyOneOf("rule_id", "rule_name"),
     },
     responses: {
       201: { description: "Linked", schema: dataEnvelope(linkItem) },
@@ -106,8 +111,9 @@ export const relationshipRoutes = [
     tag: "relationships",
     summary: "Get a live link",
     permission: ["entity", "read"],
+    params: { id: uuidSchema },
     responses: { 200: { description: "Link", schema: dataEnvelope(linkItem) }, 404: { description: "Unknown link" } },
-    handler: async (c) => c.json({ data: await getLink(c.var.tenant, pathId(c.req.param("id"))) }),
+    handler: async (c, { params }) => c.json({ data: await getLink(c.var.tenant, params.id) }),
   }),
   route({
     method: "delete",
@@ -115,7 +121,11 @@ export const relationshipRoutes = [
     tag: "relationships",
     summary: "Remove a link (soft delete)",
     permission: ["entity", "update"],
-    responses: { 200: { description: "Removed" }, 404: { description: "Unknown link" } },
-    handler: async (c) => c.json({ data: await deleteLink(c.var.tenant, pathId(c.req.param("id"))) }),
+    params: { id: uuidSchema },
+    responses: {
+      200: { description: "Removed", schema: dataEnvelope(softDeleted) },
+      404: { description: "Unknown link" },
+    },
+    handler: async (c, { params }) => c.json({ data: await deleteLink(c.var.tenant, params.id) }),
   }),
 ];

@@ -4,7 +4,6 @@ import type { Sql, TenantDb } from "../../db/client";
 import { pgCode } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
-import { validationFailed } from "../../lib/validate";
 import { requireType } from "../entity-types/store";
 
 export interface RuleRow {
@@ -62,16 +61,7 @@ export interface CreateRuleInput {
   max_to_cardinality?: number | null;
 }
 
-function oneOf(input: Record<string, unknown>, a: string, b: string): string[] {
-  return (input[a] === undefined) === (input[b] === undefined) ? [`(root): exactly one of ${a} and ${b} is required`] : [];
-}
-
 export async function createRule(tenant: TenantDb, input: CreateRuleInput) {
-  const errors = [
-    ...oneOf(input as never, "from_entity_type_name", "from_entity_type_id"),
-    ...oneOf(input as never, "to_entity_type_name", "to_entity_type_id"),
-  ];
-  if (errors.length) throw validationFailed(errors);
   try {
     return await tenant.tx(async (sql) => {
       const from = await requireType(sql, { type_id: input.from_entity_type_id, type_name: input.from_entity_type_name });

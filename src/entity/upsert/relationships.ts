@@ -7,6 +7,7 @@ import { ApiError } from "../../lib/errors";
 import type { EntityType } from "../entity-types/store";
 import { findType } from "../entity-types/store";
 import { tryIdentifierKey, valueAt } from "../entities/identifier-key";
+import { lockEntities, overCap, violationOf, type RuleEnd, type Side } from "../relationships/cardinality";
 import type { RuleRow } from "../relationships/rules";
 import type { InlineRelationship } from "./rows";
 
@@ -159,8 +160,7 @@ export async function writeLinks(sql: Sql, tenantId: string, links: PlannedLink[
     const rowId = idOf(l.rowIndex);
     return l.rowSide === "from" ? [l.ruleId, rowId, targetId] : [l.ruleId, targetId, rowId];
   });
-  const involved = [...new Set(triples.flatMap(([, f, t]) => [f, t]))];
-  await sql.query("SELECT 1 FROM entities WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE", [involved]);
+  await lockEntities(sql, triples.flatMap(([, f, t]) => [f, t]));
   const { rows: inserted } = await sql.query<{ n: number }>(
     `WITH ins AS (
        INSERT INTO relationships (tenant_id, rule_id, from_entity_id, to_entity_id)
@@ -170,19 +170,8 @@ export async function writeLinks(sql: Sql, tenantId: string, links: PlannedLink[
      SELECT count(*)::int AS n FROM ins`,
     [tenantId, triples.map((x) => x[0]), triples.map((x) => x[1]), triples.map((x) => x[2])],
   );
-  const { rows: over } = await sql.query<{ rule: string; entity_id: string; side: string; cap: number; live: number }>(
-    `WITH pairs AS (SELECT DISTINCT r, f, t FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS x(r, f, t))
-     SELECT rr.name AS rule, p.f AS entity_id, 'from' AS side, rr.max_to_cardinality AS cap, count(l.id)::int AS live
-       FROM (SELECT DISTINCT r, f FROM pairs) p JOIN relationship_rules rr ON rr.id = p.r
-       JOIN relationships l ON l.rule_id = p.r AND l.from_entity_id = p.f AND l.deleted_at IS NULL
-      WHERE rr.max_to_cardinality IS NOT NULL GROUP BY rr.name, p.f, rr.max_to_cardinality HAVING count(l.id) > rr.max_to_cardinality
-     UNION ALL
-     SELECT rr.name, p.t, 'to', rr.max_from_cardinality, count(l.id)::int
-       FROM (SELECT DISTINCT r, t FROM pairs) p JOIN relationship_rules rr ON rr.id = p.r
-       JOIN relationships l ON l.rule_id = p.r AND l.to_entity_id = p.t AND l.deleted_at IS NULL
-      WHERE rr.max_from_cardinality IS NOT NULL GROUP BY rr.name, p.t, rr.max_from_cardinality HAVING count(l.id) > rr.max_from_cardinality`,
-    [triples.map((x) => x[0]), triples.map((x) => x[1]), triples.map((x) => x[2])],
-  );
-  if (over.length) throw new ApiError({ code: "CARDINALITY_VIOLATION", violations: over.slice(0, 20) }, "Cardinality constraint violated");
+  const ends = (side: Side, at: 1 | 2): RuleEnd[] => triples.map((x) => ({ ruleId: x[0], side, entityId: x[at] }));
+  const over = await overCap(sql, [...ends("from", 1), ...ends("to", 2)]);
+  if (over.length) throw new ApiError({ code: "CARDINALITY_VIOLATION", violations: over.slice(0, 20).map(violationOf) }, "Cardinality constraint violated");
   return inserted[0].n;
 }

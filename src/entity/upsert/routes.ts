@@ -1,8 +1,7 @@
 // POST /entity/entities/upsert
 import { route } from "../../lib/route";
-import { dataEnvelope, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, exactlyOneOf, uuidSchema } from "../../lib/schemas";
 import { TYPE_NAME } from "../entity-types/routes";
-import { entityDeps } from "../entities/routes";
 import { MAX_ROWS, rowSchema } from "./rows";
 import { upsertEntities, type UpsertInput } from "./service";
 import { scanUpsertBody } from "./body-scan";
@@ -24,17 +23,26 @@ export const upsertBody = {
     skip_unresolved_relationships: { type: "boolean" },
     suppress_events: { type: "boolean" },
   },
+  ...exactlyOneOf("type_name", "type_id"),
 } as const;
+
+/** Upsert and CSV import take bodies of up to 32 MiB (100,000 rows), more than the default. */
+export const UPSERT_BODY_LIMIT = 32 * 1024 * 1024;
 
 export const upsertResult = {
   type: "object",
+  required: ["created", "updated", "unchanged", "ignored", "ids", "errors"],
   properties: {
     created: { type: "integer" },
     updated: { type: "integer" },
     unchanged: { type: "integer" },
     ignored: { type: "integer" },
     ids: { type: "array", items: { type: "string" }, description: "Entity id per input row, in input order" },
-    errors: { type: "array", items: { type: "object", properties: { index: { type: "integer" }, code: { type: "string" }, message: { type: "string" } } } },
+    errors: {
+      type: "array",
+      description: "Relationships skipped with skip_unresolved_relationships",
+      items: { type: "object", required: ["index", "code", "message"], properties: { index: { type: "integer" }, code: { const: "UNRESOLVED_RELATIONSHIP" }, message: { type: "string" } } },
+    },
   },
 } as const;
 
@@ -45,6 +53,7 @@ export const upsertRoutes = [
     tag: "entities",
     summary: "Insert or update up to 100,000 entities by id or computed key",
     permission: ["entity", "update"],
+    bodyLimit: UPSERT_BODY_LIMIT,
     documentedBody: { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } },
     responses: {
       200: { description: "Counts, ids in input order, skipped relationship errors", schema: dataEnvelope(upsertResult) },
@@ -55,7 +64,7 @@ export const upsertRoutes = [
     handler: async (c) => {
       const body = scanUpsertBody(new Uint8Array(await c.req.arrayBuffer()));
       const input = validate<UpsertInput>(upsertBody, body.envelope);
-      return c.json({ data: await upsertEntities(entityDeps(c), input, body.rows) });
+      return c.json({ data: await upsertEntities(c.var.ctx, input, body.rows) });
     },
   }),
 ];

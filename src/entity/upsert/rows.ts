@@ -1,6 +1,6 @@
 // Upsert input rows (SPEC.md 4.1.3-7): every row validated up front, in
 // chunks of 2000, before anything is written; one bad row aborts the request.
-import { uuidSchema } from "../../lib/schemas";
+import { freeFormObject, uuidSchema } from "../../lib/schemas";
 import { capLines, check, validationFailed } from "../../lib/validate";
 import type { EntityType } from "../entity-types/store";
 import { oversizedKey, tryIdentifierKey } from "../entities/identifier-key";
@@ -56,7 +56,7 @@ export const inlineRelationshipSchema = {
     rule_name: { type: "string", minLength: 1 },
     rule_id: uuidSchema,
     target_entity_id: uuidSchema,
-    target_identifier: { type: "object" },
+    target_identifier: freeFormObject,
     target_type_name: { type: "string", minLength: 1 },
     direction: { enum: ["to", "from"] },
   },
@@ -69,7 +69,7 @@ export const rowSchema = {
   properties: {
     id: uuidSchema,
     name: { type: "string", minLength: 1, maxLength: 1000 },
-    attributes: { type: "object" },
+    attributes: freeFormObject,
     relationships: { type: "array", items: inlineRelationshipSchema, maxItems: 1000 },
   },
 } as const;

@@ -4,7 +4,6 @@
 // 1000 rows with one statement per batch.
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
-import { validationFailed } from "../../lib/validate";
 import { recordEvents, type NewEvent } from "../../events/outbox";
 import { requireActiveType } from "../entity-types/store";
 import type { EntityDeps } from "../entities/service";
@@ -66,7 +65,6 @@ function mergeRefused(collisions: Map<number, string>) {
 /** Rows are read from `source` on demand (see body-scan.ts). */
 export async function upsertEntities(deps: EntityDeps, input: UpsertInput, source: RowSource): Promise<UpsertResult> {
   const count = source.count;
-  if ((input.type_name === undefined) === (input.type_id === undefined)) throw validationFailed(["(root): exactly one of type_name and type_id is required"]);
   const onConflict = input.on_conflict ?? "replace";
   const suppress = input.suppress_events ?? false;
   const tenantId = deps.tenant.tenantId;

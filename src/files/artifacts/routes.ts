@@ -2,14 +2,11 @@
 // routes its links point at: PUT /entity/uploads/{versionId} (the upload URL)
 // and GET /entity/downloads/{versionId} (the download link). Those two carry
 // no credentials; the signed link is the credential (files/capability.ts).
-import type { Context } from "hono";
-import type { HonoEnv } from "../../env";
-import { pathId } from "../../lib/ids";
 import { pageOf } from "../../lib/pagination";
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { binarySchema, dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { capabilityQuery, verifyLink } from "../capability";
-import { attachment, fileResponse, fileStore, optionalJsonBody, originOf, rawUpload } from "../http";
+import { attachment, fileResponse, rawUpload } from "../http";
 import { MAX_FILE_BYTES } from "../object-store";
 import { contentTypeSchema, fileNameSchema, linkSchema } from "../schemas";
 import {
@@ -23,20 +20,8 @@ import {
   readLinkedVersion,
   receiveUpload,
   UPLOAD_TTL,
-  type ArtifactDeps,
   type StoredFile,
 } from "./service";
-
-function artifactDeps(c: Context<HonoEnv>): ArtifactDeps {
-  return { tenant: c.var.tenant, files: fileStore(c), secret: c.env.MASTER_KEY, origin: originOf(c) };
-}
-
-/** The deps of a capability route: the tenant is the one the verified link names. */
-function linkDeps(c: Context<HonoEnv>, tenantId: string) {
-  return { tenant: c.var.tenantFor(tenantId), files: fileStore(c) };
-}
-
-const ids = (c: Context<HonoEnv>) => [pathId(c.req.param("id")), pathId(c.req.param("artifactId"), "artifactId")] as const;
 
 const versionFields = {
   content_type: { type: "string" },
@@ -48,20 +33,24 @@ const versionFields = {
   confirmed_at: { type: ["string", "null"] },
 } as const;
 
+const versionRequired = ["content_type", "version", "status", "size", "checksum", "created_at", "confirmed_at"] as const;
+
 const artifactSchema = {
   type: "object",
+  required: ["id", "entity_id", "artifact_type", "filename", ...versionRequired],
   properties: {
     id: uuidSchema,
     entity_id: uuidSchema,
     artifact_type: { type: "string" },
     filename: { type: "string" },
     ...versionFields,
-    versions: { type: "array", description: "Every version, newest first (include_versions=true)", items: { type: "object", properties: versionFields } },
+    versions: { type: "array", description: "Every version, newest first (include_versions=true)", items: { type: "object", required: versionRequired, properties: versionFields } },
   },
 } as const;
 
 const ttlSchema = (ttl: { default: number; max: number }) => ({ type: "integer", minimum: 1, maximum: ttl.max, default: ttl.default, description: "Seconds the link is valid" }) as const;
-const versionParam = { type: "integer", minimum: 1, description: "A confirmed version; default the newest" } as const;
+// Versions are Postgres integers; a larger number names no version and would fail the lookup.
+const versionParam = { type: "integer", minimum: 1, maximum: 2_147_483_647, description: "A confirmed version; default the newest" } as const;
 
 const downloadUrlInput = { type: "object", additionalProperties: false, properties: { ttl: ttlSchema(DOWNLOAD_TTL), version: versionParam } } as const;
 const confirmBody = {
@@ -74,7 +63,7 @@ function download(file: StoredFile): Response {
   return fileResponse(file.body, { "Content-Type": file.contentType, "Content-Disposition": attachment(file.filename) });
 }
 
-const binary = { description: "The bytes, with the stored Content-Type", contentType: "application/octet-stream" };
+const binary = { description: "The bytes, with the Content-Type recorded for the version", contentType: "*/*", schema: binarySchema };
 
 export const artifactRoutes = [
   route({
@@ -83,6 +72,7 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "Open a new artifact version and get a signed URL to PUT its bytes to",
     permission: ["entity", "update"],
+    params: { id: uuidSchema },
     body: {
       type: "object",
       additionalProperties: false,
@@ -98,11 +88,15 @@ export const artifactRoutes = [
     responses: {
       201: {
         description: "The pending version and its upload URL",
-        schema: dataEnvelope({ type: "object", properties: { artifact: artifactSchema, upload_url: { type: "string" }, expires_at: { type: "string" } } }),
+        schema: dataEnvelope({
+          type: "object",
+          required: ["artifact", "upload_url", "expires_at"],
+          properties: { artifact: artifactSchema, upload_url: { type: "string" }, expires_at: { type: "string" } },
+        }),
       },
       404: { description: "Unknown or deleted entity" },
     },
-    handler: async (c, { body }) => c.json({ data: await createUploadUrl(artifactDeps(c), pathId(c.req.param("id")), body) }, 201),
+    handler: async (c, { params, body }) => c.json({ data: await createUploadUrl(c.var.ctx, params.id, body) }, 201),
   }),
   route({
     method: "put",
@@ -110,7 +104,10 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: `Upload URL: the raw bytes of one artifact version (at most ${MAX_FILE_BYTES}); authorised by the signed link`,
     auth: false,
+    bodyLimit: MAX_FILE_BYTES,
+    params: { versionId: uuidSchema },
     query: capabilityQuery,
+    documentedRequest: { content: { "*/*": { schema: { ...binarySchema, description: "The raw bytes, as many as the size announced if one was" } } } },
     responses: {
       200: { description: "The version, now with size and checksum, still pending until confirmed", schema: dataEnvelope(artifactSchema) },
       401: { description: "Link malformed, tampered with or expired (details.code)" },
@@ -118,10 +115,9 @@ export const artifactRoutes = [
       409: { description: "Version already confirmed" },
       422: { description: "Byte count differs from the size announced (SIZE_MISMATCH)" },
     },
-    handler: async (c, { query }) => {
-      const versionId = pathId(c.req.param("versionId"), "versionId");
-      const tenantId = await verifyLink(c.env.MASTER_KEY, "artifact-upload", versionId, query);
-      return c.json({ data: await receiveUpload(linkDeps(c, tenantId), versionId, rawUpload(c)) });
+    handler: async (c, { params, query }) => {
+      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-upload", params.versionId, query);
+      return c.json({ data: await receiveUpload(c.var.ctx.forTenant(tenantId), params.versionId, rawUpload(c)) });
     },
   }),
   route({
@@ -130,17 +126,15 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "Confirm the newest version once its bytes are uploaded, optionally checking their SHA-256",
     permission: ["entity", "update"],
-    documentedBody: confirmBody,
+    params: { id: uuidSchema, artifactId: uuidSchema },
+    body: confirmBody,
+    bodyOptional: true,
     responses: {
       200: { description: "The confirmed artifact", schema: dataEnvelope(artifactSchema) },
       404: { description: "Unknown artifact, or entity unknown or deleted" },
       422: { description: "Nothing uploaded yet (NOT_UPLOADED) or checksum mismatch (CHECKSUM_MISMATCH); the version stays pending" },
     },
-    handler: async (c) => {
-      const [id, artifactId] = ids(c);
-      const body = await optionalJsonBody<{ checksum?: string }>(c, confirmBody);
-      return c.json({ data: await confirmArtifact(artifactDeps(c), id, artifactId, body.checksum) });
-    },
+    handler: async (c, { params, body }) => c.json({ data: await confirmArtifact(c.var.ctx, params.id, params.artifactId, body.checksum) }),
   }),
   route({
     method: "get",
@@ -148,6 +142,7 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "List an entity's artifacts, oldest first",
     permission: ["entity", "read"],
+    params: { id: uuidSchema },
     query: {
       type: "object",
       additionalProperties: false,
@@ -159,7 +154,7 @@ export const artifactRoutes = [
       },
     },
     responses: { 200: { description: "Artifacts", schema: listEnvelope(artifactSchema) }, 404: { description: "Unknown or deleted entity" } },
-    handler: async (c, { query }) => c.json(await listArtifacts(artifactDeps(c), pathId(c.req.param("id")), query, pageOf(query))),
+    handler: async (c, { params, query }) => c.json(await listArtifacts(c.var.ctx, params.id, query, pageOf(query))),
   }),
   route({
     method: "get",
@@ -167,12 +162,10 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "Stream an artifact's bytes (newest confirmed version unless `version` is given)",
     permission: ["entity", "read"],
+    params: { id: uuidSchema, artifactId: uuidSchema },
     query: { type: "object", additionalProperties: false, properties: { version: versionParam } },
     responses: { 200: binary, 404: { description: "Unknown artifact, no confirmed version, or entity unknown or deleted" } },
-    handler: async (c, { query }) => {
-      const [id, artifactId] = ids(c);
-      return download(await readArtifact(artifactDeps(c), id, artifactId, query.version));
-    },
+    handler: async (c, { params, query }) => download(await readArtifact(c.var.ctx, params.id, params.artifactId, query.version)),
   }),
   route({
     method: "delete",
@@ -180,14 +173,12 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "Delete an artifact with all its versions and bytes",
     permission: ["entity", "update"],
+    params: { id: uuidSchema, artifactId: uuidSchema },
     responses: {
-      200: { description: "Deleted", schema: dataEnvelope({ type: "object", properties: { id: uuidSchema, deleted: { const: true } } }) },
+      200: { description: "Deleted", schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } }) },
       404: { description: "Unknown artifact, or entity unknown or deleted" },
     },
-    handler: async (c) => {
-      const [id, artifactId] = ids(c);
-      return c.json({ data: await deleteArtifact(artifactDeps(c), id, artifactId) });
-    },
+    handler: async (c, { params }) => c.json({ data: await deleteArtifact(c.var.ctx, params.id, params.artifactId) }),
   }),
   route({
     method: "get",
@@ -195,12 +186,10 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "A credential-free link that downloads the artifact as an attachment with its filename",
     permission: ["entity", "read"],
+    params: { id: uuidSchema, artifactId: uuidSchema },
     query: downloadUrlInput,
     responses: { 200: { description: "The link", schema: dataEnvelope(linkSchema) }, 404: { description: "Unknown artifact or no confirmed version" } },
-    handler: async (c, { query }) => {
-      const [id, artifactId] = ids(c);
-      return c.json({ data: await artifactDownloadUrl(artifactDeps(c), id, artifactId, query) });
-    },
+    handler: async (c, { params, query }) => c.json({ data: await artifactDownloadUrl(c.var.ctx, params.id, params.artifactId, query) }),
   }),
   route({
     method: "post",
@@ -208,13 +197,11 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "As the GET (SPEC.md 4.2 names both); `ttl` and `version` in an optional JSON body",
     permission: ["entity", "read"],
-    documentedBody: downloadUrlInput,
+    params: { id: uuidSchema, artifactId: uuidSchema },
+    body: downloadUrlInput,
+    bodyOptional: true,
     responses: { 200: { description: "The link", schema: dataEnvelope(linkSchema) }, 404: { description: "Unknown artifact or no confirmed version" } },
-    handler: async (c) => {
-      const [id, artifactId] = ids(c);
-      const body = await optionalJsonBody<{ ttl?: number; version?: number }>(c, downloadUrlInput);
-      return c.json({ data: await artifactDownloadUrl(artifactDeps(c), id, artifactId, body) });
-    },
+    handler: async (c, { params, body }) => c.json({ data: await artifactDownloadUrl(c.var.ctx, params.id, params.artifactId, body) }),
   }),
   route({
     method: "get",
@@ -222,16 +209,16 @@ export const artifactRoutes = [
     tag: "artifacts",
     summary: "Download link: one artifact version as an attachment; authorised by the signed link",
     auth: false,
+    params: { versionId: uuidSchema },
     query: capabilityQuery,
     responses: {
       200: binary,
       401: { description: "Link malformed, tampered with or expired (details.code)" },
       404: { description: "The version, its artifact or its entity is gone" },
     },
-    handler: async (c, { query }) => {
-      const versionId = pathId(c.req.param("versionId"), "versionId");
-      const tenantId = await verifyLink(c.env.MASTER_KEY, "artifact-download", versionId, query);
-      return download(await readLinkedVersion(linkDeps(c, tenantId), versionId));
+    handler: async (c, { params, query }) => {
+      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-download", params.versionId, query);
+      return download(await readLinkedVersion(c.var.ctx.forTenant(tenantId), params.versionId));
     },
   }),
 ];

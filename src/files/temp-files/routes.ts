@@ -3,29 +3,28 @@
 import type { Context } from "hono";
 import type { HonoEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
-import { pathId } from "../../lib/ids";
 import { route } from "../../lib/route";
-import { dataEnvelope, uuidSchema } from "../../lib/schemas";
+import { binarySchema, dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
 import { capabilityQuery, verifyLink } from "../capability";
-import { attachment, fileResponse, fileStore, fromHeaderText, headerText, optionalJsonBody, originOf, rawUpload } from "../http";
+import { attachment, fileResponse, fromHeaderText, headerText, rawUpload } from "../http";
 import { MAX_FILE_BYTES } from "../object-store";
 import { linkSchema } from "../schemas";
-import { createTempFile, LINK_TTL, readTempFile, tempFileDownloadUrl, type NewTempFile, type TempFileDeps, type TempFileView } from "./service";
+import { createTempFile, LINK_TTL, readTempFile, tempFileDownloadUrl, type NewTempFile, type TempFileView } from "./service";
 
 const NAME_HEADER = "X-Temp-File-Name";
 const OCTET_STREAM = "application/octet-stream";
 
 const tempFileSchema = {
   type: "object",
+  required: ["id", "name", "content_type", "size", "expires_at"],
   properties: { id: uuidSchema, name: { type: "string" }, content_type: { type: "string" }, size: { type: "integer" }, expires_at: { type: "string" } },
 } as const;
 
 const downloadUrlBody = { type: "object", additionalProperties: false, properties: { ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max, default: LINK_TTL.default } } } as const;
 
-function deps(c: Context<HonoEnv>, tenant = c.var.tenant): TempFileDeps {
-  return { tenant, files: fileStore(c) };
-}
+/** A file of MAX_FILE_BYTES with room for its multipart framing. */
+const UPLOAD_BODY_LIMIT = MAX_FILE_BYTES + 1024 * 1024;
 
 /**
  * Either multipart with a `file` part (name and type from the part), or the
@@ -59,6 +58,7 @@ function tempFileResponse(file: TempFileView, body: ReadableStream<Uint8Array>, 
 const binary = {
   description: "The bytes as application/octet-stream; X-Temp-File-Name (percent-encoded beyond printable ASCII) and X-Temp-File-Content-Type carry the recorded name and type",
   contentType: OCTET_STREAM,
+  schema: binarySchema,
 };
 
 export const tempFileRoutes = [
@@ -68,8 +68,23 @@ export const tempFileRoutes = [
     tag: "temp-files",
     summary: `Create a temp file (24 hours) from the raw body with ${NAME_HEADER} and Content-Type, or from a multipart \`file\` part; at most ${MAX_FILE_BYTES} bytes`,
     permission: ["entity", "create"],
+    bodyLimit: UPLOAD_BODY_LIMIT,
+    documentedRequest: {
+      content: {
+        "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: binarySchema } } },
+        "*/*": { schema: { ...binarySchema, description: "The raw bytes; their Content-Type is recorded as the file's type" } },
+      },
+      headers: [
+        {
+          name: NAME_HEADER,
+          required: false,
+          description: "The file name, percent-encoded UTF-8 allowed; required with raw bytes, and wins over a multipart part's filename",
+          schema: { type: "string" },
+        },
+      ],
+    },
     responses: { 201: { description: "The temp file", schema: dataEnvelope(tempFileSchema) }, 413: { description: `File over ${MAX_FILE_BYTES} bytes` } },
-    handler: async (c) => c.json({ data: await createTempFile(deps(c), await incoming(c)) }, 201),
+    handler: async (c) => c.json({ data: await createTempFile(c.var.ctx, await incoming(c)) }, 201),
   }),
   route({
     method: "get",
@@ -77,9 +92,10 @@ export const tempFileRoutes = [
     tag: "temp-files",
     summary: "Stream a temp file's bytes",
     permission: ["entity", "read"],
+    params: { id: uuidSchema },
     responses: { 200: binary, 404: { description: "Unknown or expired temp file" } },
-    handler: async (c) => {
-      const { file, body } = await readTempFile(deps(c), pathId(c.req.param("id")));
+    handler: async (c, { params }) => {
+      const { file, body } = await readTempFile(c.var.ctx, params.id);
       return tempFileResponse(file, body);
     },
   }),
@@ -89,13 +105,11 @@ export const tempFileRoutes = [
     tag: "temp-files",
     summary: "A credential-free download link; ttl seconds (default 900, at most 7200), shortened to the file's remaining life",
     permission: ["entity", "read"],
-    documentedBody: downloadUrlBody,
+    params: { id: uuidSchema },
+    body: downloadUrlBody,
+    bodyOptional: true,
     responses: { 200: { description: "The link", schema: dataEnvelope(linkSchema) }, 404: { description: "Unknown or expired temp file" } },
-    handler: async (c) => {
-      const id = pathId(c.req.param("id"));
-      const body = await optionalJsonBody<{ ttl?: number }>(c, downloadUrlBody);
-      return c.json({ data: await tempFileDownloadUrl({ tenant: c.var.tenant, secret: c.env.MASTER_KEY, origin: originOf(c) }, id, body.ttl) });
-    },
+    handler: async (c, { params, body }) => c.json({ data: await tempFileDownloadUrl(c.var.ctx, params.id, body.ttl) }),
   }),
   route({
     method: "get",
@@ -103,16 +117,16 @@ export const tempFileRoutes = [
     tag: "temp-files",
     summary: "Download link: the temp file as an attachment until the link expires; authorised by the signed link",
     auth: false,
+    params: { id: uuidSchema },
     query: capabilityQuery,
     responses: {
       200: binary,
       401: { description: "Link malformed, tampered with or expired (details.code)" },
       404: { description: "The temp file expired or is gone" },
     },
-    handler: async (c, { query }) => {
-      const id = pathId(c.req.param("id"));
-      const tenantId = await verifyLink(c.env.MASTER_KEY, "temp-file-download", id, query);
-      const { file, body } = await readTempFile(deps(c, c.var.tenantFor(tenantId)), id);
+    handler: async (c, { params, query }) => {
+      const tenantId = await verifyLink(c.var.ctx.secret, "temp-file-download", params.id, query);
+      const { file, body } = await readTempFile(c.var.ctx.forTenant(tenantId), params.id);
       return tempFileResponse(file, body, { "Content-Disposition": attachment(file.name) });
     },
   }),

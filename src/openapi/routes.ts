@@ -1,0 +1,32 @@
+// GET /openapi.json: the document, declared as a route like any other so that
+// it describes itself.
+import { route, type RouteSpec } from "../lib/route";
+import { freeFormObject } from "../lib/schemas";
+import { buildOpenApi } from "./document";
+
+const documentSchema = {
+  type: "object",
+  required: ["openapi", "info", "paths", "components"],
+  properties: {
+    openapi: { const: "3.1.0" },
+    info: { type: "object", required: ["title", "version"], properties: { title: { type: "string" }, version: { type: "string" } } },
+    paths: freeFormObject,
+    components: freeFormObject,
+  },
+} as const;
+
+/** `all` is the whole route list, this route included; it is read when the document is first asked for. */
+export function openApiRoutes(all: () => RouteSpec[]): RouteSpec[] {
+  let document: ReturnType<typeof buildOpenApi> | undefined;
+  return [
+    route({
+      method: "get",
+      path: "/openapi.json",
+      tag: "openapi",
+      summary: "This document: OpenAPI 3.1, built from the route declarations that validate requests",
+      auth: false,
+      responses: { 200: { description: "The OpenAPI document", schema: documentSchema } },
+      handler: (c) => c.json((document ??= buildOpenApi(all()))),
+    }),
+  ];
+}
