@@ -65,11 +65,11 @@ export function createApp() {
       ? new ApiError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed on ${c.req.path}`, { allowed })
       : new ApiError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`);
     if (allowed.length) c.header("Allow", allowed.join(", "));
-    return c.json(errorBody(err, c.var.requestId), err.status as 404);
+    return c.json(errorBody(err, c.var.ctx.requestId), err.status as 404);
   });
 
   app.onError((e, c) => {
-    const requestId = c.var.requestId ?? crypto.randomUUID();
+    const requestId = c.var.ctx?.requestId ?? crypto.randomUUID();
     const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "Internal server error");
     if (!(e instanceof ApiError)) (c.var.ctx?.log ?? log.with({ request_id: requestId })).error("unhandled", { error: e.message, stack: e.stack });
     return c.json(errorBody(err, requestId), err.status as 500);

@@ -1,6 +1,5 @@
 // The Worker's configuration, read and checked once per isolate from the bindings.
-import { DEFAULT_LIMITS, type Database, type StatementLimits, type TenantDb } from "./db/client";
-import type { Principal } from "./gateway/principal";
+import { DEFAULT_LIMITS, type StatementLimits } from "./db/client";
 import type { RequestContext } from "./gateway/request-context";
 
 export interface Config {
@@ -18,14 +17,6 @@ export interface HonoEnv {
   Variables: {
     /** Built once per request; authenticate replaces it with the caller's tenant context. */
     ctx: RequestContext;
-    requestId: string;
-    config: Config;
-    /** For the gateway's own system work (credentials, health); routes and services take a TenantDb. */
-    database: Database;
-    principal: Principal;
-    tenant: TenantDb;
-    body: unknown;
-    query: unknown;
     /** The budget reported in X-Rate-Limit-* headers (identity when authenticated, else IP). */
     rateLimit: { limit: number; remaining: number };
   };

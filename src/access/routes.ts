@@ -46,7 +46,7 @@ export function mintTokenRoute(path: string, tag: string, summary: string): Rout
     // Not idempotent: a replay would need the raw secret stored (SPEC.md 2.1 keeps only its hash) and would show it twice.
     body: mintTokenBody,
     responses: { 201: { description: "Minted; client_secret is shown only here", schema: dataEnvelope(mintedToken) } },
-    handler: async (c, { body }) => c.json({ data: await mintToken(c.var.tenant, c.var.principal, body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await mintToken(c.var.ctx.tenant, c.var.ctx.principal, body) }, 201),
   });
 }
 
@@ -81,7 +81,7 @@ export const accessRoutes = [
     permission: ["access", "read"],
     query: listQuery,
     responses: { 200: { description: "Tokens", schema: listEnvelope(tokenItem) } },
-    handler: async (c, { query }) => c.json(await listTokens(c.var.tenant, pageOf(query))),
+    handler: async (c, { query }) => c.json(await listTokens(c.var.ctx.tenant, pageOf(query))),
   }),
   route({
     method: "delete",
@@ -97,7 +97,7 @@ export const accessRoutes = [
       },
       404: { description: "No such token" },
     },
-    handler: async (c, { params }) => c.json({ data: await revokeToken(c.var.tenant, params.id) }),
+    handler: async (c, { params }) => c.json({ data: await revokeToken(c.var.ctx.tenant, params.id) }),
   }),
   route({
     method: "post",
@@ -116,7 +116,7 @@ export const accessRoutes = [
       },
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(roleItem) }, 409: { description: "Name taken" } },
-    handler: async (c, { body }) => c.json({ data: await createRole(c.var.tenant, body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await createRole(c.var.ctx.tenant, body) }, 201),
   }),
   route({
     method: "get",
@@ -126,7 +126,7 @@ export const accessRoutes = [
     permission: ["access", "read"],
     query: listQuery,
     responses: { 200: { description: "Roles", schema: listEnvelope(roleItem) } },
-    handler: async (c, { query }) => c.json(await listRoles(c.var.tenant, pageOf(query))),
+    handler: async (c, { query }) => c.json(await listRoles(c.var.ctx.tenant, pageOf(query))),
   }),
   route({
     method: "get",
@@ -134,6 +134,6 @@ export const accessRoutes = [
     tag: "access",
     summary: "The permissions the calling token holds",
     responses: { 200: { description: "Permissions", schema: dataEnvelope({ type: "object", required: ["permissions"], properties: { permissions: { type: "array", items: { type: "string" } } } }) } },
-    handler: (c) => c.json({ data: { permissions: c.var.principal.permissions } }),
+    handler: (c) => c.json({ data: { permissions: c.var.ctx.principal.permissions } }),
   }),
 ];

@@ -33,7 +33,7 @@ export const authRoutes = [
       },
     },
     handler: async (c, { body }) => {
-      const principal = await c.var.database.system((sql) => verifyPat(sql, body.client_id, body.client_secret));
+      const principal = await c.var.ctx.database.system((sql) => verifyPat(sql, body.client_id, body.client_secret));
       if (!principal) throw unauthorized("Invalid, expired or revoked client credentials");
       const accessToken = await signAccessToken(c.env.JWT_SECRET, principal.tokenId, principal.tenantId);
       c.header("Cache-Control", "no-store");

@@ -43,6 +43,6 @@ export const eventRoutes = [
         schema: { type: "object", required: ["data"], properties: { data: { type: "array", items: eventItem }, next_cursor: { type: "string" } } },
       },
     },
-    handler: async (c, { query }) => c.json(await listEvents(c.var.tenant, c.env.MASTER_KEY, query ?? {})),
+    handler: async (c, { query }) => c.json(await listEvents(c.var.ctx.tenant, c.env.MASTER_KEY, query ?? {})),
   }),
 ];

@@ -7,17 +7,15 @@ import type { HonoEnv } from "../env";
 import { hasPermission } from "./principal";
 
 export const authenticate: MiddlewareHandler<HonoEnv> = async (c, next) => {
-  const principal = await resolvePrincipal(c.var.database, c.env.JWT_SECRET, c.req.header("Authorization"));
+  const principal = await resolvePrincipal(c.var.ctx.database, c.env.JWT_SECRET, c.req.header("Authorization"));
   const ctx = c.var.ctx.forTenant(principal.tenantId, principal);
   c.set("ctx", ctx);
-  c.set("principal", principal);
-  c.set("tenant", ctx.tenant);
   await next();
 };
 
 export function requirePermission(resource: string, action: string): MiddlewareHandler<HonoEnv> {
   return async (c, next) => {
-    if (!hasPermission(c.var.principal.permissions, resource, action)) {
+    if (!hasPermission(c.var.ctx.principal.permissions, resource, action)) {
       throw new ApiError("FORBIDDEN", `Permission ${resource}:${action} is required`, { resource, action });
     }
     await next();

@@ -73,7 +73,7 @@ export function bodyLimit(declaredLimit: (method: string, path: string) => numbe
   return async (c, next) => {
     const raw = c.req.raw;
     if (!raw.body) return next();
-    const limit = declaredLimit(c.req.method, c.req.path) ?? c.var.config.bodyLimitBytes;
+    const limit = declaredLimit(c.req.method, c.req.path) ?? c.var.ctx.config.bodyLimitBytes;
     const declared = raw.headers.get("Content-Length");
     // Refused unread: the platform (and wrangler dev) throws an untouched body away itself.
     if (declared !== null && Number(declared) > limit) throw tooLarge(limit);

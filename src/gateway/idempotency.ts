@@ -23,11 +23,11 @@ export async function idempotency(c: Context<HonoEnv>, next: Next): Promise<Resp
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
     throw new ApiError("BAD_REQUEST", "Idempotency-Key must be 1 to 255 visible ASCII characters");
   }
-  const principal = c.var.principal;
+  const principal = c.var.ctx.principal;
   const url = new URL(c.req.url);
   const requestHash = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`);
 
-  const claimed = await c.var.tenant.tx(async (sql) => {
+  const claimed = await c.var.ctx.tenant.tx(async (sql) => {
     const { rows } = await sql.query(
       `INSERT INTO idempotency_records (tenant_id, identity, key, request_hash)
        VALUES ($1, $2, $3, $4)
@@ -64,7 +64,7 @@ export async function idempotency(c: Context<HonoEnv>, next: Next): Promise<Resp
     // Server errors are not answers worth replaying: free the key for a retry.
     if (c.res.status < 500 && !c.error) {
       const body = await c.res.clone().text();
-      await c.var.tenant.tx((sql) =>
+      await c.var.ctx.tenant.tx((sql) =>
         sql.query("UPDATE idempotency_records SET status = $3, body = $4, content_type = $5 WHERE identity = $1 AND key = $2", [
           principal.identity,
           key,
@@ -77,7 +77,7 @@ export async function idempotency(c: Context<HonoEnv>, next: Next): Promise<Resp
     }
   } finally {
     if (!completed) {
-      await c.var.tenant.tx((sql) => sql.query("DELETE FROM idempotency_records WHERE identity = $1 AND key = $2 AND status IS NULL", [principal.identity, key])).catch(() => {});
+      await c.var.ctx.tenant.tx((sql) => sql.query("DELETE FROM idempotency_records WHERE identity = $1 AND key = $2 AND status IS NULL", [principal.identity, key])).catch(() => {});
     }
   }
 }

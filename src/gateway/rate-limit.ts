@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import type { HonoEnv } from "../env";
 
 async function enforce(c: Parameters<MiddlewareHandler<HonoEnv>>[0], scope: "ip" | "identity", key: string, limit: number) {
-  const result = await c.var.ctx.rateLimits.consume({ key: `${scope}:${key}`, limit, windowSeconds: c.var.config.rateLimitWindowSeconds });
+  const result = await c.var.ctx.rateLimits.consume({ key: `${scope}:${key}`, limit, windowSeconds: c.var.ctx.config.rateLimitWindowSeconds });
   if (!result.allowed) throw new ApiError("TOO_MANY_REQUESTS", "Rate limit exceeded", { scope, limit });
   c.set("rateLimit", { limit, remaining: result.remaining });
 }
@@ -15,7 +15,7 @@ export function clientIp(req: Request): string {
 }
 
 export const ipRateLimit: MiddlewareHandler<HonoEnv> = async (c, next) => {
-  await enforce(c, "ip", clientIp(c.req.raw), c.var.config.rateLimitIp);
+  await enforce(c, "ip", clientIp(c.req.raw), c.var.ctx.config.rateLimitIp);
   await next();
   const budget = c.var.rateLimit;
   if (budget && c.res.status !== 429) {
@@ -25,6 +25,6 @@ export const ipRateLimit: MiddlewareHandler<HonoEnv> = async (c, next) => {
 };
 
 export const identityRateLimit: MiddlewareHandler<HonoEnv> = async (c, next) => {
-  await enforce(c, "identity", c.var.principal.identity, c.var.config.rateLimitIdentity);
+  await enforce(c, "identity", c.var.ctx.principal.identity, c.var.ctx.config.rateLimitIdentity);
   await next();
 };

@@ -42,7 +42,7 @@ export class RequestContext {
     private readonly url: string,
     private readonly waitUntil: (work: Promise<unknown>) => void,
     private readonly tenantHandle?: TenantDb,
-    readonly principal?: Principal,
+    private readonly caller?: Principal,
   ) {
     this.log = createLogger({ request_id: requestId, tenant: tenantHandle?.tenantId ?? null });
     this.rateLimits = new DurableRateLimits(env.RATE_LIMITER);
@@ -63,6 +63,12 @@ export class RequestContext {
   get tenant(): TenantDb {
     if (!this.tenantHandle) throw new Error("No tenant in this request context: the route is unauthenticated and did not call forTenant");
     return this.tenantHandle;
+  }
+
+  /** Who is calling: set once authenticate has run (every route but the unauthenticated ones). */
+  get principal(): Principal {
+    if (!this.caller) throw new Error("No principal in this request context: the route is unauthenticated");
+    return this.caller;
   }
 
   /** The same request working in one tenant; with the principal when the caller authenticated as it. */
@@ -86,9 +92,6 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   if (c.req.header("Authorization")) database.warm();
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   c.set("ctx", new RequestContext(requestId, config, c.env, database, c.req.url, waitUntil));
-  c.set("requestId", requestId);
-  c.set("config", config);
-  c.set("database", database);
   try {
     await next();
   } finally {

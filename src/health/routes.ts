@@ -19,7 +19,7 @@ export const healthRoutes = [
     },
     handler: async (c) => {
       try {
-        await c.var.database.system((sql) => sql.query("SELECT 1"));
+        await c.var.ctx.database.system((sql) => sql.query("SELECT 1"));
       } catch (e) {
         throw new ApiError("SERVICE_UNAVAILABLE", "The database is unreachable", { database: "unreachable", reason: (e as ApiError).details?.reason ?? (e as Error).message });
       }

@@ -25,7 +25,7 @@ export const schemaRoutes = [
     idempotent: true,
     body: { type: "object", additionalProperties: false, required: ["name", "schema"], properties: { name: NAME, schema: JSON_SCHEMA } },
     responses: { 201: { description: "Registered", schema: dataEnvelope(schemaItem) } },
-    handler: async (c, { body }) => c.json({ data: await registerSchema(c.var.tenant, body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await registerSchema(c.var.ctx.tenant, body) }, 201),
   }),
   route({
     method: "get",
@@ -35,7 +35,7 @@ export const schemaRoutes = [
     permission: ["schema", "read"],
     query: { type: "object", additionalProperties: false, properties: paginationQuery },
     responses: { 200: { description: "Schemas", schema: listEnvelope(schemaItem) } },
-    handler: async (c, { query }) => c.json(await listSchemas(c.var.tenant, pageOf(query))),
+    handler: async (c, { query }) => c.json(await listSchemas(c.var.ctx.tenant, pageOf(query))),
   }),
   route({
     method: "get",
@@ -44,7 +44,7 @@ export const schemaRoutes = [
     summary: "Get a schema by id, or the latest version by name",
     permission: ["schema", "read"],
     responses: { 200: { description: "Schema", schema: dataEnvelope(schemaItem) }, 404: { description: "Unknown schema" } },
-    handler: async (c) => c.json({ data: await getSchema(c.var.tenant, c.req.param("idOrName") ?? "") }),
+    handler: async (c) => c.json({ data: await getSchema(c.var.ctx.tenant, c.req.param("idOrName") ?? "") }),
   }),
   route({
     method: "post",
@@ -65,6 +65,6 @@ export const schemaRoutes = [
         schema: dataEnvelope({ type: "object", required: ["valid", "errors"], properties: { valid: { type: "boolean" }, errors: { type: "array", items: { type: "string" } } } }),
       },
     },
-    handler: async (c, { body }) => c.json({ data: await validateAgainst(c.var.tenant, body as never) }),
+    handler: async (c, { body }) => c.json({ data: await validateAgainst(c.var.ctx.tenant, body as never) }),
   }),
 ];

@@ -34,7 +34,7 @@ export const csvRoutes = [
     },
     handler: async (c) => {
       const config = readImportConfig(c.req.header("X-Import-Config"));
-      return c.json({ data: await importEntities(c.var.ctx, c.var.tenant, config, c.req.raw.body) });
+      return c.json({ data: await importEntities(c.var.ctx, c.var.ctx.tenant, config, c.req.raw.body) });
     },
   }),
   route({
@@ -67,8 +67,8 @@ export const csvRoutes = [
     },
     responses: { 200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv", schema: { type: "string" } }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter or sort" } },
     handler: async (c, { body }) => {
-      const prepared = await prepareExport(c.var.tenant, body);
-      const { body: csv, done } = exportStream(c.var.tenant, prepared, body);
+      const prepared = await prepareExport(c.var.ctx.tenant, body);
+      const { body: csv, done } = exportStream(c.var.ctx.tenant, prepared, body);
       c.executionCtx.waitUntil(done);
       return new Response(csv, {
         headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${prepared.type.name}.csv"` },

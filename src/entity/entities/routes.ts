@@ -91,7 +91,7 @@ export const entityRoutes = [
     query: { type: "object", additionalProperties: false, required: ["type_name"], properties: { type_name: TYPE_NAME, ...paginationQuery, ...includeQuery } },
     responses: { 200: { description: "Entities", schema: listEnvelope(entitySchema) } },
     handler: async (c, { query }) =>
-      c.json(await listEntities(c.var.tenant, { ...query, include_specs: parseIncludeSpecs(query.include_specs) }, pageOf(query))),
+      c.json(await listEntities(c.var.ctx.tenant, { ...query, include_specs: parseIncludeSpecs(query.include_specs) }, pageOf(query))),
   }),
   route({
     method: "post",
@@ -120,7 +120,7 @@ export const entityRoutes = [
     query: { type: "object", additionalProperties: false, properties: { ...includeQuery, include_rule_ids: { type: "array", items: uuidSchema, maxItems: 50 } } },
     responses: { 200: { description: "Entity", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" } },
     handler: async (c, { params, query }) =>
-      c.json({ data: await getEntity(c.var.tenant, params.id, { ...query, include_specs: parseIncludeSpecs(query?.include_specs) }) }),
+      c.json({ data: await getEntity(c.var.ctx.tenant, params.id, { ...query, include_specs: parseIncludeSpecs(query?.include_specs) }) }),
   }),
   route({
     method: "put",

@@ -58,7 +58,7 @@ export const entityTypeRoutes = [
       },
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(entityTypeItem) }, 409: { description: "Name taken" } },
-    handler: async (c, { body }) => c.json({ data: await createType(c.var.tenant, body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await createType(c.var.ctx.tenant, body) }, 201),
   }),
   route({
     method: "get",
@@ -68,7 +68,7 @@ export const entityTypeRoutes = [
     permission: ["entity_type", "read"],
     query: { type: "object", additionalProperties: false, properties: { ...paginationQuery, name: { type: "string" }, status: { enum: ["draft", "active"] } } },
     responses: { 200: { description: "Entity types", schema: listEnvelope(entityTypeItem) } },
-    handler: async (c, { query }) => c.json(await listTypes(c.var.tenant, { name: query?.name, status: query?.status }, pageOf(query))),
+    handler: async (c, { query }) => c.json(await listTypes(c.var.ctx.tenant, { name: query?.name, status: query?.status }, pageOf(query))),
   }),
   route({
     method: "get",
@@ -78,7 +78,7 @@ export const entityTypeRoutes = [
     permission: ["entity_type", "read"],
     params: { id: uuidSchema },
     responses: { 200: { description: "Entity type", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
-    handler: async (c, { params }) => c.json({ data: await getType(c.var.tenant, params.id) }),
+    handler: async (c, { params }) => c.json({ data: await getType(c.var.ctx.tenant, params.id) }),
   }),
   route({
     method: "patch",
@@ -94,7 +94,7 @@ export const entityTypeRoutes = [
       properties: { schema: freeFormObject, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
     },
     responses: { 200: { description: "Updated", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
-    handler: async (c, { params, body }) => c.json({ data: await patchType(c.var.tenant, params.id, body) }),
+    handler: async (c, { params, body }) => c.json({ data: await patchType(c.var.ctx.tenant, params.id, body) }),
   }),
   route({
     method: "post",
@@ -104,6 +104,6 @@ export const entityTypeRoutes = [
     permission: ["entity_type", "update"],
     params: { id: uuidSchema },
     responses: { 200: { description: "Active", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
-    handler: async (c, { params }) => c.json({ data: await activateType(c.var.tenant, params.id) }),
+    handler: async (c, { params }) => c.json({ data: await activateType(c.var.ctx.tenant, params.id) }),
   }),
 ];

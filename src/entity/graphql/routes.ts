@@ -29,7 +29,7 @@ export const graphqlRoutes = [
     summary: "The tenant's GraphQL schema, in SDL",
     permission: ["entity", "read"],
     responses: { 200: { description: "The schema as GraphQL SDL", contentType: "text/plain", schema: { type: "string" } } },
-    handler: async (c) => c.text((await tenantSchema(c.var.tenant)).sdl()),
+    handler: async (c) => c.text((await tenantSchema(c.var.ctx.tenant)).sdl()),
   }),
   route({
     method: "post",
@@ -59,6 +59,6 @@ export const graphqlRoutes = [
         },
       },
     },
-    handler: async (c, { body }) => c.json(await executeGraphql({ tenant: c.var.tenant, cursorSecret: c.var.ctx.secret, log: c.var.ctx.log }, body)),
+    handler: async (c, { body }) => c.json(await executeGraphql({ tenant: c.var.ctx.tenant, cursorSecret: c.var.ctx.secret, log: c.var.ctx.log }, body)),
   }),
 ];

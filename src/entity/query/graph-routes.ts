@@ -98,6 +98,6 @@ export const queryGraphRoutes = [
       404: { description: "Unknown type_name, at the root or in an include entry" },
       422: { description: "Invalid filter, sort, cursor, paging or include tree" },
     },
-    handler: async (c, { body }) => c.json(await runGraphQuery(c.var.tenant, c.env.MASTER_KEY, body as GraphQueryInput)),
+    handler: async (c, { body }) => c.json(await runGraphQuery(c.var.ctx.tenant, c.env.MASTER_KEY, body as GraphQueryInput)),
   }),
 ];

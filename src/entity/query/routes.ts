@@ -71,7 +71,7 @@ export const queryRoutes = [
     body: queryBody,
     responses: { 200: { description: "A page of entities", schema: queryAnswer }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter, sort, cursor or paging" } },
     handler: async (c, { body }) => {
-      const { json, paging } = await queryPage(c.var.tenant, c.env.MASTER_KEY, body);
+      const { json, paging } = await queryPage(c.var.ctx.tenant, c.env.MASTER_KEY, body);
       return c.body(objectWithRaw("data", json, paging), 200, { "Content-Type": "application/json" });
     },
   }),
@@ -97,6 +97,6 @@ export const queryRoutes = [
       404: { description: "Unknown type_name" },
       422: { description: "attribute_name is not an indexed attribute" },
     },
-    handler: async (c, { body }) => c.json({ data: await distinctValues(c.var.tenant, body) }),
+    handler: async (c, { body }) => c.json({ data: await distinctValues(c.var.ctx.tenant, body) }),
   }),
 ];

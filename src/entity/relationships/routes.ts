@@ -55,7 +55,7 @@ export const relationshipRoutes = [
       allOf: [exactlyOneOf("from_entity_type_name", "from_entity_type_id"), exactlyOneOf("to_entity_type_name", "to_entity_type_id")],
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(ruleItem) }, 409: { description: "Name taken" } },
-    handler: async (c, { body }) => c.json({ data: await createRule(c.var.tenant, body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await createRule(c.var.ctx.tenant, body) }, 201),
   }),
   route({
     method: "get",
@@ -65,7 +65,7 @@ export const relationshipRoutes = [
     permission: ["entity_type", "read"],
     query: { type: "object", additionalProperties: false, properties: { ...paginationQuery, entity_type_name: TYPE_NAME, name: RULE_NAME } },
     responses: { 200: { description: "Rules", schema: listEnvelope(ruleItem) } },
-    handler: async (c, { query }) => c.json(await listRules(c.var.tenant, { entity_type_name: query?.entity_type_name, name: query?.name }, pageOf(query))),
+    handler: async (c, { query }) => c.json(await listRules(c.var.ctx.tenant, { entity_type_name: query?.entity_type_name, name: query?.name }, pageOf(query))),
   }),
   route({
     method: "get",
@@ -75,7 +75,7 @@ export const relationshipRoutes = [
     permission: ["entity_type", "read"],
     params: { id: uuidSchema },
     responses: { 200: { description: "Rule", schema: dataEnvelope(ruleItem) }, 404: { description: "Unknown rule" } },
-    handler: async (c, { params }) => c.json({ data: await getRule(c.var.tenant, params.id) }),
+    handler: async (c, { params }) => c.json({ data: await getRule(c.var.ctx.tenant, params.id) }),
   }),
   route({
     method: "post",
@@ -103,7 +103,7 @@ export const relationshipRoutes = [
       409: { description: "Cardinality constraint violated (raise), or already linked" },
       422: { description: "Entity types do not fit the rule, or a violation was ignored" },
     },
-    handler: async (c, { body }) => c.json({ data: await createLink(c.var.tenant, body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await createLink(c.var.ctx.tenant, body) }, 201),
   }),
   route({
     method: "get",
@@ -113,7 +113,7 @@ export const relationshipRoutes = [
     permission: ["entity", "read"],
     params: { id: uuidSchema },
     responses: { 200: { description: "Link", schema: dataEnvelope(linkItem) }, 404: { description: "Unknown link" } },
-    handler: async (c, { params }) => c.json({ data: await getLink(c.var.tenant, params.id) }),
+    handler: async (c, { params }) => c.json({ data: await getLink(c.var.ctx.tenant, params.id) }),
   }),
   route({
     method: "delete",
@@ -126,6 +126,6 @@ export const relationshipRoutes = [
       200: { description: "Removed", schema: dataEnvelope(softDeleted) },
       404: { description: "Unknown link" },
     },
-    handler: async (c, { params }) => c.json({ data: await deleteLink(c.var.tenant, params.id) }),
+    handler: async (c, { params }) => c.json({ data: await deleteLink(c.var.ctx.tenant, params.id) }),
   }),
 ];
