@@ -68,7 +68,7 @@ export function listEnvelope(item: object) {
 }
 
 /** Matches nothing. Not `false`: @cfworker reports a `false` schema's error outside its oneOf branch. */
-const forbidden = { not: {} } as const;
+export const forbidden = { not: {} } as const;
 
 /**
  * "Exactly one of `a` and `b`", spread into an object schema: each branch

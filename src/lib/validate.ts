@@ -133,8 +133,8 @@ export function check(schema: SchemaLike, value: unknown, base = ""): string[] {
 }
 
 /** Throws 422 VALIDATION_FAILED with the rendered lines, or returns the value typed. */
-export function validate<T>(schema: SchemaLike, value: unknown, message = "Request failed validation"): T {
-  const errors = check(schema, value);
+export function validate<T>(schema: SchemaLike, value: unknown, message = "Request failed validation", base = ""): T {
+  const errors = check(schema, value, base);
   if (errors.length) throw validationFailed(errors, message);
   return value as T;
 }

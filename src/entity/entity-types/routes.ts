@@ -1,6 +1,6 @@
 // /entity/entity-types
 import { route } from "../../lib/route";
-import { dataEnvelope, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, exactlyOneOf, forbidden, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { configSchema, indexedAttributeSchema } from "./config";
 import { activateType, createType, getType, listTypes, patchType } from "./service";
@@ -56,6 +56,7 @@ export const entityTypeRoutes = [
         status: { enum: ["draft", "active"] },
         config: configSchema,
       },
+      ...exactlyOneOf("schema", "schema_name"),
     },
     responses: { 201: { description: "Created", schema: dataEnvelope(entityTypeItem) }, 409: { description: "Name taken" } },
     handler: async (c, { body }) => c.json({ data: await createType(c.var.ctx.tenant, body) }, 201),
@@ -92,6 +93,8 @@ export const entityTypeRoutes = [
       additionalProperties: false,
       minProperties: 1,
       properties: { schema: freeFormObject, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
+      // A patch may leave the schema as it is, but names at most one of its forms.
+      dependentSchemas: { schema: { properties: { schema_name: forbidden } } },
     },
     responses: { 200: { description: "Updated", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
     handler: async (c, { params, body }) => c.json({ data: await patchType(c.var.ctx.tenant, params.id, body) }),

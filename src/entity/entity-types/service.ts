@@ -5,7 +5,7 @@ import { pgCode } from "../../db/client";
 import { entityTypes } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
-import { validationFailed, type JsonSchema } from "../../lib/validate";
+import type { JsonSchema } from "../../lib/validate";
 import { assertUsableSchema, resolveSchemaName } from "../../schema/registry";
 import { desiredIndexes, desiredStatistics, indexPrefix, STATISTICS_PREFIX } from "../indexed-attributes";
 import { assertIdentifierUnchanged, normalizeIndexed, type TypeConfig } from "./config";
@@ -28,12 +28,6 @@ export interface PatchTypeInput {
   schema?: Record<string, unknown>;
   schema_name?: string;
   config?: Partial<CreateTypeInput["config"]>;
-}
-
-function exactlyOneSchema(input: { schema?: unknown; schema_name?: unknown }, required: boolean) {
-  const both = input.schema !== undefined && input.schema_name !== undefined;
-  const neither = input.schema === undefined && input.schema_name === undefined;
-  if (both || (required && neither)) throw validationFailed(["(root): exactly one of schema and schema_name is required"]);
 }
 
 /**
@@ -82,7 +76,6 @@ async function reconcileStatistics(query: Sql["query"]): Promise<void> {
 }
 
 export async function createType(tenant: TenantDb, input: CreateTypeInput) {
-  exactlyOneSchema(input, true);
   const config: TypeConfig = {
     identifier_key: input.config.identifier_key,
     indexed_attributes: normalizeIndexed(input.config.indexed_attributes ?? []),
@@ -126,7 +119,6 @@ export async function listTypes(tenant: TenantDb, filter: { name?: string; statu
 }
 
 export async function patchType(tenant: TenantDb, id: string, input: PatchTypeInput) {
-  if (input.schema !== undefined || input.schema_name !== undefined) exactlyOneSchema(input, false);
   const updated = await tenant.tx(async (sql) => {
     const current = await requireType(sql, { type_id: id });
     const patch = input.config ?? {};

@@ -98,6 +98,8 @@ export const queryGraphRoutes = [
       404: { description: "Unknown type_name, at the root or in an include entry" },
       422: { description: "Invalid filter, sort, cursor, paging or include tree" },
     },
+    // The one cast from a body schema: `include` refers to itself, and json-schema-to-ts infers a
+    // recursive $ref as unknown, so the recursive type is written out in graph.ts instead.
     handler: async (c, { body }) => c.json(await runGraphQuery(c.var.ctx.tenant, c.env.MASTER_KEY, body as GraphQueryInput)),
   }),
 ];

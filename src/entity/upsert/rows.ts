@@ -1,6 +1,6 @@
 // Upsert input rows (SPEC.md 4.1.3-7): every row validated up front, in
 // chunks of 2000, before anything is written; one bad row aborts the request.
-import { freeFormObject, uuidSchema } from "../../lib/schemas";
+import { exactlyOneOf, forbidden, freeFormObject, uuidSchema } from "../../lib/schemas";
 import { capLines, check, validationFailed } from "../../lib/validate";
 import type { EntityType } from "../entity-types/store";
 import { oversizedKey, tryIdentifierKey } from "../entities/identifier-key";
@@ -60,6 +60,15 @@ export const inlineRelationshipSchema = {
     target_type_name: { type: "string", minLength: 1 },
     direction: { enum: ["to", "from"] },
   },
+  allOf: [
+    exactlyOneOf("rule_name", "rule_id"),
+    {
+      oneOf: [
+        { required: ["target_entity_id"], properties: { target_identifier: forbidden, target_type_name: forbidden } },
+        { required: ["target_identifier", "target_type_name"], properties: { target_entity_id: forbidden } },
+      ],
+    },
+  ],
 } as const;
 
 export const rowSchema = {
@@ -73,16 +82,6 @@ export const rowSchema = {
     relationships: { type: "array", items: inlineRelationshipSchema, maxItems: 1000 },
   },
 } as const;
-
-function relationshipShapeErrors(rel: InlineRelationship, at: string): string[] {
-  const errors: string[] = [];
-  if ((rel.rule_name === undefined) === (rel.rule_id === undefined)) errors.push(`${at}: exactly one of rule_name and rule_id is required`);
-  const byId = rel.target_entity_id !== undefined;
-  const byKey = rel.target_identifier !== undefined || rel.target_type_name !== undefined;
-  if (byId === byKey) errors.push(`${at}: give target_entity_id, or target_identifier with target_type_name`);
-  else if (byKey && (rel.target_identifier === undefined || rel.target_type_name === undefined)) errors.push(`${at}: target_identifier and target_type_name go together`);
-  return errors;
-}
 
 /**
  * Checks every row's shape, attributes (against the type's schema and the
@@ -103,7 +102,6 @@ export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
       if (!rowErrors.length) {
         rowErrors = check(type.schema, row.attributes, `${at}.attributes`);
         if (!rowErrors.length) rowErrors = oversizedAttributes(type.config.indexed_attributes, row.attributes, `${at}.attributes`);
-        row.relationships?.forEach((rel, j) => rowErrors.push(...relationshipShapeErrors(rel, `${at}.relationships[${j}]`)));
       }
       if (!rowErrors.length) {
         const computed = tryIdentifierKey(type.config.identifier_key, row.attributes);
