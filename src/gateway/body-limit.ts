@@ -13,9 +13,9 @@ const MiB = 1024 * 1024;
  * cancelled, which cuts the connection. It covers the largest route limit
  * twice over, so every body a client sends in good faith is drained.
  */
-export const DISCARD_LIMIT_BYTES = 64 * MiB;
+const DISCARD_LIMIT_BYTES = 64 * MiB;
 
-export function tooLarge(limit: number): ApiError {
+function tooLarge(limit: number): ApiError {
   return new ApiError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limit} bytes`, { limit });
 }
 

@@ -10,18 +10,6 @@ import { DurableRateLimits } from "../lib/ratelimit/do-client";
 import type { RateLimits } from "../lib/ratelimit/interface";
 import type { Principal } from "./principal";
 
-export interface RequestLog {
-  level: "info" | "error";
-  msg: "request";
-  method: string;
-  route: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  tenant: string | null;
-  request_id: string;
-}
-
 /**
  * What a handler and the services it calls need from the request: bindings,
  * configuration, the logger, the rate limiter, and, once a tenant is known,
@@ -100,7 +88,8 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   c.res.headers.set("X-Request-Id", requestId);
   if (config.logRequests) {
     const status = c.res.status;
-    const line: Omit<RequestLog, "level" | "msg" | "tenant" | "request_id"> = {
+    // The logger adds level, msg, request_id and tenant.
+    const line = {
       method: c.req.method,
       route: c.req.routePath,
       path: c.req.path,

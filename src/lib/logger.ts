@@ -14,7 +14,7 @@ export interface Logger {
 }
 
 /** The fields every line starts with; `base` and then the call's own fields follow. */
-export function logLine(level: LogLevel, msg: string, base: LogFields, fields: LogFields = {}): string {
+function logLine(level: LogLevel, msg: string, base: LogFields, fields: LogFields = {}): string {
   return JSON.stringify({ level, msg, ...base, ...fields });
 }
 

@@ -12,7 +12,7 @@ export function valueAt(attributes: Record<string, unknown>, path: string[]): un
   return cur;
 }
 
-export function segmentText(value: unknown): string {
+function segmentText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 

@@ -74,22 +74,18 @@ export function scanUpsertBody(bytes: Uint8Array): ScannedBody {
     if (j === at) throw malformed(at);
     return j;
   };
-  const parse = (start: number, end: number) => {
+  const parseText = (text: string, start: number) => {
     try {
-      return JSON.parse(decoder.decode(bytes.subarray(start, end)));
+      return JSON.parse(text);
     } catch {
       throw malformed(start);
     }
   };
+  const parse = (start: number, end: number) => parseText(decoder.decode(bytes.subarray(start, end)), start);
   // Rows are written from their text as sent, so each is guarded as it is parsed for validation, before any write.
   const parseRow = (k: number) => {
     const text = decoder.decode(bytes.subarray(starts[k], ends[k]));
-    let row: unknown;
-    try {
-      row = JSON.parse(text);
-    } catch {
-      throw malformed(starts[k]);
-    }
+    const row = parseText(text, starts[k]);
     guardJson(row, { base: `data[${k}]`, depth: 2, source: text });
     return row;
   };
