@@ -1,17 +1,20 @@
 // API tokens (PATs): mint, list, revoke. The raw secret leaves the service once, at mint.
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { TenantDb } from "../db/client";
-import { apiTokens, roleBindings, roles } from "../db/schema";
+import { apiTokens, roleBindings, roles, users } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { validationFailed } from "../lib/validate";
-import { coversAll, type Principal } from "../gateway/principal";
+import type { Principal } from "../gateway/principal";
+import { requireCovered } from "./escalation";
+import { powerOfRoles, rolesByName } from "./roles";
 import { newPat } from "./token-format";
 
 export interface MintInput {
   name: string;
   expires_at?: string;
   role_names?: string[];
+  user_id?: string;
 }
 
 const publicColumns = {
@@ -23,32 +26,47 @@ const publicColumns = {
   created_at: apiTokens.createdAt,
 };
 
+const roleColumns = { id: roles.id, name: roles.name, permissions: roles.permissions };
+
+/**
+ * Mints a PAT for the caller's user or, with `user_id`, for another user of
+ * the tenant. With `role_names` the token is bound to those roles only.
+ * Without, a token for another user acts with that user's role bindings as
+ * they are at each request; a token for the caller takes the caller's own
+ * token's standing (its bindings, or its user's when it inherits them). A
+ * caller can never mint more than it holds.
+ */
 export async function mintToken(tenant: TenantDb, caller: Principal, input: MintInput) {
   if (input.expires_at && Date.parse(input.expires_at) <= Date.now()) {
     throw validationFailed(["expires_at: must be in the future"], "expires_at must be in the future");
   }
   const pat = await newPat();
   return tenant.tx(async ({ db }) => {
-    const granted = input.role_names
-      ? await db.select({ id: roles.id, name: roles.name, permissions: roles.permissions }).from(roles).where(inArray(roles.name, input.role_names))
-      : await db
-          .select({ id: roles.id, name: roles.name, permissions: roles.permissions })
-          .from(roleBindings)
-          .innerJoin(roles, eq(roles.id, roleBindings.roleId))
-          .where(and(eq(roleBindings.principalType, "token"), eq(roleBindings.principalId, caller.tokenId)));
+    const userId = input.user_id ?? caller.userId;
+    if (input.user_id) {
+      const [user] = await db.select({ isActive: users.isActive }).from(users).where(eq(users.id, input.user_id));
+      if (!user) throw new ApiError("UNPROCESSABLE_ENTITY", `User ${input.user_id} does not exist`, { user_id: input.user_id });
+      if (!user.isActive) throw new ApiError("UNPROCESSABLE_ENTITY", `User ${input.user_id} is deactivated`, { user_id: input.user_id });
+    }
+    const [callerToken] = await db.select({ inherits: apiTokens.inheritsUserRoles }).from(apiTokens).where(eq(apiTokens.id, caller.tokenId));
+    const bindingsOf = (type: "user" | "token", id: string) =>
+      db.select(roleColumns).from(roleBindings).innerJoin(roles, eq(roles.id, roleBindings.roleId)).where(and(eq(roleBindings.principalType, type), eq(roleBindings.principalId, id)));
+    let granted: { id: string; name: string; permissions: string[] }[];
+    let inherits = false;
     if (input.role_names) {
-      const missing = input.role_names.filter((n) => !granted.some((r) => r.name === n));
-      if (missing.length) throw new ApiError("UNPROCESSABLE_ENTITY", `Unknown role(s): ${missing.join(", ")}`, { unknown_roles: missing });
+      granted = await rolesByName(db, input.role_names);
+    } else if (input.user_id || callerToken?.inherits) {
+      inherits = true;
+      granted = await bindingsOf("user", userId);
+    } else {
+      granted = await bindingsOf("token", caller.tokenId);
     }
-    const wanted = granted.flatMap((r) => r.permissions);
-    if (!coversAll(caller.permissions, wanted)) {
-      throw new ApiError("FORBIDDEN", "A token cannot be granted permissions its creator does not hold", { requested: wanted });
-    }
+    requireCovered(caller, await powerOfRoles(db, granted), "Minting this token");
     const [token] = await db
       .insert(apiTokens)
-      .values({ tenantId: tenant.tenantId, userId: caller.userId, name: input.name, clientId: pat.clientId, secretHash: pat.secretHash, expiresAt: input.expires_at ?? null })
+      .values({ tenantId: tenant.tenantId, userId, name: input.name, clientId: pat.clientId, secretHash: pat.secretHash, expiresAt: input.expires_at ?? null, inheritsUserRoles: inherits })
       .returning(publicColumns);
-    if (granted.length) {
+    if (granted.length && !inherits) {
       await db.insert(roleBindings).values(granted.map((r) => ({ tenantId: tenant.tenantId, roleId: r.id, principalType: "token" as const, principalId: token.id })));
     }
     return {
@@ -58,6 +76,7 @@ export async function mintToken(tenant: TenantDb, caller: Principal, input: Mint
       client_secret: pat.clientSecret,
       expires_at: token.expires_at,
       created_at: token.created_at,
+      user_id: userId,
       role_names: granted.map((r) => r.name),
     };
   });

@@ -6,6 +6,7 @@ import { isCleanText } from "../lib/input-guard";
 import type { Database, Sql } from "../db/client";
 import type { Principal } from "../gateway/principal";
 import { verifyAccessToken } from "./jwt";
+import { permissionsAt } from "../access/permissions";
 
 interface TokenRow {
   id: string;
@@ -14,19 +15,20 @@ interface TokenRow {
   secret_hash: Uint8Array;
   expires_at: string | null;
   revoked_at: string | null;
-  permissions: string[];
+  inherits_user_roles: boolean;
+  user_active: boolean;
+  access_version: number;
 }
 
 // Runs as the connecting role: a credential names its tenant, so the lookup
-// cannot be tenant-scoped yet. It reads one token row and its role grants.
+// cannot be tenant-scoped yet. It reads one token row, whether its user is
+// active, and the tenant's access version (the permission cache's key).
 const TOKEN_SELECT = `
-  SELECT t.id, t.tenant_id, t.user_id, t.secret_hash, t.expires_at, t.revoked_at,
-         coalesce((SELECT array_agg(DISTINCT p ORDER BY p)
-                     FROM role_bindings b
-                     JOIN roles r ON r.id = b.role_id
-                     CROSS JOIN unnest(r.permissions) AS p
-                    WHERE b.tenant_id = t.tenant_id AND b.principal_type = 'token' AND b.principal_id = t.id), '{}') AS permissions
-    FROM api_tokens t`;
+  SELECT t.id, t.tenant_id, t.user_id, t.secret_hash, t.expires_at, t.revoked_at, t.inherits_user_roles,
+         u.is_active AS user_active, coalesce(v.version, 0) AS access_version
+    FROM api_tokens t
+    JOIN users u ON u.id = t.user_id
+    LEFT JOIN access_versions v ON v.tenant_id = t.tenant_id`;
 
 export const unauthorized = (message = "Missing or invalid credentials") => new ApiError("UNAUTHORIZED", message);
 
@@ -39,17 +41,13 @@ async function findTokenById(sql: Sql, id: string): Promise<TokenRow | undefined
 }
 
 function usable(row: TokenRow | undefined, now: number): row is TokenRow {
-  return !!row && !row.revoked_at && (!row.expires_at || Date.parse(row.expires_at) > now);
+  return !!row && row.user_active && !row.revoked_at && (!row.expires_at || Date.parse(row.expires_at) > now);
 }
 
-function principalOf(row: TokenRow): Principal {
-  return {
-    tenantId: row.tenant_id,
-    userId: row.user_id,
-    tokenId: row.id,
-    permissions: row.permissions,
-    identity: `token:${row.id}`,
-  };
+async function principalOf(sql: Sql, row: TokenRow): Promise<Principal> {
+  const token = { tokenId: row.id, tenantId: row.tenant_id, userId: row.user_id, inheritsUserRoles: row.inherits_user_roles };
+  const { permissions, scoped } = await permissionsAt(sql, token, row.access_version);
+  return { tenantId: row.tenant_id, userId: row.user_id, tokenId: row.id, permissions, scoped, identity: `token:${row.id}` };
 }
 
 /** Checks a PAT's client id and secret: the row must exist, be live, and hash-match in constant time. */
@@ -58,7 +56,7 @@ export async function verifyPat(sql: Sql, clientId: string, clientSecret: string
   const presented = await sha256(clientSecret);
   // Hash and compare even for unknown ids, so timing does not reveal which ids exist.
   const matches = timingSafeEqual(presented, row ? new Uint8Array(row.secret_hash) : new Uint8Array(32));
-  return matches && usable(row, Date.now()) ? principalOf(row) : null;
+  return matches && usable(row, Date.now()) ? principalOf(sql, row) : null;
 }
 
 function parseBasic(value: string): [string, string] | null {
@@ -84,15 +82,17 @@ export async function authenticate(database: Database, jwtSecret: string, header
     const pair = parseBasic(value);
     if (!pair) throw unauthorized("Malformed Basic credentials");
     const principal = await database.system((sql) => verifyPat(sql, pair[0], pair[1]));
-    if (!principal) throw unauthorized("Invalid, expired or revoked API token");
+    if (!principal) throw unauthorized("Invalid, expired or revoked API token, or its user is deactivated");
     return principal;
   }
   if (scheme === "bearer") {
     const claims = await verifyAccessToken(jwtSecret, value);
     if (!claims) throw unauthorized("Invalid or expired access token");
-    const row = await database.system((sql) => findTokenById(sql, claims.sub));
-    if (!usable(row, Date.now()) || row.tenant_id !== claims.tid) throw unauthorized("The access token's API token is expired or revoked");
-    return principalOf(row);
+    return database.system(async (sql) => {
+      const row = await findTokenById(sql, claims.sub);
+      if (!usable(row, Date.now()) || row.tenant_id !== claims.tid) throw unauthorized("The access token's API token is expired or revoked, or its user is deactivated");
+      return principalOf(sql, row);
+    });
   }
   throw unauthorized(`Unsupported authorization scheme ${scheme}`);
 }

@@ -1,5 +1,6 @@
 // One database connection per request (Workers cannot share sockets across
 // requests), opened lazily and closed when the response is done.
+import { EntityAccess } from "../entity/access";
 import { Client, neonConfig, types, type Connection, type Query, type QueryResult } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { CompiledStatement } from "../entity/query/params";
@@ -31,6 +32,8 @@ export interface Sql {
  */
 export interface TenantReader {
   readonly tenantId: string;
+  /** The caller's entity access: the query engine confines what it reads to it. */
+  readonly access: EntityAccess;
   run<R extends Record<string, unknown> = Record<string, any>>(statement: CompiledStatement): Promise<QueryResult<R>>;
   /** A setting for the statements that follow (opens a read-only transaction that ends with the work). */
   setLocal(name: string, value: string): Promise<void>;
@@ -247,11 +250,12 @@ export class Database {
    * setting and the limits go in one round trip; the id is a validated UUID,
    * so inlining it is safe.
    */
-  tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>, { readShared = false }: { readShared?: boolean } = {}): Promise<T> {
     if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
+    const shared = readShared ? " READ ONLY; SELECT set_config('app.read_shared', 'on', true)" : "";
     return this.serialize(async () => {
       const sql = await this.sql(tenantId);
-      await sql.query(`BEGIN; SET LOCAL ROLE app_tenant; SELECT set_config('app.tenant_id', '${tenantId}', true); ${this.settings.setLocal}`);
+      await sql.query(`BEGIN${shared}; SET LOCAL ROLE app_tenant; SELECT set_config('app.tenant_id', '${tenantId}', true); ${this.settings.setLocal}`);
       try {
         const result = await fn(sql);
         await sql.query("COMMIT");
@@ -279,7 +283,7 @@ export class Database {
    * ends with the work, and `snapshot` opens a REPEATABLE READ one up front.
    * Every statement carries the limits.
    */
-  tenantRead<T>(tenantId: string, fn: (reader: TenantReader) => Promise<T>, { snapshot = false }: ReadOptions = {}): Promise<T> {
+  tenantRead<T>(tenantId: string, fn: (reader: TenantReader) => Promise<T>, { snapshot = false }: ReadOptions = {}, access = EntityAccess.everything): Promise<T> {
     if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
       const client = await this.connection();
@@ -291,6 +295,7 @@ export class Database {
       };
       const reader: TenantReader = {
         tenantId,
+        access,
         run: async <R extends Record<string, unknown>>(statement: CompiledStatement) => {
           const { text, values } = unsealed(statement);
           if (inTransaction) return client.query<R>(text, values);
@@ -331,8 +336,16 @@ export class Database {
 /** A tenant-bound handle: the only database access routes and services get. */
 export interface TenantDb {
   readonly tenantId: string;
+  /** Which entity rows the caller may read and change (entity/access.ts). */
+  readonly access: EntityAccess;
   /** A transaction as app_tenant: row-level security confines every statement to the tenant. */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * A read-only transaction as app_tenant that also sees the rows other
+   * tenants share with this one (the share clauses of the row-level-security
+   * policies, migrations/0006). Only reads that present shared rows use it.
+   */
+  sharedRead<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** The owner path (Database.tenantRead): the query engine's reads, compiled statements only. */
   read<T>(fn: (reader: TenantReader) => Promise<T>, options?: ReadOptions): Promise<T>;
   /**
@@ -350,15 +363,17 @@ export interface TenantDb {
   ddl<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
 }
 
-export function tenantDb(database: Database, tenantId: string): TenantDb {
+export function tenantDb(database: Database, tenantId: string, access = EntityAccess.everything): TenantDb {
   return {
     tenantId,
+    access,
     tx: (fn) => database.tenantTx(tenantId, fn),
-    read: (fn, options) => database.tenantRead(tenantId, fn, options),
+    sharedRead: (fn) => database.tenantTx(tenantId, fn, { readShared: true }),
+    read: (fn, options) => database.tenantRead(tenantId, fn, options, access),
     withOwnConnection: async (fn) => {
       const own = database.fork();
       try {
-        return await fn(tenantDb(own, tenantId));
+        return await fn(tenantDb(own, tenantId, access));
       } finally {
         await own.close();
       }

@@ -14,6 +14,7 @@ import {
   pgTable,
   primaryKey,
   text,
+  unique,
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
@@ -26,6 +27,22 @@ const tenantMatches = sql`tenant_id = (select nullif(current_setting('app.tenant
 /** The isolation policy every tenant-owned table carries. */
 const tenantPolicy = (table: string) =>
   pgPolicy(`${table}_tenant_isolation`, { as: "permissive", for: "all", to: appTenant, using: tenantMatches, withCheck: tenantMatches });
+
+const currentTenant = sql`(select nullif(current_setting('app.tenant_id', true), '')::uuid)`;
+
+/**
+ * For tables whose rows can be shared: one select policy that sees own rows
+ * and rows shared with the current tenant (platform_* functions, migration
+ * 0006), and the isolation rule for every write. Shares are a clause of the
+ * policy, never a bypass. The select clause leads with
+ * `tenant_id = any(<own and sharing tenants>)` so an index on tenant_id still serves it.
+ */
+const sharedReadPolicies = (table: string, visible: ReturnType<typeof sql>) => [
+  pgPolicy(`${table}_visible`, { as: "permissive", for: "select", to: appTenant, using: visible }),
+  pgPolicy(`${table}_tenant_insert`, { as: "permissive", for: "insert", to: appTenant, withCheck: tenantMatches }),
+  pgPolicy(`${table}_tenant_update`, { as: "permissive", for: "update", to: appTenant, using: tenantMatches, withCheck: tenantMatches }),
+  pgPolicy(`${table}_tenant_delete`, { as: "permissive", for: "delete", to: appTenant, using: tenantMatches }),
+];
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
@@ -58,9 +75,12 @@ export const users = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    name: text("name").notNull(),
+    name: text("name"),
     email: text("email"),
+    /** A deactivated user's tokens are refused at authentication. */
+    isActive: boolean("is_active").notNull().default(true),
     createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
   (t) => [
     uniqueIndex("users_tenant_email_key").on(t.tenantId, sql`lower(${t.email})`).where(sql`${t.email} is not null`),
@@ -77,6 +97,7 @@ export const roles = pgTable(
     /** `<resource>:<action>` strings; `*` matches any resource or action. */
     permissions: text("permissions").array().notNull(),
     createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
   (t) => [uniqueIndex("roles_tenant_name_key").on(t.tenantId, t.name), tenantPolicy("roles")],
 ).enableRLS();
@@ -111,6 +132,11 @@ export const apiTokens = pgTable(
     secretHash: bytea("secret_hash").notNull(),
     expiresAt: ts("expires_at"),
     revokedAt: ts("revoked_at"),
+    /**
+     * True when the token was minted without `role_names`: it acts with its
+     * user's role bindings as they are now. False: its own bindings only.
+     */
+    inheritsUserRoles: boolean("inherits_user_roles").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -172,6 +198,7 @@ export const entityTypes = pgTable(
     uniqueIndex("entity_types_tenant_name_key").on(t.tenantId, t.name),
     check("entity_types_status", sql`${t.status} in ('draft', 'active')`),
     tenantPolicy("entity_types"),
+    pgPolicy("entity_types_shared_read", { as: "permissive", for: "select", to: appTenant, using: sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and platform_type_shared(tenant_id, id)` }),
   ],
 ).enableRLS();
 
@@ -191,7 +218,7 @@ export const entities = pgTable(
   (t) => [
     uniqueIndex("entities_live_key").on(t.tenantId, t.typeId, t.identifierKey).where(sql`${t.deletedAt} is null`),
     index("entities_live_type_id_idx").on(t.tenantId, t.typeId, t.id).where(sql`${t.deletedAt} is null`),
-    tenantPolicy("entities"),
+    ...sharedReadPolicies("entities", sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and (tenant_id = ${currentTenant} or platform_entity_shared(tenant_id, type_id, id))`),
   ],
 ).enableRLS();
 
@@ -214,6 +241,12 @@ export const relationshipRules = pgTable(
     index("relationship_rules_from_idx").on(t.tenantId, t.fromTypeId),
     index("relationship_rules_to_idx").on(t.tenantId, t.toTypeId),
     tenantPolicy("relationship_rules"),
+    pgPolicy("relationship_rules_shared_read", {
+      as: "permissive",
+      for: "select",
+      to: appTenant,
+      using: sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and platform_type_shared(tenant_id, from_type_id) and platform_type_shared(tenant_id, to_type_id)`,
+    }),
   ],
 ).enableRLS();
 
@@ -233,6 +266,12 @@ export const relationships = pgTable(
     index("relationships_live_from_idx").on(t.tenantId, t.fromEntityId, t.ruleId).where(sql`${t.deletedAt} is null`),
     index("relationships_live_to_idx").on(t.tenantId, t.toEntityId, t.ruleId).where(sql`${t.deletedAt} is null`),
     tenantPolicy("relationships"),
+    pgPolicy("relationships_shared_read", {
+      as: "permissive",
+      for: "select",
+      to: appTenant,
+      using: sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and exists (select 1 from entities f where f.id = from_entity_id) and exists (select 1 from entities t where t.id = to_entity_id)`,
+    }),
   ],
 ).enableRLS();
 
@@ -366,4 +405,152 @@ export const tempFiles = pgTable(
     expiresAt: ts("expires_at").notNull(),
   },
   (t) => [index("temp_files_expires_idx").on(t.expiresAt), tenantPolicy("temp_files")],
+).enableRLS();
+
+/**
+ * Bumped (by triggers, migrations/0006) on every change to a tenant's
+ * access rows: roles, bindings, policies, grants, assignments, users and the
+ * shares it receives. The per-isolate permission cache compares it on every
+ * authentication, so a change is seen by the next request.
+ */
+export const accessVersions = pgTable(
+  "access_versions",
+  { tenantId: uuid("tenant_id").primaryKey().references(() => tenants.id, { onDelete: "cascade" }), version: integer("version").notNull().default(0) },
+  () => [tenantPolicy("access_versions")],
+).enableRLS();
+
+export const policies = pgTable(
+  "policies",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    description: text("description"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [uniqueIndex("policies_tenant_name_key").on(t.tenantId, t.name), tenantPolicy("policies")],
+).enableRLS();
+
+/**
+ * One grant of a policy: `actions` on `resource`, optionally narrowed to the
+ * entities of one type (`resource_name`) or to one entity (`resource_id`).
+ */
+export const grants = pgTable(
+  "grants",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    policyId: uuid("policy_id").notNull().references(() => policies.id, { onDelete: "cascade" }),
+    resource: text("resource").notNull(),
+    actions: text("actions").array().notNull(),
+    resourceName: text("resource_name"),
+    resourceId: uuid("resource_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("grants_policy_idx").on(t.tenantId, t.policyId), tenantPolicy("grants")],
+).enableRLS();
+
+/** A policy assigned to a role or to a user (exactly one); removed with either. */
+export const policyAssignments = pgTable(
+  "policy_assignments",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    policyId: uuid("policy_id").notNull().references(() => policies.id, { onDelete: "cascade" }),
+    roleId: uuid("role_id").references(() => roles.id, { onDelete: "cascade" }),
+    userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique("policy_assignments_key").on(t.tenantId, t.policyId, t.roleId, t.userId).nullsNotDistinct(),
+    check("policy_assignments_one_principal", sql`num_nonnulls(${t.roleId}, ${t.userId}) = 1`),
+    tenantPolicy("policy_assignments"),
+  ],
+).enableRLS();
+
+/**
+ * A resource of the owning tenant (`tenant_id`) made readable to another
+ * (`target_tenant_id`). The target sees the row (and, through the policies
+ * below, the shared rows themselves); only the owner changes it.
+ */
+export const shares = pgTable(
+  "shares",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    resourceType: text("resource_type", { enum: ["entity_type", "entity", "spec", "workflow", "schema"] }).notNull(),
+    resourceId: uuid("resource_id").notNull(),
+    targetTenantId: uuid("target_tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    actions: text("actions").array().notNull(),
+    source: text("source", { enum: ["api", "manifest"] }).notNull().default("api"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("shares_key").on(t.tenantId, t.resourceType, t.resourceId, t.targetTenantId, t.source),
+    index("shares_target_idx").on(t.targetTenantId, t.resourceType, t.resourceId),
+    check("shares_resource_type", sql`${t.resourceType} in ('entity_type', 'entity', 'spec', 'workflow', 'schema')`),
+    check("shares_source", sql`${t.source} in ('api', 'manifest')`),
+    check("shares_other_tenant", sql`${t.targetTenantId} <> ${t.tenantId}`),
+    tenantPolicy("shares"),
+    pgPolicy("shares_target_read", { as: "permissive", for: "select", to: appTenant, using: sql`target_tenant_id = ${currentTenant}` }),
+  ],
+).enableRLS();
+
+/** Secret values, encrypted with the tenant's key (lib/secret-box.ts); never returned. */
+export const secrets = pgTable(
+  "secrets",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    scope: text("scope", { enum: ["tenant", "user", "company", "team"] }).notNull(),
+    /** Null for tenant scope; the user, company or team id otherwise. */
+    principalId: text("principal_id"),
+    name: text("name").notNull(),
+    ciphertext: bytea("ciphertext").notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    unique("secrets_key").on(t.tenantId, t.scope, t.principalId, t.name).nullsNotDistinct(),
+    check("secrets_scope", sql`${t.scope} in ('tenant', 'user', 'company', 'team')`),
+    check("secrets_principal", sql`(${t.scope} = 'tenant') = (${t.principalId} is null)`),
+    tenantPolicy("secrets"),
+  ],
+).enableRLS();
+
+export const externalCompanies = pgTable(
+  "external_companies",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    provider: text("provider").notNull(),
+    externalId: text("external_id").notNull(),
+    name: text("name"),
+    metadata: jsonb("metadata"),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [uniqueIndex("external_companies_key").on(t.tenantId, t.provider, t.externalId), tenantPolicy("external_companies")],
+).enableRLS();
+
+export const externalUsers = pgTable(
+  "external_users",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    provider: text("provider").notNull(),
+    externalId: text("external_id").notNull(),
+    email: text("email"),
+    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    isActive: boolean("is_active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex("external_users_key").on(t.tenantId, t.provider, t.externalId),
+    index("external_users_user_idx").on(t.tenantId, t.userId),
+    tenantPolicy("external_users"),
+  ],
 ).enableRLS();

@@ -15,7 +15,7 @@ export const authenticate: MiddlewareHandler<HonoEnv> = async (c, next) => {
 
 export function requirePermission(resource: string, action: string): MiddlewareHandler<HonoEnv> {
   return async (c, next) => {
-    if (!hasPermission(c.var.ctx.principal.permissions, resource, action)) {
+    if (!hasPermission(c.var.ctx.principal, resource, action)) {
       throw new ApiError("FORBIDDEN", `Permission ${resource}:${action} is required`, { resource, action });
     }
     await next();

@@ -1,12 +1,25 @@
 // Who is calling: resolved by authenticate.ts, read by every route.
 
+/** A grant narrowed to the entities of one type (by name) or to one entity; only `entity` grants narrow. */
+export interface ScopedGrant {
+  resource: "entity";
+  actions: string[];
+  resourceName: string | null;
+  resourceId: string | null;
+}
+
 export interface Principal {
   tenantId: string;
   userId: string;
   /** The API token the call was made with (directly as a PAT or through a JWT minted from it). */
   tokenId: string;
-  /** `<resource>:<action>` grants from the token's roles; `*` matches anything in its part. */
+  /**
+   * Unnarrowed `<resource>:<action>` permissions: the roles' permissions and
+   * the unnarrowed grants of the assigned policies; `*` matches anything in its part.
+   */
   permissions: string[];
+  /** Grants of the assigned policies narrowed to one entity type or one entity. */
+  scoped: ScopedGrant[];
   /** The rate-limit and idempotency identity. */
   identity: string;
 }
@@ -16,17 +29,33 @@ export function grants(permission: string, resource: string, action: string): bo
   return (r === "*" || r === resource) && (a === "*" || a === action);
 }
 
-export function hasPermission(permissions: string[], resource: string, action: string): boolean {
-  return permissions.some((p) => grants(p, resource, action));
+/** Holds `resource:action` for every row of the resource, not only narrowed ones. */
+export function holdsUnscoped(principal: Pick<Principal, "permissions">, resource: string, action: string): boolean {
+  return principal.permissions.some((p) => grants(p, resource, action));
 }
 
-/** True when every grant in `wanted` is covered by `held` (used so a token cannot mint itself more power). */
+/**
+ * Whether the route may run at all: an unnarrowed permission, or a narrowed
+ * grant (the rows the route reaches are then confined, entity/access.ts).
+ */
+export function hasPermission(principal: Pick<Principal, "permissions" | "scoped">, resource: string, action: string): boolean {
+  return holdsUnscoped(principal, resource, action) || principal.scoped.some((g) => g.resource === resource && g.actions.some((a) => a === "*" || a === action));
+}
+
+/** True when every grant in `wanted` is covered by `held` (used so a caller cannot hand out more power than it has). */
 export function coversAll(held: string[], wanted: string[]): boolean {
   return wanted.every((w) => {
     const [r, a] = w.split(":");
-    return held.some((h) => {
-      const [hr, ha] = h.split(":");
-      return (hr === "*" || hr === r) && (ha === "*" || ha === a);
-    });
+    return held.some((h) => grants(h, r, a));
   });
+}
+
+/**
+ * The caller's permissions as GET /access/me/permissions lists them: the
+ * unnarrowed ones, then each narrowed action as `entity:<action>:<type name>`
+ * or `entity:<action>:<entity id>`.
+ */
+export function permissionStrings(principal: Pick<Principal, "permissions" | "scoped">): string[] {
+  const scoped = principal.scoped.flatMap((g) => g.actions.map((a) => `${g.resource}:${a}:${g.resourceName ?? g.resourceId}`));
+  return [...new Set(principal.permissions)].sort().concat([...new Set(scoped)].sort());
 }

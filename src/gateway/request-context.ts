@@ -1,5 +1,6 @@
 // First in the chain: the request context, built once per request, and one
 // structured log line per request once the response is known.
+import { EntityAccess } from "../entity/access";
 import type { MiddlewareHandler } from "hono";
 import { Database, tenantDb, type TenantDb } from "../db/client";
 import { readConfig, type Config, type HonoEnv } from "../env";
@@ -61,7 +62,7 @@ export class RequestContext {
 
   /** The same request working in one tenant; with the principal when the caller authenticated as it. */
   forTenant(tenantId: string, principal?: Principal): RequestContext {
-    return new RequestContext(this.requestId, this.config, this.env, this.database, this.url, this.waitUntil, tenantDb(this.database, tenantId), principal);
+    return new RequestContext(this.requestId, this.config, this.env, this.database, this.url, this.waitUntil, tenantDb(this.database, tenantId, principal ? new EntityAccess(principal) : EntityAccess.everything), principal);
   }
 
   /** Hands committed event ids to the queue once the response is out. */

@@ -48,6 +48,9 @@ interface DetailFields {
   NOT_UPLOADED: { version: number };
   CHECKSUM_MISMATCH: { version: number; expected: string; actual: string };
   STATEMENT_TIMEOUT: { timeout_ms: number };
+  /** An external user's email is held by a tenant user and the request did not ask to link it. */
+  EMAIL_LINK_REFUSED: { email: string; user_id: string };
+  EXTERNAL_USER_INACTIVE: { external_user_id: string };
   // Run-time outbound auth failures (SPEC.md 7); the credential itself never appears.
   HTTP_AUTH_PROFILE_UNKNOWN: { profile: string; declared: string[] };
   HTTP_AUTH_SECRET_MISSING: { profile: string; missing_secrets: string[] };
@@ -79,6 +82,8 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "CARDINALITY_VIOLATION":
     case "LINK_EXISTS":
     case "IDEMPOTENCY_IN_PROGRESS":
+    case "EMAIL_LINK_REFUSED":
+    case "EXTERNAL_USER_INACTIVE":
       return "CONFLICT";
     case "IDEMPOTENCY_KEY_REUSED":
     case "CARDINALITY_VIOLATION_IGNORED":

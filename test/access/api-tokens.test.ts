@@ -299,7 +299,7 @@ describe("mint: roles and limits", () => {
     const minter = await mint(t, { name: "minter", role_names: ["minter"] });
 
     const err = expectError(await call("POST", "/access/api-tokens", { auth: minter.auth, body: { name: "escalate", role_names: ["admin"] } }), 403, "FORBIDDEN");
-    expect(err.details.requested).toEqual(["*:*"]);
+    expect(err.details.missing_permissions).toEqual(["*:*"]);
     expectError(await call("POST", "/auth/tokens/api", { auth: minter.auth, body: { name: "escalate", role_names: ["admin"] } }), 403, "FORBIDDEN");
     expectError(await call("POST", "/access/api-tokens", { auth: minter.auth, body: { name: "escalate", role_names: ["writer"] } }), 403, "FORBIDDEN");
 

@@ -14,6 +14,8 @@ const expected: Record<DetailCode, [ErrorCode, number]> = {
   CARDINALITY_VIOLATION: ["CONFLICT", 409],
   LINK_EXISTS: ["CONFLICT", 409],
   IDEMPOTENCY_IN_PROGRESS: ["CONFLICT", 409],
+  EMAIL_LINK_REFUSED: ["CONFLICT", 409],
+  EXTERNAL_USER_INACTIVE: ["CONFLICT", 409],
   IDEMPOTENCY_KEY_REUSED: ["UNPROCESSABLE_ENTITY", 422],
   CARDINALITY_VIOLATION_IGNORED: ["UNPROCESSABLE_ENTITY", 422],
   MERGE_CARDINALITY_EXCEEDED: ["UNPROCESSABLE_ENTITY", 422],
@@ -31,9 +33,9 @@ const expected: Record<DetailCode, [ErrorCode, number]> = {
 };
 
 describe("detail codes", () => {
-  it("maps each of the 22 detail codes to its top-level code and status", () => {
+  it("maps each of the 24 detail codes to its top-level code and status", () => {
     const codes = Object.keys(expected) as DetailCode[];
-    expect(codes).toHaveLength(22);
+    expect(codes).toHaveLength(24);
     for (const code of codes) {
       const err = new ApiError({ code } as Detail, "m");
       expect([code, errorCodeOf(code), err.code, err.status]).toEqual([code, expected[code][0], expected[code][0], expected[code][1]]);

@@ -21,7 +21,7 @@ const maker: QueryType = { id: "33333333-3333-4333-8333-333333333333", name: "Ma
 
 function compile(filter: unknown, first = 1) {
   const params = new Params(first);
-  const c = newCompilation(params, TENANT, (name) => (name === "Maker" ? maker : undefined));
+  const c = newCompilation(params, { tenantId: TENANT, typeNames: null, entityIds: [], shared: null }, (name) => (name === "Maker" ? maker : undefined));
   const sql = compileFilter(filter, item, "e", c);
   return { sql, values: params.values, c };
 }

@@ -4,6 +4,7 @@
 // response as they come, so memory stays flat whatever the row count.
 import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
 import { TypeReader } from "../entity-types/cache";
+import type { ReadScope } from "../access";
 import { valueAt } from "../entities/identifier-key";
 import { relatedTypeNames } from "../query/filter";
 import type { QueryType } from "../query/operands";
@@ -28,16 +29,18 @@ interface Prepared {
   types: Map<string, QueryType>;
   /** Header names, or null to take them from the first page (a schema without properties). */
   columns: string[] | null;
+  /** The rows the caller may export. */
+  scope: ReadScope;
 }
 
 /** Everything that can fail with a 4xx happens here, before the response starts. */
 export async function prepareExport(tenant: TenantDb, input: ExportInput): Promise<Prepared> {
   return tenant.read(async (reader) => {
-    const { root: type, types } = await readTypes(new TypeReader(reader, false), input.type_name, relatedTypeNames(input.filter));
-    compileQuery(tenant.tenantId, type, types, input);
+    const { root: type, types, scope } = await readTypes(reader, new TypeReader(reader, false), input.type_name, relatedTypeNames(input.filter));
+    compileQuery(scope, type, types, input);
     const fromSchema = schemaColumns(type.schema);
     const columns = input.columns ?? (fromSchema.length ? ["id", "name", ...attributeColumns(fromSchema)] : null);
-    return { type, types, columns };
+    return { type, types, columns, scope };
   });
 }
 
@@ -62,11 +65,11 @@ function line(row: Row, columns: Column[], escapeFormulas: boolean): string {
 
 /** One page after `position`, and the position of its last row. */
 async function page(reader: TenantReader, prepared: Prepared, input: ExportInput, position: unknown[] | null) {
-  const q = compileQuery(reader.tenantId, prepared.type, prepared.types, input, new Params());
+  const q = compileQuery(prepared.scope, prepared.type, prepared.types, input, new Params());
   const text = pageStatement(q, position, EXPORT_PAGE);
   if (!position) await applyTrigramThreshold(reader, q.compilation);
   const { rows } = await reader.run<Row>(compiled(text, q.params.values));
-  assertTenantRows(rows, reader.tenantId);
+  assertTenantRows(rows, prepared.scope.tenantId);
   const last = rows[rows.length - 1];
   return { rows, last: last ? q.keys.map((_, i) => last[`k${i}`] ?? null) : null };
 }

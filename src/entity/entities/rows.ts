@@ -14,13 +14,16 @@ export interface EntityRow {
 /** The select list that yields an EntityRow from `entities e JOIN entity_types t`. */
 export const ENTITY_COLUMNS = `e.id, e.name, e.type_id, t.name AS type_name, e.attributes, e.identifier_key, e.created_at, e.updated_at, e.deleted_at`;
 
+/** How a row another tenant shares with the caller's is marked; the caller's own rows carry no `source_type`. */
+export const SHARED = { source_type: "shared" } as const;
+
 export interface RelationshipEntry {
   rule: { id: string; name: string };
-  entity: { id: string; name: string; type: { id: string; name: string }; attributes: Record<string, unknown> };
+  entity: { id: string; name: string; type: { id: string; name: string }; attributes: Record<string, unknown>; source_type?: "shared" };
   direction: "to" | "from";
 }
 
-export function presentEntity(row: EntityRow, relationships?: RelationshipEntry[]) {
+export function presentEntity(row: EntityRow, relationships?: RelationshipEntry[], shared = false) {
   return {
     id: row.id,
     name: row.name,
@@ -30,6 +33,7 @@ export function presentEntity(row: EntityRow, relationships?: RelationshipEntry[
     created_at: row.created_at,
     updated_at: row.updated_at,
     deleted_at: row.deleted_at,
+    ...(shared ? SHARED : {}),
     ...(relationships ? { relationships } : {}),
   };
 }

@@ -7,7 +7,10 @@ import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { check, validationFailed } from "../../lib/validate";
 import { entitySnapshot, recordEvents, type NewEvent } from "../../events/outbox";
-import { requireActiveType, requireType, type EntityType } from "../entity-types/store";
+import { findType, requireActiveType, requireType, type EntityType } from "../entity-types/store";
+import { confineRow, type EntityAction } from "../access";
+import { Params } from "../query/params";
+import { sharedType, sharesFrom } from "../shared";
 import { loadRelationships, type IncludeSpec } from "../relationships/include";
 import { identifierKey } from "./identifier-key";
 import { oversizedAttributes } from "./index-limits";
@@ -35,12 +38,38 @@ function event(row: EntityRow, action: NewEvent["action"], extra: Record<string,
   return { entityId: row.id, entityTypeId: row.type_id, action, suppressed, payload: { entity: snapshotOf(row), ...extra } };
 }
 
-async function loadEntity(sql: Sql, id: string, lock = false): Promise<EntityRow | undefined> {
-  const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
-    `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL${lock ? " FOR UPDATE OF e" : ""}`,
+async function loadEntity(sql: Sql, id: string, lock = false): Promise<(EntityRow & { tenant_id: string }) | undefined> {
+  const { rows } = await sql.query<EntityRow & { tenant_id: string } & Record<string, unknown>>(
+    `SELECT ${ENTITY_COLUMNS}, e.tenant_id FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL${lock ? " FOR UPDATE OF e" : ""}`,
     [id],
   );
   return rows[0];
+}
+
+/**
+ * The answer to a write on rows this tenant does not hold: 403 when one of
+ * them is shared with it (shared rows are read-only), 404 otherwise.
+ */
+export async function refuseMissing(tenant: TenantDb, ids: string[]): Promise<never> {
+  await refuseShared(tenant, ids);
+  throw notFound("Entity", ids[0]);
+}
+
+/** 403 when one of `ids` is a row another tenant shares with this one (read-only here). */
+export async function refuseShared(tenant: TenantDb, ids: string[]): Promise<void> {
+  const { rows } = await tenant.sharedRead((sql) =>
+    sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND tenant_id <> $2", [ids, tenant.tenantId]),
+  );
+  if (rows.length) throw new ApiError("FORBIDDEN", `Entity ${rows[0].id} is shared with this tenant read-only`, { entity_id: rows[0].id });
+}
+
+/** The caller's own live rows among `ids`, each checked for `action` (entity/access.ts). */
+async function requireRows(tenant: TenantDb, sql: Sql, ids: string[], action: EntityAction): Promise<void> {
+  const { rows } = await sql.query<{ id: string; type_name: string }>(
+    "SELECT e.id, t.name AS type_name FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL",
+    [ids],
+  );
+  for (const row of rows) tenant.access.requireRow(action, row);
 }
 
 function duplicateKey(type: EntityType, key: string, existingId?: string) {
@@ -54,6 +83,7 @@ export async function createEntity(deps: EntityDeps, input: { type_name?: string
   try {
     const { row, eventIds } = await deps.tenant.tx(async (sql) => {
       const type = await requireActiveType(sql, input);
+      deps.tenant.access.requireType("create", type.name);
       validateAttributes(type, input.attributes);
       const key = identifierKey(type.config.identifier_key, input.attributes);
       const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
@@ -104,28 +134,48 @@ export function includeSpecs(q: IncludeQuery, defaultMax: number): IncludeSpec[]
 export const GET_MAX_RELATIONSHIPS = 1000;
 export const LIST_MAX_RELATIONSHIPS = 100;
 
+/** One entity, the caller's own or one shared with its tenant; 404 when the caller may not read it. */
 export async function getEntity(tenant: TenantDb, id: string, q: IncludeQuery) {
-  return tenant.tx(async (sql) => {
+  return tenant.sharedRead(async (sql) => {
     const row = await loadEntity(sql, id);
-    if (!row) throw notFound("Entity", id);
+    if (!row || !tenant.access.allowsRow("read", row.type_name, row.id)) throw notFound("Entity", id);
+    const shared = row.tenant_id !== tenant.tenantId;
     const specs = includeSpecs(q, GET_MAX_RELATIONSHIPS);
-    const rels = specs ? (await loadRelationships(sql, [id], specs)).get(id) : undefined;
-    return presentEntity(row, rels);
+    const scope = tenant.access.readScope(row.tenant_id, undefined, shared ? await sharesFrom({ run: sql.run, tenantId: tenant.tenantId }, row.tenant_id) : null);
+    const rels = specs ? (await loadRelationships(sql, scope, [id], specs)).get(id) : undefined;
+    return presentEntity(row, rels, shared);
   });
 }
 
+/**
+ * The rows of a type, by name: the caller's own type or, when it has none, a
+ * type another tenant shares with it (then only the shared rows, marked so).
+ */
 export async function listEntities(tenant: TenantDb, q: IncludeQuery & { type_name: string }, page: Page) {
-  return tenant.tx(async (sql) => {
-    const type = await requireType(sql, { type_name: q.type_name });
+  return tenant.sharedRead(async (sql) => {
+    const runner = { run: sql.run, tenantId: tenant.tenantId };
+    const own = await findType(sql, { type_name: q.type_name });
+    const theirs = own ? null : await sharedType(runner, q.type_name);
+    if (!own && !theirs) throw notFound("Entity type", q.type_name);
+    const typeId = own?.id ?? theirs!.id;
+    const owner = theirs?.tenant_id ?? tenant.tenantId;
+    const scope = tenant.access.readScope(owner, q.type_name, theirs ? await sharesFrom(runner, owner) : null);
+    const params = new Params(4);
+    const confined = confineRow(scope, "e", params, { id: typeId, name: q.type_name });
+    const where = `e.type_id = $1 AND e.deleted_at IS NULL${confined ? ` AND ${confined}` : ""}`;
     const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
-      `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id
-        WHERE e.type_id = $1 AND e.deleted_at IS NULL ORDER BY e.created_at, e.id LIMIT $2 OFFSET $3`,
-      [type.id, page.limit, offsetOf(page)],
+      `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE ${where} ORDER BY e.created_at, e.id LIMIT $2 OFFSET $3`,
+      [typeId, page.limit, offsetOf(page), ...params.values],
     );
-    const { rows: counted } = await sql.query<{ total: number }>("SELECT count(*)::int AS total FROM entities WHERE type_id = $1 AND deleted_at IS NULL", [type.id]);
+    const { rows: counted } = await sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM entities e WHERE ${where} AND $2::int IS NOT NULL AND $3::int IS NOT NULL`, [
+      typeId,
+      page.limit,
+      offsetOf(page),
+      ...params.values,
+    ]);
     const specs = includeSpecs(q, LIST_MAX_RELATIONSHIPS);
-    const rels = specs ? await loadRelationships(sql, rows.map((r) => r.id), specs) : undefined;
-    return paginated(rows.map((r) => presentEntity(r, rels?.get(r.id))), page, counted[0].total);
+    const rels = specs ? await loadRelationships(sql, scope, rows.map((r) => r.id), specs) : undefined;
+    return paginated(rows.map((r) => presentEntity(r, rels?.get(r.id), theirs !== null)), page, counted[0].total);
   });
 }
 
@@ -191,16 +241,18 @@ function concurrentModification(id: string) {
 }
 
 async function commitRewrite(deps: EntityDeps, id: string, build: (sql: Sql, current: EntityRow) => RewriteOptions, lock: boolean) {
-  const { row, eventIds } = await retryKeyRace(() =>
+  const done = await retryKeyRace(() =>
     deps.tenant.tx(async (sql) => {
       const current = await loadEntity(sql, id, lock);
-      if (!current) throw notFound("Entity", id);
+      if (!current) return null;
+      deps.tenant.access.requireRow("update", current);
       const { row, events } = await rewrite(sql, current, build(sql, current));
       return { row, eventIds: await recordEvents(sql, deps.tenant.tenantId, events) };
     }),
   );
-  deps.publish(eventIds);
-  return presentEntity(row);
+  if (!done) return refuseMissing(deps.tenant, [id]);
+  deps.publish(done.eventIds);
+  return presentEntity(done.row);
 }
 
 export function replaceEntity(deps: EntityDeps, id: string, input: { name?: string; attributes: Record<string, unknown>; merge_on_conflict?: boolean; merge_cardinality?: MergeCardinality }) {
@@ -235,6 +287,7 @@ export function patchEntity(deps: EntityDeps, id: string, input: { attributes: R
 /** Soft delete with cascade to live links; `deleted` events are recorded suppressed (SPEC.md 6). */
 export async function deleteEntities(deps: EntityDeps, ids: string[]) {
   const { rows } = await deps.tenant.tx(async (sql) => {
+    await requireRows(deps.tenant, sql, ids, "delete");
     const result = await sql.query<EntityRow & Record<string, unknown>>(
       `WITH del AS (
          UPDATE entities SET deleted_at = now() WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
@@ -255,12 +308,13 @@ export async function deleteEntities(deps: EntityDeps, ids: string[]) {
 
 export async function deleteEntity(deps: EntityDeps, id: string) {
   const [row] = await deleteEntities(deps, [id]);
-  if (!row) throw notFound("Entity", id);
+  if (!row) return refuseMissing(deps.tenant, [id]);
   return { id: row.id, deleted: true as const, deleted_at: row.deleted_at };
 }
 
 export async function bulkDeleteEntities(deps: EntityDeps, ids: string[]) {
   const unique = [...new Set(ids)];
+  await refuseShared(deps.tenant, unique);
   const deleted = new Set((await deleteEntities(deps, unique)).map((r) => r.id));
   return { deleted: unique.filter((id) => deleted.has(id)), not_found: unique.filter((id) => !deleted.has(id)) };
 }

@@ -6,6 +6,7 @@
 import type { TenantDb } from "../../db/client";
 import { validationFailed } from "../../lib/validate";
 import { TypeReader } from "../entity-types/cache";
+import { confineRow } from "../access";
 import { compileFilter, newCompilation, relatedTypeNames } from "./filter";
 import { indexedAttribute, operandOf } from "./operands";
 import { compiled, Params } from "./params";
@@ -21,17 +22,18 @@ export interface DistinctInput {
 export async function distinctValues(tenant: TenantDb, input: DistinctInput): Promise<unknown[]> {
   const limit = input.limit ?? 1000;
   return tenant.read(async (reader) => {
-    const { root: type, types } = await readTypes(new TypeReader(reader, false), input.type_name, relatedTypeNames(input.filter));
+    const { root: type, types, scope } = await readTypes(reader, new TypeReader(reader, false), input.type_name, relatedTypeNames(input.filter));
     const path = input.attribute_name.split(".");
     const attr = indexedAttribute(type, path);
     if (!attr) {
       throw validationFailed([`attribute_name: ${input.attribute_name} is not an indexed attribute of ${type.name}`], "attribute_name must name an indexed attribute");
     }
     const params = new Params();
-    const c = newCompilation(params, tenant.tenantId, (name) => types.get(name));
+    const c = newCompilation(params, scope, (name) => types.get(name));
     const operand = operandOf(["attributes", ...path], type, "e", c);
     if (operand?.kind !== "indexed") throw validationFailed([`attribute_name: ${input.attribute_name} is not an indexed attribute of ${type.name}`]);
-    const base = `e.tenant_id = ${c.tenant} AND e.type_id = ${params.add(type.id, "uuid")} AND e.deleted_at IS NULL`;
+    const confined = confineRow(scope, "e", params, type);
+    const base = `e.tenant_id = ${c.tenant} AND e.type_id = ${params.add(type.id, "uuid")} AND e.deleted_at IS NULL${confined ? ` AND ${confined}` : ""}`;
     const n = params.add(limit, "int");
     const x = operand.at.typed(operand.type);
 

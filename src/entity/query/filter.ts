@@ -12,6 +12,7 @@ import { isUuid } from "../../lib/ids";
 import { validationFailed } from "../../lib/validate";
 import { operandOf, type Operand, type QueryType } from "./operands";
 import type { Params } from "./params";
+import { confineRow, type ReadScope } from "../access";
 
 export const MAX_FILTER_DEPTH = 25;
 const MAX_PATH = 12;
@@ -41,6 +42,8 @@ export interface Compilation {
    * they read is confined to the tenant by this parameter.
    */
   readonly tenant: string;
+  /** The rows the caller may read (entity/access.ts); every entity row the statement reaches is confined to it. */
+  readonly scope: ReadScope;
   /** Types by name, for relationship paths; missing names match nothing. */
   typeByName(name: string): QueryType | undefined;
   /** Thresholds of `fuzzy` particles served by a trigram index (the caller sets pg_trgm.similarity_threshold to the lowest). */
@@ -48,16 +51,17 @@ export interface Compilation {
   aliases: number;
 }
 
-export function newCompilation(params: Params, tenantId: string, typeByName: (name: string) => QueryType | undefined): Compilation {
+export function newCompilation(params: Params, scope: ReadScope, typeByName: (name: string) => QueryType | undefined): Compilation {
   let tenant: string | undefined;
   return {
     params,
+    scope,
     typeByName,
     trigramThresholds: [],
     aliases: 0,
     // Bound on first use: a placeholder no statement refers to is an error.
     get tenant() {
-      return (tenant ??= params.add(tenantId, "uuid"));
+      return (tenant ??= params.add(scope.tenantId, "uuid"));
     },
   };
 }
@@ -173,8 +177,14 @@ function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: stri
     if (p.operator === "exists" || p.operator === "rel_exists") throw bad(`${at}.path`, `${p.operator} takes the path ["relationships", "<TypeName>"]`);
     const rule = { kind: "column", sql: "rr.name", type: "text", trigram: false } as const;
     const cond = onColumn(rule, p, c, at);
+    const far = `x${++c.aliases}`;
+    const confined = confineRow(c.scope, far, c.params);
+    // A link counts only when the caller may read the row at its other end.
+    const farEnd = confined
+      ? ` AND EXISTS (SELECT 1 FROM entities ${far} WHERE ${far}.id = CASE WHEN r.from_entity_id = ${scope.alias}.id THEN r.to_entity_id ELSE r.from_entity_id END AND ${confined})`
+      : "";
     return `EXISTS (SELECT 1 FROM relationships r JOIN relationship_rules rr ON rr.id = r.rule_id AND rr.tenant_id = ${c.tenant}
-      WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL AND (r.from_entity_id = ${scope.alias}.id OR r.to_entity_id = ${scope.alias}.id) AND ${cond})`;
+      WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL AND (r.from_entity_id = ${scope.alias}.id OR r.to_entity_id = ${scope.alias}.id) AND ${cond}${farEnd})`;
   }
   const related = c.typeByName(typeName);
   if (rest.length === 0) {
@@ -215,8 +225,11 @@ function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: stri
  * row of the level above. As an uncorrelated set per level, Postgres computes
  * each level once per statement and the work grows with the nesting.
  */
-function linkedExists(anchor: string, related: QueryType, cond: string, c: Compilation, alias = `x${++c.aliases}`, nested = false): string {
+function linkedExists(anchor: string, related: QueryType, relatedCond: string, c: Compilation, alias = `x${++c.aliases}`, nested = false): string {
   const typeId = c.params.add(related.id, "uuid");
+  const confined = confineRow(c.scope, alias, c.params, related);
+  if (confined === "FALSE") return FALSE;
+  const cond = confined ? `${relatedCond} AND ${confined}` : relatedCond;
   if (!nested) {
     const side = (near: string, far: string) =>
       `EXISTS (SELECT 1 FROM relationships r JOIN entities ${alias} ON ${alias}.id = r.${far} AND ${alias}.tenant_id = ${c.tenant}

@@ -8,6 +8,8 @@ import { ApiError } from "../../lib/errors";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, presentEntity, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { linksStatement, type IncludeSpec } from "../relationships/include";
+import type { ReadScope } from "../access";
+import { readerFor } from "../shared";
 import { relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
 import { compiled, Params } from "./params";
@@ -76,13 +78,13 @@ function checkTree(entries: GraphInclude[], at: string, depth: number, names: Se
   return count;
 }
 
-function compileTree(tenantId: string, entries: GraphInclude[], types: Map<string, QueryType>, parentPath: string[], at: string): Branch[] {
+function compileTree(scope: ReadScope, entries: GraphInclude[], types: Map<string, QueryType>, parentPath: string[], at: string): Branch[] {
   return entries.map((entry, i) => {
     const here = `${at}[${i}]`;
     const related = types.get(entry.type_name);
     // The entries are nested queries: an unknown type is the root's 404, not an empty branch.
     if (!related) throw new ApiError("NOT_FOUND", `Entity type ${entry.type_name} not found`, { path: `${here}.type_name` });
-    const { where, compilation } = compileIncludeWhere(tenantId, related, types, entry, here);
+    const { where, compilation } = compileIncludeWhere(scope, related, types, entry, here);
     const path = [...parentPath, related.name];
     return {
       path,
@@ -94,7 +96,7 @@ function compileTree(tenantId: string, entries: GraphInclude[], types: Map<strin
         where,
       },
       compilation,
-      children: compileTree(tenantId, entry.include ?? [], types, path, `${here}.include`),
+      children: compileTree(scope, entry.include ?? [], types, path, `${here}.include`),
     };
   });
 }
@@ -152,11 +154,14 @@ class Graph {
   readonly edges = new Map<string, GraphEdge>();
   readonly truncations: Truncation[] = [];
 
-  constructor(readonly budget: number) {}
+  constructor(
+    readonly budget: number,
+    private readonly scope: ReadScope,
+  ) {}
 
   /** Loads one entry's level for `parents` and answers the ids it reached, in traversal order, for the entry's own includes. */
   async expand(reader: TenantReader, branch: Branch, parents: string[]): Promise<string[]> {
-    const links = linksStatement(reader.tenantId, parents, branch.spec);
+    const links = linksStatement(this.scope, parents, branch.spec);
     const own = new Params(links.values.length + 1);
     const room = Math.max(0, this.budget - this.nodes.size);
     const text = levelSql(links.text, own.add(parents, "uuid[]"), own.add([...this.nodes.keys()], "uuid[]"), own.add(room, "int"));
@@ -164,14 +169,14 @@ class Graph {
     // The rows that carry an entity carry its tenant; the others name entities already checked.
     assertTenantRows(
       rows.flatMap((r) => (r.id === null ? [] : [{ tenant_id: r.tenant_id! }])),
-      reader.tenantId,
+      this.scope.tenantId,
     );
     if (rows[0].fresh > room) this.truncations.push({ path: branch.path, depth: branch.depth });
 
     const reached = new Set<string>();
     for (const r of rows) {
       if (r.anchor === null) continue;
-      if (r.id !== null) this.nodes.set(r.id, presentEntity(r as EntityRow));
+      if (r.id !== null) this.nodes.set(r.id, presentEntity(r as EntityRow, undefined, this.scope.shared !== null));
       // Edges keep the link's own direction, whichever way it was walked.
       const [from_id, to_id] = r.direction === "to" ? [r.anchor, r.related] : [r.related, r.anchor];
       const key = `${r.rule_id}/${from_id}/${to_id}`;
@@ -191,14 +196,15 @@ export async function runGraphQuery(tenant: TenantDb, cursorSecret: string, inpu
 
   return tenant.read(async (reader) => {
     const plan = await planQuery(reader, cursorSecret, page);
-    const types = await loadTypes(reader, names);
-    const tree = compileTree(tenant.tenantId, include, types, [input.type_name], "include");
+    // A shared root's includes are its owner's types.
+    const types = await loadTypes(readerFor(reader, plan.tenantId), names);
+    const tree = compileTree(plan.readScope, include, types, [input.type_name], "include");
     await applyTrigramThreshold(reader, plan.query.compilation, ...compilations(tree));
     const { rows, paging } = await fetchPage(reader, cursorSecret, plan, input.include_count);
 
     // The page is what was asked for, so it is never cut; it does count against the budget.
-    const graph = new Graph(node_budget);
-    for (const r of rows) graph.nodes.set(r.id, presentEntity(r));
+    const graph = new Graph(node_budget, plan.readScope);
+    for (const r of rows) graph.nodes.set(r.id, presentEntity(r, undefined, plan.readScope.shared !== null));
     const roots = rows.map((r) => r.id);
     let level = tree.map((branch) => ({ branch, parents: roots }));
     while (level.length) {

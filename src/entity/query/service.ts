@@ -11,6 +11,8 @@ import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
 import { forgetTypes, TypeReader } from "../entity-types/cache";
 import type { EntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
+import { confineRow, type ReadScope } from "../access";
+import { readerFor, sharedType, sharesFrom } from "../shared";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
 import { compiled, Params } from "./params";
@@ -50,14 +52,30 @@ export async function loadTypes(reader: TenantReader, names: Set<string>): Promi
 }
 
 /**
- * A query's root type and the other types it names, read in one statement
- * (or from `types`'s cache); an unknown root is a 404.
+ * A query's root type, the other types it names (read in one statement, or
+ * from `types`'s cache) and the rows the caller may read. The root is the
+ * caller's own type of that name or, when it has none, a type another tenant
+ * shares with it: then the other names are that tenant's types and the scope
+ * is confined to what it shares. An unknown root is a 404; a root the caller
+ * may not read is a 403.
  */
-export async function readTypes(types: TypeReader, rootName: string, names: Set<string>): Promise<{ root: EntityType; types: Map<string, QueryType> }> {
+export async function readTypes(
+  reader: TenantReader,
+  types: TypeReader,
+  rootName: string,
+  names: Set<string>,
+): Promise<{ root: EntityType; types: Map<string, QueryType>; scope: ReadScope }> {
+  const pick = (found: Map<string, EntityType>) => new Map([...names].flatMap((n) => (found.has(n) ? [[n, found.get(n)!] as const] : [])));
   const found = await types.read([rootName, ...names]);
   const root = found.get(rootName);
-  if (!root) throw notFound("Entity type", rootName);
-  return { root, types: new Map([...names].flatMap((n) => (found.has(n) ? [[n, found.get(n)!] as const] : []))) };
+  if (root) return { root, types: pick(found), scope: reader.access.readScope(reader.tenantId, rootName) };
+  const owner = (await sharedType(reader, rootName))?.tenant_id;
+  if (!owner) throw notFound("Entity type", rootName);
+  // Types compiled from the caller's cache are not the owner's: none of them count.
+  types.fromCache.clear();
+  const theirs = await new TypeReader(readerFor(reader, owner), false).read([rootName, ...names]);
+  const shared = await sharesFrom(reader, owner);
+  return { root: theirs.get(rootName)!, types: pick(theirs), scope: reader.access.readScope(owner, rootName, shared) };
 }
 
 /** The filtered rows of one type as a subquery with their order keys as k0..kn. */
@@ -72,16 +90,18 @@ export interface CompiledQuery {
 }
 
 export function compileQuery(
-  tenantId: string,
+  scope: ReadScope,
   type: QueryType,
   types: Map<string, QueryType>,
   input: Pick<QueryInput, "filter" | "sort" | "distinct_on">,
   params = new Params(),
 ): CompiledQuery {
-  const compilation = newCompilation(params, tenantId, (name) => types.get(name));
+  const compilation = newCompilation(params, scope, (name) => types.get(name));
   const typeId = params.add(type.id, "uuid");
   const typeName = params.add(type.name, "text");
-  const where = input.filter === undefined ? "TRUE" : compileFilter(input.filter, type, "e", compilation);
+  const confined = confineRow(scope, "e", params, type);
+  const filter = input.filter === undefined ? "TRUE" : compileFilter(input.filter, type, "e", compilation);
+  const where = confined ? `${confined} AND ${filter}` : filter;
   const keys = orderKeys(input.sort, type, "e", compilation);
   const select = `${ENTITY_COLUMNS.replace("t.name AS type_name", `${typeName} AS type_name`)}, e.tenant_id, ${keys.map((k, i) => `${k.sql} AS k${i}`).join(", ")}`;
   const base = `FROM entities e WHERE e.tenant_id = ${compilation.tenant} AND e.type_id = ${typeId} AND e.deleted_at IS NULL AND ${where}`;
@@ -150,21 +170,21 @@ function cursorScope(type: QueryType, input: QueryInput): string {
  * per-parent order ends with the link's age there, so no id tie-breaker.
  */
 export function compileIncludeWhere(
-  tenantId: string,
+  scope: ReadScope,
   related: QueryType,
   types: Map<string, QueryType>,
   entry: { filter?: unknown; sort?: SortEntry[] },
   at: string,
 ): { where: NonNullable<IncludeSpec["where"]>; compilation: Compilation } {
   const params = new Params(INCLUDE_FIRST_PARAM);
-  const compilation = newCompilation(params, tenantId, (name) => types.get(name));
+  const compilation = newCompilation(params, scope, (name) => types.get(name));
   const sql = entry.filter === undefined ? "TRUE" : compileFilter(entry.filter, related, "e", compilation, `${at}.filter`);
   const keys = orderKeys(entry.sort, related, "e", compilation, `${at}.sort`).slice(0, -1);
   return { where: { sql, orderBy: keys.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}, `).join(""), params: params.values }, compilation };
 }
 
 /** The include loads a query asks for, and the compilations of their filters (for fuzzy thresholds). */
-function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, QueryType>): { specs: IncludeSpec[] | null; compilations: Compilation[] } {
+function includeSpecsOf(scope: ReadScope, input: QueryInput, types: Map<string, QueryType>): { specs: IncludeSpec[] | null; compilations: Compilation[] } {
   const max = input.max_relationships ?? LIST_MAX_RELATIONSHIPS;
   const compilations: Compilation[] = [];
   if (input.include_specs?.length) {
@@ -172,7 +192,7 @@ function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, 
       const spec: IncludeSpec = { typeNames: [s.type_name], ruleNames: s.rule_name ? [s.rule_name] : null, limit: Math.min(s.limit ?? max, max) };
       const related = types.get(s.type_name);
       if (related && (s.filter !== undefined || s.sort?.length)) {
-        const compiled = compileIncludeWhere(tenantId, related, types, s, `include_specs[${i}]`);
+        const compiled = compileIncludeWhere(scope, related, types, s, `include_specs[${i}]`);
         compilations.push(compiled.compilation);
         spec.where = compiled.where;
       }
@@ -185,7 +205,9 @@ function includeSpecsOf(tenantId: string, input: QueryInput, types: Map<string, 
 
 /** A query ready to run: the page statement and what answering needs. */
 export interface PlannedQuery {
+  /** Whose rows: the caller's tenant, or the owner of a shared root type. */
   tenantId: string;
+  readScope: ReadScope;
   query: CompiledQuery;
   /** The page statement and its parameters. */
   text: string;
@@ -207,7 +229,6 @@ export interface PlannedQuery {
  * cache) and compiles its page statement.
  */
 export async function planQuery(reader: TenantReader, cursorSecret: string, input: QueryInput, typeReader = new TypeReader(reader, false)): Promise<PlannedQuery> {
-  const { tenantId } = reader;
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
   const { page, limit } = pageOf(input);
   const names = relatedTypeNames(input.filter);
@@ -215,9 +236,9 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
     names.add(s.type_name);
     relatedTypeNames(s.filter, names);
   }
-  const { root, types } = await readTypes(typeReader, input.type_name, names);
-  const query = compileQuery(tenantId, root, types, input);
-  const { specs, compilations: includeCompilations } = includeSpecsOf(tenantId, input, types);
+  const { root, types, scope: readScope } = await readTypes(reader, typeReader, input.type_name, names);
+  const query = compileQuery(readScope, root, types, input);
+  const { specs, compilations: includeCompilations } = includeSpecsOf(readScope, input, types);
 
   const scope = cursorScope(root, input);
   const keyset = input.page === undefined;
@@ -228,7 +249,7 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
   }
   let text = pageStatement(query, position, limit);
   if (!keyset) text += ` OFFSET ${query.params.add(offsetOf({ page, limit }), "bigint")}`;
-  return { tenantId, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes: typeReader.fromCache };
+  return { tenantId: readScope.tenantId, readScope, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes: typeReader.fromCache };
 }
 
 type Paging = { next_cursor?: string; pagination?: Pagination; count?: number; count_strategy?: CountStrategy };
@@ -270,9 +291,9 @@ export async function fetchPage(reader: TenantReader, cursorSecret: string, plan
 const isoText = (column: string) => `replace((${column} AT TIME ZONE 'UTC')::text, ' ', 'T') || 'Z'`;
 
 /** presentEntity's shape, field for field, built by Postgres from a page row `q`. */
-const ENTITY_JSON = `json_build_object('id', q.id, 'name', q.name, 'type', json_build_object('id', q.type_id, 'name', q.type_name),
+const entityJson = (shared: boolean) => `json_build_object('id', q.id, 'name', q.name, 'type', json_build_object('id', q.type_id, 'name', q.type_name),
   'attributes', q.attributes, 'identifier_key', q.identifier_key,
-  'created_at', ${isoText("q.created_at")}, 'updated_at', ${isoText("q.updated_at")}, 'deleted_at', ${isoText("q.deleted_at")})`;
+  'created_at', ${isoText("q.created_at")}, 'updated_at', ${isoText("q.updated_at")}, 'deleted_at', ${isoText("q.deleted_at")}${shared ? ", 'source_type', 'shared'" : ""})`;
 
 /**
  * Whether the types compiled from the cache are still those versions, in the
@@ -297,7 +318,7 @@ function typesCurrent(plan: PlannedQuery): string {
 function pageJsonStatement(plan: PlannedQuery): string {
   const order = orderBy(plan.query.keys, kcol);
   const keys = plan.query.keys.map((_, i) => `${kcol(i)}::text`).join(", ");
-  return `SELECT coalesce(json_agg(${ENTITY_JSON} ORDER BY ${order}), '[]')::text AS data, count(*)::int AS size,
+  return `SELECT coalesce(json_agg(${entityJson(plan.readScope.shared !== null)} ORDER BY ${order}), '[]')::text AS data, count(*)::int AS size,
       min(q.tenant_id::text) AS tenant_low, max(q.tenant_id::text) AS tenant_high, (array_agg(json_build_array(${keys}) ORDER BY ${order}))[count(*)::int] AS last_keys
       ${plan.specs ? `, array_agg(q.id ORDER BY ${order}) AS ids` : ""}, ${typesCurrent(plan)} AS types_current
     FROM (${plan.text}) q`;
@@ -335,7 +356,7 @@ export async function queryPage(tenant: TenantDb, cursorSecret: string, input: Q
     assertTenantRows(page.size ? [{ tenant_id: page.tenant_low! }, { tenant_id: page.tenant_high! }] : [], plan.tenantId);
     const paging = await pagingOf(cursorSecret, plan, page.size, page.last_keys, count, includeCount);
     if (!plan.specs) return { json: page.data, paging };
-    const rels = await loadRelationships(reader, page.ids ?? [], plan.specs);
+    const rels = await loadRelationships(reader, plan.readScope, page.ids ?? [], plan.specs);
     const data = (JSON.parse(page.data) as PresentedEntity[]).map((e) => ({ ...e, relationships: rels.get(e.id) ?? [] }));
     return { json: JSON.stringify(data), paging };
   });

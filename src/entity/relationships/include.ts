@@ -3,7 +3,8 @@
 // related entities only, at most `limit` per anchor entity, in one statement.
 import { assertTenantRows, type Sql } from "../../db/client";
 import { compiled, type CompiledStatement } from "../query/params";
-import type { RelationshipEntry } from "../entities/rows";
+import { SHARED, type RelationshipEntry } from "../entities/rows";
+import type { ReadScope } from "../access";
 
 export interface IncludeSpec {
   /** Related type names; null means any. */
@@ -13,12 +14,13 @@ export interface IncludeSpec {
   limit: number;
   /**
    * A compiled filter and sort over the related entity `e` (query
-   * include_specs), with their parameters numbered from $7.
+   * include_specs), with their parameters numbered from INCLUDE_FIRST_PARAM.
    */
   where?: { sql: string; orderBy: string; params: unknown[] };
 }
 
-export const INCLUDE_FIRST_PARAM = 7;
+// $7..$10 confine the related rows to the caller's read scope (entity/access.ts).
+export const INCLUDE_FIRST_PARAM = 11;
 
 interface LinkRow {
   tenant_id: string;
@@ -50,6 +52,8 @@ const linksSql = (where = "TRUE", orderBy = "") => `
      WHERE ($2::text[] IS NULL OR t.name = ANY($2::text[]))
        AND ($3::uuid[] IS NULL OR l.rule_id = ANY($3::uuid[]))
        AND ($4::text[] IS NULL OR rr.name = ANY($4::text[]))
+       AND ($7::text[] IS NULL OR t.name = ANY($7::text[]) OR e.id = ANY($8::uuid[]))
+       AND ($9::uuid[] IS NULL OR e.type_id = ANY($9::uuid[]) OR e.id = ANY($10::uuid[]))
        AND ${where}
   )
   SELECT tenant_id, anchor, direction, rule_id, rule_name, id, name, type_id, type_name, attributes, n FROM ranked WHERE n <= $5 ORDER BY anchor, n`;
@@ -60,31 +64,33 @@ const linksSql = (where = "TRUE", orderBy = "") => `
  * Every table names the tenant, so it also serves the owner path (no
  * row-level security); the related entity's tenant comes back to be checked.
  */
-export function linksStatement(tenantId: string, anchorIds: string[], spec: IncludeSpec): CompiledStatement {
+export function linksStatement(scope: ReadScope, anchorIds: string[], spec: IncludeSpec): CompiledStatement {
   return compiled(linksSql(spec.where?.sql, spec.where?.orderBy), [
     anchorIds,
     spec.typeNames,
     spec.ruleIds ?? null,
     spec.ruleNames ?? null,
     spec.limit,
-    tenantId,
+    scope.tenantId,
+    scope.typeNames,
+    scope.entityIds,
+    scope.shared?.typeIds ?? null,
+    scope.shared?.entityIds ?? [],
     ...(spec.where?.params ?? []),
   ]);
 }
 
 /** Under a tenant transaction or on the owner path (a TenantReader). */
-export async function loadRelationships(sql: Pick<Sql, "run" | "tenantId">, anchorIds: string[], specs: IncludeSpec[]): Promise<Map<string, RelationshipEntry[]>> {
+export async function loadRelationships(sql: Pick<Sql, "run">, scope: ReadScope, anchorIds: string[], specs: IncludeSpec[]): Promise<Map<string, RelationshipEntry[]>> {
   const out = new Map<string, RelationshipEntry[]>(anchorIds.map((id) => [id, []]));
   if (!anchorIds.length) return out;
-  const tenantId = sql.tenantId;
-  if (tenantId === undefined) throw new Error("relationship includes are read for a tenant");
   for (const spec of specs) {
-    const { rows } = await sql.run<LinkRow & Record<string, unknown>>(linksStatement(tenantId, anchorIds, spec));
-    assertTenantRows(rows, tenantId);
+    const { rows } = await sql.run<LinkRow & Record<string, unknown>>(linksStatement(scope, anchorIds, spec));
+    assertTenantRows(rows, scope.tenantId);
     for (const r of rows) {
       out.get(r.anchor)?.push({
         rule: { id: r.rule_id, name: r.rule_name },
-        entity: { id: r.id, name: r.name, type: { id: r.type_id, name: r.type_name }, attributes: r.attributes },
+        entity: { id: r.id, name: r.name, type: { id: r.type_id, name: r.type_name }, attributes: r.attributes, ...(scope.shared ? SHARED : {}) },
         direction: r.direction,
       });
     }

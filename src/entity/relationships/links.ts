@@ -2,6 +2,7 @@
 // the rule's caps enforced in the writing transaction. Both entity rows are
 // locked first, so concurrent writers on either end queue behind each other
 // and cannot overshoot a cap.
+import { refuseMissing } from "../entities/service";
 import type { TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { lockEntities, overCap, retireOldest, violationOf } from "./cardinality";
@@ -30,10 +31,11 @@ function presentLink(link: LinkRow, rule: RuleRow) {
 }
 
 export async function createLink(tenant: TenantDb, input: CreateLinkInput) {
-  return tenant.tx(async (sql) => {
+  const done = await tenant.tx(async (sql) => {
     const rule = await requireRule(sql, input);
     const types = await lockEntities(sql, [input.from_entity_id, input.to_entity_id]);
-    for (const id of [input.from_entity_id, input.to_entity_id]) if (!types.has(id)) throw notFound("Entity", id);
+    const missing = [input.from_entity_id, input.to_entity_id].find((id) => !types.has(id));
+    if (missing) return { missing, link: null };
     if (types.get(input.from_entity_id) !== rule.from_type_id || types.get(input.to_entity_id) !== rule.to_type_id) {
       throw new ApiError("UNPROCESSABLE_ENTITY", `Rule ${rule.name} links ${rule.from_type_name} to ${rule.to_type_name}; the entities are of other types`, {
         rule: rule.name,
@@ -41,6 +43,9 @@ export async function createLink(tenant: TenantDb, input: CreateLinkInput) {
         to_entity_type: rule.to_type_name,
       });
     }
+    // Linking changes both ends.
+    tenant.access.requireRow("update", { id: input.from_entity_id, type_name: rule.from_type_name });
+    tenant.access.requireRow("update", { id: input.to_entity_id, type_name: rule.to_type_name });
     const existing = await sql.query<{ id: string }>(
       "SELECT id FROM relationships WHERE rule_id = $1 AND from_entity_id = $2 AND to_entity_id = $3 AND deleted_at IS NULL",
       [rule.id, input.from_entity_id, input.to_entity_id],
@@ -73,8 +78,9 @@ export async function createLink(tenant: TenantDb, input: CreateLinkInput) {
        RETURNING id, rule_id, from_entity_id, to_entity_id, created_at`,
       [tenant.tenantId, rule.id, input.from_entity_id, input.to_entity_id],
     );
-    return presentLink(rows[0], rule);
+    return { missing: null, link: presentLink(rows[0], rule) };
   });
+  return done.link ?? refuseMissing(tenant, [done.missing!]);
 }
 
 export async function getLink(tenant: TenantDb, id: string) {
@@ -90,6 +96,12 @@ export async function getLink(tenant: TenantDb, id: string) {
 
 export async function deleteLink(tenant: TenantDb, id: string) {
   return tenant.tx(async (sql) => {
+    const { rows: ends } = await sql.query<{ id: string; type_name: string }>(
+      `SELECT e.id, t.name AS type_name FROM relationships r JOIN entities e ON e.id IN (r.from_entity_id, r.to_entity_id) JOIN entity_types t ON t.id = e.type_id
+        WHERE r.id = $1 AND r.deleted_at IS NULL`,
+      [id],
+    );
+    for (const end of ends) tenant.access.requireRow("update", end);
     const { rows } = await sql.query<{ id: string; deleted_at: string }>(
       "UPDATE relationships SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING id, deleted_at",
       [id],

@@ -70,6 +70,9 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, sourc
   const tenantId = deps.tenant.tenantId;
 
   const type = await deps.tenant.tx((sql) => requireActiveType(sql, input));
+  // An upsert may create and update any row of the type.
+  deps.tenant.access.requireType("create", type.name);
+  deps.tenant.access.requireType("update", type.name);
   const prepared = prepareRows(type, source);
   const { byId, byKey, standsFor } = dedupe(prepared);
   const keyOf = (i: number) => prepared.keys[i];

@@ -5,6 +5,7 @@
 // entity's artifacts answer 404, and a merge moves them (entities/merge.ts).
 // Writes lock the entity row, which serialises them per entity and against a
 // merge moving the artifacts away.
+import type { EntityAccess } from "../../entity/access";
 import type { Database, Sql, TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
@@ -67,14 +68,19 @@ function presentArtifact(r: ArtifactRow, versions?: ArtifactRow[]) {
   };
 }
 
-async function requireEntity(sql: Sql, entityId: string, lock: boolean): Promise<void> {
-  const { rows } = await sql.query(`SELECT id FROM entities WHERE id = $1 AND deleted_at IS NULL${lock ? " FOR NO KEY UPDATE" : ""}`, [entityId]);
+/** The entity the artifact belongs to: reads need read on it, writes (which lock it) update. */
+async function requireEntity(access: EntityAccess, sql: Sql, entityId: string, lock: boolean): Promise<void> {
+  const { rows } = await sql.query<{ id: string; type_name: string }>(
+    `SELECT e.id, t.name AS type_name FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL${lock ? " FOR NO KEY UPDATE OF e" : ""}`,
+    [entityId],
+  );
   if (!rows.length) throw notFound("Entity", entityId);
+  access.requireRow(lock ? "update" : "read", rows[0]);
 }
 
 /** A confirmed version to read: the given number, else the newest. */
-async function confirmedVersion(sql: Sql, entityId: string, artifactId: string, version: number | undefined): Promise<ArtifactRow> {
-  await requireEntity(sql, entityId, false);
+async function confirmedVersion(access: EntityAccess, sql: Sql, entityId: string, artifactId: string, version: number | undefined): Promise<ArtifactRow> {
+  await requireEntity(access, sql, entityId, false);
   const { rows } = await sql.query<ArtifactRow & Record<string, unknown>>(
     `SELECT ${COLUMNS} FROM artifacts a JOIN artifact_versions v ON v.artifact_id = a.id
       WHERE a.id = $1 AND a.entity_id = $2 AND v.status = 'confirmed' AND ($3::int IS NULL OR v.version = $3)
@@ -106,7 +112,7 @@ export interface UploadUrlInput {
 export async function createUploadUrl(deps: ArtifactDeps, entityId: string, input: UploadUrlInput) {
   if (input.size !== undefined && input.size > MAX_FILE_BYTES) throw fileTooLarge();
   const { row, replaced } = await deps.tenant.tx(async (sql) => {
-    await requireEntity(sql, entityId, true);
+    await requireEntity(deps.tenant.access, sql, entityId, true);
     const existing = await sql.query<{ id: string }>(
       // Locked so the cron sweep cannot remove it (as emptied) while a version is added.
       "SELECT id FROM artifacts WHERE entity_id = $1 AND artifact_type = $2 AND filename = $3 ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE",
@@ -222,7 +228,7 @@ function checksumHex(checksum: string): string {
  */
 export async function confirmArtifact(deps: Pick<ArtifactDeps, "tenant">, entityId: string, artifactId: string, checksum: string | undefined) {
   return deps.tenant.tx(async (sql) => {
-    await requireEntity(sql, entityId, true);
+    await requireEntity(deps.tenant.access, sql, entityId, true);
     const { rows } = await sql.query<ArtifactRow & Record<string, unknown>>(
       `SELECT ${COLUMNS} FROM artifacts a JOIN artifact_versions v ON v.artifact_id = a.id
         WHERE a.id = $1 AND a.entity_id = $2 ORDER BY v.version DESC LIMIT 1 FOR UPDATE OF v`,
@@ -262,7 +268,7 @@ export interface ListQuery {
  */
 export async function listArtifacts(deps: Pick<ArtifactDeps, "tenant">, entityId: string, q: ListQuery, page: Page) {
   return deps.tenant.tx(async (sql) => {
-    await requireEntity(sql, entityId, false);
+    await requireEntity(deps.tenant.access, sql, entityId, false);
     const filter = `a.entity_id = $1 AND ($2::text IS NULL OR a.artifact_type = $2) AND ($3::text[] IS NULL OR a.artifact_type = ANY($3::text[]))
       AND EXISTS (SELECT 1 FROM artifact_versions x WHERE x.artifact_id = a.id)`;
     const params = [entityId, q.artifact_type ?? null, q.artifact_type_in ?? null];
@@ -308,11 +314,11 @@ async function open(deps: Pick<ArtifactDeps, "tenant" | "files">, row: ArtifactR
 }
 
 export async function readArtifact(deps: Pick<ArtifactDeps, "tenant" | "files">, entityId: string, artifactId: string, version: number | undefined): Promise<StoredFile> {
-  return open(deps, await deps.tenant.tx((sql) => confirmedVersion(sql, entityId, artifactId, version)));
+  return open(deps, await deps.tenant.tx((sql) => confirmedVersion(deps.tenant.access, sql, entityId, artifactId, version)));
 }
 
 export async function artifactDownloadUrl(deps: ArtifactDeps, entityId: string, artifactId: string, opts: { ttl?: number; version?: number }): Promise<Link> {
-  const row = await deps.tenant.tx((sql) => confirmedVersion(sql, entityId, artifactId, opts.version));
+  const row = await deps.tenant.tx((sql) => confirmedVersion(deps.tenant.access, sql, entityId, artifactId, opts.version));
   return signLink(
     deps.secret,
     "artifact-download",
@@ -342,7 +348,7 @@ export async function readLinkedVersion(deps: Pick<ArtifactDeps, "tenant" | "fil
 /** Removes the artifact with every version, and their bytes. */
 export async function deleteArtifact(deps: Pick<ArtifactDeps, "tenant" | "files">, entityId: string, artifactId: string) {
   const keys = await deps.tenant.tx(async (sql) => {
-    await requireEntity(sql, entityId, true);
+    await requireEntity(deps.tenant.access, sql, entityId, true);
     const { rows: found } = await sql.query("SELECT id FROM artifacts WHERE id = $1 AND entity_id = $2", [artifactId, entityId]);
     if (!found.length) throw notFound("Artifact", artifactId);
     const { rows } = await sql.query<{ storage_key: string | null }>("DELETE FROM artifact_versions WHERE artifact_id = $1 RETURNING storage_key", [artifactId]);

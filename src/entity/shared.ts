@@ -1,0 +1,47 @@
+// What other tenants share with the caller's tenant, for the query engine's
+// owner path (which runs without row-level security, so it states the share
+// clauses itself; they match the policies of migrations/0006).
+import type { TenantReader } from "../db/client";
+import type { ReadScope } from "./access";
+import { compiled } from "./query/params";
+
+/** The owner path or a tenant transaction: both run compiled statements. */
+type Runner = Pick<TenantReader, "run" | "tenantId">;
+
+// A type is shared with $1 when the type itself is, or one of its live entities is.
+const SHARED_TYPE = `
+  SELECT t.id, t.tenant_id FROM entity_types t
+   WHERE t.name = $2 AND t.tenant_id <> $1
+     AND EXISTS (SELECT 1 FROM shares s
+                  WHERE s.target_tenant_id = $1 AND s.tenant_id = t.tenant_id AND 'read' = ANY (s.actions)
+                    AND ((s.resource_type = 'entity_type' AND s.resource_id = t.id)
+                      OR (s.resource_type = 'entity' AND EXISTS (SELECT 1 FROM entities e WHERE e.id = s.resource_id AND e.type_id = t.id AND e.deleted_at IS NULL))))
+   ORDER BY t.created_at, t.id
+   LIMIT 1`;
+
+const SHARES_FROM = `
+  SELECT coalesce(array_agg(resource_id) FILTER (WHERE resource_type = 'entity_type'), '{}') AS type_ids,
+         coalesce(array_agg(resource_id) FILTER (WHERE resource_type = 'entity'), '{}') AS entity_ids
+    FROM shares
+   WHERE target_tenant_id = $1 AND tenant_id = $2 AND 'read' = ANY (actions) AND resource_type IN ('entity_type', 'entity')`;
+
+/**
+ * The tenant that shares a type of this name with the caller's tenant (the
+ * earliest-created such type when several do), or null. Only asked when the
+ * caller's tenant has no type of that name: its own types shadow shared ones.
+ */
+export async function sharedType(reader: Runner, name: string): Promise<{ id: string; tenant_id: string } | null> {
+  const { rows } = await reader.run<{ id: string; tenant_id: string }>(compiled(SHARED_TYPE, [reader.tenantId, name]));
+  return rows[0] ?? null;
+}
+
+/** The types and entities `owner` shares with the caller's tenant. */
+export async function sharesFrom(reader: Runner, owner: string): Promise<NonNullable<ReadScope["shared"]>> {
+  const { rows } = await reader.run<{ type_ids: string[]; entity_ids: string[] }>(compiled(SHARES_FROM, [reader.tenantId, owner]));
+  return { typeIds: rows[0].type_ids, entityIds: rows[0].entity_ids };
+}
+
+/** A reader over `owner`'s rows, for a query over a type it shares (the engine confines to the shares). */
+export function readerFor(reader: TenantReader, owner: string): TenantReader {
+  return { ...reader, tenantId: owner };
+}
