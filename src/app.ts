@@ -12,6 +12,9 @@ import { openApiRoutes } from "./openapi/routes";
 import { healthRoutes } from "./health/routes";
 import { authRoutes } from "./auth/routes";
 import { accessRoutes } from "./access/routes";
+import { secretRoutes } from "./access/secrets/routes";
+import { externalRoutes } from "./access/external/routes";
+import { shareRoutes } from "./access/shares/routes";
 import { schemaRoutes } from "./schema/routes";
 import { entityTypeRoutes } from "./entity/entity-types/routes";
 import { entityRoutes } from "./entity/entities/routes";
@@ -29,6 +32,9 @@ export const routes: RouteSpec[] = [
   ...healthRoutes,
   ...authRoutes,
   ...accessRoutes,
+  ...secretRoutes,
+  ...externalRoutes,
+  ...shareRoutes,
   ...schemaRoutes,
   ...entityTypeRoutes,
   ...upsertRoutes,

@@ -10,7 +10,7 @@
 //   nonce_i = nonce prefix (7) || i (uint32 BE) || 0x01 on the last record, else 0x00
 //
 // Keys: tenant key = HKDF-SHA256(MASTER_KEY, salt "entity-platform/files",
-// info "tenant:<tenant id>"); object key = HKDF-SHA256(tenant key, the
+// info "tenant:<tenant id>") (lib/tenant-key.ts); object key = HKDF-SHA256(tenant key, the
 // header's random salt, info "object:<R2 key>"). A fresh key per object means
 // nonces never repeat under one key however many objects a tenant has, and
 // binding the R2 key means bytes copied to another key do not decrypt. The
@@ -20,6 +20,7 @@
 import { ApiError } from "../lib/errors";
 import { log } from "../lib/logger";
 import { randomBytes } from "../lib/crypto";
+import { tenantKeyBits } from "../lib/tenant-key";
 import { FixedChunks } from "./fixed-chunks";
 
 const RECORD_BYTES = 64 * 1024;
@@ -39,24 +40,8 @@ export function encryptedLength(plainBytes: number): number {
   return HEADER_BYTES + plainBytes + records * TAG_BYTES;
 }
 
-const masterKeys = new Map<string, Promise<CryptoKey>>();
-
-function masterKey(secret: string): Promise<CryptoKey> {
-  let key = masterKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveBits"]);
-    masterKeys.set(secret, key);
-  }
-  return key;
-}
-
 async function objectKey(secret: string, tenantId: string, storageKey: string, salt: Uint8Array): Promise<CryptoKey> {
-  const tenantBits = await crypto.subtle.deriveBits(
-    { name: "HKDF", hash: "SHA-256", salt: encoder.encode("entity-platform/files"), info: encoder.encode(`tenant:${tenantId}`) },
-    await masterKey(secret),
-    256,
-  );
-  const tenantKey = await crypto.subtle.importKey("raw", tenantBits, "HKDF", false, ["deriveKey"]);
+  const tenantKey = await crypto.subtle.importKey("raw", await tenantKeyBits(secret, "files", tenantId), "HKDF", false, ["deriveKey"]);
   return crypto.subtle.deriveKey(
     { name: "HKDF", hash: "SHA-256", salt, info: encoder.encode(`object:${storageKey}`) },
     tenantKey,

@@ -14,7 +14,10 @@ export async function readJson(c: Context): Promise<unknown> {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new ApiError("BAD_REQUEST", "Request body is not valid JSON", { reason: (e as Error).message });
+    // V8 quotes the text around an unexpected token ("Unexpected token 'x', ..."ab x"... is not valid JSON"),
+    // and a body may carry a secret's value, so that form is cut to its first words.
+    const reason = (e as Error).message.endsWith("is not valid JSON") ? "Unexpected token" : (e as Error).message;
+    throw new ApiError("BAD_REQUEST", "Request body is not valid JSON", { reason });
   }
   guardJson(value, { source: text });
   return value;

@@ -1,4 +1,4 @@
-// Roles (POST/GET /access/roles) and GET /access/me/permissions (DECISIONS.md, Authentication).
+// Roles (/access/roles) and GET /access/me/permissions (DECISIONS.md, Authentication and Access administration).
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 
@@ -17,14 +17,15 @@ async function mintWithRoles(creds: TenantCreds, roleNames: string[]) {
 }
 
 describe("POST /access/roles", () => {
-  it("creates a role: 201 data {id, name, permissions, created_at}", async () => {
+  it("creates a role: 201 data {id, name, permissions, created_at, updated_at}", async () => {
     const t = await createTenant();
     const before = Date.now();
     const res = await call("POST", "/access/roles", { auth: t.auth, body: { name: "editor", permissions: ["entity:read", "entity:update"] } });
     expect(res.status).toBe(201);
     expect(Object.keys(res.json)).toEqual(["data"]);
     const role = res.json.data;
-    expect(Object.keys(role).sort()).toEqual(["created_at", "id", "name", "permissions"]);
+    expect(Object.keys(role).sort()).toEqual(["created_at", "id", "name", "permissions", "updated_at"]);
+    expect(role.updated_at).toBe(role.created_at);
     expect(role.id).toMatch(UUID);
     expect(role.name).toBe("editor");
     expect(role.permissions).toEqual(["entity:read", "entity:update"]);
@@ -123,6 +124,118 @@ describe("GET /access/roles", () => {
     expectError(await call("GET", "/access/roles?limit=1001", { auth: t.auth }), 422, "VALIDATION_FAILED");
     expectError(await call("GET", "/access/roles?page=0", { auth: t.auth }), 422, "VALIDATION_FAILED");
     expectError(await call("GET", "/access/roles?page=1000001", { auth: t.auth }), 422, "VALIDATION_FAILED");
+  });
+});
+
+/** A role row and its bindings and assignments, as one comparable value. */
+async function roleFootprint(tenantId: string) {
+  const [row] = await systemQuery(
+    `SELECT (SELECT string_agg(id || ' ' || name || ' ' || permissions::text || ' ' || updated_at, ';' ORDER BY id) FROM roles WHERE tenant_id = $1) AS roles,
+            (SELECT count(*) FROM role_bindings WHERE tenant_id = $1) AS bindings,
+            (SELECT count(*) FROM policy_assignments WHERE tenant_id = $1) AS assignments`,
+    [tenantId],
+  );
+  return row;
+}
+
+async function unchanged(t: TenantCreds, send: () => Promise<{ status: number; json: any }>, status: number, code: string) {
+  const before = await roleFootprint(t.tenantId);
+  const err = expectError(await send(), status, code);
+  expect(await roleFootprint(t.tenantId)).toEqual(before);
+  return err;
+}
+
+describe("GET /access/roles/{id}", () => {
+  it("answers the role; 404 for unknown and other tenants' ids; 403 without access:read", async () => {
+    const t = await createTenant();
+    const role = await createRole(t, "viewer", ["entity:read"]);
+    const res = await call("GET", `/access/roles/${role.id}`, { auth: t.auth });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: role });
+    expectError(await call("GET", `/access/roles/${crypto.randomUUID()}`, { auth: t.auth }), 404, "NOT_FOUND");
+    const other = await createTenant();
+    expectError(await call("GET", `/access/roles/${role.id}`, { auth: other.auth }), 404, "NOT_FOUND");
+    expectError(await call("GET", "/access/roles/viewer", { auth: t.auth }), 422, "VALIDATION_FAILED");
+    const none = await mintWithRoles(t, ["viewer"]);
+    expectError(await call("GET", `/access/roles/${role.id}`, { auth: none.auth }), 403, "FORBIDDEN");
+  });
+});
+
+describe("PUT /access/roles/{id}", () => {
+  it("renames, replaces permissions (deduplicated) and bumps updated_at; tokens holding it follow", async () => {
+    const t = await createTenant();
+    const role = await createRole(t, "viewer", ["entity:read"]);
+    const tok = await mintWithRoles(t, ["viewer"]);
+    const renamed = await call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body: { name: "reader" } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.json.data).toMatchObject({ id: role.id, name: "reader", permissions: ["entity:read"], created_at: role.created_at });
+    expect(Date.parse(renamed.json.data.updated_at)).toBeGreaterThan(Date.parse(role.updated_at));
+    const res = await call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body: { permissions: ["schema:read", "entity:read", "schema:read"] } });
+    expect(res.json.data).toMatchObject({ name: "reader", permissions: ["schema:read", "entity:read"] });
+    expect(await systemQuery("SELECT name, permissions FROM roles WHERE id = $1", [role.id])).toEqual([{ name: "reader", permissions: ["schema:read", "entity:read"] }]);
+    expect((await call("GET", "/access/me/permissions", { auth: tok.auth })).json.data.permissions).toEqual(["entity:read", "schema:read"]);
+  });
+
+  it("refuses adding a permission the caller lacks with 403; removing or keeping one needs nothing", async () => {
+    const t = await createTenant();
+    await createRole(t, "role-admin", ["access:*", "entity:read"]);
+    const target = await createRole(t, "target", ["entity:delete", "entity:read"]);
+    const admin = await mintWithRoles(t, ["role-admin"]);
+    const err = await unchanged(t, () => call("PUT", `/access/roles/${target.id}`, { auth: admin.auth, body: { permissions: ["entity:delete", "entity:read", "schema:create", "*:*"] } }), 403, "FORBIDDEN");
+    expect(err.details.missing_permissions).toEqual(["schema:create", "*:*"]);
+    const narrowed = await call("PUT", `/access/roles/${target.id}`, { auth: admin.auth, body: { permissions: ["entity:delete"] } });
+    expect(narrowed.status, narrowed.text).toBe(200);
+    expect(narrowed.json.data.permissions).toEqual(["entity:delete"]);
+  });
+
+  it("a taken name is 409 (role unchanged); unknown and other tenants' roles 404; bad bodies 422; 403 without access:update", async () => {
+    const t = await createTenant();
+    const role = await createRole(t, "mine", ["entity:read"]);
+    await createRole(t, "taken", []);
+    const conflict = await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body: { name: "taken", permissions: [] } }), 409, "CONFLICT");
+    expect(conflict.details.name).toBe("taken");
+    expectError(await call("PUT", `/access/roles/${crypto.randomUUID()}`, { auth: t.auth, body: { name: "x" } }), 404, "NOT_FOUND");
+    const other = await createTenant();
+    await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: other.auth, body: { name: "stolen" } }), 404, "NOT_FOUND");
+    const lines = async (body: unknown) => (await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body }), 422, "VALIDATION_FAILED")).details.validation_errors;
+    expect(await lines({})).toEqual([expect.stringMatching(/^\(root\): /)]);
+    expect(await lines({ permissions: ["entity"] })).toEqual([expect.stringMatching(/^permissions\[0\]: /)]);
+    expect(await lines({ name: "" })).toEqual(["name: String is too short (0 < 1)"]);
+    expect(await lines({ name: "x".repeat(201) })).toEqual(["name: String is too long (201 > 200)"]);
+    expect(await lines({ name: "a\u0000b" })).toEqual(["name: must not contain NUL characters or unpaired surrogates"]);
+    expect(await lines({ created_at: "2020-01-01T00:00:00Z" })).toEqual(["created_at: is not allowed"]);
+    await createRole(t, "ro", ["access:read"]);
+    const ro = await mintWithRoles(t, ["ro"]);
+    await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: ro.auth, body: { name: "x" } }), 403, "FORBIDDEN");
+  });
+});
+
+describe("DELETE /access/roles/{id}", () => {
+  it("deletes the role with its bindings and policy assignments; a token holding it loses its permissions", async () => {
+    const t = await createTenant();
+    const role = await createRole(t, "temp", ["entity:read"]);
+    const tok = await mintWithRoles(t, ["temp"]);
+    const policy = await call("POST", "/access/policies", { auth: t.auth, body: { name: "p" } });
+    expect((await call("POST", `/access/policies/${policy.json.data.id}/assignments`, { auth: t.auth, body: { role_name: "temp" } })).status).toBe(201);
+    const res = await call("DELETE", `/access/roles/${role.id}`, { auth: t.auth });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: { id: role.id, deleted: true } });
+    expect(await systemQuery("SELECT 1 FROM roles WHERE id = $1", [role.id])).toEqual([]);
+    expect(await systemQuery("SELECT 1 FROM role_bindings WHERE role_id = $1", [role.id])).toEqual([]);
+    expect(await systemQuery("SELECT 1 FROM policy_assignments WHERE role_id = $1", [role.id])).toEqual([]);
+    expect((await call("GET", "/access/me/permissions", { auth: tok.auth })).json.data.permissions).toEqual([]);
+    expectError(await call("DELETE", `/access/roles/${role.id}`, { auth: t.auth }), 404, "NOT_FOUND");
+  });
+
+  it("404 for another tenant's role (kept); 403 without access:delete (kept)", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const theirs = await createRole(other, "theirs", []);
+    await unchanged(other, () => call("DELETE", `/access/roles/${theirs.id}`, { auth: t.auth }), 404, "NOT_FOUND");
+    const mine = await createRole(t, "mine", []);
+    await createRole(t, "nodelete", ["access:read", "access:create", "access:update"]);
+    const tok = await mintWithRoles(t, ["nodelete"]);
+    await unchanged(t, () => call("DELETE", `/access/roles/${mine.id}`, { auth: tok.auth }), 403, "FORBIDDEN");
   });
 });
 

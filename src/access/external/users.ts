@@ -1,0 +1,147 @@
+// External users: a person as an identity provider names them, mapped to one
+// tenant user. Posting a mapping creates that user, or links an existing one
+// holding the same email only when the caller says so, so a provider cannot
+// take over an account by claiming its email.
+import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import { pgCode, type Sql, type TenantDb } from "../../db/client";
+import { externalUsers, users } from "../../db/schema";
+import { ApiError, notFound } from "../../lib/errors";
+import { offsetOf, paginated, type Page } from "../../lib/pagination";
+
+const columns = {
+  id: externalUsers.id,
+  provider: externalUsers.provider,
+  external_id: externalUsers.externalId,
+  email: externalUsers.email,
+  user_id: externalUsers.userId,
+  is_active: externalUsers.isActive,
+  created_at: externalUsers.createdAt,
+  updated_at: externalUsers.updatedAt,
+};
+
+export interface ExternalUserInput {
+  provider: string;
+  external_id: string;
+  email?: string;
+  first_name?: string;
+  last_name?: string;
+  link_existing_email?: boolean;
+}
+
+const sameEmail = (email: string) => sql`lower(${users.email}) = lower(${email})`;
+
+function emailRefused(email: string, userId: string): ApiError {
+  return new ApiError({ code: "EMAIL_LINK_REFUSED", email, user_id: userId }, `The email ${email} belongs to tenant user ${userId}; send link_existing_email: true to link it`);
+}
+
+async function existingMapping({ db }: Sql, provider: string, externalId: string) {
+  const [row] = await db.select(columns).from(externalUsers).where(and(eq(externalUsers.provider, provider), eq(externalUsers.externalId, externalId)));
+  if (row && !row.is_active) {
+    throw new ApiError({ code: "EXTERNAL_USER_INACTIVE", external_user_id: row.id }, `External user ${externalId} of provider ${provider} is deactivated`);
+  }
+  return row;
+}
+
+/** One try: the mapping if it exists, else the user found or made and a new mapping. */
+async function attempt(tenant: TenantDb, input: ExternalUserInput) {
+  return tenant.tx(async (tx) => {
+    const existing = await existingMapping(tx, input.provider, input.external_id);
+    if (existing) return { row: existing, created: false };
+    let userId: string | undefined;
+    if (input.email !== undefined) {
+      const [holder] = await tx.db.select({ id: users.id }).from(users).where(sameEmail(input.email));
+      if (holder && !input.link_existing_email) throw emailRefused(input.email, holder.id);
+      userId = holder?.id;
+    }
+    if (!userId) {
+      const name = [input.first_name, input.last_name].filter((part) => part).join(" ") || null;
+      [{ id: userId }] = await tx.db.insert(users).values({ tenantId: tenant.tenantId, email: input.email ?? null, name }).returning({ id: users.id });
+    }
+    const [row] = await tx.db
+      .insert(externalUsers)
+      .values({ tenantId: tenant.tenantId, provider: input.provider, externalId: input.external_id, email: input.email ?? null, userId })
+      .returning(columns);
+    return { row, created: true };
+  });
+}
+
+/**
+ * Two identical posts at once both find no mapping; the unique indexes on
+ * the mapping and on the user's email let only one commit, and the other's
+ * whole transaction (its user included) rolls back. Trying again then finds
+ * what the winner committed.
+ */
+export async function createExternalUser(tenant: TenantDb, input: ExternalUserInput) {
+  try {
+    return await attempt(tenant, input);
+  } catch (e) {
+    if (pgCode(e) !== "23505") throw e;
+  }
+  try {
+    return await attempt(tenant, input);
+  } catch (e) {
+    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "A concurrent request changed this external user or its email; try again");
+    throw e;
+  }
+}
+
+export async function listExternalUsers(tenant: TenantDb, filter: { provider?: string; external_id?: string; email?: string }, page: Page) {
+  const where: SQL[] = [];
+  if (filter.provider !== undefined) where.push(eq(externalUsers.provider, filter.provider));
+  if (filter.external_id !== undefined) where.push(eq(externalUsers.externalId, filter.external_id));
+  if (filter.email !== undefined) where.push(sql`lower(${externalUsers.email}) = lower(${filter.email})`);
+  return tenant.tx(async ({ db }) => {
+    const rows = await db
+      .select(columns)
+      .from(externalUsers)
+      .where(and(...where))
+      .orderBy(desc(externalUsers.createdAt), desc(externalUsers.id))
+      .limit(page.limit)
+      .offset(offsetOf(page));
+    const [{ total }] = await db.select({ total: count() }).from(externalUsers).where(and(...where));
+    return paginated(rows, page, total);
+  });
+}
+
+export async function getExternalUser(tenant: TenantDb, id: string) {
+  return tenant.tx(async ({ db }) => {
+    const [row] = await db.select(columns).from(externalUsers).where(eq(externalUsers.id, id));
+    if (!row) throw notFound("External user", id);
+    return row;
+  });
+}
+
+/**
+ * `is_active` is stored and answered. An email change is the linked tenant
+ * user's email too, refused when another tenant user holds it.
+ */
+export async function updateExternalUser(tenant: TenantDb, id: string, change: { email?: string; is_active?: boolean }) {
+  const write = () =>
+    tenant.tx(async ({ db }) => {
+      const [current] = await db.select({ userId: externalUsers.userId }).from(externalUsers).where(eq(externalUsers.id, id));
+      if (!current) throw notFound("External user", id);
+      if (change.email !== undefined) {
+        const [holder] = await db.select({ id: users.id }).from(users).where(and(sameEmail(change.email), ne(users.id, current.userId)));
+        if (holder) throw emailRefused(change.email, holder.id);
+        await db.update(users).set({ email: change.email, updatedAt: sql`now()` }).where(eq(users.id, current.userId));
+      }
+      const [row] = await db
+        .update(externalUsers)
+        .set({ email: change.email, isActive: change.is_active, updatedAt: sql`now()` })
+        .where(eq(externalUsers.id, id))
+        .returning(columns);
+      return row;
+    });
+  try {
+    return await write();
+  } catch (e) {
+    // Another user took the email between the check and the write: the check now sees it.
+    if (pgCode(e) !== "23505") throw e;
+  }
+  try {
+    return await write();
+  } catch (e) {
+    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "A concurrent request took this email; try again");
+    throw e;
+  }
+}

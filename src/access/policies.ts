@@ -1,0 +1,139 @@
+// Policies: named sets of grants, assigned to roles or users (assignments.ts).
+import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Db, TenantDb } from "../db/client";
+import { pgCode } from "../db/client";
+import { grants, policies, policyAssignments } from "../db/schema";
+import { ApiError, notFound } from "../lib/errors";
+import { offsetOf, paginated, type Page } from "../lib/pagination";
+import { forbidden, uuidSchema } from "../lib/schemas";
+import type { Principal } from "../gateway/principal";
+import { grantPermissions, requireCovered } from "./escalation";
+
+/** One per path prefix (entity types keep their own `entity_type`), and `*` for all. */
+const RESOURCES = ["*", "entity", "entity_type", "schema", "definition", "workflow", "app", "access", "event"] as const;
+const ACTIONS = ["read", "create", "update", "delete", "*"] as const;
+
+export const grantFields = {
+  resource: { enum: RESOURCES },
+  actions: { type: "array", minItems: 1, uniqueItems: true, items: { enum: ACTIONS } },
+  resource_name: { type: "string", minLength: 1, maxLength: 200, description: "An entity type name: the grant covers that type's entities only" },
+  resource_id: { ...uuidSchema, description: "An entity id: the grant covers that entity only" },
+} as const;
+
+/** Only entity grants narrow, to a type or to one entity, never both. */
+export const grantNarrowing = {
+  resource_name: { properties: { resource: { const: "entity" }, resource_id: forbidden } },
+  resource_id: { properties: { resource: { const: "entity" } } },
+} as const;
+
+/** A grant as a policy body carries it. */
+export const grantInput = {
+  type: "object",
+  additionalProperties: false,
+  required: ["resource", "actions"],
+  properties: grantFields,
+  dependentSchemas: grantNarrowing,
+} as const;
+
+export interface GrantInput {
+  resource: string;
+  actions: string[];
+  resource_name?: string;
+  resource_id?: string;
+}
+
+export const grantColumns = {
+  id: grants.id,
+  policy_id: grants.policyId,
+  resource: grants.resource,
+  actions: grants.actions,
+  resource_name: grants.resourceName,
+  resource_id: grants.resourceId,
+};
+
+/** Oldest first; grants added together (one policy body) by resource, then what they narrow to. */
+export const grantOrder = [asc(grants.createdAt), asc(grants.resource), asc(grants.resourceName), asc(grants.resourceId), asc(grants.id)];
+
+const policyColumns = { id: policies.id, name: policies.name, description: policies.description, created_at: policies.createdAt, updated_at: policies.updatedAt };
+
+export function grantRow(tenantId: string, policyId: string, g: GrantInput) {
+  return { tenantId, policyId, resource: g.resource, actions: g.actions, resourceName: g.resource_name ?? null, resourceId: g.resource_id ?? null };
+}
+
+/** Grants added to an assigned policy reach its holders at once, so the caller must hold them. */
+export async function requireCoveredIfAssigned(db: Db, caller: Principal, policyId: string, added: GrantInput[]) {
+  const [assigned] = await db.select({ id: policyAssignments.id }).from(policyAssignments).where(eq(policyAssignments.policyId, policyId)).limit(1);
+  if (assigned) requireCovered(caller, grantPermissions(added), "Adding these grants to an assigned policy");
+}
+
+async function withGrants<P extends { id: string }>(db: Db, rows: P[]) {
+  const all = rows.length
+    ? await db.select(grantColumns).from(grants).where(inArray(grants.policyId, rows.map((p) => p.id))).orderBy(...grantOrder)
+    : [];
+  return rows.map(({ id, ...rest }) => ({ id, ...rest, grants: all.filter((g) => g.policy_id === id) }));
+}
+
+export async function policyRow(db: Db, id: string) {
+  const [row] = await db.select(policyColumns).from(policies).where(eq(policies.id, id));
+  if (!row) throw notFound("Policy", id);
+  return (await withGrants(db, [row]))[0];
+}
+
+function nameTaken(e: unknown, name: string | undefined): unknown {
+  return pgCode(e) === "23505" ? new ApiError("CONFLICT", `Policy ${name} already exists`, { name }) : e;
+}
+
+export async function createPolicy(tenant: TenantDb, input: { name: string; description?: string | null; grants?: GrantInput[] }) {
+  try {
+    return await tenant.tx(async ({ db }) => {
+      const [{ id }] = await db.insert(policies).values({ tenantId: tenant.tenantId, name: input.name, description: input.description ?? null }).returning({ id: policies.id });
+      if (input.grants?.length) await db.insert(grants).values(input.grants.map((g) => grantRow(tenant.tenantId, id, g)));
+      return policyRow(db, id);
+    });
+  } catch (e) {
+    throw nameTaken(e, input.name);
+  }
+}
+
+export async function listPolicies(tenant: TenantDb, page: Page) {
+  return tenant.tx(async ({ db }) => {
+    const rows = await db.select(policyColumns).from(policies).orderBy(desc(policies.createdAt), desc(policies.id)).limit(page.limit).offset(offsetOf(page));
+    const [{ total }] = await db.select({ total: count() }).from(policies);
+    return paginated(await withGrants(db, rows), page, total);
+  });
+}
+
+export async function getPolicy(tenant: TenantDb, id: string) {
+  return tenant.tx(({ db }) => policyRow(db, id));
+}
+
+/** `grants`, when given, replace the policy's whole set. */
+export async function updatePolicy(tenant: TenantDb, caller: Principal, id: string, input: { name?: string; description?: string | null; grants?: GrantInput[] }) {
+  try {
+    return await tenant.tx(async ({ db }) => {
+      const [row] = await db
+        .update(policies)
+        .set({ ...(input.name !== undefined && { name: input.name }), ...(input.description !== undefined && { description: input.description }), updatedAt: sql`now()` })
+        .where(eq(policies.id, id))
+        .returning({ id: policies.id });
+      if (!row) throw notFound("Policy", id);
+      if (input.grants) {
+        await requireCoveredIfAssigned(db, caller, id, input.grants);
+        await db.delete(grants).where(eq(grants.policyId, id));
+        if (input.grants.length) await db.insert(grants).values(input.grants.map((g) => grantRow(tenant.tenantId, id, g)));
+      }
+      return policyRow(db, id);
+    });
+  } catch (e) {
+    throw nameTaken(e, input.name);
+  }
+}
+
+/** Its grants and assignments go with it (foreign keys cascade). */
+export async function deletePolicy(tenant: TenantDb, id: string) {
+  return tenant.tx(async ({ db }) => {
+    const [row] = await db.delete(policies).where(eq(policies.id, id)).returning({ id: policies.id });
+    if (!row) throw notFound("Policy", id);
+    return { id: row.id, deleted: true as const };
+  });
+}

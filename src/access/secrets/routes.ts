@@ -1,0 +1,93 @@
+// /access/secrets: values go in, never come out (SPEC.md 5.5). The resolver
+// (resolver.ts) is the only reader of a value.
+import { route } from "../../lib/route";
+import { dataEnvelope, forbidden, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { pageOf } from "../../lib/pagination";
+import { validationFailed } from "../../lib/validate";
+import { deleteSecret, listSecrets, putSecret } from "./store";
+
+/** A value's limit, in UTF-8 bytes. */
+export const MAX_SECRET_BYTES = 64 * 1024;
+
+const SCOPES = ["tenant", "user", "company", "team"] as const;
+const principalId = { type: "string", minLength: 1, maxLength: 200 } as const;
+
+const putBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["scope", "name", "value"],
+  properties: {
+    scope: { enum: SCOPES },
+    name: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$", maxLength: 200 },
+    // Characters are at most 4 bytes each; the byte limit itself is checked in the handler.
+    value: { type: "string", maxLength: MAX_SECRET_BYTES, description: `At most ${MAX_SECRET_BYTES} bytes of UTF-8; never answered` },
+    principal_id: { ...principalId, description: "The user, company or team id; required except for scope tenant, where it is refused" },
+  },
+  if: { properties: { scope: { const: "tenant" } } },
+  then: { properties: { principal_id: forbidden } },
+  else: { required: ["principal_id"] },
+} as const;
+
+const secretItem = {
+  type: "object",
+  required: ["id", "scope", "principal_id", "name", "created_at", "updated_at"],
+  properties: {
+    id: uuidSchema,
+    scope: { enum: SCOPES },
+    principal_id: { type: ["string", "null"] },
+    name: { type: "string" },
+    created_at: { type: "string" },
+    updated_at: { type: "string" },
+  },
+} as const;
+
+const encoder = new TextEncoder();
+
+export const secretRoutes = [
+  route({
+    method: "post",
+    path: "/access/secrets",
+    tag: "access",
+    summary: "Create or replace a secret (its value is never answered)",
+    permission: ["access", "create"],
+    // Not idempotent: the idempotency record keeps a hash of the body, and a hash of a guessable value gives it away. A repeat replaces the value with itself.
+    body: putBody,
+    responses: {
+      201: { description: "Created", schema: dataEnvelope(secretItem) },
+      200: { description: "Replaced the value of the secret with this scope, principal and name", schema: dataEnvelope(secretItem) },
+    },
+    handler: async (c, { body }) => {
+      if (encoder.encode(body.value).byteLength > MAX_SECRET_BYTES) throw validationFailed([`value: must be at most ${MAX_SECRET_BYTES} bytes of UTF-8`]);
+      const { secret, created } = await putSecret(c.var.ctx.tenant, c.var.ctx.secret, {
+        scope: body.scope,
+        principalId: body.scope === "tenant" ? null : body.principal_id!,
+        name: body.name,
+        value: body.value,
+      });
+      return c.json({ data: secret }, created ? 201 : 200);
+    },
+  }),
+  route({
+    method: "get",
+    path: "/access/secrets",
+    tag: "access",
+    summary: "List secrets (never their values)",
+    permission: ["access", "read"],
+    query: { type: "object", additionalProperties: false, properties: { scope: { enum: SCOPES }, principal_id: principalId, ...paginationQuery } },
+    responses: { 200: { description: "Secrets, newest first", schema: listEnvelope(secretItem) } },
+    handler: async (c, { query }) => c.json(await listSecrets(c.var.ctx.tenant, query, pageOf(query))),
+  }),
+  route({
+    method: "delete",
+    path: "/access/secrets/:id",
+    tag: "access",
+    summary: "Delete a secret",
+    permission: ["access", "delete"],
+    params: { id: uuidSchema },
+    responses: {
+      200: { description: "Deleted", schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } }) },
+      404: { description: "No such secret" },
+    },
+    handler: async (c, { params }) => c.json({ data: await deleteSecret(c.var.ctx.tenant, params.id) }),
+  }),
+];
