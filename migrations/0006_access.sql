@@ -193,6 +193,9 @@ CREATE TRIGGER grants_access_version AFTER INSERT OR UPDATE OR DELETE ON grants 
 --> statement-breakpoint
 CREATE TRIGGER policy_assignments_access_version AFTER INSERT OR UPDATE OR DELETE ON policy_assignments FOR EACH ROW EXECUTE FUNCTION platform_bump_access_version('tenant_id');
 --> statement-breakpoint
+-- An own type shadows a shared one of the same name: creating or renaming a type changes what a name reads.
+CREATE TRIGGER entity_types_access_version AFTER INSERT OR DELETE OR UPDATE OF name ON entity_types FOR EACH ROW EXECUTE FUNCTION platform_bump_access_version('tenant_id');
+--> statement-breakpoint
 CREATE TRIGGER shares_access_version AFTER INSERT OR UPDATE OR DELETE ON shares FOR EACH ROW EXECUTE FUNCTION platform_bump_access_version('target_tenant_id');
 --> statement-breakpoint
 INSERT INTO access_versions (tenant_id, version) SELECT id, 1 FROM tenants ON CONFLICT DO NOTHING;

@@ -47,7 +47,7 @@ function usable(row: TokenRow | undefined, now: number): row is TokenRow {
 async function principalOf(sql: Sql, row: TokenRow): Promise<Principal> {
   const token = { tokenId: row.id, tenantId: row.tenant_id, userId: row.user_id, inheritsUserRoles: row.inherits_user_roles };
   const { permissions, scoped } = await permissionsAt(sql, token, row.access_version);
-  return { tenantId: row.tenant_id, userId: row.user_id, tokenId: row.id, permissions, scoped, identity: `token:${row.id}` };
+  return { tenantId: row.tenant_id, userId: row.user_id, tokenId: row.id, permissions, scoped, identity: `token:${row.id}`, accessVersion: row.access_version };
 }
 
 /** Checks a PAT's client id and secret: the row must exist, be live, and hash-match in constant time. */

@@ -27,7 +27,12 @@ export interface ReadScope {
 }
 
 export class EntityAccess {
-  constructor(private readonly principal: Pick<Principal, "permissions" | "scoped"> | null) {}
+  constructor(private readonly principal: Pick<Principal, "permissions" | "scoped" | "accessVersion"> | null) {}
+
+  /** The caller's tenant access version; none for system work, whose reads are not cached by it. */
+  get version(): number | undefined {
+    return this.principal?.accessVersion;
+  }
 
   /** System work (cron, queue consumers, tests' fixtures) acts on every row. */
   static readonly everything = new EntityAccess(null);
@@ -84,6 +89,13 @@ export class EntityAccess {
 
 function forbidden(action: EntityAction, typeName: string) {
   return new ApiError("FORBIDDEN", `Permission entity:${action} is required for entity type ${typeName}`, { resource: "entity", action, resource_name: typeName });
+}
+
+/** No row of `type` is in the scope: a filter or include reaching it matches nothing. */
+export function unreadable(scope: ReadScope, type: { id: string; name: string }): boolean {
+  const byGrant = scope.typeNames !== null && !scope.typeNames.includes(type.name) && !scope.entityIds.length;
+  const byShare = scope.shared !== null && !scope.shared.typeIds.includes(type.id) && !scope.shared.entityIds.length;
+  return byGrant || byShare;
 }
 
 /**

@@ -19,11 +19,47 @@ const SHARED_TYPE = `
    ORDER BY t.created_at, t.id
    LIMIT 1`;
 
-const SHARES_FROM = `
+const SHARES_OF = (owner: string) => `
   SELECT coalesce(array_agg(resource_id) FILTER (WHERE resource_type = 'entity_type'), '{}') AS type_ids,
          coalesce(array_agg(resource_id) FILTER (WHERE resource_type = 'entity'), '{}') AS entity_ids
     FROM shares
-   WHERE target_tenant_id = $1 AND tenant_id = $2 AND 'read' = ANY (actions) AND resource_type IN ('entity_type', 'entity')`;
+   WHERE target_tenant_id = $1 AND tenant_id = ${owner} AND 'read' = ANY (actions) AND resource_type IN ('entity_type', 'entity')`;
+
+const SHARES_FROM = SHARES_OF("$2");
+
+// The owner of a shared type of this name and what it shares, in one statement.
+const RESOLVE = `
+  WITH t AS (${SHARED_TYPE})
+  SELECT t.tenant_id AS owner, s.type_ids, s.entity_ids FROM t CROSS JOIN LATERAL (${SHARES_OF("t.tenant_id")}) s`;
+
+export interface SharedResolution {
+  owner: string;
+  shared: NonNullable<ReadScope["shared"]>;
+}
+
+// Resolutions by (tenant, access version, name): every share change and
+// every type created or renamed in the tenant (which may shadow a shared
+// one) moves the version (migrations/0006), so an entry is right while its
+// version is the caller's. Bounded, oldest first out.
+const MAX_RESOLUTIONS = 2000;
+const resolutions = new Map<string, SharedResolution>();
+
+/** A resolution this isolate holds for the caller's current access version, without asking the database. */
+export function knownShared(tenantId: string, name: string, version: number | undefined): SharedResolution | undefined {
+  return version === undefined ? undefined : resolutions.get(`${tenantId}/${version}/${name}`);
+}
+
+/** The tenant sharing a type of this name with the caller's (see sharedType) and what it shares; null when none does. */
+export async function resolveShared(reader: Runner, name: string, version: number | undefined): Promise<SharedResolution | null> {
+  const { rows } = await reader.run<{ owner: string; type_ids: string[]; entity_ids: string[] }>(compiled(RESOLVE, [reader.tenantId, name]));
+  if (!rows.length) return null;
+  const resolution = { owner: rows[0].owner, shared: { typeIds: rows[0].type_ids, entityIds: rows[0].entity_ids } };
+  if (version !== undefined) {
+    resolutions.set(`${reader.tenantId}/${version}/${name}`, resolution);
+    if (resolutions.size > MAX_RESOLUTIONS) resolutions.delete(resolutions.keys().next().value!);
+  }
+  return resolution;
+}
 
 /**
  * The tenant that shares a type of this name with the caller's tenant (the

@@ -22,6 +22,8 @@ export interface Principal {
   scoped: ScopedGrant[];
   /** The rate-limit and idempotency identity. */
   identity: string;
+  /** The tenant's access version at authentication: caches of what the caller may see are valid while it holds. */
+  accessVersion: number;
 }
 
 export function grants(permission: string, resource: string, action: string): boolean {

@@ -56,7 +56,8 @@ export class TypeReader {
 
   constructor(
     private readonly reader: TenantReader,
-    private readonly cached: boolean,
+    /** Whether types may come from the isolate's cache (the caller then checks their versions). */
+    readonly cached: boolean,
   ) {
     this.tenantId = reader.tenantId;
   }

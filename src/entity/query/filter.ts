@@ -12,7 +12,7 @@ import { isUuid } from "../../lib/ids";
 import { validationFailed } from "../../lib/validate";
 import { operandOf, type Operand, type QueryType } from "./operands";
 import type { Params } from "./params";
-import { confineRow, type ReadScope } from "../access";
+import { confineRow, unreadable, type ReadScope } from "../access";
 
 export const MAX_FILTER_DEPTH = 25;
 const MAX_PATH = 12;
@@ -186,7 +186,9 @@ function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: stri
     return `EXISTS (SELECT 1 FROM relationships r JOIN relationship_rules rr ON rr.id = r.rule_id AND rr.tenant_id = ${c.tenant}
       WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL AND (r.from_entity_id = ${scope.alias}.id OR r.to_entity_id = ${scope.alias}.id) AND ${cond}${farEnd})`;
   }
-  const related = c.typeByName(typeName);
+  const found = c.typeByName(typeName);
+  // A type the caller reaches no row of is, to its filters, a type that does not exist.
+  const related = found && !unreadable(c.scope, found) ? found : undefined;
   if (rest.length === 0) {
     if (p.operator === "exists") return related ? linkedExists(scope.alias, related, TRUE, c) : FALSE;
     if (p.operator === "rel_exists") {
@@ -228,7 +230,6 @@ function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: stri
 function linkedExists(anchor: string, related: QueryType, relatedCond: string, c: Compilation, alias = `x${++c.aliases}`, nested = false): string {
   const typeId = c.params.add(related.id, "uuid");
   const confined = confineRow(c.scope, alias, c.params, related);
-  if (confined === "FALSE") return FALSE;
   const cond = confined ? `${relatedCond} AND ${confined}` : relatedCond;
   if (!nested) {
     const side = (near: string, far: string) =>

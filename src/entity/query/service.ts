@@ -12,7 +12,7 @@ import { forgetTypes, TypeReader } from "../entity-types/cache";
 import type { EntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
 import { confineRow, type ReadScope } from "../access";
-import { readerFor, sharedType, sharesFrom } from "../shared";
+import { knownShared, readerFor, resolveShared } from "../shared";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
 import { compiled, Params } from "./params";
@@ -64,18 +64,23 @@ export async function readTypes(
   types: TypeReader,
   rootName: string,
   names: Set<string>,
-): Promise<{ root: EntityType; types: Map<string, QueryType>; scope: ReadScope }> {
+): Promise<{ root: EntityType; types: Map<string, QueryType>; scope: ReadScope; cachedTypes: Map<string, string> }> {
   const pick = (found: Map<string, EntityType>) => new Map([...names].flatMap((n) => (found.has(n) ? [[n, found.get(n)!] as const] : [])));
-  const found = await types.read([rootName, ...names]);
-  const root = found.get(rootName);
-  if (root) return { root, types: pick(found), scope: reader.access.readScope(reader.tenantId, rootName) };
-  const owner = (await sharedType(reader, rootName))?.tenant_id;
-  if (!owner) throw notFound("Entity type", rootName);
-  // Types compiled from the caller's cache are not the owner's: none of them count.
-  types.fromCache.clear();
-  const theirs = await new TypeReader(readerFor(reader, owner), false).read([rootName, ...names]);
-  const shared = await sharesFrom(reader, owner);
-  return { root: theirs.get(rootName)!, types: pick(theirs), scope: reader.access.readScope(owner, rootName, shared) };
+  const { version } = reader.access;
+  // A shared root this isolate resolved at the caller's access version: no own type of the name existed then, nor since.
+  const known = types.cached ? knownShared(reader.tenantId, rootName, version) : undefined;
+  if (!known) {
+    const found = await types.read([rootName, ...names]);
+    const root = found.get(rootName);
+    if (root) return { root, types: pick(found), scope: reader.access.readScope(reader.tenantId, rootName), cachedTypes: types.fromCache };
+  }
+  const resolution = known ?? (await resolveShared(reader, rootName, version));
+  if (!resolution) throw notFound("Entity type", rootName);
+  const theirTypes = new TypeReader(readerFor(reader, resolution.owner), types.cached);
+  const theirs = await theirTypes.read([rootName, ...names]);
+  const root = theirs.get(rootName);
+  if (!root) throw notFound("Entity type", rootName);
+  return { root, types: pick(theirs), scope: reader.access.readScope(resolution.owner, rootName, resolution.shared), cachedTypes: theirTypes.fromCache };
 }
 
 /** The filtered rows of one type as a subquery with their order keys as k0..kn. */
@@ -236,7 +241,7 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
     names.add(s.type_name);
     relatedTypeNames(s.filter, names);
   }
-  const { root, types, scope: readScope } = await readTypes(reader, typeReader, input.type_name, names);
+  const { root, types, scope: readScope, cachedTypes } = await readTypes(reader, typeReader, input.type_name, names);
   const query = compileQuery(readScope, root, types, input);
   const { specs, compilations: includeCompilations } = includeSpecsOf(readScope, input, types);
 
@@ -249,7 +254,7 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
   }
   let text = pageStatement(query, position, limit);
   if (!keyset) text += ` OFFSET ${query.params.add(offsetOf({ page, limit }), "bigint")}`;
-  return { tenantId: readScope.tenantId, readScope, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes: typeReader.fromCache };
+  return { tenantId: readScope.tenantId, readScope, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes };
 }
 
 type Paging = { next_cursor?: string; pagination?: Pagination; count?: number; count_strategy?: CountStrategy };
@@ -349,7 +354,7 @@ export async function queryPage(tenant: TenantDb, cursorSecret: string, input: Q
     let { page, count } = await runJsonPage(reader, plan, includeCount);
     if (!page.types_current) {
       // A cached type changed since it was read: plan again from the types as they are.
-      forgetTypes(tenant.tenantId, new Set(plan.cachedTypes.keys()));
+      forgetTypes(plan.tenantId, new Set(plan.cachedTypes.keys()));
       plan = await planQuery(reader, cursorSecret, input);
       ({ page, count } = await runJsonPage(reader, plan, includeCount));
     }

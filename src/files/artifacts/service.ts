@@ -5,6 +5,7 @@
 // entity's artifacts answer 404, and a merge moves them (entities/merge.ts).
 // Writes lock the entity row, which serialises them per entity and against a
 // merge moving the artifacts away.
+import { refuseShared } from "../../entity/entities/service";
 import type { EntityAccess } from "../../entity/access";
 import type { Database, Sql, TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
@@ -111,6 +112,7 @@ export interface UploadUrlInput {
  */
 export async function createUploadUrl(deps: ArtifactDeps, entityId: string, input: UploadUrlInput) {
   if (input.size !== undefined && input.size > MAX_FILE_BYTES) throw fileTooLarge();
+  await refuseShared(deps.tenant, [entityId]);
   const { row, replaced } = await deps.tenant.tx(async (sql) => {
     await requireEntity(deps.tenant.access, sql, entityId, true);
     const existing = await sql.query<{ id: string }>(
@@ -227,6 +229,7 @@ function checksumHex(checksum: string): string {
  * (the checksum is still checked); a mismatch changes nothing.
  */
 export async function confirmArtifact(deps: Pick<ArtifactDeps, "tenant">, entityId: string, artifactId: string, checksum: string | undefined) {
+  await refuseShared(deps.tenant, [entityId]);
   return deps.tenant.tx(async (sql) => {
     await requireEntity(deps.tenant.access, sql, entityId, true);
     const { rows } = await sql.query<ArtifactRow & Record<string, unknown>>(
@@ -347,6 +350,7 @@ export async function readLinkedVersion(deps: Pick<ArtifactDeps, "tenant" | "fil
 
 /** Removes the artifact with every version, and their bytes. */
 export async function deleteArtifact(deps: Pick<ArtifactDeps, "tenant" | "files">, entityId: string, artifactId: string) {
+  await refuseShared(deps.tenant, [entityId]);
   const keys = await deps.tenant.tx(async (sql) => {
     await requireEntity(deps.tenant.access, sql, entityId, true);
     const { rows: found } = await sql.query("SELECT id FROM artifacts WHERE id = $1 AND entity_id = $2", [artifactId, entityId]);
