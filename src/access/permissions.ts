@@ -26,6 +26,7 @@ interface GrantRow extends Record<string, unknown> {
   actions: string[];
   resource_name: string | null;
   resource_id: string | null;
+  entity_type: string | null;
 }
 
 // The role bindings the token acts with, then one row per role permission
@@ -36,12 +37,14 @@ const EFFECTIVE = `
      WHERE b.tenant_id = $1
        AND ((NOT $4 AND b.principal_type = 'token' AND b.principal_id = $2) OR ($4 AND b.principal_type = 'user' AND b.principal_id = $3))
   )
-  SELECT p AS resource, NULL::text[] AS actions, NULL AS resource_name, NULL::uuid AS resource_id
+  SELECT p AS resource, NULL::text[] AS actions, NULL AS resource_name, NULL::uuid AS resource_id, NULL AS entity_type
     FROM roles r JOIN bound ON bound.role_id = r.id CROSS JOIN unnest(r.permissions) AS p
    WHERE r.tenant_id = $1
   UNION ALL
-  SELECT g.resource, g.actions, g.resource_name, g.resource_id
+  SELECT g.resource, g.actions, g.resource_name, g.resource_id, et.name
     FROM policy_assignments a JOIN grants g ON g.policy_id = a.policy_id AND g.tenant_id = $1
+    LEFT JOIN entities e ON e.id = g.resource_id
+    LEFT JOIN entity_types et ON et.id = e.type_id
    WHERE a.tenant_id = $1 AND (a.user_id = $3 OR a.role_id IN (SELECT role_id FROM bound))`;
 
 export async function computePermissions(sql: Sql, token: TokenAccess): Promise<EffectivePermissions> {
@@ -52,7 +55,7 @@ export async function computePermissions(sql: Sql, token: TokenAccess): Promise<
     if (!row.actions) permissions.add(row.resource);
     else if (row.resource_name === null && row.resource_id === null) for (const a of row.actions) permissions.add(`${row.resource}:${a}`);
     else if (row.resource === "entity") {
-      const grant: ScopedGrant = { resource: "entity", actions: [...row.actions].sort(), resourceName: row.resource_name, resourceId: row.resource_id };
+      const grant: ScopedGrant = { resource: "entity", actions: [...row.actions].sort(), resourceName: row.resource_name, resourceId: row.resource_id, entityType: row.entity_type };
       scoped.set(JSON.stringify(grant), grant);
     }
   }

@@ -68,11 +68,16 @@ export class EntityAccess {
     if (!this.allowsRow(action, row.type_name, row.id)) throw forbidden(action, row.type_name);
   }
 
-  /** The read scope over the caller's own rows of type `rootName` (a query's root): 403 when it reaches none of them. */
+  /**
+   * The rows a read may return. With `rootName` (a query's, list's or
+   * export's type): 403 when the caller holds no read grant on that type nor
+   * on any entity of it.
+   */
   readScope(tenantId: string, rootName?: string, shared: ReadScope["shared"] = null): ReadScope {
-    const scope = this.scope(tenantId, shared);
-    if (rootName !== undefined && scope.typeNames !== null && !scope.typeNames.includes(rootName) && !scope.entityIds.length) throw forbidden("read", rootName);
-    return scope;
+    if (rootName !== undefined && !this.unscoped("read") && !this.narrowed("read").some((g) => g.resourceName === rootName || g.entityType === rootName)) {
+      throw forbidden("read", rootName);
+    }
+    return this.scope(tenantId, shared);
   }
 
   private scope(tenantId: string, shared: ReadScope["shared"]): ReadScope {

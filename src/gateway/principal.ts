@@ -6,6 +6,8 @@ export interface ScopedGrant {
   actions: string[];
   resourceName: string | null;
   resourceId: string | null;
+  /** For a grant narrowed to an entity: that entity's type name (null when no such entity exists). */
+  entityType: string | null;
 }
 
 export interface Principal {
