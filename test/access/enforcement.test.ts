@@ -434,6 +434,19 @@ describe("grants narrowed to types (Item: read, create, update, delete; Maker: r
     await unchanged(w, () => bulkDelete(auth, [w.item.blue, w.vault.v2]), expectNotFound);
   });
 
+  it("upsert inline relationships: an unreadable target is unresolved as if absent, a readable one it may not update is 403", async () => {
+    const { w, auth } = c;
+    const row = (rel: Record<string, unknown>) => ({ type_name: "Item", data: [{ name: "Linked", attributes: { sku: "L1" }, relationships: [rel] }] });
+    const hidden = await call("POST", "/entity/entities/upsert", { auth, body: row({ rule_name: "kept_in", target_entity_id: w.vault.v1 }) });
+    const absent = await call("POST", "/entity/entities/upsert", { auth, body: row({ rule_name: "kept_in", target_entity_id: crypto.randomUUID() }) });
+    expect(hidden.status, hidden.text).toBe(422);
+    expect(absent.status, absent.text).toBe(422);
+    expect(hidden.json.error.message.replace(w.vault.v1, "<id>")).toBe(absent.json.error.message.replace(/[0-9a-f-]{36}/, "<id>"));
+    await unchanged(w, () => call("POST", "/entity/entities/upsert", { auth, body: row({ rule_name: "made_by", target_entity_id: w.maker.acme }) }), forbiddenFor("update"));
+    const ok = await call("POST", "/entity/entities/upsert", { auth, body: row({ rule_name: "pairs_with", target_entity_id: w.item.red }) });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
   it("create, upsert and import: allowed into Item, 403 into Maker and Vault with nothing written", async () => {
     const { w, auth } = c;
     for (const type of ["Maker", "Vault"] as const) {

@@ -2,6 +2,7 @@
 // or by identifier (the target type's key attributes) plus type name. All
 // resolution is checked before anything is written; the links are written
 // after the entities, so a target created by the same request resolves too.
+import type { EntityAccess } from "../access";
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import type { EntityType } from "../entity-types/store";
@@ -57,7 +58,7 @@ interface LinkingRow {
  * are the keys the request itself writes (by-key rows), which count as
  * resolvable targets of the row type.
  */
-export async function planLinks(sql: Sql, rowType: EntityType, withRels: LinkingRow[], ownKeys: Set<string>): Promise<{ links: PlannedLink[]; unresolved: Unresolved[] }> {
+export async function planLinks(sql: Sql, access: EntityAccess, rowType: EntityType, withRels: LinkingRow[], ownKeys: Set<string>): Promise<{ links: PlannedLink[]; unresolved: Unresolved[] }> {
   if (!withRels.length) return { links: [], unresolved: [] };
   const rels = withRels.flatMap((r) => r.relationships.map((rel) => ({ row: r, rel })));
 
@@ -99,6 +100,15 @@ export async function planLinks(sql: Sql, rowType: EntityType, withRels: Linking
       fail(row, `rule ${rule.name} does not have ${rowType.name} on its ${side} side`);
       continue;
     }
+    // A link changes its target too: a target the caller may not read is not found (in the words used
+    // for a target that does not exist), one it may read but not update is refused.
+    const targetTypeName = side === "from" ? rule.to_type_name : rule.from_type_name;
+    const target = { id: rel.target_entity_id ?? "", type_name: targetTypeName };
+    if (!access.allowsRow("read", target.type_name, target.id)) {
+      fail(row, rel.target_entity_id ? `target entity ${rel.target_entity_id} not found` : `target type ${rel.target_type_name} not found`);
+      continue;
+    }
+    access.requireRow("update", target);
     if (rel.target_entity_id) {
       const t = typeOfId.get(rel.target_entity_id);
       if (!t) fail(row, `target entity ${rel.target_entity_id} not found`);

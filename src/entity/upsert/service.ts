@@ -98,7 +98,7 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, sourc
       if (taken.length) throw new ApiError("CONFLICT", "Rows match existing entities and on_conflict is raise; nothing was written", { identifier_keys: taken.map((r) => r.identifier_key) });
     }
     const linking = [...prepared.relationships].map(([index, relationships]) => ({ index, relationships }));
-    const { links, unresolved } = await planLinks(sql, type, linking, new Set(byKey.map(keyOf)));
+    const { links, unresolved } = await planLinks(sql, deps.tenant.access, type, linking, new Set(byKey.map(keyOf)));
     return { links, unresolved };
   });
   if (pre.unresolved.length && !input.skip_unresolved_relationships) {
