@@ -13,9 +13,13 @@
 // database connection per request. The other figures also report
 // marginal_ratio = (ours - our floor) / (raw - raw floor), the engine's own cost.
 // Every answer is checked against raw SQL's, so both sides do the same work.
+// Then shared-query.mjs shares the type with a second tenant and measures two
+// of the shapes as that tenant against the same requests by the owner.
 import { performance } from "node:perf_hooks";
 import { figure, round } from "../lib/bench-env.mjs";
 import { copyFrom } from "../lib/pg-copy.mjs";
+import { percentile } from "../lib/percentile.mjs";
+import { sharedFigures } from "./shared-query.mjs";
 
 const ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_QUERY_REQUESTS ?? 200);
@@ -197,10 +201,6 @@ async function seed(pool, tenantId, typeId, words, log) {
 function typo(s) {
   const i = Math.floor(s.length / 2);
   return s.slice(0, i - 1) + s[i] + s[i - 1] + s.slice(i + 1);
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 function sameAnswer(name, round, ours, raw) {
@@ -425,6 +425,19 @@ export async function run(env, log) {
         rows: ROWS,
       }),
     );
+    const shapes = [
+      {
+        name: "eq_sorted",
+        body: (i) => ({
+          type_name: TYPE,
+          filter: { operator: "eq", path: ["attributes", "category"], value: categoryOf(i) },
+          sort: [{ path: ["attributes", "price"], direction: "asc" }],
+          limit: LIMIT,
+        }),
+      },
+      { name: "page_1", body: () => ({ type_name: TYPE, limit: LIMIT }) },
+    ];
+    out.push(...(await sharedFigures(env, { typeId: type.id, shapes, warmup: WARMUP, requests: REQUESTS, rows: ROWS }, log)));
     return out;
   } finally {
     client.release();

@@ -1,6 +1,7 @@
 // A self-contained benchmark environment: a fresh embedded Postgres (or
 // BENCH_DATABASE_URL), the Worker in workerd (runtime.mjs), one tenant and
-// its PAT, and a Node-side pool for the raw-SQL baselines on the same database.
+// its PAT (`apiAs` calls as another tenant), and a Node-side pool for the
+// raw-SQL baselines on the same database.
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
@@ -34,24 +35,30 @@ export async function startBenchEnv() {
   });
   const base = worker.url;
   const heap = await openHeapProbe(inspectorPort);
-  const auth = `Basic ${Buffer.from(`${tenant.client_id}:${tenant.client_secret}`).toString("base64")}`;
+  const authOf = (t) => `Basic ${Buffer.from(`${t.client_id}:${t.client_secret}`).toString("base64")}`;
+  const auth = authOf(tenant);
 
-  async function api(method, path, body) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { Authorization: auth, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    const json = text ? JSON.parse(text) : undefined;
-    if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text.slice(0, 500)}`);
-    return json;
+  /** Requests as `t` (a tenant from createTenant): the bench tenant's for `api`, another's for cross-tenant figures. */
+  function apiAs(t) {
+    const authorization = authOf(t);
+    return async (method, path, body) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { Authorization: authorization, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      const json = text ? JSON.parse(text) : undefined;
+      if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status} ${text.slice(0, 500)}`);
+      return json;
+    };
   }
 
   return {
     base,
     auth,
-    api,
+    api: apiAs(tenant),
+    apiAs,
     pool,
     tenant,
     heap,

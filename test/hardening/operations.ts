@@ -36,17 +36,81 @@ export function examples(w: World): Record<string, Example[]> {
   const [p1, p2] = a.products;
   const entity = { params: { id: p1 } };
   const artifact = { params: { id: p1, artifactId: a.artifactId } };
+  const role = { params: { id: a.roleId } };
+  const user = { params: { id: a.userId2 } };
+  const policy = { params: { id: a.policyId } };
+  const company = { params: { id: a.companyId } };
+  const externalUser = { params: { id: a.externalUserId } };
+  const share = { params: { id: a.shareId } };
   return {
     "GET /openapi.json": [{ anonymous: true }],
     "GET /healthz": [{ anonymous: true }],
     "POST /auth/token": [{ anonymous: true, body: { grant_type: "client_credentials", client_id: a.clientId, client_secret: a.clientSecret } }],
     "POST /auth/tokens/api": [{ body: { name: "fz-minted", role_names: ["fz_reader"] } }],
-    "POST /access/api-tokens": [{ body: { name: "fz-minted", role_names: ["fz_reader"], expires_at: "2999-01-01T00:00:00Z" } }],
+    "POST /access/api-tokens": [
+      { body: { name: "fz-minted", role_names: ["fz_reader"], expires_at: "2999-01-01T00:00:00Z" } },
+      { body: { name: "fz-for-user", user_id: a.userId2 } },
+    ],
     "GET /access/api-tokens": [{ query: { page: "1", limit: "10" } }],
     "DELETE /access/api-tokens/{id}": [{ params: { id: a.victimTokenId } }],
     "POST /access/roles": [{ body: { name: "fz_writer", permissions: ["entity:read", "entity:create"] } }],
     "GET /access/roles": [{ query: { page: "1", limit: "10" } }],
+    "GET /access/roles/{id}": [role],
+    "PUT /access/roles/{id}": [{ ...role, body: { name: "fz_reader2", permissions: ["entity:read", "schema:*"] } }],
+    "DELETE /access/roles/{id}": [role],
+    "GET /access/me": [{}],
     "GET /access/me/permissions": [{}],
+    "POST /access/users": [{ body: { email: "fz@example.com", name: "Fz", role_names: ["fz_reader"] } }],
+    "GET /access/users": [{ query: { email: "FZ-two@example.com", page: "1", limit: "10" } }],
+    "GET /access/users/{id}": [user],
+    "PUT /access/users/{id}": [{ ...user, body: { name: "Fz Renamed", is_active: false } }, { ...user, body: { name: null, is_active: true } }],
+    "PUT /access/users/{id}/roles": [{ ...user, body: { role_names: ["fz_reader"] } }, { ...user, body: { role_names: [] } }],
+    "DELETE /access/users/{id}": [user],
+    "POST /access/policies": [
+      {
+        body: {
+          name: "fz_policy",
+          description: "Fuzzed",
+          grants: [
+            { resource: "entity", actions: ["read", "update"], resource_name: "Product" },
+            { resource: "entity", actions: ["read"], resource_id: p1 },
+            { resource: "event", actions: ["*"] },
+          ],
+        },
+      },
+    ],
+    "GET /access/policies": [{ query: { page: "1", limit: "10" } }],
+    "GET /access/policies/{id}": [policy],
+    "PUT /access/policies/{id}": [{ ...policy, body: { name: "fz_seed2", description: null, grants: [{ resource: "schema", actions: ["read"] }] } }],
+    "DELETE /access/policies/{id}": [policy],
+    "POST /access/policies/{id}/assignments": [{ ...policy, body: { user_id: a.userId2 } }],
+    "GET /access/policies/{id}/assignments": [{ ...policy, query: { page: "1", limit: "10" } }],
+    "DELETE /access/policies/{id}/assignments": [{ ...policy, query: { role_name: "fz_reader" } }],
+    "POST /access/grants": [{ body: { policy_id: a.policyId, resource: "entity", actions: ["read"], resource_id: p1 } }],
+    "GET /access/grants": [{ query: { policy_id: a.policyId, page: "1", limit: "10" } }],
+    "DELETE /access/grants/{id}": [{ params: { id: a.grantId } }],
+    "POST /access/secrets": [
+      { body: { scope: "tenant", name: "FZ_KEY", value: "fz-secret-value" } },
+      { body: { scope: "user", principal_id: a.userId2, name: "FZ_USER_KEY", value: "fz-secret-value" } },
+    ],
+    "GET /access/secrets": [{ query: { scope: "tenant", page: "1", limit: "10" } }],
+    "DELETE /access/secrets/{id}": [{ params: { id: a.secretId } }],
+    "POST /access/external-companies": [{ body: { provider: "fzidp", external_id: "company-2", name: "Fz Two", metadata: { k: ["v", 1] } } }],
+    "GET /access/external-companies": [{ query: { provider: "fzidp", external_id: "company-1", page: "1", limit: "10" } }],
+    "GET /access/external-companies/{id}": [company],
+    "PUT /access/external-companies/{id}": [{ ...company, body: { name: "Fz Co v2", metadata: { tier: "silver" }, is_active: false } }],
+    "POST /access/external-users": [
+      { body: { provider: "fzidp", external_id: "user-2", email: "fz-ext2@example.com", first_name: "Ext", last_name: "Two" } },
+      { body: { provider: "fzidp", external_id: "user-3", email: "fz-two@example.com", link_existing_email: true } },
+    ],
+    "GET /access/external-users": [{ query: { provider: "fzidp", email: "fz-ext@example.com", page: "1", limit: "10" } }],
+    "GET /access/external-users/{id}": [externalUser],
+    "PUT /access/external-users/{id}": [{ ...externalUser, body: { email: "fz-ext-new@example.com", is_active: true } }],
+    "POST /access/shares": [{ body: { resource_type: "entity", resource_id: p1, target_tenant_id: w.b.tenantId, actions: ["read"] } }],
+    "GET /access/shares": [{ query: { resource_type: "entity_type", target_tenant_id: w.b.tenantId, page: "1", limit: "10" } }],
+    "GET /access/shares/received": [{ query: { resource_type: "entity_type", owner_tenant_id: w.b.tenantId, page: "1", limit: "10" } }],
+    "GET /access/shares/{id}": [share],
+    "DELETE /access/shares/{id}": [share],
     "POST /schema/schemas": [{ body: { name: "fz_schema", schema: PRODUCT_SCHEMA } }, { body: { name: "fz.other", schema: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, patternProperties: { "^x_": { type: "string" } } } } }],
     "GET /schema/schemas": [{ query: { page: "1", limit: "10" } }],
     "GET /schema/schemas/{idOrName}": [{ params: { idOrName: a.schemaId } }, { params: { idOrName: "fz_schema" } }],

@@ -9,12 +9,21 @@ export type Query = (text: string, params?: unknown[]) => Promise<Record<string,
 /**
  * Tenant-owned tables, parents first. Left out: `event_outbox` and
  * `event_deliveries`, which the queue consumer rewrites on its own time after
- * a successful write, and `users`, `tenants`, which no route writes.
+ * a successful write; `tenants`, which no route writes; and `access_versions`,
+ * a counter the triggers bump on every access-row change (a restore's too).
  */
 const TABLES = [
+  "users",
   "roles",
   "api_tokens",
   "role_bindings",
+  "policies",
+  "grants",
+  "policy_assignments",
+  "shares",
+  "secrets",
+  "external_companies",
+  "external_users",
   "idempotency_records",
   "schemas",
   "entity_types",

@@ -37,6 +37,16 @@ export interface Side extends TenantCreds {
   ruleId: string;
   linkId: string;
   roleId: string;
+  /** A user besides the one the requests authenticate as (which may never be deactivated or deleted). */
+  userId2: string;
+  /** A policy with two grants, assigned to the role fz_reader. */
+  policyId: string;
+  grantId: string;
+  secretId: string;
+  companyId: string;
+  externalUserId: string;
+  /** The share of this tenant's Product type with the other tenant. */
+  shareId: string;
   /** A token the requests may revoke; never the one they authenticate with. */
   victimTokenId: string;
   artifactId: string;
@@ -59,7 +69,7 @@ async function ok(method: string, path: string, auth: string, body?: unknown, ra
   return res.json?.data;
 }
 
-async function side(): Promise<Side> {
+async function side(): Promise<Omit<Side, "shareId">> {
   const t = await createTenant();
   const schema = await ok("POST", "/schema/schemas", t.auth, { name: "fz_schema", schema: PRODUCT_SCHEMA });
   const type = await ok("POST", "/entity/entity-types", t.auth, { name: "Product", status: "active", schema: PRODUCT_SCHEMA, config: PRODUCT_CONFIG });
@@ -84,6 +94,19 @@ async function side(): Promise<Side> {
   const link = await ok("POST", "/entity/relationships", t.auth, { rule_name: "made_by", from_entity_id: upserted.ids[0], to_entity_id: makers.ids[0] });
   const role = await ok("POST", "/access/roles", t.auth, { name: "fz_reader", permissions: ["entity:read", "schema:read"] });
   const victim = await ok("POST", "/access/api-tokens", t.auth, { name: "fz_victim", role_names: ["fz_reader"] });
+  const user2 = await ok("POST", "/access/users", t.auth, { email: "fz-two@example.com", name: "Fz Two", role_names: ["fz_reader"] });
+  const policy = await ok("POST", "/access/policies", t.auth, {
+    name: "fz_seed",
+    description: "Seeded",
+    grants: [
+      { resource: "entity", actions: ["read"], resource_name: "Product" },
+      { resource: "schema", actions: ["read"] },
+    ],
+  });
+  await ok("POST", `/access/policies/${policy.id}/assignments`, t.auth, { role_name: "fz_reader" });
+  const secret = await ok("POST", "/access/secrets", t.auth, { scope: "tenant", name: "FZ_SEED", value: "seeded-secret" });
+  const company = await ok("POST", "/access/external-companies", t.auth, { provider: "fzidp", external_id: "company-1", name: "Fz Co", metadata: { tier: "gold" } });
+  const externalUser = await ok("POST", "/access/external-users", t.auth, { provider: "fzidp", external_id: "user-1", email: "fz-ext@example.com", first_name: "Ext", last_name: "User" });
 
   const bytes = new TextEncoder().encode("hello");
   const opened = await ok("POST", `/entity/entities/${upserted.ids[0]}/artifacts/upload-url`, t.auth, { artifact_type: "invoice", filename: "a.txt", content_type: "text/plain" });
@@ -108,6 +131,12 @@ async function side(): Promise<Side> {
     ruleId: rule.id,
     linkId: link.id,
     roleId: role.id,
+    userId2: user2.id,
+    policyId: policy.id,
+    grantId: policy.grants[0].id,
+    secretId: secret.id,
+    companyId: company.id,
+    externalUserId: externalUser.id,
     victimTokenId: victim.id,
     artifactId: opened.artifact.id,
     versionId,
@@ -118,11 +147,14 @@ async function side(): Promise<Side> {
   };
 }
 
+/** Each tenant shares its Product type with the other, so both have a share made and one received. */
 export async function buildWorld(): Promise<World> {
-  return { a: await side(), b: await side() };
+  const [a, b] = [await side(), await side()];
+  const share = (from: typeof a, to: typeof b) => ok("POST", "/access/shares", from.auth, { resource_type: "entity_type", resource_id: from.typeId, target_tenant_id: to.tenantId });
+  return { a: { ...a, shareId: (await share(a, b)).id }, b: { ...b, shareId: (await share(b, a)).id } };
 }
 
 /** Ids a path parameter may take: this tenant's of every kind (never its own login token), the other tenant's. */
 export function idsOf(s: Side): string[] {
-  return [s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId];
+  return [s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId, s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId];
 }
