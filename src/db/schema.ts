@@ -177,7 +177,16 @@ export const schemas = pgTable(
     schema: jsonb("schema").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("schemas_tenant_name_version_key").on(t.tenantId, t.name, t.version), tenantPolicy("schemas")],
+  (t) => [
+    uniqueIndex("schemas_tenant_name_version_key").on(t.tenantId, t.name, t.version),
+    tenantPolicy("schemas"),
+    pgPolicy("schemas_shared_read", {
+      as: "permissive",
+      for: "select",
+      to: appTenant,
+      using: sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and exists (select 1 from shares s where s.target_tenant_id = ${currentTenant} and s.tenant_id = schemas.tenant_id and s.resource_type = 'schema' and s.resource_id = schemas.id and 'read' = any (s.actions))`,
+    }),
+  ],
 ).enableRLS();
 
 export const entityTypes = pgTable(

@@ -1,6 +1,6 @@
 // Registered JSON schemas: each registration of a name is a new version; a
 // name resolves to its latest version.
-import { desc, eq, sql as dsql } from "drizzle-orm";
+import { and, desc, eq, ne, sql as dsql } from "drizzle-orm";
 import type { Sql, TenantDb } from "../db/client";
 import { schemas } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
@@ -8,6 +8,7 @@ import { isUuid } from "../lib/ids";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { check, validationFailed, type JsonSchema } from "../lib/validate";
 import { schemaProblems } from "./schema-check";
+import { SHARED } from "../entity/entities/rows";
 
 const columns = { id: schemas.id, name: schemas.name, version: schemas.version, schema: schemas.schema, created_at: schemas.createdAt };
 
@@ -36,6 +37,11 @@ export async function latestSchema(sql: Sql, name: string) {
   return row;
 }
 
+/**
+ * A schema of the tenant by id, or the latest version of a name; by id, also
+ * a schema version another tenant shares with this one (marked so; names
+ * stay the tenant's own).
+ */
 export async function getSchema(tenant: TenantDb, idOrName: string) {
   const row = await tenant.tx(async (sql) => {
     if (isUuid(idOrName)) {
@@ -44,8 +50,12 @@ export async function getSchema(tenant: TenantDb, idOrName: string) {
     }
     return latestSchema(sql, idOrName);
   });
-  if (!row) throw notFound("Schema", idOrName);
-  return row;
+  if (row) return row;
+  if (isUuid(idOrName)) {
+    const [shared] = await tenant.sharedRead((sql) => sql.db.select(columns).from(schemas).where(and(eq(schemas.id, idOrName), ne(schemas.tenantId, tenant.tenantId))));
+    if (shared) return { ...shared, ...SHARED };
+  }
+  throw notFound("Schema", idOrName);
 }
 
 export async function listSchemas(tenant: TenantDb, page: Page) {

@@ -12,7 +12,14 @@ const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0
 const schemaItem = {
   type: "object",
   required: ["id", "name", "version", "schema", "created_at"],
-  properties: { id: { type: "string" }, name: { type: "string" }, version: { type: "integer" }, schema: JSON_SCHEMA, created_at: { type: "string" } },
+  properties: {
+    id: { type: "string" },
+    name: { type: "string" },
+    version: { type: "integer" },
+    schema: JSON_SCHEMA,
+    created_at: { type: "string" },
+    source_type: { const: "shared", description: "Present on a schema version another tenant shares with this one" },
+  },
 } as const;
 
 export const schemaRoutes = [

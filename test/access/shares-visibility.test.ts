@@ -199,3 +199,24 @@ describe("revocation", () => {
     expect((await call("GET", `/entity/entities/${s.product.p1}`, { auth: s.b.auth })).status).toBe(200);
   });
 });
+
+describe("a shared schema version", () => {
+  it("is readable by id in the target tenant, marked shared, never by name; gone at the next request after revocation", async () => {
+    const [a, b] = await Promise.all([createTenant(), createTenant()]);
+    const registered = await call("POST", "/schema/schemas", { auth: a.auth, body: { name: "address", schema: { type: "object", properties: { zip: { type: "string" } } } } });
+    expect(registered.status, registered.text).toBe(201);
+    const id = registered.json.data.id;
+    expectNotFound(await call("GET", `/schema/schemas/${id}`, { auth: b.auth }));
+
+    const made = await call("POST", "/access/shares", { auth: a.auth, body: { resource_type: "schema", resource_id: id, target_tenant_id: b.tenantId } });
+    expect(made.status, made.text).toBe(201);
+    const seen = await call("GET", `/schema/schemas/${id}`, { auth: b.auth });
+    expect(seen.status, seen.text).toBe(200);
+    expect(seen.json.data).toEqual({ ...registered.json.data, source_type: "shared" });
+    expectNotFound(await call("GET", "/schema/schemas/address", { auth: b.auth }));
+    expect((await call("GET", `/schema/schemas/${id}`, { auth: a.auth })).json.data.source_type).toBeUndefined();
+
+    expect((await call("DELETE", `/access/shares/${made.json.data.id}`, { auth: a.auth })).status).toBe(200);
+    expectNotFound(await call("GET", `/schema/schemas/${id}`, { auth: b.auth }));
+  });
+});

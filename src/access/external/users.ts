@@ -72,16 +72,14 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput) {
  * what the winner committed.
  */
 export async function createExternalUser(tenant: TenantDb, input: ExternalUserInput) {
-  try {
-    return await attempt(tenant, input);
-  } catch (e) {
-    if (pgCode(e) !== "23505") throw e;
-  }
-  try {
-    return await attempt(tenant, input);
-  } catch (e) {
-    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "A concurrent request changed this external user or its email; try again");
-    throw e;
+  // A few tries: among several simultaneous posts, a retry can lose once more to another.
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt(tenant, input);
+    } catch (e) {
+      if (pgCode(e) !== "23505") throw e;
+      if (tries === 3) throw new ApiError("CONFLICT", "A concurrent request changed this external user or its email; try again");
+    }
   }
 }
 
