@@ -50,7 +50,7 @@ export function mintTokenRoute(path: string, tag: string, summary: string): Rout
     tag,
     summary,
     permission: ["access", "create"],
-    // Not idempotent: a replay would need the raw secret stored (SPEC.md 2.1 keeps only its hash) and would show it twice.
+    // Not idempotent: a replay would need the raw secret stored (only its hash is kept) and would show it twice.
     body: mintTokenBody,
     responses: { 201: { description: "Minted; client_secret is shown only here", schema: dataEnvelope(mintedToken) } },
     handler: async (c, { body }) => c.json({ data: await mintToken(c.var.ctx.tenant, c.var.ctx.principal, body) }, 201),

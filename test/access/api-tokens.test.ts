@@ -1,5 +1,5 @@
 // PATs: POST /access/api-tokens and POST /auth/tokens/api (mint), GET (list),
-// DELETE (revoke). SPEC.md 2.1 and DECISIONS.md "Authentication".
+// DELETE (revoke).
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, sha256, systemQuery, type TenantCreds } from "../support/api";
 

@@ -1,5 +1,4 @@
-// /access/external-companies and /access/external-users (DECISIONS.md
-// "Access administration", SPEC.md 2.10): unique (provider, external_id) per
+// /access/external-companies and /access/external-users: unique (provider, external_id) per
 // tenant, is_active, linking to a tenant user by email only when asked.
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";

@@ -1,20 +1,7 @@
-// Roles (/access/roles) and GET /access/me/permissions (DECISIONS.md, Authentication and Access administration).
+// Roles (/access/roles) and GET /access/me/permissions.
 import { describe, expect, it } from "vitest";
-import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-async function createRole(creds: { auth: string }, name: string, permissions: string[]) {
-  const res = await call("POST", "/access/roles", { auth: creds.auth, body: { name, permissions } });
-  expect(res.status, res.text).toBe(201);
-  return res.json.data;
-}
-
-async function mintWithRoles(creds: TenantCreds, roleNames: string[]) {
-  const res = await call("POST", "/access/api-tokens", { auth: creds.auth, body: { name: `tok-${crypto.randomUUID().slice(0, 6)}`, role_names: roleNames } });
-  expect(res.status, res.text).toBe(201);
-  return { id: res.json.data.id as string, auth: basic(res.json.data.client_id, res.json.data.client_secret) };
-}
+import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
+import { UUID, createRole, mintWithRoles } from "./admin";
 
 describe("POST /access/roles", () => {
   it("creates a role: 201 data {id, name, permissions, created_at, updated_at}", async () => {

@@ -1,4 +1,4 @@
-// /access/secrets (DECISIONS.md "Access administration", SPEC.md 5.5): values
+// /access/secrets: values
 // encrypted at rest under a per-tenant key, never answered, never in an error
 // or a log line; and the resolver that reads them for later features.
 import { env } from "cloudflare:test";

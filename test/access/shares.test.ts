@@ -1,4 +1,4 @@
-// /access/shares: the rows that say which resources a tenant shares with another (DECISIONS.md, Access administration).
+// /access/shares: the rows that say which resources a tenant shares with another .
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";

@@ -1,21 +1,7 @@
-// Users (/access/users) and GET /access/me: DECISIONS.md "Access administration".
+// Users (/access/users) and GET /access/me.
 import { describe, expect, it } from "vitest";
-import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const NOT_TEXT = "must not contain NUL characters or unpaired surrogates";
-
-async function createRole(t: { auth: string }, name: string, permissions: string[]) {
-  const res = await call("POST", "/access/roles", { auth: t.auth, body: { name, permissions } });
-  expect(res.status, res.text).toBe(201);
-  return res.json.data;
-}
-
-async function mintWithRoles(t: TenantCreds, roleNames: string[]) {
-  const res = await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: `tok-${crypto.randomUUID().slice(0, 6)}`, role_names: roleNames } });
-  expect(res.status, res.text).toBe(201);
-  return { id: res.json.data.id as string, auth: basic(res.json.data.client_id, res.json.data.client_secret) };
-}
+import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
+import { UUID, NOT_TEXT, createRole, mintWithRoles } from "./admin";
 
 async function createUser(t: { auth: string }, body: Record<string, unknown>) {
   const res = await call("POST", "/access/users", { auth: t.auth, body });

@@ -1,4 +1,4 @@
-// /access/secrets: values go in, never come out (SPEC.md 5.5). The resolver
+// /access/secrets: values go in, never come out. The resolver
 // (resolver.ts) is the only reader of a value.
 import { route } from "../../lib/route";
 import { dataEnvelope, forbidden, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
