@@ -132,7 +132,7 @@ describe("POST /access/shares", () => {
     [{ actions: ["read", "read"] }, ["actions: Duplicate items at indexes 0 and 1"]],
     [{ actions: "read" }, ["actions: must be array, got string"]],
     [{ resource_type: "user" }, ['resource_type: must be one of ["entity_type","entity","spec","workflow","schema"]']],
-    [{ resource_id: "not-a-uuid" }, ["resource_id: String does not match pattern"]],
+    [{ resource_id: "not-a-uuid" }, ["resource_id: must match the pattern ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"]],
     [{ target_tenant_id: 42 }, ["target_tenant_id: must be string, got number"]],
     [{ tenant_id: "x" }, ["tenant_id: is not allowed"]],
   ])("refuses %j with 422 VALIDATION_FAILED and writes nothing", async (override, lines) => {
@@ -165,7 +165,7 @@ describe("POST /access/shares", () => {
       422,
       "VALIDATION_FAILED",
     );
-    expect(long.details.validation_errors).toEqual(["resource_id: String does not match pattern"]);
+    expect(long.details.validation_errors).toEqual(["resource_id: must match the pattern ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"]);
     expect(await sharesOf(owner.tenantId)).toEqual([]);
   });
 

@@ -117,8 +117,10 @@ describe("one violation shape", () => {
       },
     });
     const err = expectError(res, 409, "CONFLICT");
-    expect(err.message).toBe("Cardinality constraint violated");
+    // The row committed before its links were refused; the answer says which.
+    expect(err.message).toBe("Cardinality constraint violated; 1 of 1 rows (data[0]) were already written by 1 committed batch and stay written");
     expect(err.details.violations).toEqual([{ rule: "drives", side: "from", entity_id: expect.any(String), cap: 2, live: 3 }]);
+    expect(err.details.committed).toEqual({ batches: 1, rows: 1, ranges: [[0, 0]], links: 0 });
   });
 });
 

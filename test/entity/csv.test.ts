@@ -1,7 +1,7 @@
-// CSV import and export through the gateway (SPEC.md 4.1).
+// CSV import and export through the gateway.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BASE, call, createTenant, expectError } from "../support/api";
+import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";
 import { createType } from "../support/entities";
 
 const schema = {
@@ -95,6 +95,76 @@ describe("POST /entity/entities/import", () => {
     expect(expectError(missing, 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["line 2, attributes.sku: is required"]);
     expect(await parts(t.auth)).toEqual([]);
   });
+
+  it("reports every problem of every row in one answer: records that do not parse, cells that do not convert, schema and key lines", async () => {
+    const t = await tenantWithType();
+    const csv = ["name,sku,price,qty,tags", "A,A1,1,1,[]", "B,B1,abc,1.5,[]", "C,C1,2", 'D,,3,1,"[1]"', "E,E1,x,y,[", "F,F1,1,1,[]"].join("\n");
+    const err = expectError(await importCsv(t.auth, csv, { entity_type_name: "Part" }), 422, "VALIDATION_FAILED");
+    expect(err.message).toBe("4 of 6 rows failed validation; nothing was written");
+    expect(err.details.validation_errors).toEqual([
+      'line 3, column "price": "abc" is not a number',
+      'line 3, column "qty": must be integer, got number',
+      "line 4: Invalid Record Length: expect 5, got 3 on line 4",
+      'line 5, column "sku": is required',
+      'line 5, column "tags" at [0]: must be string, got number',
+      'line 6, column "price": "x" is not a number',
+      'line 6, column "qty": "y" is not a number',
+      'line 6, column "tags": is not JSON array text',
+    ]);
+    expect(await parts(t.auth)).toEqual([]);
+
+    // A required attribute whose cell did not convert is reported once, by its cell.
+    await createType(t.auth, { name: "Priced", schema: { type: "object", required: ["sku", "price"], properties: { sku: { type: "string" }, price: { type: "number" } } }, config: { identifier_key: ["sku"] } });
+    const priced = expectError(await importCsv(t.auth, "name,sku,price\nA,A1,abc\n", { entity_type_name: "Priced" }), 422, "VALIDATION_FAILED");
+    expect(priced.details.validation_errors).toEqual(['line 2, column "price": "abc" is not a number']);
+  });
+
+  it("keeps to twenty lines and counts the rest", async () => {
+    const t = await tenantWithType();
+    const rows = Array.from({ length: 30 }, (_, i) => `P${i},S${i},x`).join("\n");
+    const err = expectError(await importCsv(t.auth, `name,sku,price\n${rows}\n`, { entity_type_name: "Part" }), 422, "VALIDATION_FAILED");
+    expect(err.message).toBe("30 of 30 rows failed validation; nothing was written");
+    expect(err.details.validation_errors).toEqual([...Array.from({ length: 20 }, (_, i) => `line ${i + 2}, column "price": "x" is not a number`), "... and 10 more errors"]);
+  });
+
+  it("a header read as one column holding another delimiter hints at the delimiter option", async () => {
+    const t = await tenantWithType();
+    const semicolons = expectError(await importCsv(t.auth, "name;sku;price\nA;A1;1\n", { entity_type_name: "Part" }), 422, "VALIDATION_FAILED");
+    expect(semicolons.details.validation_errors).toEqual([
+      "header: a column must map to name",
+      'header: read with delimiter "," as the one column "name;sku;price", which seems to use ";": set "delimiter": ";" in X-Import-Config',
+    ]);
+    const tabs = expectError(await importCsv(t.auth, "name\tsku\nA\tA1\n", { entity_type_name: "Part", delimiter: ";" }), 422, "VALIDATION_FAILED");
+    expect(tabs.details.validation_errors).toEqual([
+      "header: a column must map to name",
+      'header: read with delimiter ";" as the one column "name\\tsku", which seems to use "\\t": set "delimiter": "\\t" in X-Import-Config',
+    ]);
+    const mapped = expectError(await importCsv(t.auth, "name;sku\nA;A1\n", { entity_type_name: "Part", column_mapping: { name: "name" } }), 422, "VALIDATION_FAILED");
+    expect(mapped.details.validation_errors).toEqual([
+      "column_mapping.name: no such column in the header",
+      'header: read with delimiter "," as the one column "name;sku", which seems to use ";": set "delimiter": ";" in X-Import-Config',
+    ]);
+    // One column without another delimiter in it gets no hint.
+    expect(expectError(await importCsv(t.auth, "title\nx\n", { entity_type_name: "Part" }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["header: a column must map to name"]);
+  });
+
+  it("an error after a committed batch says which lines stay written, as upsert does", async () => {
+    const t = await tenantWithType();
+    await createType(t.auth, { name: "Brand", schema: { type: "object" }, config: { identifier_key: ["code"] } });
+    expect((await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name: "made_by", from_entity_type_name: "Part", to_entity_type_name: "Brand", max_to_cardinality: 1 } })).status).toBe(201);
+    const entity = async (type: string, name: string, attributes: Record<string, unknown>) => (await call("POST", "/entity/entities", { auth: t.auth, body: { type_name: type, name, attributes } })).json.data.id as string;
+    const [a, b, survivor, holder] = [await entity("Brand", "A", { code: "a" }), await entity("Brand", "B", { code: "b" }), await entity("Part", "S", { sku: "S" }), await entity("Part", "H", { sku: "H" })];
+    for (const [from, to] of [[survivor, a], [holder, b]]) expect((await call("POST", "/entity/relationships", { auth: t.auth, body: { rule_name: "made_by", from_entity_id: from, to_entity_id: to } })).status).toBe(201);
+    // 1,000 rows by key commit; the last row, by id, merges the holder into the survivor, which would then have two brands.
+    const rows = Array.from({ length: 1000 }, (_, i) => `P${i},S${i},`).join("\n");
+    const err = expectError(await importCsv(t.auth, `name,sku,id\n${rows}\nS,H,${survivor}\n`, { entity_type_name: "Part" }), 422, "UNPROCESSABLE_ENTITY");
+    expect(err.details.code).toBe("MERGE_CARDINALITY_EXCEEDED");
+    expect(err.details.committed).toEqual({ batches: 1, rows: 1000, ranges: [[0, 999]], links: 0 });
+    expect(err.message).toBe("Merging would exceed a relationship rule's cardinality; 1000 of 1001 rows (line 2 to line 1001) were already written by 1 committed batch and stay written");
+    // Two brands, the survivor, the holder (not merged) and the 1,000 committed rows.
+    const [live] = await systemQuery("SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND deleted_at IS NULL", [t.tenantId]);
+    expect(live.n).toBe(1004);
+  }, 60_000);
 
   it("refuses malformed CSV, a bad or missing config, a header without name, unknown types and columns", async () => {
     const t = await tenantWithType();

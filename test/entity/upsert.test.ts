@@ -131,6 +131,26 @@ describe("POST /entity/entities/upsert", () => {
     expect(ev.n).toBe(0);
   });
 
+  it("reports every problem of every row at once: schema and key lines together, twenty lines and an exact count of the rest", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createType(auth, { name: "Product", schema: { type: "object", properties: { sku: { type: "string" }, price: { type: "number" } } }, config: { identifier_key: ["sku"] } });
+    // Row 1 has no key AND a bad price: both lines in one answer, not the key only after the price is fixed.
+    const few = expectError(await upsert(auth, { data: [{ name: "ok", attributes: { sku: "A" } }, { name: "b", attributes: { price: "x" } }] }), 422, "VALIDATION_FAILED");
+    expect(few.message).toBe("1 of 2 rows failed validation; nothing was written");
+    expect(few.details.validation_errors).toEqual(["data[1].attributes.price: must be number, got string", "data[1].attributes.sku: is required to compute the identifier key"]);
+
+    const data = Array.from({ length: 50 }, (_, i) => ({ name: `n${i}`, attributes: { price: "x" } }));
+    const many = expectError(await upsert(auth, { data }), 422, "VALIDATION_FAILED");
+    const lines: string[] = many.details.validation_errors;
+    expect(many.message).toBe("50 of 50 rows failed validation; nothing was written");
+    expect(lines).toHaveLength(21);
+    expect(lines.slice(0, 2)).toEqual(["data[0].attributes.price: must be number, got string", "data[0].attributes.sku: is required to compute the identifier key"]);
+    expect(lines[19]).toBe("data[9].attributes.sku: is required to compute the identifier key");
+    // 100 lines in all: twenty shown, eighty counted (not the sixty a forty-line buffer gave).
+    expect(lines[20]).toBe("... and 80 more errors");
+    expect(await liveCount(tenantId)).toBe(0);
+  });
+
   it("commits 5,000 valid rows in batches and answers every id", async () => {
     const { auth, tenantId } = await createTenant();
     await createProductType(auth);
@@ -234,6 +254,40 @@ describe("upsert inline relationships", () => {
     expect(skipped.json.data.errors).toEqual([{ index: 0, code: "UNRESOLVED_RELATIONSHIP", message: "no live Brand with identifier_key ghost" }]);
   });
 
+  it("an error in a later entity batch says exactly which rows the committed batches wrote", async () => {
+    const { auth, tenantId, brand } = await setup();
+    const other = await createEntity(auth, "Brand", "Other", { code: "other" });
+    // Merging the holder into the survivor would give the survivor two brands under a cap of one.
+    const survivor = await createEntity(auth, "Product", "S", { sku: "S", title: "s" });
+    const holder = await createEntity(auth, "Product", "H", { sku: "H", title: "h" });
+    await call("POST", "/entity/relationships", { auth, body: { rule_name: "made_by", from_entity_id: survivor.id, to_entity_id: brand.id } });
+    await call("POST", "/entity/relationships", { auth, body: { rule_name: "made_by", from_entity_id: holder.id, to_entity_id: other.id } });
+    // 1,000 rows by key commit as batch one; the by-id row is batch two and fails.
+    const res = await upsert(auth, { data: [...rows(1000), { id: survivor.id, name: "S", attributes: { sku: "H", title: "s" } }] });
+    const err = expectError(res, 422, "UNPROCESSABLE_ENTITY");
+    expect(err.details.code).toBe("MERGE_CARDINALITY_EXCEEDED");
+    expect(err.details.rules).toEqual(["made_by"]);
+    expect(err.details.committed).toEqual({ batches: 1, rows: 1000, ranges: [[0, 999]], links: 0 });
+    expect(err.message).toBe("Merging would exceed a relationship rule's cardinality; 1000 of 1001 rows (data[0] to data[999]) were already written by 1 committed batch and stay written");
+    const [written] = await systemQuery("SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND deleted_at IS NULL AND identifier_key LIKE 'S%' AND identifier_key <> 'S'", [tenantId]);
+    expect(written.n).toBe(1000);
+    expect((await call("GET", `/entity/entities/${holder.id}`, { auth })).status).toBe(200);
+  }, 60_000);
+
+  it("an error in a later link batch says every row and the committed links stay written", async () => {
+    const { auth, tenantId, brand } = await setup();
+    const other = await createEntity(auth, "Brand", "Other", { code: "other" });
+    const link = (id: string) => ({ rule_name: "made_by", target_entity_id: id });
+    // 1,001 rows, one link each, the last row a second one: links 0-999 commit, the last link batch exceeds the cap.
+    const data = rows(1001).map((r, i) => ({ ...r, relationships: i === 1000 ? [link(brand.id), link(other.id)] : [link(brand.id)] }));
+    const err = expectError(await upsert(auth, { data }), 409, "CONFLICT");
+    expect(err.details.code).toBe("CARDINALITY_VIOLATION");
+    expect(err.details.committed).toEqual({ batches: 3, rows: 1001, ranges: [[0, 1000]], links: 1000 });
+    expect(err.message).toBe("Cardinality constraint violated; 1001 of 1001 rows (data[0] to data[1000]) were already written, with 1000 links, by 3 committed batches and stay written");
+    const [links] = await systemQuery("SELECT count(*)::int AS n FROM relationships WHERE tenant_id = $1 AND deleted_at IS NULL", [tenantId]);
+    expect(links.n).toBe(1000);
+  }, 60_000);
+
   it("enforces the rule's cap: two brands for one product under max_to_cardinality 1 is 409", async () => {
     const { auth, brand } = await setup();
     const other = await createEntity(auth, "Brand", "Other", { code: "other" });
@@ -241,6 +295,8 @@ describe("upsert inline relationships", () => {
       data: [{ name: "P", attributes: { sku: "1", title: "t" }, relationships: [{ rule_name: "made_by", target_entity_id: brand.id }, { rule_name: "made_by", target_entity_id: other.id }] }],
     });
     const err = expectError(res, 409, "CONFLICT");
-    expect(err.message).toBe("Cardinality constraint violated");
+    // The row committed before its links were refused, and the answer says so.
+    expect(err.message).toBe("Cardinality constraint violated; 1 of 1 rows (data[0]) were already written by 1 committed batch and stay written");
+    expect(err.details.committed).toEqual({ batches: 1, rows: 1, ranges: [[0, 0]], links: 0 });
   });
 });

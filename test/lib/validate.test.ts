@@ -1,7 +1,7 @@
-// Unit tests of the `<path>: <reason>` lines behind 422 VALIDATION_FAILED (SPEC.md 7).
+// Unit tests of the `<path>: <reason>` lines behind 422 VALIDATION_FAILED.
 import { describe, expect, it } from "vitest";
 import { Validator, type Schema } from "@cfworker/json-schema";
-import { check, formatErrors, renderPath, validate } from "../../src/lib/validate";
+import { check, formatErrors, LineCollector, renderPath, validate } from "../../src/lib/validate";
 import { ApiError } from "../../src/lib/errors";
 
 const order = {
@@ -57,12 +57,46 @@ describe("check: one `<path>: <reason>` line per failing path", () => {
     const schema = { type: "object", properties: { code: { type: "string", minLength: 5, pattern: "^z" } } } as const;
     const lines = check(schema, { code: "ab" });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe("code: String is too short (2 < 5); String does not match pattern");
+    expect(lines[0]).toBe("code: String is too short (2 < 5); must match the pattern ^z");
   });
 
   it("renders const and enum failures with the expected values", () => {
     const schema = { type: "object", properties: { g: { const: "client_credentials" }, e: { enum: ["a", "b"] } } } as const;
     expect(check(schema, { g: "password", e: "c" })).toEqual(['g: must equal "client_credentials"', 'e: must be one of ["a","b"]']);
+  });
+});
+
+describe("check: a pattern failure names the pattern", () => {
+  it("names the pattern the value failed", () => {
+    const schema = { type: "object", properties: { name: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" } } } as const;
+    expect(check(schema, { name: "1st" })).toEqual(["name: must match the pattern ^[A-Za-z_][A-Za-z0-9_]*$"]);
+    expect(check(schema, { name: "first_1" })).toEqual([]);
+  });
+
+  it("finds the pattern behind a $ref, under additionalProperties and items, and under a patternProperties key with / and ~", () => {
+    const schema = {
+      $defs: { code: { type: "string", pattern: "^[A-Z]{3}$" } },
+      type: "object",
+      properties: { c: { $ref: "#/$defs/code" }, list: { type: "array", items: { $ref: "#/$defs/code" } } },
+      patternProperties: { "^x/~": { pattern: "^ok$" } },
+      additionalProperties: { pattern: "^[0-9]+$" },
+    } as const;
+    expect(check(schema, { c: "ab", list: ["ABC", "abc"], "x/~1": "no", n: "x" })).toEqual([
+      "c: must match the pattern ^[A-Z]{3}$",
+      "list[1]: must match the pattern ^[A-Z]{3}$",
+      "x/~1: must match the pattern ^ok$",
+      "n: must match the pattern ^[0-9]+$",
+    ]);
+  });
+
+  it("names each pattern of an alternative's branches, and each of two patterns at one path", () => {
+    expect(check({ anyOf: [{ type: "string", pattern: "^a" }, { type: "integer" }] }, "b")).toEqual(["(root): does not match any allowed shape (must match the pattern ^a | must be integer, got string)"]);
+    expect(check({ allOf: [{ pattern: "^a" }, { pattern: "z$" }] }, "b")).toEqual(["(root): must match the pattern ^a; must match the pattern z$"]);
+  });
+
+  it("cuts a pattern longer than 200 characters", () => {
+    const long = `^${"x".repeat(250)}$`;
+    expect(check({ type: "string", pattern: long }, "y")).toEqual([`(root): must match the pattern ${long.slice(0, 200)}…`]);
   });
 });
 
@@ -138,8 +172,26 @@ describe("check: at most twenty lines", () => {
     const schema = { type: "array", items: { type: "string", minLength: 3, pattern: "^z" } } as const;
     const lines = check(schema, Array.from({ length: 30 }, () => "a"));
     expect(lines).toHaveLength(21);
-    expect(lines[0]).toBe("[0]: String is too short (1 < 3); String does not match pattern");
+    expect(lines[0]).toBe("[0]: String is too short (1 < 3); must match the pattern ^z");
     expect(lines[20]).toBe("... and 10 more errors");
+  });
+});
+
+describe("LineCollector: the twenty-line rule for lines found one at a time", () => {
+  it("keeps the first twenty lines and counts the rest exactly", () => {
+    const collector = new LineCollector();
+    for (let i = 0; i < 30; i++) collector.add([`a${i}: x`, `b${i}: y`]);
+    const lines = collector.lines();
+    expect(lines).toHaveLength(21);
+    expect(lines.slice(0, 3)).toEqual(["a0: x", "b0: y", "a1: x"]);
+    expect(lines[19]).toBe("b9: y");
+    expect(lines[20]).toBe("... and 40 more errors");
+  });
+
+  it("gives the lines as they are up to twenty", () => {
+    const collector = new LineCollector();
+    collector.add(Array.from({ length: 20 }, (_, i) => `p${i}: x`));
+    expect(collector.lines()).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}: x`));
   });
 });
 
@@ -189,9 +241,9 @@ describe("check: schemas from tenants", () => {
   it("evaluates patterns in linear time, for pattern, patternProperties and propertyNames", () => {
     const poison = `${"a".repeat(32)}!`;
     const start = performance.now();
-    expect(check({ type: "string", pattern: "^(a+)+$" }, poison)).toEqual(["(root): String does not match pattern"]);
+    expect(check({ type: "string", pattern: "^(a+)+$" }, poison)).toEqual(["(root): must match the pattern ^(a+)+$"]);
     expect(check({ type: "object", patternProperties: { "^(a+)+$": { type: "integer" } } }, { [poison]: "x", aaa: "y" })).toEqual(["aaa: must be integer, got string"]);
-    expect(check({ type: "object", propertyNames: { pattern: "^(a+)+$" } }, { [poison]: 1 })).toEqual([`${poison}: String does not match pattern`]);
+    expect(check({ type: "object", propertyNames: { pattern: "^(a+)+$" } }, { [poison]: 1 })).toEqual([`${poison}: must match the pattern ^(a+)+$`]);
     expect(performance.now() - start).toBeLessThan(200);
   });
 

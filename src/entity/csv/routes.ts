@@ -30,11 +30,13 @@ export const csvRoutes = [
       200: { description: "The upsert counts", schema: dataEnvelope(upsertResult) },
       404: { description: "Unknown entity type" },
       409: { description: "on_conflict raise hit an existing entity" },
-      422: { description: `A bad X-Import-Config (${JSON.stringify(Object.keys(importConfigSchema.properties))}), malformed CSV, a cell that does not convert or a row that fails validation (named by line and column), or over 100,000 rows` },
+      422: {
+        description: `A bad X-Import-Config (${JSON.stringify(Object.keys(importConfigSchema.properties))}), a header that does not map (with a delimiter hint when it read as one column), records that do not parse, cells that do not convert and rows that fail validation (every one, named by line and column), or over 100,000 rows`,
+      },
     },
     handler: async (c) => {
       const config = readImportConfig(c.req.header("X-Import-Config"));
-      return c.json({ data: await importEntities(c.var.ctx, c.var.ctx.tenant, config, c.req.raw.body) });
+      return c.json({ data: await importEntities(c.var.ctx, config, c.req.raw.body) });
     },
   }),
   route({

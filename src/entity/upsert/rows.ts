@@ -1,14 +1,14 @@
-// Upsert input rows (SPEC.md 4.1.3-7): every row validated up front, in
-// chunks of 2000, before anything is written; one bad row aborts the request.
+// Upsert input rows: every row validated up front, before anything is
+// written; one bad row aborts the request, and the answer lists the problems
+// of every row (twenty lines, the rest counted).
 import { exactlyOneOf, forbidden, freeFormObject, uuidSchema } from "../../lib/schemas";
-import { capLines, check, validationFailed } from "../../lib/validate";
+import { check, LineCollector, validationFailed } from "../../lib/validate";
 import type { EntityType } from "../entity-types/store";
 import { oversizedKey, tryIdentifierKey } from "../entities/identifier-key";
 import { oversizedAttributes } from "../entities/index-limits";
 import type { RowSource } from "./body-scan";
 
 export const MAX_ROWS = 100_000;
-export const VALIDATION_CHUNK = 2000;
 
 export interface InlineRelationship {
   rule_name?: string;
@@ -83,44 +83,86 @@ export const rowSchema = {
   },
 } as const;
 
+/** Whether a `<path>: <reason>` line is about `path` or a path below it. */
+function names(line: string, path: string): boolean {
+  return line.startsWith(path) && /^[:.[]/.test(line.slice(path.length));
+}
+
 /**
- * Checks every row's shape, attributes (against the type's schema and the
- * index size limit) and key, parsing one row at a time. Throws 422 listing the first problems.
+ * One row's problems: its shape, then its attributes (the type's schema, the
+ * index size limit) and its key, all in one pass so a row's every problem is
+ * reported at once. A key attribute the schema already reported is not
+ * reported again.
  */
-export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
-  const count = source.count;
-  if (count > MAX_ROWS) throw validationFailed([`data: at most ${MAX_ROWS} rows per request, got ${count}`]);
-  const errors: string[] = [];
-  let badRows = 0;
-  const prepared: PreparedRows = { count, keys: new Array(count), ids: new Array(count), relationships: new Map() };
-  for (let start = 0; start < count; start += VALIDATION_CHUNK) {
-    const end = Math.min(start + VALIDATION_CHUNK, count);
-    for (let i = start; i < end; i++) {
-      const at = source.label?.(i) ?? `data[${i}]`;
-      const row = source.parse(i) as UpsertRow;
-      let rowErrors = check(rowSchema, row, at);
-      if (!rowErrors.length) {
-        rowErrors = check(type.schema, row.attributes, `${at}.attributes`);
-        if (!rowErrors.length) rowErrors = oversizedAttributes(type.config.indexed_attributes, row.attributes, `${at}.attributes`);
-      }
-      if (!rowErrors.length) {
-        const computed = tryIdentifierKey(type.config.identifier_key, row.attributes);
-        const oversized = "key" in computed ? oversizedKey(type.config.identifier_key, row.attributes, computed.key, `${at}.attributes`) : undefined;
-        if ("missing" in computed) rowErrors = computed.missing.map((p) => `${at}.attributes.${p}: is required to compute the identifier key`);
-        else if (oversized) rowErrors = [oversized];
-        else prepared.keys[i] = computed.key;
-      }
-      if (rowErrors.length) {
-        badRows++;
-        if (errors.length < 40) errors.push(...rowErrors);
-        continue;
-      }
-      prepared.ids[i] = row.id;
-      if (row.relationships?.length) prepared.relationships.set(i, row.relationships);
-    }
+function rowProblems(type: EntityType, row: UpsertRow, at: string): { lines: string[]; key?: string } {
+  const shape = check(rowSchema, row, at);
+  if (shape.length) return { lines: shape };
+  const attrs = `${at}.attributes`;
+  const lines = [...check(type.schema, row.attributes, attrs), ...oversizedAttributes(type.config.indexed_attributes, row.attributes, attrs)];
+  const computed = tryIdentifierKey(type.config.identifier_key, row.attributes);
+  if ("missing" in computed) {
+    const unreported = computed.missing.map((p) => `${attrs}.${p}`).filter((p) => !lines.some((l) => names(l, p)));
+    return { lines: [...lines, ...unreported.map((p) => `${p}: is required to compute the identifier key`)] };
   }
-  if (badRows) throw validationFailed(capLines(errors), `${badRows} of ${count} rows failed validation; nothing was written`);
-  return prepared;
+  const oversized = lines.length ? undefined : oversizedKey(type.config.identifier_key, row.attributes, computed.key, attrs);
+  return oversized ? { lines: [oversized] } : { lines, key: computed.key };
+}
+
+/**
+ * Checks rows one at a time as they are read, keeping what the writes need
+ * (keys, ids, inline relationships) and, of the problems, the first twenty
+ * lines and a count.
+ */
+export class RowChecker {
+  readonly prepared: PreparedRows = { count: 0, keys: [], ids: [], relationships: new Map() };
+  private readonly problems = new LineCollector();
+  private badRows = 0;
+  /** Rows refused before they could be checked; they hold no position. */
+  private refused = 0;
+
+  constructor(private readonly type: EntityType) {}
+
+  /**
+   * Checks the next row, labelled `at`. `found` are problems its reader
+   * already found; `omitted` are paths within the row (`attributes.price`)
+   * left out because their input was unreadable, on which the checks say
+   * nothing more (a reported cell is not also "required").
+   */
+  add(row: unknown, at: string, found: string[] = [], omitted: string[] = []): void {
+    const index = this.prepared.count++;
+    const checked = rowProblems(this.type, row as UpsertRow, at);
+    const lines = [...found, ...checked.lines.filter((l) => !omitted.some((p) => names(l, `${at}.${p}`)))];
+    if (lines.length || checked.key === undefined) {
+      this.badRows++;
+      this.problems.add(lines);
+      return;
+    }
+    const { id, relationships } = row as UpsertRow;
+    this.prepared.keys[index] = checked.key;
+    this.prepared.ids[index] = id;
+    if (relationships?.length) this.prepared.relationships.set(index, relationships);
+  }
+
+  /** A row refused before it could be checked (a CSV record that does not parse). */
+  refuse(lines: string[]): void {
+    this.refused++;
+    this.badRows++;
+    this.problems.add(lines);
+  }
+
+  /** The prepared rows, or 422 VALIDATION_FAILED listing the problems of every row. */
+  done(): PreparedRows {
+    if (this.badRows) throw validationFailed(this.problems.lines(), `${this.badRows} of ${this.prepared.count + this.refused} rows failed validation; nothing was written`);
+    return this.prepared;
+  }
+}
+
+/** Checks every row, parsing one at a time. Throws 422 listing the problems of every row. */
+export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
+  if (source.count > MAX_ROWS) throw validationFailed([`data: at most ${MAX_ROWS} rows per request, got ${source.count}`]);
+  const checker = new RowChecker(type);
+  for (let i = 0; i < source.count; i++) checker.add(source.parse(i), source.label?.(i) ?? `data[${i}]`);
+  return checker.done();
 }
 
 /**
@@ -144,6 +186,6 @@ export function dedupe(rows: PreparedRows): { byId: number[]; byKey: number[]; s
 }
 
 /** A batch's rows, their text taken again from the body for writing. */
-export function loadBatch(rows: PreparedRows, indices: number[], source: RowSource): PreparedRow[] {
+export function loadBatch(rows: PreparedRows, indices: number[], source: Pick<RowSource, "text">): PreparedRow[] {
   return indices.map((i) => ({ index: i, id: rows.ids[i], text: source.text(i), key: rows.keys[i] }));
 }

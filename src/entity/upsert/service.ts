@@ -1,15 +1,16 @@
-// POST /entity/entities/upsert (SPEC.md 4.1.3-7): validate everything up
-// front, check what must hold before any write (by-id targets exist, `raise`
-// keys are free, relationship targets resolve), then commit in batches of
-// 1000 rows with one statement per batch.
+// POST /entity/entities/upsert: validate everything up front, check what
+// must hold before any write (by-id targets exist, `raise` keys are free,
+// relationship targets resolve), then commit in batches of 1000 rows with one
+// statement per batch. An error after a batch committed says which rows stay
+// written.
 import type { Sql } from "../../db/client";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type PlainDetails } from "../../lib/errors";
 import { recordEvents, type NewEvent } from "../../events/outbox";
-import { requireActiveType } from "../entity-types/store";
+import { requireActiveType, type EntityType } from "../entity-types/store";
 import type { EntityDeps } from "../entities/service";
 import { absorb, type MergeCardinality } from "../entities/merge";
 import { lockKeys, retryKeyRace } from "../entities/key-lock";
-import { dedupe, loadBatch, prepareRows, type PreparedRow } from "./rows";
+import { dedupe, loadBatch, prepareRows, type PreparedRow, type PreparedRows } from "./rows";
 import { LINK_BATCH, planLinks, writeLinks, type PlannedLink, type Unresolved } from "./relationships";
 import type { RowSource } from "./body-scan";
 import { writeById, writeByKey, type BatchResult, type OnConflict } from "./write";
@@ -62,18 +63,73 @@ function mergeRefused(collisions: Map<number, string>) {
   });
 }
 
+/** What an error answered after a commit reports as written (`details.committed`). */
+interface Committed {
+  /** Transactions committed before the error: entity batches, then link batches. */
+  batches: number;
+  /** Request positions whose entity was written (created, updated or left as it was). */
+  rows: number;
+  /** Those positions as inclusive [first, last] ranges, in order. */
+  ranges: [number, number][];
+  /** Links inserted by the committed link batches. */
+  links: number;
+}
+
+/** Sorted positions as inclusive ranges. */
+function rangesOf(positions: number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const p of positions) {
+    const last = out[out.length - 1];
+    if (last && last[1] === p - 1) last[1] = p;
+    else out.push([p, p]);
+  }
+  return out;
+}
+
+/** The ranges in a message, by the rows' own labels; many ranges are left to the details. */
+function rangesText(ranges: [number, number][], label: (i: number) => string): string {
+  if (ranges.length > 3) return `in ${ranges.length} ranges, listed in details.committed.ranges`;
+  return ranges.map(([a, b]) => (a === b ? label(a) : `${label(a)} to ${label(b)}`)).join(", ");
+}
+
+/**
+ * An error met after some batches committed, saying which rows stay written
+ * (the committed batches are not undone). Errors other than ApiError stay
+ * 500s, logged where they are rendered.
+ */
+function afterCommit(e: unknown, committed: Committed, count: number, label: (i: number) => string): unknown {
+  if (!(e instanceof ApiError)) return e;
+  const batches = `${committed.batches} committed batch${committed.batches === 1 ? "" : "es"}`;
+  const links = committed.links ? `, with ${committed.links} link${committed.links === 1 ? "" : "s"},` : "";
+  const message = `${e.message.replace(/\.$/, "")}; ${committed.rows} of ${count} rows (${rangesText(committed.ranges, label)}) were already written${links} by ${batches} and stay written`;
+  // The error's own details, detail code included, gain `committed`.
+  return new ApiError(e.code, message, { ...e.details, committed } as PlainDetails);
+}
+
+/** The type an upsert writes: active, and open to the caller for both create and update. */
+export async function upsertType(deps: EntityDeps, ref: { type_name?: string; type_id?: string }): Promise<EntityType> {
+  const type = await deps.tenant.tx((sql) => requireActiveType(sql, ref));
+  deps.tenant.access.requireType("create", type.name);
+  deps.tenant.access.requireType("update", type.name);
+  return type;
+}
+
 /** Rows are read from `source` on demand (see body-scan.ts). */
 export async function upsertEntities(deps: EntityDeps, input: UpsertInput, source: RowSource): Promise<UpsertResult> {
+  const type = await upsertType(deps, input);
+  return writeRows(deps, input, type, prepareRows(type, source), source);
+}
+
+/**
+ * Writes rows a RowChecker passed: the checks that need the database, then
+ * the batches. `source` gives each row's text again for its batch, and its
+ * label for messages.
+ */
+export async function writeRows(deps: EntityDeps, input: UpsertInput, type: EntityType, prepared: PreparedRows, source: Pick<RowSource, "count" | "text" | "label">): Promise<UpsertResult> {
   const count = source.count;
   const onConflict = input.on_conflict ?? "replace";
   const suppress = input.suppress_events ?? false;
   const tenantId = deps.tenant.tenantId;
-
-  const type = await deps.tenant.tx((sql) => requireActiveType(sql, input));
-  // An upsert may create and update any row of the type.
-  deps.tenant.access.requireType("create", type.name);
-  deps.tenant.access.requireType("update", type.name);
-  const prepared = prepareRows(type, source);
   const { byId, byKey, standsFor } = dedupe(prepared);
   const keyOf = (i: number) => prepared.keys[i];
   const idOf = (i: number) => prepared.ids[i]!;
@@ -119,44 +175,56 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, sourc
     deps.publish(result.eventIds);
   };
 
-  for (const indices of chunks(byKey, COMMIT_BATCH)) {
-    const batch = loadBatch(prepared, indices, source);
-    const result = await deps.tenant.tx(async (sql) => {
-      const r = await writeByKey(sql, tenantId, type, batch, onConflict, suppress);
-      // A key taken between the check and this batch: `raise` still means raise.
-      if (onConflict === "raise" && r.unchanged) throw new ApiError("CONFLICT", "A row matched an entity created concurrently and on_conflict is raise", {});
-      return r;
-    });
-    absorbBatch(batch, result);
-  }
-
-  for (const indices of chunks(byId, COMMIT_BATCH)) {
-    const batch = loadBatch(prepared, indices, source);
-    // Key holders are read under the batch's key locks, so a concurrent rekey
-    // onto one of these keys has either committed (and is merged) or waits.
-    const result = await retryKeyRace(() =>
-      deps.tenant.tx(async (sql) => {
-        await lockKeys(sql, type.id, batch.map((r) => r.key));
-        const collisions = await keyHolders(sql, type.id, batch.map((r) => ({ index: r.index, id: r.id!, key: r.key })));
-        if (collisions.size && input.merge_on_conflict === false) throw mergeRefused(collisions);
-        const merged: NewEvent[] = [];
-        for (const row of batch) {
-          const holder = collisions.get(row.index);
-          if (!holder) continue;
-          await absorb(sql, row.id!, holder, input.merge_cardinality ?? "raise");
-          merged.push({ entityId: row.id!, entityTypeId: type.id, action: "merged", suppressed: suppress, payload: { entity: { id: row.id, type: { id: type.id, name: type.name } }, merged_entity_id: holder } });
-        }
-        const mergedIds = await recordEvents(sql, tenantId, merged);
-        const r = await writeById(sql, tenantId, type, batch, suppress);
-        r.eventIds.unshift(...mergedIds);
+  const committed = { batches: 0, links: 0 };
+  try {
+    for (const indices of chunks(byKey, COMMIT_BATCH)) {
+      const batch = loadBatch(prepared, indices, source);
+      const result = await deps.tenant.tx(async (sql) => {
+        const r = await writeByKey(sql, tenantId, type, batch, onConflict, suppress);
+        // A key taken between the check and this batch: `raise` still means raise.
+        if (onConflict === "raise" && r.unchanged) throw new ApiError("CONFLICT", "A row matched an entity created concurrently and on_conflict is raise", {});
         return r;
-      }),
-    );
-    absorbBatch(batch, result);
-  }
+      });
+      absorbBatch(batch, result);
+      committed.batches++;
+    }
 
-  for (const batch of chunks(pre.links, LINK_BATCH)) {
-    await deps.tenant.tx((sql) => writeLinks(sql, tenantId, batch, (rowIndex) => idAt[standsFor[rowIndex]]));
+    for (const indices of chunks(byId, COMMIT_BATCH)) {
+      const batch = loadBatch(prepared, indices, source);
+      // Key holders are read under the batch's key locks, so a concurrent rekey
+      // onto one of these keys has either committed (and is merged) or waits.
+      const result = await retryKeyRace(() =>
+        deps.tenant.tx(async (sql) => {
+          await lockKeys(sql, type.id, batch.map((r) => r.key));
+          const collisions = await keyHolders(sql, type.id, batch.map((r) => ({ index: r.index, id: r.id!, key: r.key })));
+          if (collisions.size && input.merge_on_conflict === false) throw mergeRefused(collisions);
+          const merged: NewEvent[] = [];
+          for (const row of batch) {
+            const holder = collisions.get(row.index);
+            if (!holder) continue;
+            await absorb(sql, row.id!, holder, input.merge_cardinality ?? "raise");
+            merged.push({ entityId: row.id!, entityTypeId: type.id, action: "merged", suppressed: suppress, payload: { entity: { id: row.id, type: { id: type.id, name: type.name } }, merged_entity_id: holder } });
+          }
+          const mergedIds = await recordEvents(sql, tenantId, merged);
+          const r = await writeById(sql, tenantId, type, batch, suppress);
+          r.eventIds.unshift(...mergedIds);
+          return r;
+        }),
+      );
+      absorbBatch(batch, result);
+      committed.batches++;
+    }
+
+    for (const batch of chunks(pre.links, LINK_BATCH)) {
+      committed.links += await deps.tenant.tx((sql) => writeLinks(sql, tenantId, batch, (rowIndex) => idAt[standsFor[rowIndex]]));
+      committed.batches++;
+    }
+  } catch (e) {
+    if (!committed.batches) throw e;
+    const written: number[] = [];
+    standsFor.forEach((winner, p) => idAt[winner] !== undefined && written.push(p));
+    const label = (i: number) => source.label?.(i) ?? `data[${i}]`;
+    throw afterCommit(e, { batches: committed.batches, rows: written.length, ranges: rangesOf(written), links: committed.links }, count, label);
   }
 
   const ids = Array.from(standsFor, (winner) => idAt[winner]);
