@@ -378,3 +378,137 @@ describe("real Postgres indexes follow the config", () => {
     expect(rows[0].indexdef).not.toContain("quiet");
   });
 });
+
+describe("config checked against the schema", () => {
+  const customer = {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      email: { type: "string", format: "email" },
+      score: { type: "number" },
+      vip: { type: "boolean" },
+      address: { type: "object", additionalProperties: false, properties: { zip: { type: "string" } } },
+    },
+  };
+
+  async function typeNames(auth: string) {
+    return (await call("GET", "/entity/entity-types", { auth })).json.data.map((t: any) => t.name);
+  }
+
+  it("refuses on create, with every line at once: undefined key paths, contradicting index types, an attributes prefix; nothing is written", async () => {
+    const { auth } = await createTenant();
+    const err = expectError(
+      await postType(auth, {
+        name: "Customer",
+        schema: customer,
+        config: {
+          identifier_key: ["address.city", "zip"],
+          indexed_attributes: [
+            { path: ["email"], type: "text" },
+            { path: ["score"], type: "timestamptz", sortable: true },
+            { path: ["attributes", "email"], type: "text" },
+            { path: ["vip"], type: "boolean" },
+            { path: ["email"], type: "numeric" },
+          ],
+        },
+      }),
+      422,
+      "VALIDATION_FAILED",
+    );
+    expect(violationLines(err)).toEqual([
+      "config.indexed_attributes[4].path: duplicates an earlier entry",
+      "config.identifier_key[0]: attributes.address.city is not defined by the schema (additionalProperties is false)",
+      "config.identifier_key[1]: attributes.zip is not defined by the schema (additionalProperties is false)",
+      "config.indexed_attributes[1].type: timestamptz cannot index attributes.score (number in the schema); it reads a string without a format or with format date-time or date",
+      'config.indexed_attributes[2].path: paths are relative to attributes; use ["email"]',
+      "config.indexed_attributes[4].type: numeric cannot index attributes.email (string with format email in the schema); it reads a number, an integer or a string with format decimal, number, integer, int32, int64, float or double",
+    ]);
+    expect(await typeNames(auth)).toEqual([]);
+  });
+
+  it("refuses a registered schema (schema_name) the same way", async () => {
+    const { auth } = await createTenant();
+    expect((await call("POST", "/schema/schemas", { auth, body: { name: "customer", schema: customer } })).status).toBe(201);
+    const err = expectError(await postType(auth, { name: "Customer", schema_name: "customer", config: { identifier_key: ["customer_no"] } }), 422, "VALIDATION_FAILED");
+    expect(violationLines(err)).toEqual(["config.identifier_key[0]: attributes.customer_no is not defined by the schema (additionalProperties is false)"]);
+    expect(await typeNames(auth)).toEqual([]);
+  });
+
+  it("accepts what it cannot refuse for certain, and what the schema allows", async () => {
+    const { auth } = await createTenant();
+    // Nested keys through properties, pattern names, typed strings for numeric and timestamptz.
+    const fits = await postType(auth, {
+      name: "Fits",
+      schema: {
+        type: "object",
+        additionalProperties: false,
+        properties: { address: { type: "object", properties: { zip: { type: "string" } } }, amount: { type: "string", format: "decimal" }, since: { type: "string", format: "date-time" } },
+        patternProperties: { "^tag_": { type: "array", items: { type: "string" } } },
+      },
+      config: {
+        identifier_key: ["address.zip"],
+        indexed_attributes: [
+          { path: ["amount"], type: "numeric" },
+          { path: ["since"], type: "timestamptz" },
+          { path: ["tag_colors"], type: "text_array" },
+          { path: ["address", "zip"], type: "text" },
+        ],
+      },
+    });
+    expect(fits.status, JSON.stringify(fits.json)).toBe(201);
+    // A $ref and names only oneOf branches declare: undecidable without resolving them, so allowed.
+    const withRef = await postType(auth, { name: "WithRef", schema: { $defs: { c: { type: "object", additionalProperties: false } }, $ref: "#/$defs/c" }, config: { identifier_key: ["code"] } });
+    expect(withRef.status, JSON.stringify(withRef.json)).toBe(201);
+    const branches = await postType(auth, {
+      name: "Branches",
+      schema: { type: "object", oneOf: [{ properties: { a: { type: "string" } } }], unevaluatedProperties: false },
+      config: { identifier_key: ["a"], indexed_attributes: [{ path: ["b"], type: "numeric" }] },
+    });
+    expect(branches.status, JSON.stringify(branches.json)).toBe(201);
+    expect(await typeNames(auth)).toEqual(["Branches", "Fits", "WithRef"]);
+  });
+
+  it("refuses a PATCH that changes only the schema so the kept key or an index no longer fits; the type is unchanged", async () => {
+    const { auth } = await createTenant();
+    const t = await createType(auth, {
+      name: "Open",
+      schema: { type: "object" },
+      config: { identifier_key: ["code"], indexed_attributes: [{ path: ["score"], type: "numeric", sortable: true }] },
+    });
+    const indexesBefore = await typeIndexes(t.id);
+    expect(indexesBefore).toHaveLength(1);
+    const flags = { type: "object", additionalProperties: false, properties: { score: { type: "boolean" } } };
+    const err = expectError(await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { schema: flags } }), 422, "VALIDATION_FAILED");
+    expect(violationLines(err)).toEqual([
+      "config.identifier_key[0]: attributes.code is not defined by the schema (additionalProperties is false)",
+      "config.indexed_attributes[0].type: numeric cannot index attributes.score (boolean in the schema); it reads a number, an integer or a string with format decimal, number, integer, int32, int64, float or double",
+    ]);
+    const got = (await call("GET", `/entity/entity-types/${t.id}`, { auth })).json.data;
+    expect(got.schema).toEqual({ type: "object" });
+    expect(await typeIndexes(t.id)).toEqual(indexesBefore);
+  });
+
+  it("refuses a PATCH by schema_name, and one that changes only the config; nothing is written", async () => {
+    const { auth } = await createTenant();
+    const t = await createType(auth, { name: "Cust", schema: { type: "object", properties: { email: { type: "string" }, score: { type: "number" } } }, config: { identifier_key: ["email"], indexed_attributes: [{ path: ["score"], type: "numeric" }] } });
+    const indexesBefore = await typeIndexes(t.id);
+    await call("POST", "/schema/schemas", { auth, body: { name: "scored-as-text", schema: { type: "object", properties: { email: { type: "string" }, score: { type: "string" } } } } });
+    const byName = expectError(await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { schema_name: "scored-as-text" } }), 422, "VALIDATION_FAILED");
+    expect(violationLines(byName)).toEqual([
+      "config.indexed_attributes[0].type: numeric cannot index attributes.score (string in the schema); it reads a number, an integer or a string with format decimal, number, integer, int32, int64, float or double",
+    ]);
+    const configOnly = expectError(
+      await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { indexed_attributes: [{ path: ["email"], type: "boolean" }, { path: ["attributes", "score"], type: "numeric" }] } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
+    expect(violationLines(configOnly)).toEqual([
+      "config.indexed_attributes[0].type: boolean cannot index attributes.email (string in the schema); it reads a boolean",
+      'config.indexed_attributes[1].path: paths are relative to attributes; use ["score"]',
+    ]);
+    const got = (await call("GET", `/entity/entity-types/${t.id}`, { auth })).json.data;
+    expect(got).toMatchObject({ schema_name: null, schema: { properties: { score: { type: "number" } } } });
+    expect(got.config.indexed_attributes).toEqual([{ path: ["score"], type: "numeric", filterable: true, sortable: false, searchable: false }]);
+    expect(await typeIndexes(t.id)).toEqual(indexesBefore);
+  });
+});

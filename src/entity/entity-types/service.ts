@@ -8,7 +8,7 @@ import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import type { JsonSchema } from "../../lib/validate";
 import { assertUsableSchema, resolveSchemaName } from "../../schema/registry";
 import { desiredIndexes, desiredStatistics, indexPrefix, STATISTICS_PREFIX } from "../indexed-attributes";
-import { assertIdentifierUnchanged, normalizeIndexed, type TypeConfig } from "./config";
+import { assertConfigFits, assertIdentifierUnchanged, normalizeIndexed, type TypeConfig } from "./config";
 import { present, requireType, toEntityType, type EntityType } from "./store";
 
 export interface CreateTypeInput {
@@ -91,6 +91,7 @@ export async function createType(tenant: TenantDb, input: CreateTypeInput) {
         assertUsableSchema(input.schema);
         schema = input.schema;
       }
+      assertConfigFits(config, schema);
       const [row] = await sql.db
         .insert(entityTypes)
         .values({ tenantId: tenant.tenantId, name: input.name, status: input.status ?? "draft", schema, schemaName: input.schema_name ?? null, config })
@@ -140,6 +141,8 @@ export async function patchType(tenant: TenantDb, id: string, input: PatchTypeIn
       schema = input.schema;
       schemaName = null;
     }
+    // The type the patch would leave is checked whole: a new schema can strand the kept identifier key or indexes.
+    assertConfigFits(config, schema);
     const [row] = await sql.db
       .update(entityTypes)
       .set({ config, schema, schemaName, updatedAt: dsql`now()` })
