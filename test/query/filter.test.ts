@@ -4,11 +4,15 @@ import { ApiError } from "../../src/lib/errors";
 import { compileFilter, newCompilation, relatedTypeNames } from "../../src/entity/query/filter";
 import type { QueryType } from "../../src/entity/query/operands";
 import { Params } from "../../src/entity/query/params";
+import { schemaRulesOut } from "../../src/entity/query/schema-paths";
+import { orderKeys, sortPathAt } from "../../src/entity/query/sort";
+import type { ReadScope } from "../../src/entity/access";
 
 const TENANT = "11111111-1111-4111-8111-111111111111";
 const item: QueryType = {
   id: "22222222-2222-4222-8222-222222222222",
   name: "Item",
+  schema: { type: "object", additionalProperties: false, properties: { color: { type: "string" }, price: { type: "number" }, qty: {}, dims: { type: "object", additionalProperties: false, properties: { w: { type: "number" } } } } },
   config: {
     name_search: false,
     indexed_attributes: [
@@ -17,11 +21,17 @@ const item: QueryType = {
     ],
   },
 };
-const maker: QueryType = { id: "33333333-3333-4333-8333-333333333333", name: "Maker", config: { name_search: false, indexed_attributes: [] } };
+const maker: QueryType = {
+  id: "33333333-3333-4333-8333-333333333333",
+  name: "Maker",
+  schema: { type: "object", additionalProperties: false, properties: { country: { type: "string" } } },
+  config: { name_search: false, indexed_attributes: [] },
+};
+const everything: ReadScope = { tenantId: TENANT, typeNames: null, entityIds: [], shared: null };
 
-function compile(filter: unknown, first = 1) {
+function compile(filter: unknown, first = 1, scope = everything) {
   const params = new Params(first);
-  const c = newCompilation(params, { tenantId: TENANT, typeNames: null, entityIds: [], shared: null }, (name) => (name === "Maker" ? maker : undefined));
+  const c = newCompilation(params, scope, (name) => (name === "Maker" ? maker : undefined));
   const sql = compileFilter(filter, item, "e", c);
   return { sql, values: params.values, c };
 }
@@ -181,5 +191,99 @@ describe("relatedTypeNames", () => {
       ],
     });
     expect([...names].sort()).toEqual(["City", "Maker", "Shop", "rule"]);
+  });
+});
+
+describe("warnings", () => {
+  const warnings = (filter: unknown, scope = everything) => compile(filter, 1, scope).c.warnings;
+
+  it("name each filter path the type's schema does not define, at its place, and still match nothing there", () => {
+    const { sql, c } = compile({
+      operator: "and",
+      filters: [
+        { operator: "eq", path: ["attributes", "color"], value: "red" },
+        { operator: "eq", path: ["attributes", "colour"], value: "red" },
+        { operator: "not", filters: [{ operator: "gt", path: ["attributes", "dims", "h"], value: 1 }] },
+        { operator: "eq", path: ["attributes", "dims", "w"], value: 1 },
+        { operator: "eq", path: ["attributes", "qty", "anything"], value: 1 },
+      ],
+    });
+    expect(c.warnings).toEqual(["filter.filters[1].path: attributes.colour is not defined by the schema of Item", "filter.filters[2].filters[0].path: attributes.dims.h is not defined by the schema of Item"]);
+    expect(sql).toContain("(e.attributes #> $3::text[]) = $4::jsonb");
+  });
+
+  it("name a path that names no entity field", () => {
+    expect(warnings({ operator: "eq", path: ["nmae"], value: "x" })).toEqual([
+      "filter.path: nmae names no field of an entity (a path starts with name, id, created_at, updated_at, type.name, attributes or relationships)",
+    ]);
+    expect(warnings({ operator: "eq", path: ["attributes"], value: "x" })).toHaveLength(1);
+    expect(warnings({ operator: "eq", path: ["type", "id"], value: "x" })).toHaveLength(1);
+    expect(warnings({ operator: "and", filters: [{ operator: "eq", path: ["name"], value: "x" }, { operator: "eq", path: ["type", "name"], value: "Item" }] })).toEqual([]);
+  });
+
+  it("name an unknown related type, and check related paths against the related type's schema", () => {
+    expect(warnings({ operator: "exists", path: ["relationships", "Ghost"] })).toEqual(["filter.path: no entity type Ghost the caller can read"]);
+    expect(warnings({ operator: "rel_exists", path: ["relationships", "Maker"], value: { operator: "eq", path: ["attributes", "county"], value: "DE" } })).toEqual([
+      "filter.value.path: attributes.county is not defined by the schema of Maker",
+    ]);
+    expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "country"], value: "DE" })).toEqual([]);
+    expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "size"], value: 5 })).toEqual(["filter.path: attributes.size is not defined by the schema of Maker"]);
+  });
+
+  it("word a type the caller cannot read exactly as a type that does not exist, and say nothing of its schema", () => {
+    const onlyItems: ReadScope = { ...everything, typeNames: ["Item"] };
+    expect(warnings({ operator: "exists", path: ["relationships", "Maker"] }, onlyItems)).toEqual(["filter.path: no entity type Maker the caller can read"]);
+    expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "size"], value: 5 }, onlyItems)).toEqual(["filter.path: no entity type Maker the caller can read"]);
+    expect(warnings({ operator: "rel_exists", path: ["relationships", "Maker"], value: { operator: "eq", path: ["attributes", "size"], value: 5 } }, onlyItems)).toEqual([
+      "filter.path: no entity type Maker the caller can read",
+    ]);
+  });
+
+  it("say nothing of an optional particle left out", () => {
+    expect(warnings({ operator: "eq", path: ["attributes", "colour"], value: "", optional: true })).toEqual([]);
+  });
+
+  it("name sort and distinct_on paths the schema does not define, the sort key still a constant", () => {
+    const c = newCompilation(new Params(), everything, () => undefined);
+    const keys = orderKeys([{ path: ["attributes", "colour"] }, { path: ["attributes", "price"] }, { path: ["nmae"] }], item, "e", c);
+    orderKeys([{ path: ["attributes", "size"] }], item, "e", c, sortPathAt("distinct_on.paths", true));
+    expect(keys[0].sql).toBe("(e.attributes #>> $1::text[])");
+    expect(keys[2].sql).toBe("NULL::text");
+    expect(c.warnings).toEqual([
+      "sort[0].path: attributes.colour is not defined by the schema of Item",
+      "sort[2].path: nmae names no field of an entity (a path starts with name, id, created_at, updated_at, type.name, attributes or relationships)",
+      "distinct_on.paths[0]: attributes.size is not defined by the schema of Item",
+    ]);
+  });
+});
+
+describe("schemaRulesOut", () => {
+  const closed = { type: "object", additionalProperties: false, properties: { a: { type: "string" }, o: { type: "object", properties: { x: {} } }, list: { type: "array", items: { type: "object", additionalProperties: false, properties: { k: {} } } }, gone: false } };
+
+  it("rules out names a closed object does not list, fields of scalars, and properties the schema forbids", () => {
+    expect(schemaRulesOut(closed, ["b"])).toBe(true);
+    expect(schemaRulesOut(closed, ["a", "b"])).toBe(true);
+    expect(schemaRulesOut(closed, ["gone"])).toBe(true);
+    expect(schemaRulesOut(closed, ["list", "0", "z"])).toBe(true);
+    expect(schemaRulesOut(closed, ["list", "k"])).toBe(true);
+    expect(schemaRulesOut(false, ["a"])).toBe(true);
+  });
+
+  it("allows what is defined, what an open object admits, array items by index", () => {
+    expect(schemaRulesOut(closed, ["a"])).toBe(false);
+    expect(schemaRulesOut(closed, ["o", "anything", "deeper"])).toBe(false);
+    expect(schemaRulesOut(closed, ["list", "-1", "k"])).toBe(false);
+    expect(schemaRulesOut({ type: "object" }, ["anything"])).toBe(false);
+    expect(schemaRulesOut({ type: "object", additionalProperties: { type: "object", additionalProperties: false } }, ["x"])).toBe(false);
+    expect(schemaRulesOut({ type: "object", additionalProperties: { type: "object", additionalProperties: false } }, ["x", "y"])).toBe(true);
+    expect(schemaRulesOut(true, ["a"])).toBe(false);
+  });
+
+  it("stays silent where it cannot decide: references, combinators, pattern-matched names, an index into an untyped value", () => {
+    for (const keyword of ["$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "patternProperties", "unevaluatedProperties"]) {
+      expect(schemaRulesOut({ ...closed, [keyword]: keyword === "$ref" ? "#/$defs/x" : [] }, ["b"]), keyword).toBe(false);
+    }
+    expect(schemaRulesOut({ properties: { a: {} }, additionalProperties: false }, ["0"])).toBe(false);
+    expect(schemaRulesOut({ properties: { a: {} }, additionalProperties: false }, ["b"])).toBe(true);
   });
 });

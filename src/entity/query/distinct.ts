@@ -19,7 +19,8 @@ export interface DistinctInput {
   limit?: number;
 }
 
-export async function distinctValues(tenant: TenantDb, input: DistinctInput): Promise<unknown[]> {
+/** The values, and the filter's warnings (paths that name nothing the schema or the caller knows). */
+export async function distinctValues(tenant: TenantDb, input: DistinctInput): Promise<{ values: unknown[]; warnings: string[] }> {
   const limit = input.limit ?? 1000;
   return tenant.read(async (reader) => {
     const { root: type, types, scope } = await readTypes(reader, new TypeReader(reader, false), input.type_name, relatedTypeNames(input.filter));
@@ -30,7 +31,7 @@ export async function distinctValues(tenant: TenantDb, input: DistinctInput): Pr
     }
     const params = new Params();
     const c = newCompilation(params, scope, (name) => types.get(name));
-    const operand = operandOf(["attributes", ...path], type, "e", c);
+    const operand = operandOf(["attributes", ...path], type, "e", c, "attribute_name");
     if (operand?.kind !== "indexed") throw validationFailed([`attribute_name: ${input.attribute_name} is not an indexed attribute of ${type.name}`]);
     const confined = confineRow(scope, "e", params, type);
     const base = `e.tenant_id = ${c.tenant} AND e.type_id = ${params.add(type.id, "uuid")} AND e.deleted_at IS NULL${confined ? ` AND ${confined}` : ""}`;
@@ -55,6 +56,6 @@ export async function distinctValues(tenant: TenantDb, input: DistinctInput): Pr
     }
     await applyTrigramThreshold(reader, c);
     const { rows } = await reader.run<{ v: unknown }>(compiled(text, params.values));
-    return rows.map((r) => (attr.type === "numeric" && typeof r.v === "string" ? Number(r.v) : r.v));
+    return { values: rows.map((r) => (attr.type === "numeric" && typeof r.v === "string" ? Number(r.v) : r.v)), warnings: c.warnings };
   });
 }

@@ -13,6 +13,7 @@ import { validationFailed } from "../../lib/validate";
 import { operandOf, type Operand, type QueryType } from "./operands";
 import type { Params } from "./params";
 import { confineRow, unreadable, type ReadScope } from "../access";
+import { noType } from "./warnings";
 
 export const MAX_FILTER_DEPTH = 25;
 const MAX_PATH = 12;
@@ -48,6 +49,11 @@ export interface Compilation {
   typeByName(name: string): QueryType | undefined;
   /** Thresholds of `fuzzy` particles served by a trigram index (the caller sets pg_trgm.similarity_threshold to the lowest). */
   trigramThresholds: number[];
+  /**
+   * `<where>: <what>` lines for paths that name nothing the schema or the
+   * caller knows: they still match nothing, and the answer says so.
+   */
+  warnings: string[];
   aliases: number;
 }
 
@@ -58,6 +64,7 @@ export function newCompilation(params: Params, scope: ReadScope, typeByName: (na
     scope,
     typeByName,
     trigramThresholds: [],
+    warnings: [],
     aliases: 0,
     // Bound on first use: a placeholder no statement refers to is an error.
     get tenant() {
@@ -156,7 +163,7 @@ function isEmptyValue(v: unknown): boolean {
 function compileParticle(p: Particle, scope: Scope, c: Compilation, at: string, depth: number): string {
   if (p.path[0] === "relationships") return compileRelationship(p, scope, c, at, depth);
   if (p.operator === "exists" || p.operator === "rel_exists") throw bad(`${at}.path`, `${p.operator} needs a path ["relationships", "<TypeName>"]`);
-  const operand = operandOf(p.path, scope.type, scope.alias, c);
+  const operand = operandOf(p.path, scope.type, scope.alias, c, `${at}.path`);
   if (!operand) return FALSE;
   switch (operand.kind) {
     case "column":
@@ -187,8 +194,9 @@ function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: stri
       WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL AND (r.from_entity_id = ${scope.alias}.id OR r.to_entity_id = ${scope.alias}.id) AND ${cond}${farEnd})`;
   }
   const found = c.typeByName(typeName);
-  // A type the caller reaches no row of is, to its filters, a type that does not exist.
+  // A type the caller reaches no row of is, to its filters, a type that does not exist, warning included.
   const related = found && !unreadable(c.scope, found) ? found : undefined;
+  if (!related) c.warnings.push(`${at}.path: ${noType(typeName)}`);
   if (rest.length === 0) {
     if (p.operator === "exists") return related ? linkedExists(scope.alias, related, TRUE, c) : FALSE;
     if (p.operator === "rel_exists") {

@@ -1,9 +1,9 @@
 // /entity/query-graph (SPEC.md 4.4, DECISIONS.md "query-graph")
 import { route } from "../../lib/route";
-import { dataEnvelope, paginationSchema, uuidSchema } from "../../lib/schemas";
+import { paginationSchema, uuidSchema } from "../../lib/schemas";
 import { entitySchema } from "../entities/routes";
 import { DEFAULT_INCLUDE_LIMIT, MAX_GRAPH_DEPTH, MAX_GRAPH_ENTRIES, NODE_BUDGET, runGraphQuery, type GraphQueryInput } from "./graph";
-import { queryBody } from "./routes";
+import { queryBody, warningsSchema } from "./routes";
 
 const q = queryBody.properties;
 
@@ -52,7 +52,7 @@ const graphBody = {
   },
 } as const;
 
-const graphAnswer = dataEnvelope({
+const graphData = {
   type: "object",
   required: ["roots", "nodes", "edges", "page_info"],
   properties: {
@@ -83,7 +83,9 @@ const graphAnswer = dataEnvelope({
       },
     },
   },
-});
+} as const;
+
+const graphAnswer = { type: "object", required: ["data"], properties: { data: graphData, warnings: warningsSchema } } as const;
 
 export const queryGraphRoutes = [
   route({

@@ -8,13 +8,14 @@ import { ApiError } from "../../lib/errors";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, presentEntity, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { linksStatement, type IncludeSpec } from "../relationships/include";
-import type { ReadScope } from "../access";
+import { unreadable, type ReadScope } from "../access";
 import { readerFor } from "../shared";
 import { relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
 import { compiled, Params } from "./params";
 import { applyTrigramThreshold, compileIncludeWhere, fetchPage, loadTypes, planQuery, type QueryInput } from "./service";
 import type { SortEntry } from "./sort";
+import { warningsField } from "./warnings";
 
 /** Levels of `include` below the roots ("to a server-capped depth"). */
 export const MAX_GRAPH_DEPTH = 5;
@@ -58,6 +59,8 @@ interface Branch {
   depth: number;
   spec: IncludeSpec & { where: NonNullable<IncludeSpec["where"]> };
   compilation: Compilation;
+  /** The entry's warnings: none for a type the caller cannot read, whose schema they must not learn about. */
+  warnings: string[];
   children: Branch[];
 }
 
@@ -96,6 +99,7 @@ function compileTree(scope: ReadScope, entries: GraphInclude[], types: Map<strin
         where,
       },
       compilation,
+      warnings: unreadable(scope, related) ? [] : compilation.warnings,
       children: compileTree(scope, entry.include ?? [], types, path, `${here}.include`),
     };
   });
@@ -199,8 +203,8 @@ export async function runGraphQuery(tenant: TenantDb, cursorSecret: string, inpu
     // A shared root's includes are its owner's types.
     const types = await loadTypes(readerFor(reader, plan.tenantId), names);
     const tree = compileTree(plan.readScope, include, types, [input.type_name], "include");
-    await applyTrigramThreshold(reader, plan.query.compilation, ...compilations(tree));
-    const { rows, paging } = await fetchPage(reader, cursorSecret, plan, input.include_count);
+    await applyTrigramThreshold(reader, plan.query.compilation, ...branches(tree).map((b) => b.compilation));
+    const { rows, paging: { warnings: _, ...paging } } = await fetchPage(reader, cursorSecret, plan, input.include_count);
 
     // The page is what was asked for, so it is never cut; it does count against the budget.
     const graph = new Graph(node_budget, plan.readScope);
@@ -223,10 +227,13 @@ export async function runGraphQuery(tenant: TenantDb, cursorSecret: string, inpu
         edges: [...graph.edges.values()],
         page_info: { truncated: graph.truncations.length > 0, truncations: graph.truncations, ...paging },
       },
+      // The root page's warnings, then the tree's in depth-first request order.
+      ...warningsField([...plan.warnings, ...branches(tree).flatMap((b) => b.warnings)]),
     };
   });
 }
 
-function compilations(tree: Branch[]): Compilation[] {
-  return tree.flatMap((b) => [b.compilation, ...compilations(b.children)]);
+/** Every branch of the tree, each before its children. */
+function branches(tree: Branch[]): Branch[] {
+  return tree.flatMap((b) => [b, ...branches(b.children)]);
 }

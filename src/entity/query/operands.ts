@@ -4,11 +4,14 @@
 import { valueExpr, type IndexedAttribute, type IndexedType } from "../indexed-attributes";
 import type { Compilation } from "./filter";
 import type { Params } from "./params";
+import { schemaRulesOut } from "./schema-paths";
 
 /** The slice of an entity type the compiler needs. */
 export interface QueryType {
   id: string;
   name: string;
+  /** The type's JSON Schema, for warnings on paths it rules out. */
+  schema: unknown;
   config: { indexed_attributes: IndexedAttribute[]; name_search: boolean };
 }
 
@@ -60,15 +63,17 @@ export function indexedAttribute(type: QueryType, path: string[]): IndexedAttrib
 /**
  * The operand of a path on `alias`, or null when the path names nothing an
  * entity has (which matches nothing). Relationship paths are resolved by the
- * filter compiler, not here.
+ * filter compiler, not here. A path that names nothing, or an attribute the
+ * type's schema rules out, adds a warning at `where` (the path's place in
+ * the request): it is not an error, but the caller likely meant something else.
  */
-export function operandOf(path: string[], type: QueryType, alias: string, c: Compilation): Operand | null {
+export function operandOf(path: string[], type: QueryType, alias: string, c: Compilation, where: string): Operand | null {
   const [head, ...rest] = path;
   if (rest.length === 0) {
     if (head === "name") return { kind: "column", sql: `${alias}.name`, type: "text", trigram: type.config.name_search };
     if (head === "id") return { kind: "column", sql: `${alias}.id`, type: "uuid", trigram: false };
     if (head === "created_at" || head === "updated_at") return { kind: "column", sql: `${alias}.${head}`, type: "timestamptz", trigram: false };
-    return null;
+    return namesNothing(path, c, where);
   }
   if (head === "type" && rest.length === 1 && rest[0] === "name") {
     // A getter, as AttributePath's are: reading `c.tenant` binds it, and a particle that compiles to a constant must bind nothing.
@@ -81,10 +86,16 @@ export function operandOf(path: string[], type: QueryType, alias: string, c: Com
       trigram: false,
     };
   }
-  if (head !== "attributes") return null;
+  if (head !== "attributes") return namesNothing(path, c, where);
+  if (schemaRulesOut(type.schema, rest)) c.warnings.push(`${where}: ${path.join(".")} is not defined by the schema of ${type.name}`);
   const attr = indexedAttribute(type, rest);
   const at = new AttributePath(rest, alias, c.params);
   return attr ? { kind: "indexed", at, type: attr.type, attr } : { kind: "attribute", at };
+}
+
+function namesNothing(path: string[], c: Compilation, where: string): null {
+  c.warnings.push(`${where}: ${path.join(".")} names no field of an entity (a path starts with name, id, created_at, updated_at, type.name, attributes or relationships)`);
+  return null;
 }
 
 /** A sort key: typed when the path is a sortable indexed attribute or a column, text otherwise (SPEC.md 4.4.6). */
@@ -94,8 +105,8 @@ export interface SortKey {
   cast: string;
 }
 
-export function sortKeyOf(path: string[], type: QueryType, alias: string, c: Compilation): SortKey | null {
-  const operand = operandOf(path, type, alias, c);
+export function sortKeyOf(path: string[], type: QueryType, alias: string, c: Compilation, where: string): SortKey | null {
+  const operand = operandOf(path, type, alias, c, where);
   if (!operand) return null;
   switch (operand.kind) {
     case "column":

@@ -1,11 +1,12 @@
 // /entity/query (SPEC.md 4.4)
 import { route } from "../../lib/route";
-import { dataEnvelope, paginationQuery, paginationSchema } from "../../lib/schemas";
+import { paginationQuery, paginationSchema } from "../../lib/schemas";
 import { TYPE_NAME } from "../entity-types/routes";
 import { entitySchema } from "../entities/routes";
 import { distinctValues } from "./distinct";
 import { objectWithRaw } from "../../lib/raw-json";
 import { MAX_DISTINCT_PATHS, queryPage } from "./service";
+import { warningsField } from "./warnings";
 
 const pathSchema = { type: "array", items: { type: "string", minLength: 1, maxLength: 500 }, minItems: 1, maxItems: 12 } as const;
 const sortSchema = {
@@ -49,6 +50,15 @@ export const queryBody = {
   },
 } as const;
 
+/** Beside `data` when the request names paths or types nothing answers to; left out when there are none. */
+export const warningsSchema = {
+  type: "array",
+  minItems: 1,
+  items: { type: "string" },
+  description:
+    "`<where>: <what>` lines, one per filter, sort, distinct_on or include path the type's schema does not define, path that names no entity field, or type the caller cannot read (unknown and unreadable types are worded alike). Such a path still matches nothing, sorts as a constant or brings nothing.",
+} as const;
+
 const queryAnswer = {
   type: "object",
   required: ["data"],
@@ -58,6 +68,7 @@ const queryAnswer = {
     pagination: { ...paginationSchema, description: "Offset paging (the body had page)" },
     count: { type: "integer" },
     count_strategy: { enum: ["exact", "capped", "estimate"] },
+    warnings: warningsSchema,
   },
 } as const;
 
@@ -93,10 +104,20 @@ export const queryRoutes = [
       },
     },
     responses: {
-      200: { description: "Distinct values, ascending", schema: dataEnvelope({ type: "array", items: { description: "A value as the attribute's indexed type gives it: text, number, boolean or timestamp text" } }) },
+      200: {
+        description: "Distinct values, ascending",
+        schema: {
+          type: "object",
+          required: ["data"],
+          properties: { data: { type: "array", items: { description: "A value as the attribute's indexed type gives it: text, number, boolean or timestamp text" } }, warnings: warningsSchema },
+        },
+      },
       404: { description: "Unknown type_name" },
       422: { description: "attribute_name is not an indexed attribute" },
     },
-    handler: async (c, { body }) => c.json({ data: await distinctValues(c.var.ctx.tenant, body) }),
+    handler: async (c, { body }) => {
+      const { values, warnings } = await distinctValues(c.var.ctx.tenant, body);
+      return c.json({ data: values, ...warningsField(warnings) });
+    },
   }),
 ];

@@ -2,21 +2,24 @@
 // the page (filter, distinct_on, order, keyset or offset), one for the count
 // when asked, one per include entry.
 import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
+import { isoTimestampSql } from "../../db/timestamps";
 import { notFound } from "../../lib/errors";
 import { decodeCursor } from "../../lib/cursor";
 import { keysetPaging, offsetOf, pageOf, paginationOf, type Pagination } from "../../lib/pagination";
+import { compactJson } from "../../lib/raw-json";
 import { validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, type EntityRow, type PresentedEntity } from "../entities/rows";
 import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
 import { forgetTypes, TypeReader } from "../entity-types/cache";
 import type { EntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
-import { confineRow, type ReadScope } from "../access";
+import { confineRow, unreadable, type ReadScope } from "../access";
 import { knownShared, readerFor, resolveShared } from "../shared";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
 import { compiled, Params } from "./params";
-import { after, orderBy, orderKeys, type OrderKey, type SortEntry } from "./sort";
+import { after, orderBy, orderKeys, sortPathAt, type OrderKey, type SortEntry } from "./sort";
+import { noType, warningsField } from "./warnings";
 
 export const COUNT_CAP = 10_000;
 export const MAX_DISTINCT_PATHS = 5;
@@ -119,9 +122,9 @@ export function compileQuery(
     type,
     "e",
     compilation,
-    "distinct_on.paths",
+    sortPathAt("distinct_on.paths", true),
   ).slice(0, -1);
-  const winner = winnerSort?.length ? orderKeys(winnerSort, type, "e", compilation, "distinct_on.sort") : null;
+  const winner = winnerSort?.length ? orderKeys(winnerSort, type, "e", compilation, sortPathAt("distinct_on.sort")) : null;
   const winnerOrder = winner ? winner.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}`).join(", ") : "e.updated_at DESC, e.id DESC";
   const inner = `SELECT DISTINCT ON (${distinct.map((d) => d.sql).join(", ")}) ${select} ${base}
     ORDER BY ${distinct.map((d) => d.sql).join(", ")}, ${winnerOrder}`;
@@ -184,28 +187,43 @@ export function compileIncludeWhere(
   const params = new Params(INCLUDE_FIRST_PARAM);
   const compilation = newCompilation(params, scope, (name) => types.get(name));
   const sql = entry.filter === undefined ? "TRUE" : compileFilter(entry.filter, related, "e", compilation, `${at}.filter`);
-  const keys = orderKeys(entry.sort, related, "e", compilation, `${at}.sort`).slice(0, -1);
+  const keys = orderKeys(entry.sort, related, "e", compilation, sortPathAt(`${at}.sort`)).slice(0, -1);
   return { where: { sql, orderBy: keys.map((k) => `${k.sql} ${k.desc ? "DESC" : "ASC"}, `).join(""), params: params.values }, compilation };
 }
 
-/** The include loads a query asks for, and the compilations of their filters (for fuzzy thresholds). */
-function includeSpecsOf(scope: ReadScope, input: QueryInput, types: Map<string, QueryType>): { specs: IncludeSpec[] | null; compilations: Compilation[] } {
+/**
+ * The include loads a query asks for, the compilations of their filters (for
+ * fuzzy thresholds) and the warnings of entries naming a type the caller
+ * cannot read: an unreadable type is an unknown one here too, so its entry
+ * brings nothing and its filter is not compiled against a schema the caller
+ * may not see.
+ */
+function includeSpecsOf(scope: ReadScope, input: QueryInput, types: Map<string, QueryType>): { specs: IncludeSpec[] | null; compilations: Compilation[]; warnings: string[] } {
   const max = input.max_relationships ?? LIST_MAX_RELATIONSHIPS;
   const compilations: Compilation[] = [];
+  const warnings: string[] = [];
+  const readable = (name: string, at: string) => {
+    const found = types.get(name);
+    if (found && !unreadable(scope, found)) return found;
+    warnings.push(`${at}: ${noType(name)}`);
+    return undefined;
+  };
   if (input.include_specs?.length) {
     const specs = input.include_specs.map((s, i) => {
       const spec: IncludeSpec = { typeNames: [s.type_name], ruleNames: s.rule_name ? [s.rule_name] : null, limit: Math.min(s.limit ?? max, max) };
-      const related = types.get(s.type_name);
+      const related = readable(s.type_name, `include_specs[${i}].type_name`);
       if (related && (s.filter !== undefined || s.sort?.length)) {
         const compiled = compileIncludeWhere(scope, related, types, s, `include_specs[${i}]`);
         compilations.push(compiled.compilation);
+        warnings.push(...compiled.compilation.warnings);
         spec.where = compiled.where;
       }
       return spec;
     });
-    return { specs, compilations };
+    return { specs, compilations, warnings };
   }
-  return { specs: input.include?.length ? [{ typeNames: input.include, limit: max }] : null, compilations };
+  input.include?.forEach((name, i) => readable(name, `include[${i}]`));
+  return { specs: input.include?.length ? [{ typeNames: input.include, limit: max }] : null, compilations, warnings };
 }
 
 /** A query ready to run: the page statement and what answering needs. */
@@ -227,6 +245,8 @@ export interface PlannedQuery {
   scope: string;
   /** Type id → the row version (xmin) of each type compiled from the cache, for the page statement to check. */
   cachedTypes: Map<string, string>;
+  /** The compilations' warnings, in request order: filter, sort, distinct_on, includes. */
+  warnings: string[];
 }
 
 /**
@@ -237,13 +257,14 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
   const { page, limit } = pageOf(input);
   const names = relatedTypeNames(input.filter);
+  for (const name of input.include ?? []) names.add(name);
   for (const s of input.include_specs ?? []) {
     names.add(s.type_name);
     relatedTypeNames(s.filter, names);
   }
   const { root, types, scope: readScope, cachedTypes } = await readTypes(reader, typeReader, input.type_name, names);
   const query = compileQuery(readScope, root, types, input);
-  const { specs, compilations: includeCompilations } = includeSpecsOf(readScope, input, types);
+  const { specs, compilations: includeCompilations, warnings: includeWarnings } = includeSpecsOf(readScope, input, types);
 
   const scope = cursorScope(root, input);
   const keyset = input.page === undefined;
@@ -254,19 +275,21 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
   }
   let text = pageStatement(query, position, limit);
   if (!keyset) text += ` OFFSET ${query.params.add(offsetOf({ page, limit }), "bigint")}`;
-  return { tenantId: readScope.tenantId, readScope, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes };
+  return { tenantId: readScope.tenantId, readScope, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes, warnings: [...query.compilation.warnings, ...includeWarnings] };
 }
 
-type Paging = { next_cursor?: string; pagination?: Pagination; count?: number; count_strategy?: CountStrategy };
+/** The answer's fields beside `data`. */
+type Paging = { next_cursor?: string; pagination?: Pagination; count?: number; count_strategy?: CountStrategy; warnings?: string[] };
 
 /**
- * The answer's paging fields for a page of `size` rows whose last row has
+ * The answer's fields beside `data` for a page of `size` rows whose last row has
  * the order keys `lastKeys`: `next_cursor` (keyset, full page) or
- * `pagination` (offset), then `count` and `count_strategy` when asked.
+ * `pagination` (offset), then `count` and `count_strategy` when asked, then
+ * `warnings` when there are any.
  */
 async function pagingOf(cursorSecret: string, plan: PlannedQuery, size: number, lastKeys: unknown[] | null, count: number | undefined, includeCount: boolean): Promise<Paging> {
-  const { keyset, page, limit, strategy } = plan;
-  const extra = includeCount ? { count, count_strategy: strategy } : {};
+  const { keyset, page, limit, strategy, warnings } = plan;
+  const extra = { ...(includeCount ? { count, count_strategy: strategy } : {}), ...warningsField(warnings) };
   if (!keyset) return { pagination: paginationOf({ page, limit }, count!), ...extra };
   return { ...(await keysetPaging(cursorSecret, plan.scope, size, limit, lastKeys)), ...extra };
 }
@@ -289,16 +312,12 @@ export async function fetchPage(reader: TenantReader, cursorSecret: string, plan
 }
 
 /**
- * A timestamp as presentEntity shows it (db/timestamps.ts): UTC, ISO 8601
- * with the fraction Postgres prints (no trailing zeros). The timestamp's own
- * text output, at a third of to_char's cost; it runs for every row of every page.
+ * presentEntity's shape, field for field, built by Postgres from a page row
+ * `q`; Postgres spaces its JSON, which compactJson takes out.
  */
-const isoText = (column: string) => `replace((${column} AT TIME ZONE 'UTC')::text, ' ', 'T') || 'Z'`;
-
-/** presentEntity's shape, field for field, built by Postgres from a page row `q`. */
 const entityJson = (shared: boolean) => `json_build_object('id', q.id, 'name', q.name, 'type', json_build_object('id', q.type_id, 'name', q.type_name),
   'attributes', q.attributes, 'identifier_key', q.identifier_key,
-  'created_at', ${isoText("q.created_at")}, 'updated_at', ${isoText("q.updated_at")}, 'deleted_at', ${isoText("q.deleted_at")}${shared ? ", 'source_type', 'shared'" : ""})`;
+  'created_at', ${isoTimestampSql("q.created_at")}, 'updated_at', ${isoTimestampSql("q.updated_at")}, 'deleted_at', ${isoTimestampSql("q.deleted_at")}${shared ? ", 'source_type', 'shared'" : ""})`;
 
 /**
  * Whether the types compiled from the cache are still those versions, in the
@@ -318,7 +337,9 @@ function typesCurrent(plan: PlannedQuery): string {
  * and the cached types' verdict. The Worker then neither parses nor
  * re-serialises an entity: one row with one long text costs it less than a
  * hundred rows of short ones (measured), though Postgres sorts the page again
- * for each ordered aggregate.
+ * for each ordered aggregate. No Postgres builder prints compact JSON (jsonb
+ * values inside any of them keep their spaces), so compactJson strips the
+ * text in one pass, under half the cost of JSON.parse and JSON.stringify.
  */
 function pageJsonStatement(plan: PlannedQuery): string {
   const order = orderBy(plan.query.keys, kcol);
@@ -360,7 +381,7 @@ export async function queryPage(tenant: TenantDb, cursorSecret: string, input: Q
     }
     assertTenantRows(page.size ? [{ tenant_id: page.tenant_low! }, { tenant_id: page.tenant_high! }] : [], plan.tenantId);
     const paging = await pagingOf(cursorSecret, plan, page.size, page.last_keys, count, includeCount);
-    if (!plan.specs) return { json: page.data, paging };
+    if (!plan.specs) return { json: compactJson(page.data), paging };
     const rels = await loadRelationships(reader, plan.readScope, page.ids ?? [], plan.specs);
     const data = (JSON.parse(page.data) as PresentedEntity[]).map((e) => ({ ...e, relationships: rels.get(e.id) ?? [] }));
     return { json: JSON.stringify(data), paging };

@@ -23,13 +23,19 @@ export interface OrderKey {
 
 const COLUMNS = new Set(["name", "id", "created_at", "updated_at"]);
 
+/** Where entry `i` of a sort list names its path in the request: `sort[0].path`, or `distinct_on.paths[0]` for a list of bare paths. */
+export const sortPathAt =
+  (list: string, bare = false) =>
+  (i: number) =>
+    bare ? `${list}[${i}]` : `${list}[${i}].path`;
+
 /** The order of a query: the requested keys, then id in the last key's direction. */
-export function orderKeys(sort: SortEntry[] | undefined, type: QueryType, alias: string, c: Compilation, at = "sort"): OrderKey[] {
+export function orderKeys(sort: SortEntry[] | undefined, type: QueryType, alias: string, c: Compilation, at = sortPathAt("sort")): OrderKey[] {
   const keys: OrderKey[] = (sort ?? []).map((entry, i) => {
-    if (entry.path[0] === "relationships") throw validationFailed([`${at}[${i}].path: cannot sort by a relationship path`], "Sort is invalid");
-    const key = sortKeyOf(entry.path, type, alias, c);
+    if (entry.path[0] === "relationships") throw validationFailed([`${at(i)}: cannot sort by a relationship path`], "Sort is invalid");
+    const key = sortKeyOf(entry.path, type, alias, c, at(i));
     const desc = entry.direction === "desc";
-    // A path that names nothing sorts as a constant: every row ties, id decides.
+    // A path that names nothing sorts as a constant (with a warning): every row ties, id decides.
     if (!key) return { sql: "NULL::text", cast: "text", desc, nullable: true };
     return { sql: key.sql, cast: key.cast, desc, nullable: !(entry.path.length === 1 && COLUMNS.has(entry.path[0])) };
   });
