@@ -9,6 +9,7 @@
 // A missing, malformed or wrong signature and an expired link all answer 401
 // (SPEC.md 7: credentials malformed or expired, bad signature), told apart by
 // `details.code`.
+import { isoTimestamp } from "../db/timestamps";
 import { base64url, hmacSha256, timingSafeEqualText } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
@@ -38,7 +39,7 @@ async function sign(secret: string, purpose: Purpose, tenantId: string, resource
 
 export interface Link {
   url: string;
-  /** RFC 3339; links expire on whole seconds. */
+  /** The API's timestamp form (db/timestamps.ts); links expire on whole seconds. */
   expires_at: string;
 }
 
@@ -46,7 +47,7 @@ export interface Link {
 export async function signLink(secret: string, purpose: Purpose, tenantId: string, resourceId: string, origin: string, path: string, expires: number): Promise<Link> {
   const signature = await sign(secret, purpose, tenantId, resourceId, expires);
   const query = new URLSearchParams({ tenant: tenantId, expires: String(expires), signature });
-  return { url: `${origin}${path}?${query}`, expires_at: new Date(expires * 1000).toISOString() };
+  return { url: `${origin}${path}?${query}`, expires_at: isoTimestamp(expires * 1000) };
 }
 
 /** Checks a link's parameters for `purpose` on `resourceId` and returns the tenant it was issued in. */
@@ -58,7 +59,7 @@ export async function verifyLink(secret: string, purpose: Purpose, resourceId: s
   const expected = await sign(secret, purpose, tenant, resourceId, Number(expires));
   if (!timingSafeEqualText(expected, signature)) throw new ApiError({ code: "LINK_SIGNATURE_INVALID" }, "The link's signature is not valid");
   if (Number(expires) * 1000 <= nowMs) {
-    throw new ApiError({ code: "LINK_EXPIRED", expired_at: new Date(Number(expires) * 1000).toISOString() }, "The link has expired");
+    throw new ApiError({ code: "LINK_EXPIRED", expired_at: isoTimestamp(Number(expires) * 1000) }, "The link has expired");
   }
   return tenant;
 }
