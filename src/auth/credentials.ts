@@ -1,5 +1,6 @@
 // Resolves an Authorization header to a Principal: PAT over Basic, or a JWT
-// from POST /auth/token over Bearer. Every failure is the same 401.
+// from POST /auth/token over Bearer. Every failure is a 401 whose
+// WWW-Authenticate names both schemes, so a client learns what to send.
 import { ApiError } from "../lib/errors";
 import { sha256, timingSafeEqual } from "../lib/crypto";
 import { isCleanText } from "../lib/input-guard";
@@ -30,7 +31,17 @@ const TOKEN_SELECT = `
     JOIN users u ON u.id = t.user_id
     LEFT JOIN access_versions v ON v.tenant_id = t.tenant_id`;
 
-export const unauthorized = (message = "Missing or invalid credentials") => new ApiError("UNAUTHORIZED", message);
+const REALM = 'realm="platform"';
+/** What every authenticated route accepts: a PAT over Basic or an access token over Bearer. */
+const ROUTE_CHALLENGE = `Basic ${REALM}, Bearer ${REALM}`;
+/** A Bearer token was presented and failed verification (RFC 6750 3.1). */
+const INVALID_TOKEN_CHALLENGE = `${ROUTE_CHALLENGE}, error="invalid_token"`;
+/** POST /auth/token authenticates its client over Basic (or with body fields, which have no challenge). */
+export const CLIENT_CHALLENGE = `Basic ${REALM}`;
+
+/** A 401 with the challenge telling the client which schemes this request could have used (RFC 7235 3.1). */
+export const unauthorized = (message: string, challenge = ROUTE_CHALLENGE) =>
+  new ApiError("UNAUTHORIZED", message, {}, { "WWW-Authenticate": challenge });
 
 export async function findTokenByClientId(sql: Sql, clientId: string): Promise<TokenRow | undefined> {
   return (await sql.query<TokenRow & Record<string, unknown>>(`${TOKEN_SELECT} WHERE t.client_id = $1`, [clientId])).rows[0];
@@ -59,7 +70,8 @@ export async function verifyPat(sql: Sql, clientId: string, clientSecret: string
   return matches && usable(row, Date.now()) ? principalOf(sql, row) : null;
 }
 
-function parseBasic(value: string): [string, string] | null {
+/** The two halves of Basic credentials around the first colon; null when they are not base64 text with a non-empty first half. */
+export function parseBasic(value: string): [string, string] | null {
   let decoded: string;
   try {
     decoded = atob(value.trim());
@@ -73,11 +85,11 @@ function parseBasic(value: string): [string, string] | null {
 }
 
 export async function authenticate(database: Database, jwtSecret: string, header: string | undefined): Promise<Principal> {
-  if (!header) throw unauthorized("Authorization header is required");
+  if (!header) throw unauthorized("Authorization header is required: a PAT as Basic base64(client_id:client_secret), or an access token from POST /auth/token as Bearer");
   const space = header.indexOf(" ");
   const scheme = header.slice(0, space).toLowerCase();
   const value = header.slice(space + 1);
-  if (space <= 0 || !value) throw unauthorized("Malformed Authorization header");
+  if (space <= 0 || !value) throw unauthorized("Malformed Authorization header: expected Basic <base64 of client_id:client_secret> or Bearer <access token>");
   if (scheme === "basic") {
     const pair = parseBasic(value);
     if (!pair) throw unauthorized("Malformed Basic credentials");
@@ -87,12 +99,14 @@ export async function authenticate(database: Database, jwtSecret: string, header
   }
   if (scheme === "bearer") {
     const claims = await verifyAccessToken(jwtSecret, value);
-    if (!claims) throw unauthorized("Invalid or expired access token");
+    if (!claims) throw unauthorized("Invalid or expired access token", INVALID_TOKEN_CHALLENGE);
     return database.system(async (sql) => {
       const row = await findTokenById(sql, claims.sub);
-      if (!usable(row, Date.now()) || row.tenant_id !== claims.tid) throw unauthorized("The access token's API token is expired or revoked, or its user is deactivated");
+      if (!usable(row, Date.now()) || row.tenant_id !== claims.tid) {
+        throw unauthorized("The access token's API token is expired or revoked, or its user is deactivated", INVALID_TOKEN_CHALLENGE);
+      }
       return principalOf(sql, row);
     });
   }
-  throw unauthorized(`Unsupported authorization scheme ${scheme}`);
+  throw unauthorized(`Unsupported authorization scheme ${scheme}: use Basic or Bearer`);
 }

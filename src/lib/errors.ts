@@ -118,11 +118,14 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: Record<string, unknown>;
+  /** Headers the answer carries beside the envelope, such as a 401's `WWW-Authenticate` challenge. */
+  readonly headers: Readonly<Record<string, string>>;
   /** An error whose reason is one of the declared detail codes; its status follows from the code. */
   constructor(detail: Detail, message: string);
-  constructor(code: ErrorCode, message: string, details?: PlainDetails);
-  constructor(codeOrDetail: ErrorCode | Detail, message: string, details: PlainDetails = {}) {
+  constructor(code: ErrorCode, message: string, details?: PlainDetails, headers?: Record<string, string>);
+  constructor(codeOrDetail: ErrorCode | Detail, message: string, details: PlainDetails = {}, headers: Record<string, string> = {}) {
     super(message);
+    this.headers = headers;
     if (typeof codeOrDetail === "string") {
       this.code = codeOrDetail;
       this.details = details;

@@ -1,5 +1,6 @@
-// Authentication on every non-public route (SPEC.md 5.1, 7): 401 for missing,
-// malformed, wrong, expired or revoked credentials; 403 for a missing permission.
+// Authentication on every non-public route: 401 with a WWW-Authenticate
+// challenge for missing, malformed, wrong, expired or revoked credentials;
+// 403 for a missing permission.
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, type TenantCreds } from "../support/api";
 
@@ -18,6 +19,8 @@ function expectUnauthorized(res: { status: number; json: any; headers: Headers }
   expect(Object.keys(err).sort()).toEqual(["code", "details", "message", "status"]);
   expect(err.message.length).toBeGreaterThan(0);
   expect(err.details.request_id).toBe(res.headers.get("X-Request-Id"));
+  // Names both schemes the route accepts, so a client learns what to send.
+  expect(res.headers.get("WWW-Authenticate")).toBe('Basic realm="platform", Bearer realm="platform"');
   return err;
 }
 
@@ -96,6 +99,18 @@ describe("401 UNAUTHORIZED envelope", () => {
     expectUnauthorized(await call("POST", "/access/roles", { auth: basic(t.clientId, "sk_wrong"), body: { name: "ghost", permissions: [] } }));
     const roles = await call("GET", "/access/roles", { auth: t.auth });
     expect(roles.json.data.map((r: any) => r.name)).toEqual(["admin"]);
+  });
+});
+
+describe("401 messages say what to send", () => {
+  it("names both forms when the header is missing, and the accepted schemes for another one", async () => {
+    expect(expectUnauthorized(await call("GET", PROTECTED)).message).toBe(
+      "Authorization header is required: a PAT as Basic base64(client_id:client_secret), or an access token from POST /auth/token as Bearer",
+    );
+    expect(expectUnauthorized(await call("GET", PROTECTED, { auth: "Token abc" })).message).toBe("Unsupported authorization scheme token: use Basic or Bearer");
+    expect(expectUnauthorized(await call("GET", PROTECTED, { auth: "Basic" })).message).toBe(
+      "Malformed Authorization header: expected Basic <base64 of client_id:client_secret> or Bearer <access token>",
+    );
   });
 });
 

@@ -1,8 +1,9 @@
-// POST /auth/token: PAT client credentials exchanged for a Bearer JWT (DECISIONS.md, Authentication).
+// POST /auth/token: PAT client credentials, over HTTP Basic or in the body, exchanged for a Bearer JWT.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { signAccessToken } from "../../src/auth/jwt";
+import { basicClient } from "../../src/auth/client-auth";
 import { base64url, fromBase64url } from "../../src/lib/crypto";
 
 const text = new TextDecoder();
@@ -149,6 +150,151 @@ describe("POST /auth/token: refused credentials and bodies", () => {
 
   it("answers an empty body with 400 BAD_REQUEST", async () => {
     expectError(await call("POST", "/auth/token", { rawBody: "", headers: { "Content-Type": "application/json" } }), 400, "BAD_REQUEST");
+  });
+});
+
+const CLIENT_CHALLENGE = 'Basic realm="platform"';
+const ROUTE_CHALLENGE = 'Basic realm="platform", Bearer realm="platform"';
+const INVALID_TOKEN_CHALLENGE = 'Basic realm="platform", Bearer realm="platform", error="invalid_token"';
+
+/** A token request whose client authenticates over HTTP Basic, the body as JSON or form-encoded. */
+function exchangeBasic(authorization: string, body: Record<string, string> | string = { grant_type: "client_credentials" }) {
+  return typeof body === "string"
+    ? call("POST", "/auth/token", { auth: authorization, rawBody: body, headers: { "Content-Type": "application/x-www-form-urlencoded" } })
+    : call("POST", "/auth/token", { auth: authorization, body });
+}
+
+describe("POST /auth/token: client credentials over HTTP Basic", () => {
+  it("exchanges Basic credentials with a JSON body of only grant_type, and the token works", async () => {
+    const t = await createTenant();
+    const res = await exchangeBasic(t.auth);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.json).sort()).toEqual(["access_token", "expires_in", "token_type"]);
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    expect(decodePart(res.json.access_token, 1).sub).toBe(t.tokenId);
+    expect((await permissionsWith(bearer(res.json.access_token))).json).toEqual({ data: { permissions: ["*:*"] } });
+  });
+
+  it("takes the form-encoded body OAuth2 clients send, with scope ignored", async () => {
+    const t = await createTenant();
+    const res = await exchangeBasic(t.auth, "grant_type=client_credentials&scope=anything");
+    expect(res.status).toBe(200);
+    expect(decodePart(res.json.access_token, 1).tid).toBe(t.tenantId);
+  });
+
+  it("decodes each half by form-urlencoding rules", async () => {
+    const t = await createTenant();
+    // Percent-encoding characters that need none is still valid form encoding.
+    const encoded = `%70at${t.clientId.slice(3)}:${t.clientSecret.replace("_", "%5F")}`;
+    expect(encoded).not.toBe(`${t.clientId}:${t.clientSecret}`);
+    const res = await exchangeBasic(`Basic ${btoa(encoded)}`);
+    expect(res.status).toBe(200);
+    expect(decodePart(res.json.access_token, 1).sub).toBe(t.tokenId);
+  });
+
+  it("reads + as a space and %XX as UTF-8 bytes", () => {
+    expect(basicClient(`Basic ${btoa("a+b%20c:s%2B%C3%A9")}`)).toEqual({ clientId: "a b c", clientSecret: "s+\u00e9" });
+    expect(basicClient(`basic ${btoa("pat_1:")}`)).toEqual({ clientId: "pat_1", clientSecret: "" });
+  });
+
+  it("accepts the body naming the same client_id as the header", async () => {
+    const t = await createTenant();
+    expect((await exchangeBasic(t.auth, { grant_type: "client_credentials", client_id: t.clientId })).status).toBe(200);
+  });
+
+  it("refuses credentials in both places with 400, saying to send them once", async () => {
+    const t = await createTenant();
+    const both = await exchangeBasic(t.auth, { grant_type: "client_credentials", client_id: t.clientId, client_secret: t.clientSecret });
+    const err = expectError(both, 400, "BAD_REQUEST");
+    expect(err.message).toBe("Client credentials were sent both as HTTP Basic and in the body: with Basic, leave client_id and client_secret out of the body");
+    expect(both.json.access_token).toBeUndefined();
+    // A secret alone in the body is a second authentication too.
+    expect(expectError(await exchangeBasic(t.auth, "grant_type=client_credentials&client_secret=sk_x"), 400, "BAD_REQUEST").message).toBe(err.message);
+  });
+
+  it("refuses a body client_id other than the header's with 400", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const err = expectError(await exchangeBasic(a.auth, { grant_type: "client_credentials", client_id: b.clientId }), 400, "BAD_REQUEST");
+    expect(err.message).toBe("The body's client_id differs from the client id of the Basic credentials: leave client_id out of the body");
+  });
+
+  it("still validates the body: grant_type is required and must be client_credentials", async () => {
+    const t = await createTenant();
+    expect(expectError(await exchangeBasic(t.auth, {}), 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["grant_type: is required"]);
+    expect(expectError(await exchangeBasic(t.auth, { grant_type: "password" }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual([
+      'grant_type: must equal "client_credentials"',
+    ]);
+  });
+
+  it("answers wrong Basic credentials with 401 and the Basic challenge", async () => {
+    const t = await createTenant();
+    const res = await exchangeBasic(basic(t.clientId, `${t.clientSecret}x`));
+    const err = expectError(res, 401, "UNAUTHORIZED");
+    expect(err.message).toBe("Invalid, expired or revoked client credentials");
+    expect(res.headers.get("WWW-Authenticate")).toBe(CLIENT_CHALLENGE);
+    // The same answer for credentials sent in the body.
+    const viaBody = await exchange(t.clientId, `${t.clientSecret}x`);
+    expect(expectError(viaBody, 401, "UNAUTHORIZED").message).toBe(err.message);
+    expect(viaBody.headers.get("WWW-Authenticate")).toBe(CLIENT_CHALLENGE);
+  });
+
+  it("answers a Basic header that does not decode with 401 before reading the body", async () => {
+    const t = await createTenant();
+    const message = "Malformed Basic credentials: expected base64 of client_id:client_secret, each form-urlencoded";
+    for (const authorization of ["Basic !!!", `Basic ${btoa(t.clientId)}`, `Basic ${btoa(`:${t.clientSecret}`)}`, `Basic ${btoa(`${t.clientId}:%zz`)}`, `Basic ${btoa(`pat%00x:${t.clientSecret}`)}`]) {
+      const res = await exchangeBasic(authorization, { bogus: "body" });
+      expect(expectError(res, 401, "UNAUTHORIZED").message, authorization).toBe(message);
+      expect(res.headers.get("WWW-Authenticate")).toBe(CLIENT_CHALLENGE);
+    }
+  });
+
+  it("answers another scheme with 401 naming the ways to authenticate", async () => {
+    const t = await createTenant();
+    const res = await exchangeBasic(bearer(await accessToken(t)));
+    expect(expectError(res, 401, "UNAUTHORIZED").message).toBe(
+      "POST /auth/token takes client credentials as Authorization: Basic base64(client_id:client_secret), or as client_id and client_secret in the body",
+    );
+    expect(res.headers.get("WWW-Authenticate")).toBe(CLIENT_CHALLENGE);
+  });
+
+  it("is documented in the OpenAPI document: only grant_type required, JSON or form", async () => {
+    const op = (await call("GET", "/openapi.json")).json.paths["/auth/token"].post;
+    expect(op.requestBody.content["application/json"].schema.required).toEqual(["grant_type"]);
+    expect(op.requestBody.content["application/x-www-form-urlencoded"].schema.required).toEqual(["grant_type"]);
+    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "413", "422", "429"]);
+  });
+});
+
+describe("WWW-Authenticate on Bearer refusals", () => {
+  it("a Bearer token that fails verification adds error=\"invalid_token\"", async () => {
+    const t = await createTenant();
+    const jwt = await accessToken(t);
+    const forged = await signAccessToken("some-other-secret-0123456789abcdef", t.tokenId, t.tenantId);
+    for (const token of [forged, "not-a-jwt", `${jwt}x`]) {
+      const res = await permissionsWith(bearer(token));
+      expectError(res, 401, "UNAUTHORIZED");
+      expect(res.headers.get("WWW-Authenticate")).toBe(INVALID_TOKEN_CHALLENGE);
+    }
+  });
+
+  it("so does a well-signed token whose PAT was revoked", async () => {
+    const t = await createTenant();
+    const pat = await mint(t);
+    const jwt = await accessToken(pat);
+    expect((await call("DELETE", `/access/api-tokens/${pat.id}`, { auth: t.auth })).status).toBe(200);
+    const res = await permissionsWith(bearer(jwt));
+    expectError(res, 401, "UNAUTHORIZED");
+    expect(res.headers.get("WWW-Authenticate")).toBe(INVALID_TOKEN_CHALLENGE);
+  });
+
+  it("a bare Bearer scheme and failed Basic credentials carry the plain challenge", async () => {
+    const t = await createTenant();
+    for (const authorization of ["Bearer", basic(t.clientId, "sk_wrong")]) {
+      const res = await permissionsWith(authorization);
+      expectError(res, 401, "UNAUTHORIZED");
+      expect(res.headers.get("WWW-Authenticate")).toBe(ROUTE_CHALLENGE);
+    }
   });
 });
 

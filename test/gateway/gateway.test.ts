@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { call, createTenant, expectError } from "../support/api";
 
+const ROUTE_CHALLENGE = 'Basic realm="platform", Bearer realm="platform"';
+
 describe("gateway", () => {
   it("answers /healthz without credentials and reports the database reachable", async () => {
     const res = await call("GET", "/healthz");
@@ -32,6 +34,33 @@ describe("gateway", () => {
     const err = expectError(res, 405, "METHOD_NOT_ALLOWED");
     expect(err.details.allowed).toEqual(["GET"]);
     expect(res.headers.get("Allow")).toBe("GET");
+  });
+
+  it("challenges every 401 of an authenticated route with both schemes", async () => {
+    const id = crypto.randomUUID();
+    for (const [method, path] of [
+      ["GET", "/access/me/permissions"],
+      ["GET", "/schema/schemas"],
+      ["POST", "/entity/query"],
+      ["GET", `/entity/entities/${id}`],
+      ["POST", "/entity/temp-files"],
+      ["POST", `/entity/temp-files/${id}/download-url`],
+    ]) {
+      const res = await call(method, path, { headers: { Authorization: "Basic bm9wZTpub3Bl" } });
+      expectError(res, 401, "UNAUTHORIZED");
+      expect(res.headers.get("WWW-Authenticate"), `${method} ${path}`).toBe(ROUTE_CHALLENGE);
+    }
+  });
+
+  it("leaves signed-link refusals without a challenge: no Authorization header would be accepted there", async () => {
+    const id = crypto.randomUUID();
+    const forged = `tenant=${crypto.randomUUID()}&expires=4102444800&signature=${"A".repeat(43)}`;
+    const download = await call("GET", `/entity/temp-files/${id}/download?${forged}`);
+    expect(expectError(download, 401, "UNAUTHORIZED").details.code).toBe("LINK_SIGNATURE_INVALID");
+    expect(download.headers.get("WWW-Authenticate")).toBeNull();
+    const upload = await call("PUT", `/entity/uploads/${id}`, { rawBody: "bytes" });
+    expect(expectError(upload, 401, "UNAUTHORIZED").details.code).toBe("LINK_MALFORMED");
+    expect(upload.headers.get("WWW-Authenticate")).toBeNull();
   });
 
   it("answers malformed JSON with 400 BAD_REQUEST", async () => {
@@ -122,7 +151,9 @@ describe("body limit", () => {
 
   it("reads a body no handler looked at (401, 404) to its end before answering", async () => {
     const refused = recordedBody(8);
-    expectError(await call("POST", "/access/roles", { rawBody: refused.stream }), 401, "UNAUTHORIZED");
+    const unauthenticated = await call("POST", "/access/roles", { rawBody: refused.stream });
+    expectError(unauthenticated, 401, "UNAUTHORIZED");
+    expect(unauthenticated.headers.get("WWW-Authenticate")).toBe(ROUTE_CHALLENGE);
     expect(refused.seen).toEqual({ pulled: 9, ended: true, cancelled: false });
     const unrouted = recordedBody(8);
     expectError(await call("POST", "/nothing-here", { rawBody: unrouted.stream }), 404, "NOT_FOUND");
