@@ -2,7 +2,7 @@
 // /access/policies/{id}/assignments).
 import { describe, expect, it } from "vitest";
 import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
-import { UUID, NOT_TEXT, createRole, mintWithRoles } from "./admin";
+import { UUID, NOT_TEXT, createRole, mintWithRoles, unchangedBy } from "./admin";
 
 async function createPolicy(t: { auth: string }, body: Record<string, unknown>) {
   const res = await call("POST", "/access/policies", { auth: t.auth, body });
@@ -33,12 +33,7 @@ async function footprint(tenantId: string) {
   return row;
 }
 
-async function unchanged(t: TenantCreds, send: () => Promise<{ status: number; json: any }>, status: number, code: string) {
-  const before = await footprint(t.tenantId);
-  const err = expectError(await send(), status, code);
-  expect(await footprint(t.tenantId)).toEqual(before);
-  return err;
-}
+const unchanged = unchangedBy(footprint);
 
 const lines = async (t: TenantCreds, send: () => Promise<{ status: number; json: any }>) => (await unchanged(t, send, 422, "VALIDATION_FAILED")).details.validation_errors;
 

@@ -1,7 +1,7 @@
 // Users (/access/users) and GET /access/me.
 import { describe, expect, it } from "vitest";
-import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
-import { UUID, NOT_TEXT, createRole, mintWithRoles } from "./admin";
+import { call, createTenant, expectError, systemQuery } from "../support/api";
+import { UUID, NOT_TEXT, createRole, mintWithRoles, unchangedBy } from "./admin";
 
 async function createUser(t: { auth: string }, body: Record<string, unknown>) {
   const res = await call("POST", "/access/users", { auth: t.auth, body });
@@ -20,12 +20,7 @@ async function footprint(tenantId: string) {
   return row;
 }
 
-async function unchanged(t: TenantCreds, send: () => Promise<{ status: number; json: any }>, status: number, code: string) {
-  const before = await footprint(t.tenantId);
-  const err = expectError(await send(), status, code);
-  expect(await footprint(t.tenantId)).toEqual(before);
-  return err;
-}
+const unchanged = unchangedBy(footprint);
 
 describe("GET /access/me", () => {
   it("answers the caller's user, tenant and token ids", async () => {
