@@ -1,5 +1,7 @@
-// The gateway: middleware in SPEC order, then every area's routes. The whole
-// API surface is listed here, grouped by path prefix.
+// The gateway: request context, body limit and IP rate limit for every
+// request (lib/route.ts adds authentication, the identity rate limit, the
+// permission check and idempotency per route), then every area's routes.
+// The whole API surface is listed here, grouped by path prefix.
 import { Hono } from "hono";
 import type { HonoEnv } from "./env";
 import { ApiError, errorBody } from "./lib/errors";

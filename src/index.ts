@@ -9,7 +9,7 @@ export { RateLimiter } from "../durable-objects/rate-limiter";
 
 const app = createApp();
 
-/** `/engine/*` is the deprecated alias of `/workflows/*` (SPEC.md 9). */
+/** `/engine/*` is the deprecated alias of `/workflows/*` (docs/api.md, The `/engine` alias). */
 function resolveAlias(request: Request): { request: Request; deprecated: boolean } {
   // A substring test first: parsing every request's URL costs more than routing it.
   if (!request.url.includes("/engine")) return { request, deprecated: false };

@@ -285,8 +285,8 @@ export const relationships = pgTable(
 ).enableRLS();
 
 /**
- * Entity events (SPEC.md 6), append-only: written in the entity change's
- * transaction and never updated. Delivery state lives in the two narrow
+ * Entity events (docs/api.md, Events), append-only: written in the entity
+ * change's transaction and never updated. Delivery state lives in the two narrow
  * tables below, so delivering an event rewrites neither the row nor its indexes.
  */
 export const events = pgTable(
@@ -344,8 +344,8 @@ export const eventDeliveries = pgTable(
 ).enableRLS();
 
 /**
- * A file attached to an entity (SPEC.md 2.5, 4.2): one row per (artifact_type,
- * filename) upload series; the bytes live in `artifact_versions`. Artifacts
+ * A file attached to an entity (docs/api.md, Artifacts): one row per
+ * (artifact_type, filename) upload series; the bytes live in `artifact_versions`. Artifacts
  * follow their entity: hidden with it when it is soft-deleted, moved to the
  * survivor when it is merged (entity/entities/merge.ts).
  */
@@ -400,7 +400,7 @@ export const artifactVersions = pgTable(
   ],
 ).enableRLS();
 
-/** Short-lived files with no owning entity (SPEC.md 2.5, 4.3); the cron tick removes them once expired. */
+/** Short-lived files with no owning entity (docs/api.md, Temp files); the cron tick removes them once expired. */
 export const tempFiles = pgTable(
   "temp_files",
   {

@@ -1,8 +1,9 @@
-// SQL for indexed attributes (SPEC.md 2.3): the typed expression over the
-// JSONB attributes, and the per-type partial indexes that serve it. The query
-// compiler builds the same expressions, so the planner matches them to these
-// indexes (an unnamed statement is planned with its parameter values, which
-// is what lets a bound path match the literal path of the index).
+// SQL for indexed attributes (docs/storage.md, Per-type indexes): the typed
+// expression over the JSONB attributes, and the per-type partial indexes that
+// serve it. The query compiler builds the same expressions, so the planner
+// matches them to these indexes (an unnamed statement is planned with its
+// parameter values, which is what lets a bound path match the literal path of
+// the index).
 
 export const INDEXED_TYPES = ["text", "numeric", "timestamptz", "boolean", "text_array"] as const;
 export type IndexedType = (typeof INDEXED_TYPES)[number];

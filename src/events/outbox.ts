@@ -1,4 +1,4 @@
-// Entity events (SPEC.md 6). Written with their outbox rows in the entity
+// Entity events (docs/api.md, Events). Written with their outbox rows in the entity
 // change's own transaction; after commit the ids go to the events Queue as
 // pointer messages, so a message stays small whatever the payloads weigh.
 import type { Sql } from "../db/client";

@@ -1,5 +1,5 @@
 // Signed capability links: credential-free URLs, served by this Worker, that
-// grant one action on one resource until they expire (ARCHITECTURE.md, Files).
+// grant one action on one resource until they expire (docs/api.md, Signed links).
 //
 //   <origin><path>?tenant=<tenant id>&expires=<unix seconds>&signature=<base64url HMAC-SHA256>
 //
@@ -7,8 +7,8 @@
 // purpose, the tenant, the resource id and the expiry, so a link cannot be
 // pointed at another file, another tenant, another action or a later time.
 // A missing, malformed or wrong signature and an expired link all answer 401
-// (SPEC.md 7: credentials malformed or expired, bad signature), told apart by
-// `details.code`.
+// (as any credential malformed, expired or wrongly signed does), told apart by
+// `details.code` (docs/api.md, Signed links).
 import { isoTimestamp } from "../db/timestamps";
 import { base64url, hmacSha256, timingSafeEqualText } from "../lib/crypto";
 import { ApiError } from "../lib/errors";

@@ -10,7 +10,7 @@ import { toHex } from "../lib/crypto";
 import { decryptStream, encryptStream, encryptedLength } from "./crypto-stream";
 import { FixedChunks } from "./fixed-chunks";
 
-/** SPEC.md 8: files are at most 25 MiB. */
+/** Files are at most 25 MiB (docs/api.md, Files). */
 export const MAX_FILE_BYTES = 25 * 1024 * 1024;
 /** R2's smallest multipart part; every part but the last must be this one size. */
 const PART_BYTES = 5 * 1024 * 1024;

@@ -1,5 +1,6 @@
-// Authentication and the permission check, applied per route so that the
-// unauthenticated routes of SPEC.md 5.4 simply do not carry them.
+// Authentication and the permission check, applied per route so that the routes
+// that take no credentials (docs/api.md, Authentication) simply do not carry
+// them.
 import type { MiddlewareHandler } from "hono";
 import { authenticate as resolvePrincipal } from "../auth/credentials";
 import { ApiError } from "../lib/errors";

@@ -1,4 +1,5 @@
-// One error type, rendered in one place into SPEC.md section 7's envelope.
+// One error type, rendered in one place into the envelope
+// `{ error: { status, code, message, details } }` (docs/api.md, Errors).
 
 /** Stable, machine-readable codes mapped to their HTTP status. */
 export const ERROR_STATUS = {
@@ -51,7 +52,7 @@ interface DetailFields {
   /** An external user's email is held by a tenant user and the request did not ask to link it. */
   EMAIL_LINK_REFUSED: { email: string; user_id: string };
   EXTERNAL_USER_INACTIVE: { external_user_id: string };
-  // Run-time outbound auth failures (SPEC.md 7); the credential itself never appears.
+  // Run-time outbound auth failures; the credential itself never appears.
   HTTP_AUTH_PROFILE_UNKNOWN: { profile: string; declared: string[] };
   HTTP_AUTH_SECRET_MISSING: { profile: string; missing_secrets: string[] };
   HTTP_AUTH_INVALID_CREDENTIAL: { field: string };

@@ -1,5 +1,5 @@
 // Path parameters, checked against the schemas their route declares before
-// the handler runs; path ids are UUIDs (SPEC.md 2.1), refused before touching the database.
+// the handler runs; path ids are UUIDs, refused before touching the database.
 import { uuidSchema } from "./schemas";
 import { check, validationFailed, type JsonSchema } from "./validate";
 

@@ -1,6 +1,7 @@
-// The two ways a list pages (SPEC.md 2.1), each built here and nowhere else:
-// offset paging answers `{ data, pagination }` with the total; keyset paging
-// answers `next_cursor`, only when the page came back full.
+// The two ways a list pages (docs/api.md, Envelopes and formats), each built
+// here and nowhere else: offset paging answers `{ data, pagination }` with the
+// total; keyset paging answers `next_cursor`, only when the page came back
+// full.
 import { encodeCursor } from "./cursor";
 
 export interface Page {

@@ -26,7 +26,7 @@ interface RouteMeta {
   path: string;
   summary: string;
   tag: string;
-  /** `false` for the unauthenticated routes of SPEC.md 5.4. */
+  /** `false` for the routes that take no credentials (docs/api.md, Authentication). */
   auth?: false;
   permission?: [resource: string, action: string];
   /**

@@ -114,7 +114,7 @@ describe("401 messages say what to send", () => {
   });
 });
 
-describe("unauthenticated routes need no credentials (SPEC.md 5.4)", () => {
+describe("unauthenticated routes need no credentials", () => {
   it("GET /healthz and POST /auth/token answer without Authorization", async () => {
     expect((await call("GET", "/healthz")).status).toBe(200);
     const t = await createTenant();

@@ -1,4 +1,4 @@
-// Rekeys racing onto one key (SPEC.md 4.1): each loser of the race merges
+// Rekeys racing onto one key: each loser of the race merges
 // into the entity that got there first, or answers 409 when merging is off.
 // Never a 500, and the end state is the one some serial order gives.
 import { describe, expect, it } from "vitest";

@@ -1,9 +1,9 @@
-// Unit tests of an entity type config checked against its schema: the schema
-// walk, the indexed-type compatibility table, and the lines they produce.
+// Unit tests of an entity type config checked against its schema: the
+// indexed-type compatibility table and the lines the config checks produce
+// (the schema walk itself: schema-paths.test.ts).
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/lib/errors";
 import { assertConfigFits, indexTypeMismatch, schemaProblems, type TypeConfig } from "../../src/entity/entity-types/config";
-import { schemasAt } from "../../src/entity/entity-types/schema-paths";
 import type { IndexedAttribute, IndexedType } from "../../src/entity/indexed-attributes";
 
 const closed = { type: "object", additionalProperties: false, properties: { sku: { type: "string" } } };
@@ -11,62 +11,6 @@ const closed = { type: "object", additionalProperties: false, properties: { sku:
 function indexed(path: string[], type: IndexedType): IndexedAttribute {
   return { path, type, filterable: true, sortable: false, searchable: false };
 }
-
-describe("schemasAt: what a schema says about an attribute path", () => {
-  it("follows properties, nested through dotted identifier segments", () => {
-    const schema = { type: "object", properties: { address: { type: "object", properties: { zip: { type: "string", maxLength: 10 } } } } };
-    expect(schemasAt(schema, ["address", "zip"])).toEqual({ schemas: [{ type: "string", maxLength: 10 }] });
-  });
-
-  it("refuses a name additionalProperties: false leaves out, at any depth", () => {
-    expect(schemasAt(closed, ["zip"])).toEqual({ forbidden: "attributes.zip is not defined by the schema (additionalProperties is false)" });
-    const nested = { type: "object", properties: { address: { type: "object", additionalProperties: false, properties: { street: { type: "string" } } } } };
-    expect(schemasAt(nested, ["address", "zip"])).toEqual({ forbidden: "attributes.address.zip is not defined by the schema (additionalProperties is false)" });
-  });
-
-  it("refuses a path below a value the schema types as something other than an object", () => {
-    const schema = { type: "object", properties: { address: { type: ["string", "null"] } } };
-    expect(schemasAt(schema, ["address", "zip"])).toEqual({ forbidden: "attributes.address.zip cannot be written: attributes.address is string or null in the schema" });
-  });
-
-  it("refuses a property whose schema is false, and everything under a false schema", () => {
-    expect(schemasAt({ type: "object", properties: { legacy: false } }, ["legacy"])).toEqual({ forbidden: "attributes.legacy is not allowed by the schema" });
-    expect(schemasAt(false, ["k"])).toEqual({ forbidden: "attributes is not allowed by the schema (the schema is false)" });
-  });
-
-  it("lets through what additionalProperties or a matching patternProperties allows, with their schemas", () => {
-    expect(schemasAt({ type: "object" }, ["anything", "deeper"])).toEqual({ schemas: [] });
-    expect(schemasAt(true, ["k"])).toEqual({ schemas: [] });
-    expect(schemasAt({ type: "object", additionalProperties: { type: "number" } }, ["n"])).toEqual({ schemas: [{ type: "number" }] });
-    const patterned = { type: "object", additionalProperties: false, patternProperties: { "^x_": { type: "boolean" } } };
-    expect(schemasAt(patterned, ["x_on"])).toEqual({ schemas: [{ type: "boolean" }] });
-    expect(schemasAt(patterned, ["on"])).toEqual({ forbidden: "attributes.on is not defined by the schema (additionalProperties is false)" });
-  });
-
-  it("applies properties and matching patterns together", () => {
-    const schema = { type: "object", properties: { x_id: { minLength: 1 } }, patternProperties: { "^x_": { type: "string" } } };
-    expect(schemasAt(schema, ["x_id"])).toEqual({ schemas: [{ minLength: 1 }, { type: "string" }] });
-  });
-
-  it("refuses nothing it cannot decide: $ref, branches under unevaluatedProperties, patterns it cannot run", () => {
-    const withRef = { $defs: { a: { type: "object" } }, $ref: "#/$defs/a", additionalProperties: false };
-    expect(schemasAt(withRef, ["k"])).toEqual({ schemas: [] });
-    const branches = { type: "object", allOf: [{ properties: { k: { type: "string" } } }], unevaluatedProperties: false };
-    expect(schemasAt(branches, ["k"])).toEqual({ schemas: [] });
-    const oneOf = { type: "object", oneOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "number" } } }] };
-    expect(schemasAt(oneOf, ["c"])).toEqual({ schemas: [] });
-    const backreference = { type: "object", additionalProperties: false, patternProperties: { "^(a)\\1$": { type: "string" } } };
-    expect(schemasAt(backreference, ["k"])).toEqual({ schemas: [] });
-  });
-
-  it("refuses what additionalProperties: false forbids even beside allOf, and unevaluatedProperties: false alone", () => {
-    const beside = { type: "object", additionalProperties: false, allOf: [{ properties: { k: { type: "string" } } }] };
-    expect(schemasAt(beside, ["k"])).toEqual({ forbidden: "attributes.k is not defined by the schema (additionalProperties is false, and it ignores properties named inside allOf)" });
-    expect(schemasAt({ type: "object", properties: {}, unevaluatedProperties: false }, ["k"])).toEqual({
-      forbidden: "attributes.k is not defined by the schema (unevaluatedProperties is false)",
-    });
-  });
-});
 
 describe("the indexed-type compatibility table", () => {
   const cases: [IndexedType, Record<string, unknown>, boolean][] = [
@@ -151,6 +95,14 @@ describe("schemaProblems: every line at once", () => {
     ]);
     const nestedAttributes = { type: "object", properties: { attributes: { type: "object", properties: { sku: { type: "string" } } } } };
     expect(schemaProblems({ identifier_key: ["attributes.sku"], indexed_attributes: [indexed(["attributes", "sku"], "text")] }, nestedAttributes)).toEqual([]);
+  });
+
+  it("lets an indexed path reach an array item, as its index expression does, but not an identifier key, which is read through objects only", () => {
+    const tagged = { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } };
+    expect(schemaProblems({ identifier_key: ["tags.0"], indexed_attributes: [indexed(["tags", "0"], "text"), indexed(["tags", "-1"], "numeric")] }, tagged)).toEqual([
+      "config.identifier_key[0]: attributes.tags.0 cannot be written: attributes.tags is array of string in the schema",
+      "config.indexed_attributes[1].type: numeric cannot index attributes.tags.-1 (string in the schema); it reads a number, an integer or a string with format decimal, number, integer, int32, int64, float or double",
+    ]);
   });
 
   it("has nothing to say about a config the schema allows", () => {

@@ -436,7 +436,7 @@ describe("config checked against the schema", () => {
 
   it("accepts what it cannot refuse for certain, and what the schema allows", async () => {
     const { auth } = await createTenant();
-    // Nested keys through properties, pattern names, typed strings for numeric and timestamptz.
+    // Nested keys through properties, pattern names, typed strings for numeric and timestamptz, an array item by its index (as #> reaches it).
     const fits = await postType(auth, {
       name: "Fits",
       schema: {
@@ -452,6 +452,7 @@ describe("config checked against the schema", () => {
           { path: ["since"], type: "timestamptz" },
           { path: ["tag_colors"], type: "text_array" },
           { path: ["address", "zip"], type: "text" },
+          { path: ["tag_colors", "0"], type: "text" },
         ],
       },
     });

@@ -1,4 +1,4 @@
-// Idempotency-Key on POST /access/roles (SPEC.md 2.1): a repeat within the
+// Idempotency-Key on POST /access/roles (docs/api.md, Idempotency keys): a repeat within the
 // 24-hour window returns the first response verbatim; keys are per identity.
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";

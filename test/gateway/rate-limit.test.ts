@@ -1,4 +1,4 @@
-// Rate limits (SPEC.md 8). Runs in the `rate-limits` project: RATE_LIMIT_IP=8,
+// Rate limits (docs/api.md, Rate limits). Runs in the `rate-limits` project: RATE_LIMIT_IP=8,
 // RATE_LIMIT_IDENTITY=3 per rolling 60 s. All tests here share one worker and
 // its limiter objects, so every test uses its own client IP and its own tokens.
 // An authenticated request spends one unit of its IP's budget and one of its identity's.

@@ -1,4 +1,4 @@
-// The rolling window behind the rate limits (SPEC.md 8), driven by a clock the
+// The rolling window behind the rate limits (docs/api.md, Rate limits), driven by a clock the
 // test sets: no test waits for time to pass. test/gateway/rate-limit.test.ts
 // covers the same budgets through the gateway, on the system clock.
 import { env, runInDurableObject } from "cloudflare:test";

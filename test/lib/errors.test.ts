@@ -1,5 +1,6 @@
-// Unit tests of the closed set of `details.code` values (SPEC.md 7): each code
-// answers with one top-level code and status, and carries its details as given.
+// Unit tests of the closed set of `details.code` values (docs/api.md, Detail
+// codes): each code answers with one top-level code and status, and carries its
+// details as given.
 import { describe, expect, it } from "vitest";
 import { ApiError, errorBody, errorCodeOf, type Detail, type DetailCode, type ErrorCode } from "../../src/lib/errors";
 

@@ -4,7 +4,6 @@ import { ApiError } from "../../src/lib/errors";
 import { compileFilter, newCompilation, relatedTypeNames } from "../../src/entity/query/filter";
 import type { QueryType } from "../../src/entity/query/operands";
 import { Params } from "../../src/entity/query/params";
-import { schemaRulesOut } from "../../src/entity/query/schema-paths";
 import { orderKeys, sortPathAt } from "../../src/entity/query/sort";
 import type { ReadScope } from "../../src/entity/access";
 
@@ -24,7 +23,7 @@ const item: QueryType = {
 const maker: QueryType = {
   id: "33333333-3333-4333-8333-333333333333",
   name: "Maker",
-  schema: { type: "object", additionalProperties: false, properties: { country: { type: "string" } } },
+  schema: { type: "object", additionalProperties: false, properties: { country: { type: "string" }, tags: { type: "array", items: { type: "string" } } }, patternProperties: { "^x_": { type: "string" } } },
   config: { name_search: false, indexed_attributes: [] },
 };
 const everything: ReadScope = { tenantId: TENANT, typeNames: null, entityIds: [], shared: null };
@@ -230,6 +229,15 @@ describe("warnings", () => {
     expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "size"], value: 5 })).toEqual(["filter.path: attributes.size is not defined by the schema of Maker"]);
   });
 
+  it("walk the schema as the compiled #> reads the path: an integer reaches an array item, a pattern-matched name is defined", () => {
+    const at = (...path: string[]) => warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", ...path], value: "x" });
+    expect(at("tags", "0")).toEqual([]);
+    expect(at("tags", "-1")).toEqual([]);
+    expect(at("x_code")).toEqual([]);
+    expect(at("tags", "first")).toEqual(["filter.path: attributes.tags.first is not defined by the schema of Maker"]);
+    expect(at("code")).toEqual(["filter.path: attributes.code is not defined by the schema of Maker"]);
+  });
+
   it("word a type the caller cannot read exactly as a type that does not exist, and say nothing of its schema", () => {
     const onlyItems: ReadScope = { ...everything, typeNames: ["Item"] };
     expect(warnings({ operator: "exists", path: ["relationships", "Maker"] }, onlyItems)).toEqual(["filter.path: no entity type Maker the caller can read"]);
@@ -254,36 +262,5 @@ describe("warnings", () => {
       "sort[2].path: nmae names no field of an entity (a path starts with name, id, created_at, updated_at, type.name, attributes or relationships)",
       "distinct_on.paths[0]: attributes.size is not defined by the schema of Item",
     ]);
-  });
-});
-
-describe("schemaRulesOut", () => {
-  const closed = { type: "object", additionalProperties: false, properties: { a: { type: "string" }, o: { type: "object", properties: { x: {} } }, list: { type: "array", items: { type: "object", additionalProperties: false, properties: { k: {} } } }, gone: false } };
-
-  it("rules out names a closed object does not list, fields of scalars, and properties the schema forbids", () => {
-    expect(schemaRulesOut(closed, ["b"])).toBe(true);
-    expect(schemaRulesOut(closed, ["a", "b"])).toBe(true);
-    expect(schemaRulesOut(closed, ["gone"])).toBe(true);
-    expect(schemaRulesOut(closed, ["list", "0", "z"])).toBe(true);
-    expect(schemaRulesOut(closed, ["list", "k"])).toBe(true);
-    expect(schemaRulesOut(false, ["a"])).toBe(true);
-  });
-
-  it("allows what is defined, what an open object admits, array items by index", () => {
-    expect(schemaRulesOut(closed, ["a"])).toBe(false);
-    expect(schemaRulesOut(closed, ["o", "anything", "deeper"])).toBe(false);
-    expect(schemaRulesOut(closed, ["list", "-1", "k"])).toBe(false);
-    expect(schemaRulesOut({ type: "object" }, ["anything"])).toBe(false);
-    expect(schemaRulesOut({ type: "object", additionalProperties: { type: "object", additionalProperties: false } }, ["x"])).toBe(false);
-    expect(schemaRulesOut({ type: "object", additionalProperties: { type: "object", additionalProperties: false } }, ["x", "y"])).toBe(true);
-    expect(schemaRulesOut(true, ["a"])).toBe(false);
-  });
-
-  it("stays silent where it cannot decide: references, combinators, pattern-matched names, an index into an untyped value", () => {
-    for (const keyword of ["$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "patternProperties", "unevaluatedProperties"]) {
-      expect(schemaRulesOut({ ...closed, [keyword]: keyword === "$ref" ? "#/$defs/x" : [] }, ["b"]), keyword).toBe(false);
-    }
-    expect(schemaRulesOut({ properties: { a: {} }, additionalProperties: false }, ["0"])).toBe(false);
-    expect(schemaRulesOut({ properties: { a: {} }, additionalProperties: false }, ["b"])).toBe(true);
   });
 });

@@ -73,7 +73,7 @@ export async function call(method: string, path: string, opts: CallOptions = {})
   return { status: res.status, headers: res.headers, json, text };
 }
 
-/** Asserts the SPEC.md section 7 envelope and returns its error. */
+/** Asserts the error envelope (docs/api.md, Errors) and returns its error. */
 export function expectError(res: { status: number; json: any }, status: number, code: string) {
   const err = res.json?.error;
   if (!err || res.status !== status || err.status !== status || err.code !== code || typeof err.message !== "string" || typeof err.details !== "object") {

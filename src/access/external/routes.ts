@@ -1,5 +1,5 @@
 // /access/external-companies and /access/external-users: identities as an
-// external identity provider names them (SPEC.md 2.10). Deactivation is
+// external identity provider names them (docs/api.md, Access). Deactivation is
 // stored and answered; the app sessions it will end do not exist yet.
 import type { Context } from "hono";
 import type { FromSchema } from "json-schema-to-ts";

@@ -1,4 +1,4 @@
-// CSV columns for entities (SPEC.md 4.1 import and export): entity fields by
+// CSV columns for entities, on import and export: entity fields by
 // name, attributes by dotted path; cell text converted by the type's schema.
 import type { JsonSchema } from "../../lib/validate";
 

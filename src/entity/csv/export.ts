@@ -1,4 +1,4 @@
-// POST /entity/entities/export (SPEC.md 4.1, DECISIONS.md): the entities of a
+// POST /entity/entities/export (docs/api.md): the entities of a
 // type matching `filter`, in `sort` order, as RFC 4180 CSV. Pages of 1000
 // are read by keyset on the owner path in one snapshot and written to the
 // response as they come, so memory stays flat whatever the row count.

@@ -1,4 +1,4 @@
-// POST /entity/entities/import and /entity/entities/export (SPEC.md 4.1)
+// POST /entity/entities/import and /entity/entities/export (docs/api.md, Entities)
 import { route } from "../../lib/route";
 import { dataEnvelope } from "../../lib/schemas";
 import { TYPE_NAME } from "../entity-types/routes";

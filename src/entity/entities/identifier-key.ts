@@ -1,4 +1,4 @@
-// The business key (SPEC.md 2.2): computed from the type's config.identifier_key,
+// The business key: computed from the type's config.identifier_key,
 // never sent by the caller. One path: the value as text; several: `|seg1|seg2|`.
 import { validationFailed } from "../../lib/validate";
 import { MAX_INDEXED_BYTES, SURELY_FITS, indexedValueBytes, tooLargeToIndex } from "../indexed-attributes";

@@ -1,4 +1,4 @@
-// Rekeys racing for one key (SPEC.md 4.1). A rekey checks whether the key is
+// Rekeys racing for one key. A rekey checks whether the key is
 // held and then takes it; under READ COMMITTED two rekeys can both see it
 // free, and the slower one then fails on entities_live_key. Rekeys therefore
 // hold a transaction-level advisory lock per (type, key) from before the

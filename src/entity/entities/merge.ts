@@ -1,7 +1,8 @@
-// Rekey merge (SPEC.md 3, 4.1.1): when a write gives an entity the key of
-// another live entity, the written entity survives and absorbs the incumbent:
-// the incumbent is soft-deleted and its live links and its artifacts move to the survivor.
-// Links that would duplicate one the survivor has, or join the two, are retired.
+// Rekey merge (docs/api.md, `PUT /entity/entities/{id}`): when a write gives an
+// entity the key of another live entity, the written entity survives and
+// absorbs the incumbent: the incumbent is soft-deleted and its live links and
+// its artifacts move to the survivor. Links that would duplicate one the
+// survivor has, or join the two, are retired.
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { lockEntities, overCap, retireOldest, type RuleEnd } from "../relationships/cardinality";

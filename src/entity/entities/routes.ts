@@ -1,4 +1,4 @@
-// /entity/entities (SPEC.md 4.1), except upsert, import and export.
+// /entity/entities (docs/api.md, Entities), except upsert, import and export.
 import { route } from "../../lib/route";
 import { dataEnvelope, exactlyOneOf, freeFormObject, listEnvelope, paginationQuery, softDeleted, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";

@@ -1,4 +1,4 @@
-// Entity rows as SQL returns them, and their API shape (SPEC.md 2.2).
+// Entity rows as SQL returns them, and their API shape (docs/api.md, Entities).
 export interface EntityRow {
   id: string;
   name: string;

@@ -1,5 +1,5 @@
-// Entities (SPEC.md 4.1): create, read, replace, patch, delete. Every write
-// validates against the type's schema, keeps identifier_key in step, and
+// Entities (docs/api.md, Entities): create, read, replace, patch, delete. Every
+// write validates against the type's schema, keeps identifier_key in step, and
 // records its event in the same transaction.
 import type { Sql, TenantDb } from "../../db/client";
 import { pgCode } from "../../db/client";
@@ -284,7 +284,7 @@ export function patchEntity(deps: EntityDeps, id: string, input: { attributes: R
   );
 }
 
-/** Soft delete with cascade to live links; `deleted` events are recorded suppressed (SPEC.md 6). */
+/** Soft delete with cascade to live links; `deleted` events are recorded suppressed (kept, never dispatched). */
 export async function deleteEntities(deps: EntityDeps, ids: string[]) {
   const { rows } = await deps.tenant.tx(async (sql) => {
     await requireRows(deps.tenant, sql, ids, "delete");

@@ -4,7 +4,7 @@
 import { ApiError } from "../../lib/errors";
 import { capLines, validationFailed } from "../../lib/validate";
 import { INDEXED_TYPES, type IndexedAttribute, type IndexedType } from "../indexed-attributes";
-import { declaredTypes, describeTypes, namesAttributes, schemasAt, type SchemaNode } from "./schema-paths";
+import { declaredTypes, describeTypes, namesAttributes, schemasAt, type SchemaNode } from "../schema-paths";
 
 export const MAX_INDEXED = 20;
 export const MAX_SORTABLE = 10;
@@ -142,7 +142,8 @@ function attributesPrefix(path: string[], schema: unknown, suggestion: (rest: st
 function identifierProblem(path: string[], schema: unknown): string | undefined {
   const prefixed = attributesPrefix(path, schema, (rest) => JSON.stringify(rest.join(".")));
   if (prefixed) return prefixed;
-  const verdict = schemasAt(schema, path);
+  // The key is read through object properties only (identifier-key.ts), never into an array's items.
+  const verdict = schemasAt(schema, path, "object");
   return "forbidden" in verdict ? verdict.forbidden : undefined;
 }
 

@@ -53,7 +53,7 @@ export async function requireType(sql: Sql, ref: { type_id?: string; type_name?:
   return t;
 }
 
-/** Only active types accept entities (SPEC.md 3). */
+/** Only active types accept entities; a draft type is activated first. */
 export async function requireActiveType(sql: Sql, ref: { type_id?: string; type_name?: string }): Promise<EntityType> {
   const t = await requireType(sql, ref);
   if (t.status !== "active") throw new ApiError("UNPROCESSABLE_ENTITY", `Entity type ${t.name} is a draft; activate it before writing entities`, { type: t.name, status: t.status });

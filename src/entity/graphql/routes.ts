@@ -1,4 +1,4 @@
-// /entity/graphql (SPEC.md 4.4, "Other query endpoints"): the tenant's
+// /entity/graphql (docs/api.md, GraphQL): the tenant's
 // entities through GraphQL, answered by the REST query engine (resolvers.ts).
 import { route } from "../../lib/route";
 import { freeFormObject } from "../../lib/schemas";

@@ -1,4 +1,4 @@
-// POST /entity/query/distinct (SPEC.md 4.4): the distinct values of one
+// POST /entity/query/distinct (docs/query.md, Distinct values): the distinct values of one
 // indexed attribute. Without a filter it walks the attribute's index one
 // value at a time (a loose index scan), so the cost follows the number of
 // distinct values, not of rows. The values carry no tenant to check:

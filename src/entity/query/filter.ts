@@ -1,4 +1,4 @@
-// The filter compiler (SPEC.md 4.4.3-6): a filter tree becomes one SQL
+// The filter compiler (docs/query.md, Filters): a filter tree becomes one SQL
 // boolean over an entity row alias, every value and attribute name bound as a
 // parameter. Pure: it needs the types involved (preloaded by the caller) and
 // reads nothing else.

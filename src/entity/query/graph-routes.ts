@@ -1,4 +1,4 @@
-// /entity/query-graph (SPEC.md 4.4, DECISIONS.md "query-graph")
+// /entity/query-graph (docs/query.md, query-graph)
 import { route } from "../../lib/route";
 import { paginationSchema, uuidSchema } from "../../lib/schemas";
 import { entitySchema } from "../entities/routes";

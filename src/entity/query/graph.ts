@@ -1,4 +1,4 @@
-// POST /entity/query-graph (SPEC.md 4.4, DECISIONS.md "query-graph"): the
+// POST /entity/query-graph (docs/query.md, query-graph): the
 // root page exactly as POST /entity/query pages it, then the include tree
 // breadth first, one statement per include entry for all of that entry's
 // parents at once. Every entity appears once in `nodes`, however often it is

@@ -1,10 +1,10 @@
-// What a filter or sort path points at (SPEC.md 4.4.4), as SQL over one
+// What a filter or sort path points at (docs/query.md, Paths), as SQL over one
 // entity row alias. Indexed attributes use exactly the expression of their
 // per-type index (indexed-attributes.ts) so the planner can match it.
 import { valueExpr, type IndexedAttribute, type IndexedType } from "../indexed-attributes";
+import { schemasAt } from "../schema-paths";
 import type { Compilation } from "./filter";
 import type { Params } from "./params";
-import { schemaRulesOut } from "./schema-paths";
 
 /** The slice of an entity type the compiler needs. */
 export interface QueryType {
@@ -87,7 +87,7 @@ export function operandOf(path: string[], type: QueryType, alias: string, c: Com
     };
   }
   if (head !== "attributes") return namesNothing(path, c, where);
-  if (schemaRulesOut(type.schema, rest)) c.warnings.push(`${where}: ${path.join(".")} is not defined by the schema of ${type.name}`);
+  if ("forbidden" in schemasAt(type.schema, rest)) c.warnings.push(`${where}: ${path.join(".")} is not defined by the schema of ${type.name}`);
   const attr = indexedAttribute(type, rest);
   const at = new AttributePath(rest, alias, c.params);
   return attr ? { kind: "indexed", at, type: attr.type, attr } : { kind: "attribute", at };
@@ -98,7 +98,7 @@ function namesNothing(path: string[], c: Compilation, where: string): null {
   return null;
 }
 
-/** A sort key: typed when the path is a sortable indexed attribute or a column, text otherwise (SPEC.md 4.4.6). */
+/** A sort key: typed when the path is a sortable indexed attribute or a column, text otherwise (docs/query.md, Sorting and paging). */
 export interface SortKey {
   sql: string;
   /** The Postgres type keyset cursor values are cast back to. */

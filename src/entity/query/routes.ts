@@ -1,4 +1,4 @@
-// /entity/query (SPEC.md 4.4)
+// /entity/query (docs/query.md)
 import { route } from "../../lib/route";
 import { paginationQuery, paginationSchema } from "../../lib/schemas";
 import { TYPE_NAME } from "../entity-types/routes";

@@ -1,4 +1,4 @@
-// POST /entity/query (SPEC.md 4.4, DECISIONS.md "Query"): one statement for
+// POST /entity/query (docs/query.md): one statement for
 // the page (filter, distinct_on, order, keyset or offset), one for the count
 // when asked, one per include entry.
 import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";

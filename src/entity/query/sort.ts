@@ -1,4 +1,4 @@
-// ORDER BY and keyset continuation for entity queries (SPEC.md 4.4.1, 4.4.6).
+// ORDER BY and keyset continuation for entity queries (docs/query.md, Sorting and paging).
 // Every order ends with the row id, so positions are total and a cursor
 // names exactly one place in the order.
 import { validationFailed } from "../../lib/validate";

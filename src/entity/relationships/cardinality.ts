@@ -1,4 +1,4 @@
-// Rule caps (SPEC.md 4.5): max_to_cardinality caps the live links of one
+// Rule caps (docs/api.md, Relationships): max_to_cardinality caps the live links of one
 // `from` entity under a rule, max_from_cardinality those of one `to` entity.
 // Every writer of links (POST /entity/relationships, upsert, merge) checks
 // here, with one statement over all the rule ends it touches. Writers lock

@@ -1,6 +1,7 @@
-// Loads the `relationships` of a set of entities for `include` (SPEC.md 2.4,
-// 4.4.7): one hop, rules resolved in either direction, live links and live
-// related entities only, at most `limit` per anchor entity, in one statement.
+// Loads the `relationships` of a set of entities for `include` (docs/api.md,
+// Include parameters; docs/query.md, Includes): one hop, rules resolved in
+// either direction, live links and live related entities only, at most `limit`
+// per anchor entity, in one statement.
 import { assertTenantRows, type Sql } from "../../db/client";
 import { compiled, type CompiledStatement } from "../query/params";
 import { SHARED, type RelationshipEntry } from "../entities/rows";

@@ -1,4 +1,4 @@
-// Relationship links (SPEC.md 4.5): one live link per (rule, from, to), with
+// Relationship links (docs/api.md, Relationships): one live link per (rule, from, to), with
 // the rule's caps enforced in the writing transaction. Both entity rows are
 // locked first, so concurrent writers on either end queue behind each other
 // and cannot overshoot a cap.

@@ -1,4 +1,4 @@
-// Relationship rules (SPEC.md 2.4): a directed connection between two entity
+// Relationship rules (docs/api.md, Relationships): a directed connection between two entity
 // types with optional cardinality caps.
 import type { Sql, TenantDb } from "../../db/client";
 import { pgCode } from "../../db/client";

@@ -1,7 +1,8 @@
-// Inline relationships of upsert rows (SPEC.md 4.1.6): targets resolve by id,
-// or by identifier (the target type's key attributes) plus type name. All
-// resolution is checked before anything is written; the links are written
-// after the entities, so a target created by the same request resolves too.
+// Inline relationships of upsert rows (docs/api.md,
+// `POST /entity/entities/upsert`): targets resolve by id, or by identifier
+// (the target type's key attributes) plus type name. All resolution is checked
+// before anything is written; the links are written after the entities, so a
+// target created by the same request resolves too.
 import type { EntityAccess } from "../access";
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
@@ -92,7 +93,7 @@ export async function planLinks(sql: Sql, access: EntityAccess, rowType: EntityT
       fail(row, `relationship rule ${rel.rule_id ?? rel.rule_name} not found`);
       continue;
     }
-    // `direction` names the side the target is on (as in SPEC.md 2.4); default `to`.
+    // `direction` names the rule's side (`from` or `to`) the target is on; default `to`.
     const side: "from" | "to" = (rel.direction ?? "to") === "to" ? "from" : "to";
     const rowTypeId = side === "from" ? rule.from_type_id : rule.to_type_id;
     const targetTypeId = side === "from" ? rule.to_type_id : rule.from_type_id;

@@ -1,6 +1,6 @@
 // The set-based writes of an upsert: one statement per batch of up to 1000
 // rows writes the entities, their events and the events' outbox rows
-// together (SPEC.md 4.1.7).
+// together (docs/api.md, `POST /entity/entities/upsert`).
 import type { Sql } from "../../db/client";
 import type { EntityType } from "../entity-types/store";
 import type { PreparedRow } from "./rows";

@@ -1,4 +1,4 @@
-// /entity/entities/{id}/artifacts (SPEC.md 4.2), and the two capability
+// /entity/entities/{id}/artifacts (docs/api.md, Artifacts), and the two capability
 // routes its links point at: PUT /entity/uploads/{versionId} (the upload URL)
 // and GET /entity/downloads/{versionId} (the download link). Those two carry
 // no credentials; the signed link is the credential (files/capability.ts).
@@ -195,7 +195,7 @@ export const artifactRoutes = [
     method: "post",
     path: "/entity/entities/:id/artifacts/:artifactId/download-url",
     tag: "artifacts",
-    summary: "As the GET (SPEC.md 4.2 names both); `ttl` and `version` in an optional JSON body",
+    summary: "As the GET; `ttl` and `version` in an optional JSON body",
     permission: ["entity", "read"],
     params: { id: uuidSchema, artifactId: uuidSchema },
     body: downloadUrlInput,

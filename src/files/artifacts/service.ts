@@ -1,4 +1,4 @@
-// Entity artifacts (SPEC.md 2.5, 4.2): request an upload URL, PUT the bytes to
+// Entity artifacts (docs/api.md, Artifacts): request an upload URL, PUT the bytes to
 // it, confirm. An artifact is one (artifact_type, filename) series on an
 // entity; each upload URL opens a new version of it. Artifacts follow their
 // entity: every read and write first finds the entity live, so a soft-deleted
@@ -22,7 +22,7 @@ export interface ArtifactDeps {
   origin: string;
 }
 
-/** SPEC.md 8. */
+/** Link lifetimes in seconds: the default and the most a caller may ask for. */
 export const UPLOAD_TTL = { default: 1800, max: 7200 } as const;
 export const DOWNLOAD_TTL = { default: 900, max: 7200 } as const;
 
@@ -218,7 +218,7 @@ export async function receiveUpload(deps: Pick<ArtifactDeps, "tenant" | "files">
   return presentArtifact(swapped.row);
 }
 
-/** `sha256:` prefix optional (DECISIONS.md); the schema has checked the hex. */
+/** The checksum is accepted with or without a `sha256:` prefix; the schema has checked the hex. */
 function checksumHex(checksum: string): string {
   return checksum.replace(/^sha256:/, "");
 }

@@ -1,5 +1,5 @@
-// /entity/temp-files (SPEC.md 4.3). GET …/download is unauthenticated
-// (SPEC.md 5.4): the signed link is its credential (files/capability.ts).
+// /entity/temp-files (docs/api.md, Temp files). GET …/download takes no
+// credentials: the signed link is its credential (files/capability.ts).
 import type { Context } from "hono";
 import type { HonoEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
@@ -50,7 +50,7 @@ async function incoming(c: Context<HonoEnv>): Promise<NewTempFile> {
   return { name: named, contentType: contentType ?? OCTET_STREAM, upload: rawUpload(c) };
 }
 
-/** SPEC.md 4.3: the type travels in a header of its own; the body is always declared opaque. */
+/** The stored content type travels in a header of its own; the body is always declared opaque. */
 function tempFileResponse(file: TempFileView, body: ReadableStream<Uint8Array>, extra: Record<string, string> = {}): Response {
   return fileResponse(body, { "Content-Type": OCTET_STREAM, [NAME_HEADER]: headerText(file.name), "X-Temp-File-Content-Type": file.content_type, ...extra });
 }

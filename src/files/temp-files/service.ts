@@ -1,4 +1,4 @@
-// Temp files (SPEC.md 2.5, 4.3): bytes with no owning entity that live 24
+// Temp files (docs/api.md, Temp files): bytes with no owning entity that live 24
 // hours. createTempFile is the one way to make one: POST /entity/temp-files
 // today, the workflow action uploadTempFile and app file uploads later.
 import type { Database, TenantDb } from "../../db/client";
@@ -8,7 +8,7 @@ import { expiresIn, signLink, type Link } from "../capability";
 import { tempFileStorageKey, type FileStore, type Upload } from "../object-store";
 import { contentTypeSchema, fileNameSchema } from "../schemas";
 
-/** SPEC.md 8. */
+/** How long a temp file lives; its download links last LINK_TTL seconds (default and most a caller may ask for). */
 const LIFETIME_HOURS = 24;
 export const LINK_TTL = { default: 900, max: 7200 } as const;
 
