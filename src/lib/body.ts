@@ -36,9 +36,9 @@ export async function jsonBody<T>(c: Context, schema: JsonSchema, acceptForm = f
 }
 
 /** A body the route lets the caller leave out: nothing sent reads as `{}`, which the schema then checks. */
-export async function optionalJsonBody<T>(c: Context, schema: JsonSchema, acceptForm = false): Promise<T> {
+export async function optionalJsonBody<T>(c: Context, schema: JsonSchema): Promise<T> {
   if (!c.req.raw.body || c.req.header("Content-Length") === "0") return validate<T>(schema, {});
-  return jsonBody<T>(c, schema, acceptForm);
+  return jsonBody<T>(c, schema);
 }
 
 type PropSchema = { type?: string | string[]; items?: PropSchema };

@@ -41,8 +41,6 @@ interface RouteMeta {
   bodyOptional?: true;
   /** Bytes the body may have, when more than the default (BODY_LIMIT_BYTES); the gateway refuses more before authenticating. */
   bodyLimit?: number;
-  /** Also accepts the body form-encoded (OAuth2 clients send token requests so). */
-  acceptsForm?: boolean;
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
   /** Documentation only: what the handler reads itself, its bodies by media type (bytes, CSV, multipart) and its headers. */
@@ -108,7 +106,7 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
       guardJson(params, { message: "Path parameters failed validation" });
       if (spec.params) pathParams(spec.params, params);
       const read = spec.bodyOptional ? optionalJsonBody : jsonBody;
-      const body = spec.body ? await read(c, spec.body as JsonSchema, spec.acceptsForm) : undefined;
+      const body = spec.body ? await read(c, spec.body as JsonSchema) : undefined;
       const query = spec.query ? queryParams(c, spec.query as JsonSchema) : undefined;
       return spec.handler(c, { params, body, query });
     });

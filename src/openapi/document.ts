@@ -65,7 +65,6 @@ export function buildOpenApi(routes: RouteSpec[]) {
               required: !r.bodyOptional,
               content: {
                 ...(r.body || r.documentedBody ? { "application/json": { schema: r.documentedBody ?? r.body } } : {}),
-                ...(r.acceptsForm && r.body ? { "application/x-www-form-urlencoded": { schema: r.body } } : {}),
                 ...r.documentedRequest?.content,
               },
             },
