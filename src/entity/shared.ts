@@ -30,10 +30,12 @@ const SHARES_FROM = SHARES_OF("$2");
 // The owner of a shared type of this name and what it shares, in one statement.
 const RESOLVE = `
   WITH t AS (${SHARED_TYPE})
-  SELECT t.tenant_id AS owner, s.type_ids, s.entity_ids FROM t CROSS JOIN LATERAL (${SHARES_OF("t.tenant_id")}) s`;
+  SELECT t.tenant_id AS owner, t.id AS type_id, s.type_ids, s.entity_ids FROM t CROSS JOIN LATERAL (${SHARES_OF("t.tenant_id")}) s`;
 
 export interface SharedResolution {
   owner: string;
+  /** The owner's type of that name. */
+  typeId: string;
   shared: NonNullable<ReadScope["shared"]>;
 }
 
@@ -49,26 +51,21 @@ export function knownShared(tenantId: string, name: string, version: number | un
   return version === undefined ? undefined : resolutions.get(`${tenantId}/${version}/${name}`);
 }
 
-/** The tenant sharing a type of this name with the caller's (see sharedType) and what it shares; null when none does. */
+/**
+ * The tenant sharing a type of this name with the caller's (the
+ * earliest-created such type when several do), its type, and what it shares;
+ * null when none does. Only asked when the caller's tenant has no type of that
+ * name: its own types shadow shared ones.
+ */
 export async function resolveShared(reader: Runner, name: string, version: number | undefined): Promise<SharedResolution | null> {
-  const { rows } = await reader.run<{ owner: string; type_ids: string[]; entity_ids: string[] }>(compiled(RESOLVE, [reader.tenantId, name]));
+  const { rows } = await reader.run<{ owner: string; type_id: string; type_ids: string[]; entity_ids: string[] }>(compiled(RESOLVE, [reader.tenantId, name]));
   if (!rows.length) return null;
-  const resolution = { owner: rows[0].owner, shared: { typeIds: rows[0].type_ids, entityIds: rows[0].entity_ids } };
+  const resolution = { owner: rows[0].owner, typeId: rows[0].type_id, shared: { typeIds: rows[0].type_ids, entityIds: rows[0].entity_ids } };
   if (version !== undefined) {
     resolutions.set(`${reader.tenantId}/${version}/${name}`, resolution);
     if (resolutions.size > MAX_RESOLUTIONS) resolutions.delete(resolutions.keys().next().value!);
   }
   return resolution;
-}
-
-/**
- * The tenant that shares a type of this name with the caller's tenant (the
- * earliest-created such type when several do), or null. Only asked when the
- * caller's tenant has no type of that name: its own types shadow shared ones.
- */
-export async function sharedType(reader: Runner, name: string): Promise<{ id: string; tenant_id: string } | null> {
-  const { rows } = await reader.run<{ id: string; tenant_id: string }>(compiled(SHARED_TYPE, [reader.tenantId, name]));
-  return rows[0] ?? null;
 }
 
 /** The types and entities `owner` shares with the caller's tenant. */

@@ -10,7 +10,7 @@ import { entitySnapshot, recordEvents, type NewEvent } from "../../events/outbox
 import { findType, requireActiveType, requireType, type EntityType } from "../entity-types/store";
 import { confineRow, type EntityAction } from "../access";
 import { Params } from "../query/params";
-import { sharedType, sharesFrom } from "../shared";
+import { resolveShared, sharesFrom } from "../shared";
 import { loadRelationships, type IncludeSpec } from "../relationships/include";
 import { identifierKey } from "./identifier-key";
 import { oversizedAttributes } from "./index-limits";
@@ -155,11 +155,12 @@ export async function listEntities(tenant: TenantDb, q: IncludeQuery & { type_na
   return tenant.sharedRead(async (sql) => {
     const runner = { run: sql.run, tenantId: tenant.tenantId };
     const own = await findType(sql, { type_name: q.type_name });
-    const theirs = own ? null : await sharedType(runner, q.type_name);
+    // Resolved afresh, not from the isolate's cache: the list reads the owner's type by id, not by name.
+    const theirs = own ? null : await resolveShared(runner, q.type_name, undefined);
     if (!own && !theirs) throw notFound("Entity type", q.type_name);
-    const typeId = own?.id ?? theirs!.id;
-    const owner = theirs?.tenant_id ?? tenant.tenantId;
-    const scope = tenant.access.readScope(owner, q.type_name, theirs ? await sharesFrom(runner, owner) : null);
+    const typeId = own?.id ?? theirs!.typeId;
+    const owner = theirs?.owner ?? tenant.tenantId;
+    const scope = tenant.access.readScope(owner, q.type_name, theirs?.shared ?? null);
     const params = new Params(4);
     const confined = confineRow(scope, "e", params, { id: typeId, name: q.type_name });
     const where = `e.type_id = $1 AND e.deleted_at IS NULL${confined ? ` AND ${confined}` : ""}`;
