@@ -6,11 +6,11 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./ports";
 import { openPool, useWsProxy } from "../../scripts/lib/db.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -22,17 +22,6 @@ const CRON_INTERVAL_MS = 1000;
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The environment a user's shell would have: no test-runner variables, no DATABASE_URL (so the embedded database is used). */
 function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

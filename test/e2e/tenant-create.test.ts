@@ -4,10 +4,10 @@
 // service. Its success against a running dev is in dev-server.test.ts.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { freePort } from "./ports";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const ADVICE = "Start `npm run dev` (with the same DEV_DATA_DIR) in another terminal and run this again once it serves, or set DATABASE_URL to create the tenant in that database.";
@@ -48,18 +48,6 @@ function deadPid(): Promise<number> {
   });
 }
 
-/** A port on which a connection is refused: bound, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function writeDevJson(state: Record<string, unknown>) {
   writeFileSync(join(dataDir, "dev.json"), JSON.stringify({ databaseUrl: "postgresql://nobody@127.0.0.1:1/none", wsProxy: "127.0.0.1:1", ...state }));
 }
@@ -76,7 +64,7 @@ describe("npm run tenant:create refuses when no dev server answers", () => {
 
   it("with a dev.json left by a dev that was killed, names its pid", async () => {
     const pid = await deadPid();
-    writeDevJson({ pid, port: await closedPort() });
+    writeDevJson({ pid, port: await freePort() });
     const res = await tenantCreate();
     expect(res.code).toBe(1);
     expect(res.stdout).toBe("");
@@ -84,7 +72,7 @@ describe("npm run tenant:create refuses when no dev server answers", () => {
   });
 
   it("with a live pid whose server does not answer (a reused pid, or wrangler not up yet), says so", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     writeDevJson({ pid: process.pid, port });
     const res = await tenantCreate();
     expect(res.code).toBe(1);
