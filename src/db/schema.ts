@@ -3,6 +3,7 @@
 // `app_tenant` role, which every request assumes with SET LOCAL ROLE (see db/client.ts).
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   check,
   customType,
@@ -562,4 +563,264 @@ export const externalUsers = pgTable(
     index("external_users_user_idx").on(t.tenantId, t.userId),
     tenantPolicy("external_users"),
   ],
+).enableRLS();
+
+/**
+ * A workflow definition (docs/workflows.md): the current version of its
+ * document. Every save writes the version to `workflow_versions` too, so a
+ * run keeps the version it started with while the definition moves on.
+ */
+export const workflowDefinitions = pgTable(
+  "workflow_definitions",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    description: text("description"),
+    status: text("status", { enum: ["draft", "active"] }).notNull().default("draft"),
+    version: integer("version").notNull().default(1),
+    definitionJson: jsonb("definition_json").notNull(),
+    /** The YAML as written, when the definition was saved from YAML. */
+    sourceYaml: text("source_yaml"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex("workflow_definitions_tenant_name_key").on(t.tenantId, t.name),
+    check("workflow_definitions_status", sql`${t.status} in ('draft', 'active')`),
+    tenantPolicy("workflow_definitions"),
+  ],
+).enableRLS();
+
+/** Every saved version of a definition, with the jobs its reference steps were bound to at that save. */
+export const workflowVersions = pgTable(
+  "workflow_versions",
+  {
+    tenantId: tenantId(),
+    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    definitionJson: jsonb("definition_json").notNull(),
+    /** Reference step id → job definition id, bound at save (the latest active version of the named job). */
+    jobRefs: jsonb("job_refs").notNull().default(sql`'{}'::jsonb`),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workflowId, t.version] }), tenantPolicy("workflow_versions")],
+).enableRLS();
+
+/** A published reusable job: each publish of a name is the next version, with its own id. */
+export const jobDefinitions = pgTable(
+  "job_definitions",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    status: text("status", { enum: ["active"] }).notNull().default("active"),
+    definitionJson: jsonb("definition_json").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("job_definitions_name_version_key").on(t.tenantId, t.name, t.version),
+    check("job_definitions_status", sql`${t.status} in ('active')`),
+    tenantPolicy("job_definitions"),
+  ],
+).enableRLS();
+
+/**
+ * The activation of a definition: the version it pins (triggers, env and
+ * runs follow it until the next activation), the stored env values, the job
+ * bindings and the access policy every run acts with.
+ */
+export const workflowActivations = pgTable(
+  "workflow_activations",
+  {
+    workflowId: uuid("workflow_id")
+      .primaryKey()
+      .references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    tenantId: tenantId(),
+    version: integer("version").notNull(),
+    /** Stored env values only; the definition's defaults are merged under them when read. */
+    env: jsonb("env").notNull().default(sql`'{}'::jsonb`),
+    /** Job step id → job definition id, overriding the bindings made at save. */
+    jobBindings: jsonb("job_bindings").notNull().default(sql`'{}'::jsonb`),
+    /** A bound policy cannot be deleted (409) while an activation uses it. */
+    policyId: uuid("policy_id").references(() => policies.id, { onDelete: "restrict" }),
+    activatedAt: ts("activated_at").notNull().default(sql`now()`),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [index("workflow_activations_policy_idx").on(t.tenantId, t.policyId), tenantPolicy("workflow_activations")],
+).enableRLS();
+
+/**
+ * A trigger of an activated definition. The row's uuid stays the same
+ * across re-activations while the definition keeps the trigger id (`key`).
+ * Event triggers carry their match columns, so the queue consumer finds the
+ * triggers of an event through the partial index instead of reading them all.
+ */
+export const workflowTriggers = pgTable(
+  "workflow_triggers",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    type: text("type", { enum: ["event", "cron", "webhook"] }).notNull(),
+    /** The trigger block of the activated version, as written. */
+    definition: jsonb("definition").notNull(),
+    enabled: boolean("enabled").notNull().default(true),
+    entityTypeId: uuid("entity_type_id"),
+    eventAction: text("event_action"),
+    /** The webhook secret, encrypted with the tenant's key; null until minted. */
+    secretCiphertext: bytea("secret_ciphertext"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex("workflow_triggers_key").on(t.workflowId, t.key),
+    index("workflow_triggers_event_idx").on(t.tenantId, t.entityTypeId, t.eventAction).where(sql`${t.type} = 'event' and ${t.enabled}`),
+    check("workflow_triggers_type", sql`${t.type} in ('event', 'cron', 'webhook')`),
+    check("workflow_triggers_event_match", sql`(${t.type} = 'event') = (${t.entityTypeId} is not null and ${t.eventAction} is not null)`),
+    tenantPolicy("workflow_triggers"),
+  ],
+).enableRLS();
+
+/** The schedule of a cron trigger; the minute tick dispatches what is due. */
+export const cronSchedules = pgTable(
+  "cron_schedules",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    triggerId: uuid("trigger_id")
+      .notNull()
+      .references(() => workflowTriggers.id, { onDelete: "cascade" }),
+    cron: text("cron").notNull(),
+    /** Seconds (0-9) after its tick a dispatched run may start, spreading load off the minute. */
+    offsetSeconds: integer("offset_seconds").notNull(),
+    /** True for hourly and rarer expressions: a tick missed is made up by the next one. */
+    catchUp: boolean("catch_up").notNull(),
+    /** The next tick the schedule fires at, before the offset. */
+    nextRunAt: ts("next_run_at").notNull(),
+    lastRunAt: ts("last_run_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("cron_schedules_trigger_key").on(t.triggerId),
+    index("cron_schedules_due_idx").on(t.nextRunAt),
+    index("cron_schedules_tenant_idx").on(t.tenantId, t.workflowId, t.createdAt, t.id),
+    check("cron_schedules_offset", sql`${t.offsetSeconds} between 0 and 9`),
+    tenantPolicy("cron_schedules"),
+  ],
+).enableRLS();
+
+export const RUN_STATUSES = ["pending", "running", "success", "error", "cancelled", "skipped", "timeout"] as const;
+export const STEP_STATUSES = ["pending", "running", "waiting", "success", "error", "skipped", "cancelled", "timeout"] as const;
+
+/**
+ * A workflow run. Created `pending` by a trigger or a dispatch; the run's
+ * orchestrator moves it on. Unique keys make a repeated start impossible:
+ * one run per (trigger, event) and per (trigger, idempotency key).
+ */
+export const workflowRuns = pgTable(
+  "workflow_runs",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    workflowVersion: integer("workflow_version").notNull(),
+    triggerId: uuid("trigger_id").references(() => workflowTriggers.id, { onDelete: "set null" }),
+    triggerKey: text("trigger_key").notNull(),
+    triggerType: text("trigger_type", { enum: ["event", "cron", "webhook"] }).notNull(),
+    status: text("status", { enum: RUN_STATUSES }).notNull().default("pending"),
+    context: jsonb("context").notNull(),
+    outputs: jsonb("outputs"),
+    error: jsonb("error"),
+    /** The entity of an event-started run (the `entity_id` filter). */
+    entityId: uuid("entity_id"),
+    eventId: uuid("event_id"),
+    idempotencyKey: text("idempotency_key"),
+    parentRunId: uuid("parent_run_id"),
+    /** The earliest the orchestrator starts the run (a cron run's offset). */
+    notBefore: ts("not_before").notNull().default(sql`now()`),
+    /** Times the run was retried in place. */
+    attempt: integer("attempt").notNull().default(0),
+    createdAt: createdAt(),
+    startedAt: ts("started_at"),
+    finishedAt: ts("finished_at"),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex("workflow_runs_event_key").on(t.triggerId, t.eventId).where(sql`${t.eventId} is not null`),
+    uniqueIndex("workflow_runs_idempotency_key").on(t.triggerId, t.idempotencyKey).where(sql`${t.idempotencyKey} is not null`),
+    index("workflow_runs_tenant_created_idx").on(t.tenantId, t.createdAt, t.id),
+    index("workflow_runs_workflow_created_idx").on(t.tenantId, t.workflowId, t.createdAt, t.id),
+    index("workflow_runs_entity_idx").on(t.tenantId, t.entityId).where(sql`${t.entityId} is not null`),
+    index("workflow_runs_open_idx").on(t.status, t.notBefore).where(sql`${t.status} in ('pending', 'running')`),
+    check("workflow_runs_status", sql`${t.status} in ('pending', 'running', 'success', 'error', 'cancelled', 'skipped', 'timeout')`),
+    check("workflow_runs_trigger_type", sql`${t.triggerType} in ('event', 'cron', 'webhook')`),
+    tenantPolicy("workflow_runs"),
+  ],
+).enableRLS();
+
+/** One step (job) of a run. */
+export const workflowJobRuns = pgTable(
+  "workflow_job_runs",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    runId: uuid("run_id").notNull().references(() => workflowRuns.id, { onDelete: "cascade" }),
+    jobId: text("job_id").notNull(),
+    status: text("status", { enum: STEP_STATUSES }).notNull().default("pending"),
+    error: jsonb("error"),
+    output: jsonb("output"),
+    startedAt: ts("started_at"),
+    finishedAt: ts("finished_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("workflow_job_runs_key").on(t.runId, t.jobId),
+    check("workflow_job_runs_status", sql`${t.status} in ('pending', 'running', 'waiting', 'success', 'error', 'skipped', 'cancelled', 'timeout')`),
+    tenantPolicy("workflow_job_runs"),
+  ],
+).enableRLS();
+
+/** One action of a job run, in the order the job runs them. */
+export const workflowActionRuns = pgTable(
+  "workflow_action_runs",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    jobRunId: uuid("job_run_id").notNull().references(() => workflowJobRuns.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    stepId: text("step_id"),
+    name: text("name").notNull(),
+    status: text("status", { enum: STEP_STATUSES }).notNull().default("pending"),
+    error: jsonb("error"),
+    attempts: integer("attempts").notNull().default(0),
+    /** What the action recorded for itself (a child run's id, a callback's state). */
+    detail: jsonb("detail"),
+    startedAt: ts("started_at"),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("workflow_action_runs_key").on(t.jobRunId, t.position),
+    check("workflow_action_runs_status", sql`${t.status} in ('pending', 'running', 'waiting', 'success', 'error', 'skipped', 'cancelled', 'timeout')`),
+    tenantPolicy("workflow_action_runs"),
+  ],
+).enableRLS();
+
+/** Every status an action of a job run reached, in order. */
+export const workflowActionLog = pgTable(
+  "workflow_action_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId(),
+    jobRunId: uuid("job_run_id").notNull().references(() => workflowJobRuns.id, { onDelete: "cascade" }),
+    stepId: text("step_id"),
+    name: text("name").notNull(),
+    status: text("status").notNull(),
+    error: jsonb("error"),
+    at: timestamptz("at").notNull().default(sql`clock_timestamp()`),
+  },
+  (t) => [index("workflow_action_log_job_idx").on(t.jobRunId, t.id), tenantPolicy("workflow_action_log")],
 ).enableRLS();
