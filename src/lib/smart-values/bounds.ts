@@ -1,0 +1,78 @@
+// Every evaluation runs under a Guard checked by JSONata's evaluation hooks
+// (`__evaluate_entry` / `__evaluate_exit`), so a tenant's expression cannot
+// hold the isolate (and every other run on it) or exhaust its 128 MB.
+//
+// The step budget is what stops a loop inside a Worker: workerd's clock does
+// not advance while code runs without I/O, so a wall-clock deadline alone
+// would never fire for `(function($f){$f($f)})(function($f){$f($f)})` (JSONata
+// runs that tail call in a loop, so the depth does not grow either).
+import { ExpressionError } from "./errors";
+
+export interface EvaluationLimits {
+  /** Wall-clock budget, checked as evaluation proceeds (default 1000). */
+  timeoutMs?: number;
+  /** Nesting of evaluation (recursion, nested calls) (default 500). */
+  maxDepth?: number;
+  /** Evaluation steps, one per expression node evaluated (default 1,000,000). */
+  maxSteps?: number;
+}
+
+export const DEFAULT_LIMITS: Required<EvaluationLimits> = { timeoutMs: 1000, maxDepth: 500, maxSteps: 1_000_000 };
+
+/** Items one array or range may hold; a range is refused before it allocates. */
+export const MAX_ITEMS = 1_000_000;
+/**
+ * Characters, array items and object keys an evaluation may produce in all.
+ * Ten million units stay in the tens of MB, so even a run of expressions
+ * growing strings or arrays fails well inside the isolate's 128 MB.
+ */
+export const MAX_VOLUME = 10_000_000;
+
+/** Node types that only hand on a value that already exists; the others build their result. */
+const PASS_THROUGH = new Set(["name", "variable", "string", "number", "value", "condition", "block", "bind", "lambda", "regex", "parent"]);
+
+export class Guard {
+  private steps = 0;
+  private volume = 0;
+  /** When the evaluation began: the clock reading `$now()` and `$millis()` answer. */
+  readonly startedAt = Date.now();
+  readonly limits: Required<EvaluationLimits>;
+
+  constructor(limits: EvaluationLimits = {}) {
+    this.limits = {
+      timeoutMs: limits.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
+      maxDepth: limits.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+      maxSteps: limits.maxSteps ?? DEFAULT_LIMITS.maxSteps,
+    };
+  }
+
+  enter(depth: number): void {
+    if (depth > this.limits.maxDepth) throw new ExpressionError(`expression nested deeper than ${this.limits.maxDepth} levels`);
+    this.chargeSteps(1);
+    // Reading the clock on every step would cost more than the step itself.
+    if ((this.steps & 255) === 0 && Date.now() - this.startedAt > this.limits.timeoutMs) {
+      throw new ExpressionError(`expression ran longer than ${this.limits.timeoutMs} ms`);
+    }
+  }
+
+  /** Counts `n` steps of work, for built-ins that do many in one call. */
+  chargeSteps(n: number): void {
+    this.steps += n;
+    if (this.steps > this.limits.maxSteps) throw new ExpressionError(`expression exceeded ${this.limits.maxSteps} evaluation steps`);
+  }
+
+  exit(nodeType: string, result: unknown): void {
+    if (PASS_THROUGH.has(nodeType) || result === null || result === undefined) return;
+    if (typeof result === "string") this.charge(result.length);
+    else if (Array.isArray(result)) {
+      if (result.length > MAX_ITEMS) throw new ExpressionError(`expression built an array of more than ${MAX_ITEMS} items`);
+      this.charge(result.length);
+    } else if (typeof result === "object") this.charge(Object.keys(result).length);
+  }
+
+  /** Refuses work that would produce `units` more characters or items, before it allocates them. */
+  charge(units: number): void {
+    this.volume += units;
+    if (this.volume > MAX_VOLUME) throw new ExpressionError(`expression produced more than ${MAX_VOLUME} characters and items`);
+  }
+}

@@ -1,0 +1,17 @@
+// The smart-value evaluator: JSONata expressions and the smart values built
+// from them, evaluated against explicit scopes under time, depth and size
+// bounds. Free of workflow specifics: the app renderer shares it.
+import { compileExpression } from "./expression";
+import { rootNames } from "./roots";
+
+export type { EvaluationLimits } from "./bounds";
+export { DEFAULT_LIMITS, MAX_ITEMS, MAX_VOLUME } from "./bounds";
+export { ExpressionError, ExpressionSyntaxError } from "./errors";
+export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, type CompiledExpression, type Scope } from "./expression";
+export { isTruthy } from "./json";
+export { expressionsIn, resolveSmartValue, type ResolveOptions } from "./resolve";
+
+/** The scope keys an expression reads (`config`, `context`, `input`, `outputs`, ...; `$` / `$$` for the whole scope), in order; throws ExpressionSyntaxError. */
+export function rootNamesOf(text: string): string[] {
+  return rootNames(compileExpression(text).ast);
+}
