@@ -37,8 +37,8 @@ export default defineConfig({
   test: {
     globalSetup: ["./test/support/global-setup.ts"],
     projects: [
-      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/db/statement-timeout.test.ts"], { ip: "1000000", identity: "1000000" }),
-      workers("rate-limits", ["test/gateway/rate-limit.test.ts"], [], { ip: "8", identity: "3" }),
+      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts", "test/db/statement-timeout.test.ts"], { ip: "1000000", identity: "1000000" }),
+      workers("rate-limits", ["test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts"], [], { ip: "8", identity: "3" }),
       // A statement_timeout short enough to hit without slowing the run.
       workers("statement-limits", ["test/db/statement-timeout.test.ts"], [], { ip: "1000000", identity: "1000000" }, { STATEMENT_TIMEOUT_MS: "300" }),
       { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 180_000 } },

@@ -28,6 +28,10 @@ import { queryGraphRoutes } from "./entity/query/graph-routes";
 import { graphqlRoutes } from "./entity/graphql/routes";
 import { eventRoutes } from "./events/routes";
 import { fileRoutes } from "./files/routes";
+import { definitionRoutes } from "./definition/routes";
+import { activationRoutes } from "./workflows/activation/routes";
+import { runRoutes } from "./workflows/runs/routes";
+import { webhookRoutes } from "./workflows/triggers/routes";
 
 export const routes: RouteSpec[] = [
   ...openApiRoutes(() => routes),
@@ -48,6 +52,10 @@ export const routes: RouteSpec[] = [
   ...graphqlRoutes,
   ...eventRoutes,
   ...fileRoutes,
+  ...definitionRoutes,
+  ...activationRoutes,
+  ...runRoutes,
+  ...webhookRoutes,
 ];
 
 const table = routeTable(routes);

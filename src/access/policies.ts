@@ -2,7 +2,7 @@
 import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db, TenantDb } from "../db/client";
 import { pgCode } from "../db/client";
-import { grants, policies, policyAssignments } from "../db/schema";
+import { grants, policies, policyAssignments, workflowActivations } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { forbidden, uuidSchema } from "../lib/schemas";
@@ -60,9 +60,17 @@ export function grantRow(tenantId: string, policyId: string, g: GrantInput) {
   return { tenantId, policyId, resource: g.resource, actions: g.actions, resourceName: g.resource_name ?? null, resourceId: g.resource_id ?? null };
 }
 
-/** Grants added to an assigned policy reach its holders at once, so the caller must hold them. */
+/**
+ * Grants added to a policy in use reach its holders at once (the users and
+ * roles it is assigned to, the runs of workflows bound to it), so the caller must hold them.
+ */
 export async function requireCoveredIfAssigned(db: Db, caller: Principal, policyId: string, added: GrantInput[]) {
-  const [assigned] = await db.select({ id: policyAssignments.id }).from(policyAssignments).where(eq(policyAssignments.policyId, policyId)).limit(1);
+  const [assigned] = await db
+    .select({ id: policyAssignments.id })
+    .from(policyAssignments)
+    .where(eq(policyAssignments.policyId, policyId))
+    .unionAll(db.select({ id: workflowActivations.workflowId }).from(workflowActivations).where(eq(workflowActivations.policyId, policyId)))
+    .limit(1);
   if (assigned) requireCovered(caller, grantPermissions(added), "Adding these grants to an assigned policy");
 }
 
@@ -129,11 +137,17 @@ export async function updatePolicy(tenant: TenantDb, caller: Principal, id: stri
   }
 }
 
-/** Its grants and assignments go with it (foreign keys cascade). */
+/** Its grants and assignments go with it (foreign keys cascade); a policy a workflow activation binds stays (409). */
 export async function deletePolicy(tenant: TenantDb, id: string) {
-  return tenant.tx(async ({ db }) => {
-    const [row] = await db.delete(policies).where(eq(policies.id, id)).returning({ id: policies.id });
-    if (!row) throw notFound("Policy", id);
-    return { id: row.id, deleted: true as const };
-  });
+  try {
+    return await tenant.tx(async ({ db }) => {
+      const [row] = await db.delete(policies).where(eq(policies.id, id)).returning({ id: policies.id });
+      if (!row) throw notFound("Policy", id);
+      return { id: row.id, deleted: true as const };
+    });
+  } catch (e) {
+    // A restricting foreign key answers 23001 (restrict_violation) or 23503, by Postgres version.
+    if (pgCode(e) === "23503" || pgCode(e) === "23001") throw new ApiError("CONFLICT", `Policy ${id} is bound to a workflow activation; bind another policy there first`, { policy_id: id });
+    throw e;
+  }
 }

@@ -8,6 +8,7 @@ import { requeueUndelivered } from "../events/delivery";
 import { FileStore } from "../files/object-store";
 import { sweepExpiredTempFiles } from "../files/temp-files/service";
 import { sweepAbandonedVersions } from "../files/artifacts/service";
+import { dispatchDueSchedules } from "../workflows/triggers/cron-tick";
 
 type Job = (database: Database, env: Env, now: Date) => Promise<unknown>;
 
@@ -20,7 +21,9 @@ export const expireTempFiles: Job = (database, env, now) => sweepExpiredTempFile
 
 export const expireAbandonedUploads: Job = (database, env, now) => sweepAbandonedVersions(database, new FileStore(env.FILES, env.MASTER_KEY), now);
 
-const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads };
+export const dispatchCronSchedules: Job = (database, _env, now) => dispatchDueSchedules(database, now);
+
+const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads, dispatchCronSchedules };
 
 export async function runCronTick(env: Env, now: Date): Promise<Record<string, "ok" | string>> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);

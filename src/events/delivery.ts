@@ -1,30 +1,58 @@
 // The consuming side of the outbox: the queue consumer claims events by
-// deleting their outbox rows and records when (idempotent by event id: a
-// redelivered message finds no outbox rows and does nothing), and the cron
-// tick re-queues outbox rows older than a grace period, which covers a crash
-// between commit and send. The event rows themselves are never updated.
+// deleting their outbox rows, records when, and starts the workflow runs the
+// events fire (idempotent by event id: a redelivered message finds no outbox
+// rows and does nothing), and the cron tick re-queues outbox rows older than
+// a grace period, which covers a crash between commit and send. The event
+// rows themselves are never updated.
 import type { Database } from "../db/client";
 import { isUuid } from "../lib/ids";
 import { log } from "../lib/logger";
+import { isoTimestampSql } from "../db/timestamps";
+import { startEventRuns, type CandidateTrigger, type ClaimedEvent } from "../workflows/triggers/events";
 import { publishEvents, type EventPointerMessage } from "./outbox";
 
 /**
- * Claims a message's events in one statement: deletes their outbox rows and
- * records the delivery of each one deleted. A redelivered message finds no
+ * Claims a message's events and starts the workflow runs they fire, in one
+ * transaction. The first statement deletes the events' outbox rows, records
+ * the delivery of each one deleted, and reads, for the claimed events only,
+ * their candidate triggers: the enabled event triggers of their entity type
+ * and action, found through the triggers' partial index. Only events with a
+ * candidate have their payload read back. A redelivered message finds no
  * outbox rows; of two concurrent claims of an event only the first finds its
- * row. Payloads are not read back: nothing dispatches events yet, and reading
- * a message's thousand payloads cost several times the claim itself.
+ * row, and the runs' unique keys hold even if both got through.
  */
-export async function claimDelivery(database: Database, message: EventPointerMessage): Promise<void> {
-  await database.tenantTx(message.tenant_id, ({ query }) =>
-    query(
+export async function claimDelivery(database: Database, message: EventPointerMessage): Promise<string[]> {
+  return database.tenantTx(message.tenant_id, async (sql) => {
+    const { rows } = await sql.query<{ events: ClaimedEvent[] | null; triggers: CandidateTrigger[] | null }>(
       `WITH claimed AS (
          DELETE FROM event_outbox WHERE event_id = ANY($1::uuid[]) RETURNING event_id, tenant_id
+       ), delivered AS (
+         INSERT INTO event_deliveries (event_id, tenant_id) SELECT event_id, tenant_id FROM claimed
+       ), pairs AS (
+         -- Deleted events are never queued, merged ones fire nothing: only these two actions match.
+         SELECT ev.id AS event_id, t.id AS trigger_id
+           FROM claimed c
+           JOIN events ev ON ev.id = c.event_id
+           JOIN workflow_triggers t ON t.tenant_id = c.tenant_id AND t.entity_type_id = ev.entity_type_id AND t.event_action = ev.action
+                                   AND t.type = 'event' AND t.enabled
+          WHERE ev.action IN ('created', 'updated')
        )
-       INSERT INTO event_deliveries (event_id, tenant_id) SELECT event_id, tenant_id FROM claimed`,
+       SELECT (SELECT json_agg(json_build_object('id', ev.id, 'entity_id', ev.entity_id, 'entity_type_id', ev.entity_type_id, 'action', ev.action,
+                                                 'payload', ev.payload, 'occurred_at', ${isoTimestampSql("ev.created_at")}, 'trigger_ids', p.ids)
+                               ORDER BY ev.created_at, ev.id)
+                 FROM (SELECT event_id, json_agg(trigger_id) AS ids FROM pairs GROUP BY event_id) p JOIN events ev ON ev.id = p.event_id) AS events,
+              (SELECT json_agg(json_build_object('id', t.id, 'key', t.key, 'workflow_id', t.workflow_id, 'entity_type_id', t.entity_type_id,
+                                                 'version', a.version, 'definition', t.definition, 'type_config', et.config))
+                 FROM workflow_triggers t
+                 JOIN workflow_activations a ON a.workflow_id = t.workflow_id
+                 LEFT JOIN entity_types et ON et.id = t.entity_type_id AND jsonb_array_length(coalesce(t.definition->'source'->'attributeFilters', '[]')) > 0
+                WHERE t.id IN (SELECT trigger_id FROM pairs)) AS triggers`,
       [message.event_ids],
-    ),
-  );
+    );
+    const events = rows[0].events ?? [];
+    if (!events.length) return [];
+    return startEventRuns(sql, message.tenant_id, { events, triggers: rows[0].triggers ?? [] });
+  });
 }
 
 function isPointer(body: unknown): body is EventPointerMessage {

@@ -57,7 +57,7 @@ export async function publishEvents(queue: Queue, tenantId: string, eventIds: st
   }
 }
 
-/** Entity snapshot carried in an event payload. */
-export function entitySnapshot(e: { id: string; name: string; typeId: string; typeName: string; attributes: unknown; identifierKey: string }) {
-  return { id: e.id, name: e.name, type: { id: e.typeId, name: e.typeName }, attributes: e.attributes, identifier_key: e.identifierKey };
+/** Entity snapshot carried in an event payload: the entity as the API answers it, less `deleted_at`. */
+export function entitySnapshot(e: { id: string; name: string; typeId: string; typeName: string; attributes: unknown; identifierKey: string; createdAt: string; updatedAt: string }) {
+  return { id: e.id, name: e.name, type: { id: e.typeId, name: e.typeName }, attributes: e.attributes, identifier_key: e.identifierKey, created_at: e.createdAt, updated_at: e.updatedAt };
 }

@@ -4,7 +4,8 @@ import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../lib/errors";
 import type { HonoEnv } from "../env";
 
-async function enforce(c: Parameters<MiddlewareHandler<HonoEnv>>[0], scope: "ip" | "identity", key: string, limit: number) {
+/** Spends one unit of the budget `<scope>:<key>`: 429 TOO_MANY_REQUESTS once it is spent. */
+export async function enforce(c: Parameters<MiddlewareHandler<HonoEnv>>[0], scope: "ip" | "identity", key: string, limit: number) {
   const result = await c.var.ctx.rateLimits.consume({ key: `${scope}:${key}`, limit, windowSeconds: c.var.ctx.config.rateLimitWindowSeconds });
   if (!result.allowed) throw new ApiError("TOO_MANY_REQUESTS", "Rate limit exceeded", { scope, limit });
   c.set("rateLimit", { limit, remaining: result.remaining });

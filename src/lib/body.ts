@@ -10,6 +10,11 @@ export async function readJson(c: Context): Promise<unknown> {
   // would sit beside the parsed rows for the whole request, so let it go.
   delete c.req.bodyCache.text;
   if (text.trim() === "") throw new ApiError("BAD_REQUEST", "Request body must be a JSON document");
+  return parseJsonBody(text);
+}
+
+/** A body's text as JSON: 400 BAD_REQUEST when it is not JSON, 422 for what the service cannot store (input-guard). */
+export function parseJsonBody(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -61,6 +61,8 @@ interface DetailFields {
   HTTP_AUTH_TOKEN_EXCHANGE_FAILED: { status: number; token_url: string; reason?: string; body_preview: string };
   HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE: {};
   HTTP_AUTH_ARM_NOT_PERSISTED: { action_run_id: string; iteration: number; reason: string };
+  /** A workflow definition naming a secret: references live in env values, never in the document. */
+  SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[] };
 }
 
 export type DetailCode = keyof DetailFields;
@@ -93,6 +95,8 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "NOT_UPLOADED":
     case "CHECKSUM_MISMATCH":
       return "UNPROCESSABLE_ENTITY";
+    case "SECRET_REF_IN_DEFINITION":
+      return "VALIDATION_FAILED";
     case "STATEMENT_TIMEOUT":
       return "SERVICE_UNAVAILABLE";
     case "HTTP_AUTH_PROFILE_UNKNOWN":

@@ -43,6 +43,11 @@ interface RouteMeta {
   bodyLimit?: number;
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
+  /**
+   * Documentation only: schemas the route's documented schemas refer to as
+   * `#/components/schemas/<name>` (a recursive document cannot be written inline).
+   */
+  components?: Record<string, JSONSchema>;
   /** Documentation only: what the handler reads itself, its bodies by media type (bytes, CSV, multipart) and its headers. */
   documentedRequest?: {
     content?: Record<string, { schema: JSONSchema }>;

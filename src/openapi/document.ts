@@ -78,7 +78,7 @@ export function buildOpenApi(routes: RouteSpec[]) {
     info: { title: "Entity, Workflow and App Platform Service", version: API_VERSION },
     paths,
     components: {
-      schemas: { Error: errorEnvelope },
+      schemas: Object.assign({ Error: errorEnvelope }, ...routes.map((r) => r.components ?? {})),
       securitySchemes: {
         basicAuth: { type: "http", scheme: "basic", description: "PAT: base64(client_id:client_secret)" },
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Access token from POST /auth/token" },

@@ -30,8 +30,9 @@ describe("POST /entity/entities/upsert", () => {
     expect(ids.map((id) => stored.find((s) => s.id === id)?.identifier_key)).toEqual(["S0", "S1", "S2"]);
     const events = await eventsOf(auth, ids[1]);
     expect(events.map((e) => [e.action, e.suppressed])).toEqual([["created", false]]);
+    const { created_at, updated_at } = (await call("GET", `/entity/entities/${ids[1]}`, { auth })).json.data;
     expect(events[0].payload).toEqual({
-      entity: { id: ids[1], name: "P1", type: { id: type.id, name: "Product" }, attributes: { sku: "S1", title: "T1", price: 1 }, identifier_key: "S1" },
+      entity: { id: ids[1], name: "P1", type: { id: type.id, name: "Product" }, attributes: { sku: "S1", title: "T1", price: 1 }, identifier_key: "S1", created_at, updated_at },
     });
   });
 

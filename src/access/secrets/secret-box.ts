@@ -13,7 +13,8 @@ export type SecretScope = "tenant" | "user" | "company" | "team";
 /** Which row a value belongs to; bound into its ciphertext. */
 export interface SecretAddress {
   tenantId: string;
-  scope: SecretScope;
+  /** `webhook`: a webhook trigger's signing secret, with the trigger's id as principal. */
+  scope: SecretScope | "webhook";
   /** Null for tenant scope. */
   principalId: string | null;
   name: string;

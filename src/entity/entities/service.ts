@@ -32,7 +32,16 @@ export function validateAttributes(type: EntityType, attributes: Record<string, 
 }
 
 const snapshotOf = (row: EntityRow) =>
-  entitySnapshot({ id: row.id, name: row.name, typeId: row.type_id, typeName: row.type_name, attributes: row.attributes, identifierKey: row.identifier_key });
+  entitySnapshot({
+    id: row.id,
+    name: row.name,
+    typeId: row.type_id,
+    typeName: row.type_name,
+    attributes: row.attributes,
+    identifierKey: row.identifier_key,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
 
 function event(row: EntityRow, action: NewEvent["action"], extra: Record<string, unknown> = {}, suppressed = false): NewEvent {
   return { entityId: row.id, entityTypeId: row.type_id, action, suppressed, payload: { entity: snapshotOf(row), ...extra } };

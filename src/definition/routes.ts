@@ -1,0 +1,222 @@
+// /definition/workflows and /definition/jobs. The fixed paths (`schema`,
+// `validate`) are declared before `/definition/workflows/:id`, which would
+// otherwise take them as ids.
+import type { JSONSchema } from "json-schema-to-ts";
+import { route } from "../lib/route";
+import { dataEnvelope, exactlyOneOf, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
+import { pageOf } from "../lib/pagination";
+import { JOB_LANGUAGE_SCHEMA, WORKFLOW_LANGUAGE_SCHEMA } from "./language/workflow-schema";
+import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow, validateWorkflow } from "./workflows";
+import { getJob, listJobs, publishJob } from "./jobs";
+
+const WORKFLOW_NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^\\S(.*\\S)?$" } as const;
+/** Reference steps name jobs by this key. */
+const JOB_NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$" } as const;
+const DESCRIPTION = { type: "string", maxLength: 4000 } as const;
+/** The YAML text as written; parsed into `definition_json`. */
+const SOURCE_YAML = { type: "string", minLength: 1 } as const;
+
+const documentFields = { definition_json: freeFormObject, source_yaml: SOURCE_YAML } as const;
+
+/**
+ * A language schema as OpenAPI components: its `$defs` become components
+ * named `Workflow<Def>`, with every `#/$defs/...` reference rewritten, since
+ * references in the served document resolve against the document's root.
+ */
+function asComponents(name: string, schema: { $defs: Record<string, unknown> }) {
+  const component = (def: string) => `Workflow${def[0].toUpperCase()}${def.slice(1)}`;
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node === null || typeof node !== "object") return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\/(\w+)$/, (_, def: string) => `#/components/schemas/${component(def)}`) : rewrite(v)]),
+    );
+  };
+  const { $defs, $schema: _, ...top } = schema as { $defs: Record<string, unknown>; $schema?: string };
+  const components = Object.fromEntries([[name, rewrite(top)], ...Object.entries($defs).map(([def, s]) => [component(def), rewrite(s)])]);
+  return { ref: { $ref: `#/components/schemas/${name}` }, components: components as Record<string, JSONSchema> };
+}
+
+const workflowLanguage = asComponents("WorkflowDefinition", WORKFLOW_LANGUAGE_SCHEMA);
+const jobLanguage = asComponents("JobDefinition", JOB_LANGUAGE_SCHEMA);
+
+// The handlers validate the documents themselves (every problem at once, by
+// the language's own checks); the OpenAPI description shows the language schema.
+const workflowBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name"],
+  properties: { name: WORKFLOW_NAME, description: DESCRIPTION, ...documentFields },
+  ...exactlyOneOf("definition_json", "source_yaml"),
+} as const;
+
+const documentedWorkflowBody = { ...workflowBody, properties: { ...workflowBody.properties, definition_json: workflowLanguage.ref } };
+
+const validateBody = { ...workflowBody, required: [] } as const;
+
+const workflowItem = {
+  type: "object",
+  required: ["id", "name", "description", "status", "version", "definition_json", "job_refs", "created_at", "updated_at"],
+  properties: {
+    id: uuidSchema,
+    name: { type: "string" },
+    description: { type: ["string", "null"] },
+    status: { enum: ["draft", "active"] },
+    version: { type: "integer", minimum: 1 },
+    definition_json: freeFormObject,
+    source_yaml: { type: "string", description: "The YAML as written, when the definition was saved from YAML" },
+    job_refs: {
+      type: "object",
+      additionalProperties: uuidSchema,
+      description: "Reference step id → the job definition id it was bound to at this version's save",
+    },
+    created_at: { type: "string" },
+    updated_at: { type: "string" },
+  },
+} as const;
+
+const jobItem = {
+  type: "object",
+  required: ["id", "name", "version", "status", "definition_json", "created_at"],
+  properties: {
+    id: uuidSchema,
+    name: { type: "string" },
+    version: { type: "integer", minimum: 1 },
+    status: { const: "active" },
+    definition_json: freeFormObject,
+    created_at: { type: "string" },
+  },
+} as const;
+
+const validation = {
+  type: "object",
+  required: ["valid", "errors"],
+  properties: {
+    valid: { type: "boolean" },
+    errors: { type: "array", items: { type: "string" }, description: "One `<path>: <reason>` line per problem, as a save would answer them" },
+    code: { const: "SECRET_REF_IN_DEFINITION", description: "Present when the document holds a secret reference" },
+  },
+} as const;
+
+const byId = { id: uuidSchema } as const;
+
+export const definitionRoutes = [
+  route({
+    method: "get",
+    path: "/definition/workflows/schema",
+    tag: "definitions",
+    summary: "The JSON Schema of the workflow definition language",
+    permission: ["definition", "read"],
+    responses: { 200: { description: "The schema document", schema: dataEnvelope({ type: "object", additionalProperties: true }) } },
+    handler: (c) => c.json({ data: WORKFLOW_LANGUAGE_SCHEMA }),
+  }),
+  route({
+    method: "post",
+    path: "/definition/workflows/validate",
+    tag: "definitions",
+    summary: "Check a workflow definition without saving it (every problem at once)",
+    permission: ["definition", "read"],
+    body: validateBody,
+    documentedBody: { ...documentedWorkflowBody, required: [] },
+    responses: { 200: { description: "The outcome (problems are a 200 with valid: false)", schema: dataEnvelope(validation) } },
+    handler: async (c, { body }) => c.json({ data: await validateWorkflow(c.var.ctx.tenant, body) }),
+  }),
+  route({
+    method: "post",
+    path: "/definition/workflows",
+    tag: "definitions",
+    summary: "Create a workflow definition from definition_json or source_yaml",
+    permission: ["definition", "create"],
+    idempotent: true,
+    body: workflowBody,
+    documentedBody: documentedWorkflowBody,
+    components: workflowLanguage.components,
+    responses: {
+      201: { description: "Created (draft, version 1)", schema: dataEnvelope(workflowItem) },
+      409: { description: "Name taken" },
+    },
+    handler: async (c, { body }) => c.json({ data: await createWorkflow(c.var.ctx.tenant, body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/definition/workflows",
+    tag: "definitions",
+    summary: "List workflow definitions (newest first)",
+    permission: ["definition", "read"],
+    query: { type: "object", additionalProperties: false, properties: { name: { type: "string", minLength: 1 }, ...paginationQuery } },
+    responses: { 200: { description: "Workflow definitions", schema: listEnvelope(workflowItem) } },
+    handler: async (c, { query }) => c.json(await listWorkflows(c.var.ctx.tenant, query, pageOf(query))),
+  }),
+  route({
+    method: "get",
+    path: "/definition/workflows/:id",
+    tag: "definitions",
+    summary: "Get a workflow definition",
+    permission: ["definition", "read"],
+    params: byId,
+    responses: { 200: { description: "Workflow definition", schema: dataEnvelope(workflowItem) }, 404: { description: "Unknown workflow" } },
+    handler: async (c, { params }) => c.json({ data: await getWorkflow(c.var.ctx.tenant, params.id) }),
+  }),
+  route({
+    method: "put",
+    path: "/definition/workflows/:id",
+    tag: "definitions",
+    summary: "Replace a workflow definition (its next version)",
+    permission: ["definition", "update"],
+    params: byId,
+    body: workflowBody,
+    documentedBody: documentedWorkflowBody,
+    responses: {
+      200: { description: "Saved", schema: dataEnvelope(workflowItem) },
+      404: { description: "Unknown workflow" },
+      409: { description: "Name taken" },
+    },
+    handler: async (c, { params, body }) => c.json({ data: await updateWorkflow(c.var.ctx.tenant, params.id, body) }),
+  }),
+  route({
+    method: "delete",
+    path: "/definition/workflows/:id",
+    tag: "definitions",
+    summary: "Delete a workflow definition with its versions, activation, triggers, schedules and runs",
+    permission: ["definition", "delete"],
+    params: byId,
+    responses: { 204: { description: "Deleted" }, 404: { description: "Unknown workflow" } },
+    handler: async (c, { params }) => {
+      await deleteWorkflow(c.var.ctx.tenant, params.id);
+      return c.body(null, 204);
+    },
+  }),
+  route({
+    method: "post",
+    path: "/definition/jobs",
+    tag: "definitions",
+    summary: "Publish a job (a name published again gets the next version)",
+    permission: ["definition", "create"],
+    idempotent: true,
+    body: { type: "object", additionalProperties: false, required: ["name", "definition_json"], properties: { name: JOB_NAME, definition_json: freeFormObject } },
+    documentedBody: { type: "object", additionalProperties: false, required: ["name", "definition_json"], properties: { name: JOB_NAME, definition_json: jobLanguage.ref } },
+    components: jobLanguage.components,
+    responses: { 201: { description: "Published", schema: dataEnvelope(jobItem) } },
+    handler: async (c, { body }) => c.json({ data: await publishJob(c.var.ctx.tenant, body) }, 201),
+  }),
+  route({
+    method: "get",
+    path: "/definition/jobs",
+    tag: "definitions",
+    summary: "List published jobs (by name, newest version first)",
+    permission: ["definition", "read"],
+    query: { type: "object", additionalProperties: false, properties: { name: { type: "string", minLength: 1 }, ...paginationQuery } },
+    responses: { 200: { description: "Job versions", schema: listEnvelope(jobItem) } },
+    handler: async (c, { query }) => c.json(await listJobs(c.var.ctx.tenant, query, pageOf(query))),
+  }),
+  route({
+    method: "get",
+    path: "/definition/jobs/:id",
+    tag: "definitions",
+    summary: "Get a published job version",
+    permission: ["definition", "read"],
+    params: byId,
+    responses: { 200: { description: "Job version", schema: dataEnvelope(jobItem) }, 404: { description: "Unknown job" } },
+    handler: async (c, { params }) => c.json({ data: await getJob(c.var.ctx.tenant, params.id) }),
+  }),
+];

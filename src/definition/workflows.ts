@@ -1,0 +1,146 @@
+// Workflow definitions: each save (create or update) checks the document,
+// binds its reference steps to jobs, moves the definition to its next version
+// and records that version with its bindings in `workflow_versions`.
+import { and, count, desc, eq, sql as dsql } from "drizzle-orm";
+import type { Sql, TenantDb } from "../db/client";
+import { pgCode } from "../db/client";
+import { workflowDefinitions, workflowVersions } from "../db/schema";
+import { ApiError, notFound } from "../lib/errors";
+import { offsetOf, paginated, type Page } from "../lib/pagination";
+import { validationFailed } from "../lib/validate";
+import { checkWorkflowDefinition, workflowProblems, type WorkflowDocument } from "./language/validate";
+import { bindJobRefs, type JobRefs } from "./bindings";
+
+export interface WorkflowInput {
+  name: string;
+  description?: string;
+  definition_json?: Record<string, unknown>;
+  source_yaml?: string;
+}
+
+const columns = {
+  id: workflowDefinitions.id,
+  name: workflowDefinitions.name,
+  description: workflowDefinitions.description,
+  status: workflowDefinitions.status,
+  version: workflowDefinitions.version,
+  definition_json: workflowDefinitions.definitionJson,
+  source_yaml: workflowDefinitions.sourceYaml,
+  created_at: workflowDefinitions.createdAt,
+  updated_at: workflowDefinitions.updatedAt,
+};
+
+type Stamped = { source_yaml: string | null; created_at: string; updated_at: string };
+
+/** The answered form: `source_yaml` only when the definition was saved from YAML, and the current version's bindings. */
+function present<R extends Stamped>(row: R, jobRefs: unknown) {
+  const { source_yaml, created_at, updated_at, ...head } = row;
+  return { ...head, ...(source_yaml === null ? {} : { source_yaml }), job_refs: jobRefs as JobRefs, created_at, updated_at };
+}
+
+function nameTaken(e: unknown, name: string): unknown {
+  return pgCode(e) === "23505" ? new ApiError("CONFLICT", `Workflow ${name} already exists`, { name }) : e;
+}
+
+/** Binds the reference steps, refusing the save (and rolling back its transaction) when a name has no published job. */
+async function bound(sql: Sql, definition: WorkflowDocument): Promise<JobRefs> {
+  const { refs, problems } = await bindJobRefs(sql, definition);
+  if (problems.length) throw validationFailed(problems, "Workflow definition failed validation");
+  return refs;
+}
+
+async function recordVersion(sql: Sql, tenantId: string, row: { id: string; version: number; definition_json: unknown }, jobRefs: JobRefs) {
+  await sql.db.insert(workflowVersions).values({ tenantId, workflowId: row.id, version: row.version, definitionJson: row.definition_json, jobRefs });
+}
+
+export async function createWorkflow(tenant: TenantDb, input: WorkflowInput) {
+  const { definition, sourceYaml } = checkWorkflowDefinition(input);
+  try {
+    return await tenant.tx(async (sql) => {
+      const jobRefs = await bound(sql, definition);
+      const [row] = await sql.db
+        .insert(workflowDefinitions)
+        .values({ tenantId: tenant.tenantId, name: input.name, description: input.description ?? null, definitionJson: definition, sourceYaml: sourceYaml ?? null })
+        .returning(columns);
+      await recordVersion(sql, tenant.tenantId, row, jobRefs);
+      return present(row, jobRefs);
+    });
+  } catch (e) {
+    throw nameTaken(e, input.name);
+  }
+}
+
+/** A save replaces name, description and document; the status stays (activation moves it). */
+export async function updateWorkflow(tenant: TenantDb, id: string, input: WorkflowInput) {
+  const { definition, sourceYaml } = checkWorkflowDefinition(input);
+  try {
+    return await tenant.tx(async (sql) => {
+      // The row lock orders concurrent saves, so each takes its own next version.
+      const [current] = await sql.db.select({ id: workflowDefinitions.id }).from(workflowDefinitions).where(eq(workflowDefinitions.id, id)).for("update");
+      if (!current) throw notFound("Workflow", id);
+      const jobRefs = await bound(sql, definition);
+      const [row] = await sql.db
+        .update(workflowDefinitions)
+        .set({
+          name: input.name,
+          description: input.description ?? null,
+          definitionJson: definition,
+          sourceYaml: sourceYaml ?? null,
+          version: dsql`${workflowDefinitions.version} + 1`,
+          updatedAt: dsql`now()`,
+        })
+        .where(eq(workflowDefinitions.id, id))
+        .returning(columns);
+      await recordVersion(sql, tenant.tenantId, row, jobRefs);
+      return present(row, jobRefs);
+    });
+  } catch (e) {
+    throw nameTaken(e, input.name);
+  }
+}
+
+/** Every problem a save would refuse, the job bindings included, without saving. */
+export async function validateWorkflow(tenant: TenantDb, input: Omit<WorkflowInput, "name">) {
+  const { problems, secretRef, definition } = workflowProblems(input);
+  const bindingProblems = definition ? (await tenant.tx((sql) => bindJobRefs(sql, definition))).problems : [];
+  const errors = [...problems, ...bindingProblems];
+  return { valid: errors.length === 0, errors, ...(secretRef ? { code: "SECRET_REF_IN_DEFINITION" as const } : {}) };
+}
+
+const withRefs = { ...columns, job_refs: workflowVersions.jobRefs };
+const currentVersion = and(eq(workflowVersions.workflowId, workflowDefinitions.id), eq(workflowVersions.version, workflowDefinitions.version));
+
+export async function getWorkflow(tenant: TenantDb, id: string) {
+  const [row] = await tenant.tx(({ db }) =>
+    db.select(withRefs).from(workflowDefinitions).innerJoin(workflowVersions, currentVersion).where(eq(workflowDefinitions.id, id)),
+  );
+  if (!row) throw notFound("Workflow", id);
+  const { job_refs, ...definition } = row;
+  return present(definition, job_refs);
+}
+
+export async function listWorkflows(tenant: TenantDb, filter: { name?: string }, page: Page) {
+  return tenant.tx(async ({ db }) => {
+    const where = filter.name === undefined ? undefined : eq(workflowDefinitions.name, filter.name);
+    const rows = await db
+      .select(withRefs)
+      .from(workflowDefinitions)
+      .innerJoin(workflowVersions, currentVersion)
+      .where(where)
+      .orderBy(desc(workflowDefinitions.createdAt), desc(workflowDefinitions.id))
+      .limit(page.limit)
+      .offset(offsetOf(page));
+    const [{ total }] = await db.select({ total: count() }).from(workflowDefinitions).where(where);
+    return paginated(
+      rows.map(({ job_refs, ...definition }) => present(definition, job_refs)),
+      page,
+      total,
+    );
+  });
+}
+
+/** Its versions, activation, triggers, cron schedules and runs go with it (foreign keys cascade). */
+export async function deleteWorkflow(tenant: TenantDb, id: string): Promise<void> {
+  const [row] = await tenant.tx(({ db }) => db.delete(workflowDefinitions).where(eq(workflowDefinitions.id, id)).returning({ id: workflowDefinitions.id }));
+  if (!row) throw notFound("Workflow", id);
+}

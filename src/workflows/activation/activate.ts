@@ -1,0 +1,178 @@
+// Activation (docs/workflows.md, Activation): pins the definition's current
+// version, merges env, binds jobs and the access policy runs act with, and
+// reconciles triggers and cron schedules, all in one transaction, so a refused
+// activation changes nothing. Repeating an activation changes nothing either.
+import type { Sql, TenantDb } from "../../db/client";
+import type { Principal } from "../../gateway/principal";
+import { ApiError, notFound } from "../../lib/errors";
+import { check, type JsonSchema } from "../../lib/validate";
+import { latestSchema } from "../../schema/registry";
+import { grantPermissions, requireCovered } from "../../access/escalation";
+import { effectiveEnv, mergeEnv, missingEnvVars, type Env } from "./env";
+import { configStatus, inDefinitionOrder, reconcileTriggers, type TriggerRow } from "./triggers";
+import type { TriggerBlock } from "../triggers/fire";
+
+export interface ActivationInput {
+  env?: Env;
+  job_bindings?: Record<string, string | null>;
+  policy_id?: string | null;
+}
+
+type DefinitionRow = {
+  id: string;
+  version: number;
+  definition_json: {
+    jobs?: { id: string; name?: string; actions?: unknown[] }[];
+    triggers?: TriggerBlock[];
+    config?: { env?: Env };
+    configSchemas?: { env?: string };
+  };
+}
+
+type ActivationRow = {
+  version: number;
+  env: Env;
+  job_bindings: Record<string, string>;
+  policy_id: string | null;
+}
+
+async function lockedDefinition(sql: Sql, workflowId: string): Promise<DefinitionRow> {
+  const { rows } = await sql.query<DefinitionRow>(`SELECT id, version, definition_json FROM workflow_definitions WHERE id = $1 FOR UPDATE`, [workflowId]);
+  if (!rows[0]) throw notFound("Workflow", workflowId);
+  return rows[0];
+}
+
+async function activationOf(sql: Sql, workflowId: string): Promise<ActivationRow | undefined> {
+  const { rows } = await sql.query<ActivationRow>(`SELECT version, env, job_bindings, policy_id FROM workflow_activations WHERE workflow_id = $1`, [workflowId]);
+  return rows[0];
+}
+
+/** 422 naming every sentinel still unset, and every env value the env schema refuses. */
+async function checkEnv(sql: Sql, definition: DefinitionRow["definition_json"], stored: Env): Promise<void> {
+  const missing = missingEnvVars(definition.config?.env, stored);
+  if (missing.length) {
+    const errors = missing.map((name) => `env.${name}: must be set (the definition leaves it to the activation)`);
+    throw new ApiError("VALIDATION_FAILED", "Env values are missing", { missing_env_vars: missing, errors, validation_errors: errors });
+  }
+  const schemaName = definition.configSchemas?.env;
+  if (!schemaName) return;
+  const schema = await latestSchema(sql, schemaName);
+  if (!schema) {
+    const errors = [`definition_json.configSchemas.env: no schema named ${schemaName} is registered`];
+    throw new ApiError("VALIDATION_FAILED", "The env schema is not registered", { errors, validation_errors: errors });
+  }
+  const errors = check(schema.schema as JsonSchema, effectiveEnv(definition.config?.env, stored), "env");
+  if (errors.length) throw new ApiError("VALIDATION_FAILED", `Env does not satisfy schema ${schemaName}`, { errors, validation_errors: errors });
+}
+
+/** Bindings merge like env; each names a reference step of the definition and a published job. */
+async function mergeBindings(sql: Sql, definition: DefinitionRow["definition_json"], stored: Record<string, string>, patch: ActivationInput["job_bindings"]) {
+  if (!patch) return stored;
+  const merged = mergeEnv(stored, patch) as Record<string, string>;
+  const referenceSteps = new Set((definition.jobs ?? []).filter((j) => !j.actions).map((j) => j.id));
+  const errors = Object.keys(patch)
+    .filter((step) => patch[step] !== null && !referenceSteps.has(step))
+    .map((step) => `job_bindings.${step}: not a reference step of the definition`);
+  const wanted = Object.values(merged);
+  if (wanted.length) {
+    const { rows } = await sql.query<{ id: string }>(`SELECT id FROM job_definitions WHERE id = ANY($1::uuid[])`, [wanted]);
+    const known = new Set(rows.map((r) => r.id));
+    for (const [step, id] of Object.entries(merged)) if (!known.has(id)) errors.push(`job_bindings.${step}: no job definition ${id}`);
+  }
+  if (errors.length) throw new ApiError("VALIDATION_FAILED", "Job bindings failed validation", { errors, validation_errors: errors });
+  return merged;
+}
+
+/** Binding a policy gives its grants to every run, so the caller must hold them (as for assigning it). */
+async function checkPolicy(sql: Sql, caller: Principal, policyId: string): Promise<void> {
+  const { rows } = await sql.query<{ resource: string; actions: string[] }>(
+    `SELECT g.resource, g.actions FROM policies p LEFT JOIN grants g ON g.policy_id = p.id WHERE p.id = $1`,
+    [policyId],
+  );
+  if (!rows.length) {
+    const errors = [`policy_id: no policy ${policyId}`];
+    throw new ApiError("VALIDATION_FAILED", "Unknown policy", { errors, validation_errors: errors });
+  }
+  requireCovered(caller, grantPermissions(rows.filter((g) => g.resource)), "Binding this policy");
+}
+
+export function triggerView(row: TriggerRow, origin: string) {
+  return {
+    id: row.key,
+    trigger_id: row.id,
+    type: row.type,
+    enabled: row.enabled,
+    ...(row.type === "webhook" && { webhook_url: `${origin}/workflows/hooks/${row.id}` }),
+    config_status: configStatus(row),
+  };
+}
+
+function activationView(workflowId: string, definition: DefinitionRow["definition_json"], activation: ActivationRow, triggers: TriggerRow[], origin: string) {
+  return {
+    workflow_id: workflowId,
+    status: "active" as const,
+    version: activation.version,
+    env: effectiveEnv(definition.config?.env, activation.env),
+    job_bindings: activation.job_bindings,
+    policy_id: activation.policy_id,
+    triggers: triggers.map((t) => triggerView(t, origin)),
+  };
+}
+
+async function saveActivation(sql: Sql, tenantId: string, workflowId: string, a: ActivationRow): Promise<void> {
+  await sql.query(
+    `INSERT INTO workflow_activations (workflow_id, tenant_id, version, env, job_bindings, policy_id)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (workflow_id) DO UPDATE
+        SET version = excluded.version, env = excluded.env, job_bindings = excluded.job_bindings, policy_id = excluded.policy_id,
+            activated_at = CASE WHEN workflow_activations.version = excluded.version THEN workflow_activations.activated_at ELSE now() END,
+            updated_at = now()`,
+    [workflowId, tenantId, a.version, JSON.stringify(a.env), JSON.stringify(a.job_bindings), a.policy_id],
+  );
+}
+
+export async function activateWorkflow(tenant: TenantDb, caller: Principal, workflowId: string, input: ActivationInput, origin: string, now: Date) {
+  return tenant.tx(async (sql) => {
+    const definition = await lockedDefinition(sql, workflowId);
+    const prior = await activationOf(sql, workflowId);
+    const doc = definition.definition_json;
+    const env = mergeEnv(prior?.env ?? {}, input.env);
+    await checkEnv(sql, doc, env);
+    const jobBindings = await mergeBindings(sql, doc, prior?.job_bindings ?? {}, input.job_bindings);
+    if (input.policy_id) await checkPolicy(sql, caller, input.policy_id);
+    const activation: ActivationRow = {
+      version: definition.version,
+      env,
+      job_bindings: jobBindings,
+      policy_id: input.policy_id === undefined ? (prior?.policy_id ?? null) : input.policy_id,
+    };
+    await saveActivation(sql, tenant.tenantId, workflowId, activation);
+    const triggers = await reconcileTriggers(sql, tenant.tenantId, workflowId, doc.triggers ?? [], now);
+    await sql.query(`UPDATE workflow_definitions SET status = 'active' WHERE id = $1 AND status <> 'active'`, [workflowId]);
+    return activationView(workflowId, doc, activation, triggers, origin);
+  });
+}
+
+/** Env and job bindings of an activated workflow; a write carrying only job_bindings leaves env untouched. */
+export async function configureWorkflow(tenant: TenantDb, workflowId: string, input: Omit<ActivationInput, "policy_id">, origin: string) {
+  return tenant.tx(async (sql) => {
+    await lockedDefinition(sql, workflowId);
+    const prior = await activationOf(sql, workflowId);
+    if (!prior) throw new ApiError("CONFLICT", `Workflow ${workflowId} is not activated; activate it first`, { workflow_id: workflowId });
+    // Env and bindings follow the activated version, not a later unactivated save.
+    const { rows } = await sql.query<{ definition_json: DefinitionRow["definition_json"] }>(
+      `SELECT definition_json FROM workflow_versions WHERE workflow_id = $1 AND version = $2`,
+      [workflowId, prior.version],
+    );
+    const doc = rows[0].definition_json;
+    const env = mergeEnv(prior.env, input.env);
+    await checkEnv(sql, doc, env);
+    const activation: ActivationRow = { ...prior, env, job_bindings: await mergeBindings(sql, doc, prior.job_bindings, input.job_bindings) };
+    await saveActivation(sql, tenant.tenantId, workflowId, activation);
+    const triggers = await sql.query<TriggerRow>(
+      `SELECT id, key, type, enabled, definition, secret_ciphertext IS NOT NULL AS has_secret FROM workflow_triggers WHERE workflow_id = $1`,
+      [workflowId],
+    );
+    return activationView(workflowId, doc, activation, inDefinitionOrder(triggers.rows, doc.triggers ?? []), origin);
+  });
+}

@@ -1,0 +1,42 @@
+// Direct dispatch (POST /workflows/wr): starts a run of an activated workflow
+// through one of its webhook or cron triggers, named by its definition id. An
+// event trigger fires only from its entity event, so dispatching it is refused.
+import type { TenantDb } from "../db/client";
+import { ApiError, notFound } from "../lib/errors";
+import { runFor, type FiringTrigger } from "./triggers/fire";
+import { startRun, type StartedRun } from "./runs/start";
+
+export interface DispatchInput {
+  workflow_id: string;
+  trigger_id: string;
+  input?: unknown;
+}
+
+type TriggerFound = Omit<FiringTrigger, "workflowVersion"> & { enabled: boolean; workflow_version: number | null; known: boolean };
+
+function refused(message: string, input: DispatchInput): ApiError {
+  return new ApiError("UNPROCESSABLE_ENTITY", message, { workflow_id: input.workflow_id, trigger_id: input.trigger_id });
+}
+
+export async function dispatchRun(tenant: TenantDb, input: DispatchInput): Promise<StartedRun> {
+  return tenant.tx(async (sql) => {
+    const { rows } = await sql.query<TriggerFound>(
+      `SELECT d.id IS NOT NULL AS known, t.id, t.key, t.type, t.enabled, t.definition, t.workflow_id AS "workflowId", a.version AS workflow_version
+         FROM (SELECT $1::uuid AS workflow_id) w
+         LEFT JOIN workflow_definitions d ON d.id = w.workflow_id
+         LEFT JOIN workflow_activations a ON a.workflow_id = d.id
+         LEFT JOIN workflow_triggers t ON t.workflow_id = a.workflow_id AND t.key = $2`,
+      [input.workflow_id, input.trigger_id],
+    );
+    const found = rows[0];
+    if (!found.known) throw notFound("Workflow", input.workflow_id);
+    if (found.workflow_version === null) throw refused(`Workflow ${input.workflow_id} is not activated`, input);
+    if (!found.id) throw refused(`Workflow ${input.workflow_id} has no trigger ${input.trigger_id}`, input);
+    if (found.type === "event") throw refused(`Trigger ${input.trigger_id} fires only from its entity event; it cannot be dispatched`, input);
+    if (!found.enabled) throw refused(`Trigger ${input.trigger_id} is disabled`, input);
+    const trigger: FiringTrigger = { id: found.id, key: found.key, type: found.type, workflowId: found.workflowId, workflowVersion: found.workflow_version, definition: found.definition };
+    const run = await runFor(trigger, { input: input.input ?? {} });
+    // Only event triggers have a condition that can say no.
+    return startRun(sql, tenant.tenantId, run!);
+  });
+}

@@ -1,0 +1,125 @@
+// /workflows/runs/*: the run records (list, get, cancel, retry) and
+// /workflows/schedules: the cron schedules of activated workflows.
+import type { FromSchema } from "json-schema-to-ts";
+import type { TenantDb } from "../../db/client";
+import { RUN_STATUSES } from "../../db/schema";
+import { decodeCursor } from "../../lib/cursor";
+import { isUuid } from "../../lib/ids";
+import { keysetPaging, offsetOf, pageOf, paginated, paginationOf } from "../../lib/pagination";
+import { route, type RouteSpec } from "../../lib/route";
+import { dataEnvelope, listEnvelope, paginationQuery, paginationSchema, uuidSchema } from "../../lib/schemas";
+import { validationFailed } from "../../lib/validate";
+import { runDetail, runItem, scheduleItem } from "./record";
+import { cancelRun, retryRun, selectRun, selectRuns, selectSchedules, type RunFilter, type RunPosition } from "./store";
+
+const runListQuery = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    workflow_id: uuidSchema,
+    status_in: { type: "array", minItems: 1, items: { enum: RUN_STATUSES }, description: "Runs in any of these statuses (comma-separated)" },
+    entity_id: { ...uuidSchema, description: "Runs started by an event of this entity" },
+    ...paginationQuery,
+    cursor: { type: "string", maxLength: 500, description: "The next_cursor of the previous page, with the same filters and limit; not with page" },
+  },
+} as const;
+
+type RunListQuery = FromSchema<typeof runListQuery>;
+
+/**
+ * A cursor carries the last run's position and the number of the page it
+ * opens, so a page reached by cursor reports the same `pagination` as the
+ * page of that number. Its scope binds it to the filters and the limit.
+ */
+async function cursorPosition(secret: string, scope: string, cursor: string): Promise<{ after: RunPosition; page: number }> {
+  const position = await decodeCursor(secret, scope, cursor);
+  const [createdAt, id, page] = position;
+  if (position.length !== 3 || typeof createdAt !== "string" || !isUuid(id) || !Number.isInteger(page) || (page as number) < 2) {
+    throw validationFailed(["cursor: does not belong to this query"], "cursor does not belong to this query");
+  }
+  return { after: [createdAt, id], page: page as number };
+}
+
+/** Newest first: offset paging by `page`, keyset paging by `cursor`; both answer `pagination`, and `next_cursor` after a full page. */
+async function listRuns(tenant: TenantDb, secret: string, query: RunListQuery) {
+  if (query.cursor !== undefined && query.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
+  const { limit, page: offsetPage } = pageOf(query);
+  const filter: RunFilter = { workflow_id: query.workflow_id, status_in: query.status_in, entity_id: query.entity_id };
+  const scope = `workflow-runs:${JSON.stringify([filter.workflow_id, filter.status_in, filter.entity_id, limit])}`;
+  const { after, page } = query.cursor === undefined ? { after: null, page: offsetPage } : await cursorPosition(secret, scope, query.cursor);
+  const { total, records, last } = await tenant.tx((sql) => selectRuns(sql, filter, after, limit, after ? 0 : offsetOf({ page, limit })));
+  const next = await keysetPaging(secret, scope, records.length, limit, last ? [...last, page + 1] : null);
+  return { data: records, pagination: paginationOf({ page, limit }, total), ...next };
+}
+
+function listRunsRoute(path: string): RouteSpec {
+  return route({
+    method: "get",
+    path,
+    tag: "workflows",
+    summary: "List workflow runs, newest first, without their job runs; paged by page or by cursor",
+    permission: ["workflow", "read"],
+    query: runListQuery,
+    responses: {
+      200: {
+        description: "Runs; next_cursor only when a full page came back",
+        schema: {
+          type: "object",
+          required: ["data", "pagination"],
+          properties: { data: { type: "array", items: runItem }, pagination: paginationSchema, next_cursor: { type: "string" } },
+        },
+      },
+    },
+    handler: async (c, { query }) => c.json(await listRuns(c.var.ctx.tenant, c.var.ctx.secret, query ?? {})),
+  });
+}
+
+const byId = { id: uuidSchema } as const;
+
+function moveRoute(action: "cancel" | "retry", summary: string, move: typeof cancelRun): RouteSpec {
+  return route({
+    method: "post",
+    path: `/workflows/runs/workflows/:id/${action}`,
+    tag: "workflows",
+    summary,
+    permission: ["workflow", "update"],
+    params: byId,
+    responses: {
+      200: { description: "The run as it now is", schema: dataEnvelope(runDetail) },
+      404: { description: "No such run" },
+      409: { description: "The run's status does not allow it (details.run_status)" },
+    },
+    handler: async (c, { params }) => c.json({ data: await c.var.ctx.tenant.tx((sql) => move(sql, params.id)) }),
+  });
+}
+
+export const runRoutes: RouteSpec[] = [
+  listRunsRoute("/workflows/runs/workflows"),
+  listRunsRoute("/workflows/runs"),
+  route({
+    method: "get",
+    path: "/workflows/runs/workflows/:id",
+    tag: "workflows",
+    summary: "A workflow run with its job runs, action runs and action log",
+    permission: ["workflow", "read"],
+    params: byId,
+    responses: { 200: { description: "The run", schema: dataEnvelope(runDetail) }, 404: { description: "No such run" } },
+    handler: async (c, { params }) => c.json({ data: await c.var.ctx.tenant.tx((sql) => selectRun(sql, params.id)) }),
+  }),
+  moveRoute("cancel", "Cancel a pending or running run", cancelRun),
+  moveRoute("retry", "Retry a finished run in place: back to pending, one attempt more", retryRun),
+  route({
+    method: "get",
+    path: "/workflows/schedules",
+    tag: "workflows",
+    summary: "List the cron schedules of activated workflows",
+    permission: ["workflow", "read"],
+    query: { type: "object", additionalProperties: false, properties: { workflow_id: uuidSchema, ...paginationQuery } },
+    responses: { 200: { description: "Schedules, oldest first", schema: listEnvelope(scheduleItem) } },
+    handler: async (c, { query }) => {
+      const page = pageOf(query);
+      const { total, rows } = await c.var.ctx.tenant.tx((sql) => selectSchedules(sql, query?.workflow_id, page.limit, offsetOf(page)));
+      return c.json(paginated(rows, page, total));
+    },
+  }),
+];

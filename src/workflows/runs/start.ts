@@ -1,0 +1,79 @@
+// Creating runs: every trigger path (events, cron, webhooks, direct dispatch)
+// ends here, with `pending` rows the run orchestrator picks up. Duplicates are
+// refused by the table's unique keys, never by a read before the write: one
+// run per (trigger, event) and per (trigger, idempotency key).
+import type { Sql } from "../../db/client";
+import type { TriggerType } from "../triggers/fire";
+
+export interface NewRun {
+  id: string;
+  workflowId: string;
+  workflowVersion: number;
+  triggerId: string;
+  triggerKey: string;
+  triggerType: TriggerType;
+  context: Record<string, unknown>;
+  entityId?: string;
+  eventId?: string;
+  idempotencyKey?: string;
+  /** The earliest the run may start (a cron run's offset); now when unset. */
+  notBefore?: string;
+}
+
+export interface StartedRun {
+  id: string;
+  status: string;
+  /** False when an earlier run holds the same idempotency key: that run is answered instead. */
+  created: boolean;
+}
+
+const COLUMNS = `id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context, entity_id, event_id, idempotency_key, not_before`;
+
+/** Inserts many runs in one statement; rows whose unique key is taken are skipped. Returns the ids inserted. */
+export async function insertRuns(sql: Sql, tenantId: string, runs: NewRun[]): Promise<string[]> {
+  if (!runs.length) return [];
+  const { rows } = await sql.query<{ id: string }>(
+    `INSERT INTO workflow_runs (${COLUMNS})
+     SELECT r.id, $1, r.workflow_id, r.workflow_version, r.trigger_id, r.trigger_key, r.trigger_type, r.context,
+            r.entity_id, r.event_id, r.idempotency_key, coalesce(r.not_before, now())
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, workflow_id uuid, workflow_version int, trigger_id uuid, trigger_key text,
+            trigger_type text, context jsonb, entity_id uuid, event_id uuid, idempotency_key text, not_before timestamptz)
+     ON CONFLICT DO NOTHING
+     RETURNING id`,
+    [
+      tenantId,
+      JSON.stringify(
+        runs.map((r) => ({
+          id: r.id,
+          workflow_id: r.workflowId,
+          workflow_version: r.workflowVersion,
+          trigger_id: r.triggerId,
+          trigger_key: r.triggerKey,
+          trigger_type: r.triggerType,
+          context: r.context,
+          entity_id: r.entityId ?? null,
+          event_id: r.eventId ?? null,
+          idempotency_key: r.idempotencyKey ?? null,
+          not_before: r.notBefore ?? null,
+        })),
+      ),
+    ],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Starts one run. A run already holding the same idempotency key for the
+ * trigger is answered instead, so a repeated delivery starts nothing new.
+ */
+export async function startRun(sql: Sql, tenantId: string, run: NewRun): Promise<StartedRun> {
+  const [id] = await insertRuns(sql, tenantId, [run]);
+  if (id) return { id, status: "pending", created: true };
+  const { rows } = await sql.query<{ id: string; status: string }>(
+    `SELECT id, status FROM workflow_runs
+      WHERE tenant_id = $1 AND trigger_id = $2 AND (idempotency_key = $3 OR event_id = $4)`,
+    [tenantId, run.triggerId, run.idempotencyKey ?? null, run.eventId ?? null],
+  );
+  if (!rows[0]) throw new Error(`run ${run.id} was neither inserted nor found`);
+  return { ...rows[0], created: false };
+}
