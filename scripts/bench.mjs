@@ -8,6 +8,7 @@ const SUITES = {
   upsert: () => import("./bench/upsert.mjs"),
   query: () => import("./bench/query.mjs"),
   files: () => import("./bench/files.mjs"),
+  triggers: () => import("./bench/triggers.mjs"),
 };
 
 const args = process.argv.slice(2);
