@@ -1,7 +1,7 @@
 // A valid request for every operation of the OpenAPI document, taken from how
 // the tests under test/ call each endpoint. The fuzzer mutates these, so most
 // of its requests pass validation up to the one value it made hostile.
-import { PRODUCT_CONFIG, PRODUCT_SCHEMA, type Side, type World } from "./world";
+import { eventsDoc, HOOKS_DOC, JOB_DOC, PRODUCT_CONFIG, PRODUCT_SCHEMA, type Side, type World } from "./world";
 
 /** One request before mutation. Path and query values are percent-encoded text unless given as JSON. */
 export interface Example {
@@ -216,5 +216,75 @@ export function examples(w: World): Record<string, Example[]> {
     "GET /entity/entities/{id}/artifacts/{artifactId}/download-url": [{ ...artifact, query: { ttl: "60", version: "1" } }],
     "POST /entity/entities/{id}/artifacts/{artifactId}/download-url": [{ ...artifact, body: { ttl: 60, version: 1 } }],
     "GET /entity/downloads/{versionId}": [{ anonymous: true, params: { versionId: a.versionId }, query: signed(a.downloadUrl) }],
+    ...workflowExamples(w),
+  };
+}
+
+const HOOKS_YAML = `jobs:
+  - id: a
+    actions:
+      - name: pipe
+        config: {}
+  - id: ref
+    name: fz-job
+    dependencies: [a]
+triggers:
+  - id: manual
+    webhook:
+      methods: [POST, PUT]
+  - id: nightly
+    cron: '*/15 6-18 * * 1-5'
+config:
+  env:
+    REGION: us
+    TOKEN: null
+`;
+
+/** Definitions, jobs, activation, dispatch, runs, schedules and webhook calls. */
+function workflowExamples(w: World): Record<string, Example[]> {
+  const { wf, typeId } = w.a;
+  const hooks = { params: { id: wf.hooksId } };
+  const trigger = (triggerId: string) => ({ params: { id: wf.hooksId, triggerId } });
+  const hook = (triggerId: string) => ({ anonymous: true, params: { triggerId } });
+  const runs = { query: { workflow_id: wf.hooksId, status_in: "pending,cancelled", page: "1", limit: "10" } };
+  const withJobs = { ...HOOKS_DOC, triggers: [...HOOKS_DOC.triggers, { id: "later", cron: "0 0 1 1 *" }] };
+  return {
+    "GET /definition/workflows/schema": [{}],
+    "POST /definition/workflows/validate": [{ body: { definition_json: withJobs } }, { body: { name: "fz_yaml", source_yaml: HOOKS_YAML } }],
+    "POST /definition/workflows": [
+      { body: { name: "fz_new", description: "Fuzzed", definition_json: eventsDoc(typeId) } },
+      { body: { name: "fz_new_yaml", source_yaml: HOOKS_YAML } },
+    ],
+    "GET /definition/workflows": [{ query: { name: "fz_hooks", page: "1", limit: "10" } }],
+    "GET /definition/workflows/{id}": [hooks],
+    "PUT /definition/workflows/{id}": [{ ...hooks, body: { name: "fz_hooks", description: "v2", definition_json: withJobs } }, { params: { id: wf.draftId }, body: { name: "fz_draft2", source_yaml: HOOKS_YAML } }],
+    "DELETE /definition/workflows/{id}": [hooks],
+    "POST /definition/jobs": [{ body: { name: "fz-job", definition_json: { ...JOB_DOC, inputSchema: { type: "object", properties: { n: { type: "integer" } } } } } }],
+    "GET /definition/jobs": [{ query: { name: "fz-job", page: "1", limit: "10" } }],
+    "GET /definition/jobs/{id}": [{ params: { id: wf.jobId } }],
+    "POST /workflows/wr": [{ body: { workflow_id: wf.hooksId, trigger_id: "manual", input: { order: { id: 7, tags: ["a"] } } } }, { body: { workflow_id: wf.hooksId, trigger_id: "nightly" } }],
+    "POST /workflows/{id}/activate": [
+      { ...hooks, body: { env: { REGION: "us", TOKEN: "{{ secrets.tenant.FZ_SEED }}" }, job_bindings: { ref: wf.jobId }, policy_id: wf.runPolicyId } },
+      { params: { id: wf.draftId }, body: { env: { EXTRA: 1 }, policy_id: null } },
+    ],
+    "PUT /workflows/{id}/config": [{ ...hooks, body: { env: { REGION: "ap", EXTRA: { deep: [1] } }, job_bindings: { ref: wf.jobId } } }],
+    "PUT /workflows/{id}/triggers/{triggerId}/enable": [trigger("manual"), trigger(wf.triggers.nightly)],
+    "PUT /workflows/{id}/triggers/{triggerId}/disable": [trigger("signed"), trigger(wf.triggers.manual)],
+    "POST /workflows/{id}/triggers/{triggerId}/secret": [trigger("signed"), trigger(wf.triggers.signed)],
+    "GET /workflows/runs/workflows": [runs],
+    "GET /workflows/runs": [{ query: { workflow_id: wf.hooksId, limit: "1", cursor: wf.runsCursor } }, { query: { entity_id: w.a.products[0], status_in: "pending", page: "1", limit: "5" } }],
+    "GET /workflows/runs/workflows/{id}": [{ params: { id: wf.cancelledRunId } }],
+    "POST /workflows/runs/workflows/{id}/cancel": [{ params: { id: wf.pendingRunId } }],
+    "POST /workflows/runs/workflows/{id}/retry": [{ params: { id: wf.cancelledRunId } }],
+    "GET /workflows/schedules": [{ query: { workflow_id: wf.hooksId, page: "1", limit: "10" } }],
+    "POST /workflows/hooks/{triggerId}": [
+      { ...hook(wf.triggers.manual), query: { x: "1" }, body: { order: { id: 7, tags: ["a"], note: "Crème" } } },
+      { ...hook(wf.triggers.signed), bytes: { text: wf.signedBody, headers: { "Content-Type": "application/json", "X-Sig": `sha256=${wf.signature}` } } },
+      { ...hook(wf.triggers.signed), query: { "hub.challenge": "fz-challenge" } },
+    ],
+    "GET /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), query: { q: "a", r: "b" } }, { ...hook(wf.triggers.signed), query: { "hub.challenge": "fz-challenge" } }],
+    "PUT /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), body: { replace: true } }],
+    "PATCH /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), bytes: { text: "plain text body", headers: { "Content-Type": "text/plain", "X-Custom": "v" } } }],
+    "DELETE /workflows/hooks/{triggerId}": [hook(wf.triggers.manual)],
   };
 }

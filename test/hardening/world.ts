@@ -2,7 +2,7 @@
 // kind (so valid-looking requests reach the deep code paths), and a second
 // tenant whose ids the first must never reach.
 import { expect } from "vitest";
-import { call, createTenant, type TenantCreds } from "../support/api";
+import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 
 export const PRODUCT_SCHEMA = {
   type: "object",
@@ -56,6 +56,31 @@ export interface Side extends TenantCreds {
   downloadUrl: URL;
   tempFileId: string;
   tempDownloadUrl: URL;
+  wf: Workflows;
+}
+
+/** A tenant's workflows, their triggers, a published job and two runs. */
+export interface Workflows {
+  /** Activated: triggers `manual`, `signed` and `nightly`, an inline step `a` and a reference step `ref`. */
+  hooksId: string;
+  /** Activated: one event trigger `on_create` on Product creations. */
+  eventsId: string;
+  /** Saved, never activated. */
+  draftId: string;
+  jobId: string;
+  /** The policy the hooks workflow's activation binds (so deleting it is refused). */
+  runPolicyId: string;
+  /** Trigger uuids by the definition's trigger id. */
+  triggers: { manual: string; signed: string; nightly: string; on_create: string };
+  /** The signed trigger's minted secret, a body and its hmac-sha256. */
+  secret: string;
+  signedBody: string;
+  signature: string;
+  pendingRunId: string;
+  /** Cancelled, with a job run, an action run and a log line under it. */
+  cancelledRunId: string;
+  /** The next_cursor of GET /workflows/runs?workflow_id=<hooksId>&limit=1. */
+  runsCursor: string;
 }
 
 export interface World {
@@ -67,6 +92,92 @@ async function ok(method: string, path: string, auth: string, body?: unknown, ra
   const res = await call(method, path, { auth, body, rawBody, headers });
   expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
   return res.json?.data;
+}
+
+export const JOB_DOC = { actions: [{ name: "pipe", config: { from: "{{ context.input }}" } }] };
+
+/** The hooks workflow: every kind of trigger but events, and a step bound to a published job. */
+export const HOOKS_DOC = {
+  jobs: [
+    { id: "a", actions: [{ name: "pipe", config: {} }] },
+    { id: "ref", name: "fz-job", dependencies: ["a"] },
+  ],
+  triggers: [
+    { id: "manual", webhook: { methods: ["GET", "POST", "PUT", "PATCH", "DELETE"] }, contextData: { method: "{{ context.input.method }}" } },
+    {
+      id: "signed",
+      webhook: { methods: ["POST"], verification: { location: "header", key: "X-Sig", method: "hmac-sha256" }, challenge: { enabled: true, queryParam: "hub.challenge", responseType: "text/plain" } },
+      idempotencyKey: "{{ context.input.body.delivery }}",
+    },
+    { id: "nightly", cron: "30 2 * * *" },
+  ],
+  config: { env: { REGION: "eu", TOKEN: null } },
+};
+
+export const eventsDoc = (typeId: string) => ({
+  jobs: [{ id: "a", actions: [{ name: "pipe", config: {} }] }],
+  triggers: [
+    {
+      id: "on_create",
+      source: { entityTypeId: typeId, eventAction: "created", attributeFilters: [{ operator: "gte", path: ["price"], value: 0 }] },
+      condition: "context.input.entity.attributes.price < 1000",
+      contextData: { sku: "{{ context.input.entity.attributes.sku }}" },
+    },
+  ],
+});
+
+async function hexHmacSha256(secret: string, text: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
+  const job = await ok("POST", "/definition/jobs", t.auth, { name: "fz-job", definition_json: JOB_DOC });
+  const policy = await ok("POST", "/access/policies", t.auth, { name: "fz_runs", grants: [{ resource: "entity", actions: ["read"] }] });
+  const hooks = await ok("POST", "/definition/workflows", t.auth, { name: "fz_hooks", description: "Seeded", definition_json: HOOKS_DOC });
+  const activation = await ok("POST", `/workflows/${hooks.id}/activate`, t.auth, { env: { TOKEN: "{{ secrets.tenant.FZ_SEED }}" }, policy_id: policy.id });
+  const events = await ok("POST", "/definition/workflows", t.auth, { name: "fz_events", definition_json: eventsDoc(typeId) });
+  const eventActivation = await ok("POST", `/workflows/${events.id}/activate`, t.auth, {});
+  const draft = await ok("POST", "/definition/workflows", t.auth, {
+    name: "fz_draft",
+    source_yaml: "jobs:\n  - id: a\n    actions:\n      - name: pipe\n        config: {}\ntriggers:\n  - id: hourly\n    cron: '0 * * * *'\n  - id: manual\n    webhook:\n      methods: [POST]\n",
+  });
+  const uuid = (list: { id: string; trigger_id: string }[], key: string) => list.find((x) => x.id === key)!.trigger_id;
+  const secret = (await ok("POST", `/workflows/${hooks.id}/triggers/signed/secret`, t.auth)).secret;
+  const signedBody = JSON.stringify({ delivery: "d-1", order: { id: 7 } });
+  const pending = await ok("POST", "/workflows/wr", t.auth, { workflow_id: hooks.id, trigger_id: "manual", input: { order: 1 } });
+  const cancelled = await ok("POST", "/workflows/wr", t.auth, { workflow_id: hooks.id, trigger_id: "nightly" });
+  await ok("POST", `/workflows/runs/workflows/${cancelled.workflow_run.id}/cancel`, t.auth);
+  // No route writes job runs (the orchestrator does): seeded so run reads and restores cover them.
+  const [jobRun] = await systemQuery<{ id: string }>(
+    `INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, error, output, started_at, finished_at)
+     VALUES ($1, $2, 'a', 'cancelled', '{"code":"CANCELLED"}', '{"n":1}', now(), now()) RETURNING id`,
+    [t.tenantId, cancelled.workflow_run.id],
+  );
+  await systemQuery(`INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, attempts) VALUES ($1, $2, 0, 's1', 'pipe', 'cancelled', 1)`, [t.tenantId, jobRun.id]);
+  await systemQuery(`INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status) VALUES ($1, $2, 's1', 'pipe', 'cancelled')`, [t.tenantId, jobRun.id]);
+  const page = await call("GET", `/workflows/runs?workflow_id=${hooks.id}&limit=1`, { auth: t.auth });
+  expect(page.json?.next_cursor, page.text).toEqual(expect.any(String));
+  return {
+    hooksId: hooks.id,
+    eventsId: events.id,
+    draftId: draft.id,
+    jobId: job.id,
+    runPolicyId: policy.id,
+    triggers: {
+      manual: uuid(activation.triggers, "manual"),
+      signed: uuid(activation.triggers, "signed"),
+      nightly: uuid(activation.triggers, "nightly"),
+      on_create: uuid(eventActivation.triggers, "on_create"),
+    },
+    secret,
+    signedBody,
+    signature: await hexHmacSha256(secret, signedBody),
+    pendingRunId: pending.workflow_run.id,
+    cancelledRunId: cancelled.workflow_run.id,
+    runsCursor: page.json.next_cursor,
+  };
 }
 
 async function side(): Promise<Omit<Side, "shareId">> {
@@ -119,6 +230,7 @@ async function side(): Promise<Omit<Side, "shareId">> {
 
   const temp = await ok("POST", "/entity/temp-files", t.auth, undefined, bytes, { "X-Temp-File-Name": "t.txt", "Content-Type": "text/plain" });
   const tempLink = await ok("POST", `/entity/temp-files/${temp.id}/download-url`, t.auth, {});
+  const wf = await workflows(t, type.id);
 
   return {
     ...t,
@@ -144,6 +256,7 @@ async function side(): Promise<Omit<Side, "shareId">> {
     downloadUrl: new URL(link2.url),
     tempFileId: temp.id,
     tempDownloadUrl: new URL(tempLink.url),
+    wf,
   };
 }
 
@@ -156,5 +269,10 @@ export async function buildWorld(): Promise<World> {
 
 /** Ids a path parameter may take: this tenant's of every kind (never its own login token), the other tenant's. */
 export function idsOf(s: Side): string[] {
-  return [s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId, s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId];
+  const wf = s.wf;
+  return [
+    ...[s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId],
+    ...[s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId],
+    ...[wf.hooksId, wf.eventsId, wf.draftId, wf.jobId, wf.runPolicyId, ...Object.values(wf.triggers), wf.pendingRunId, wf.cancelledRunId],
+  ];
 }
