@@ -180,10 +180,16 @@ export const definitionRoutes = [
     summary: "Delete a workflow definition with its versions, activation, triggers, schedules and runs",
     permission: ["definition", "delete"],
     params: byId,
-    responses: { 204: { description: "Deleted" }, 404: { description: "Unknown workflow" } },
+    responses: {
+      200: {
+        description: "Deleted",
+        schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: { type: "string" }, deleted: { const: true } } }),
+      },
+      404: { description: "Unknown workflow" },
+    },
     handler: async (c, { params }) => {
       await deleteWorkflow(c.var.ctx.tenant, params.id);
-      return c.body(null, 204);
+      return c.json({ data: { id: params.id, deleted: true } });
     },
   }),
   route({

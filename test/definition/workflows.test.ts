@@ -249,13 +249,13 @@ describe("GET /definition/workflows", () => {
 });
 
 describe("DELETE /definition/workflows/:id", () => {
-  it("answers 204 with no body and takes the versions with it", async () => {
+  it("answers { id, deleted: true } and takes the versions with it", async () => {
     const t = await createTenant();
     const created = await create(t, { name: "gone", definition_json: minimal });
     await call("PUT", `/definition/workflows/${created.id}`, { auth: t.auth, body: { name: "gone", definition_json: twoJobs } });
     const res = await call("DELETE", `/definition/workflows/${created.id}`, { auth: t.auth });
-    expect(res.status).toBe(204);
-    expect(res.text).toBe("");
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ data: { id: created.id, deleted: true } });
     expectError(await call("GET", `/definition/workflows/${created.id}`, { auth: t.auth }), 404, "NOT_FOUND");
     expect(await systemQuery("SELECT 1 FROM workflow_versions WHERE workflow_id = $1", [created.id])).toEqual([]);
     expectError(await call("DELETE", `/definition/workflows/${created.id}`, { auth: t.auth }), 404, "NOT_FOUND");

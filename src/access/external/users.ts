@@ -50,7 +50,14 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput) {
     let userId: string | undefined;
     if (input.email !== undefined) {
       const [holder] = await tx.db.select({ id: users.id }).from(users).where(sameEmail(input.email));
-      if (holder && !input.link_existing_email) throw emailRefused(input.email, holder.id);
+      if (holder && !input.link_existing_email) {
+        // Each statement reads its own snapshot: the holder may be the user of an
+        // identical post that committed after the mapping lookup above, and its
+        // mapping, committed with it, is visible to this statement.
+        const raced = await existingMapping(tx, input.provider, input.external_id);
+        if (raced) return { row: raced, created: false };
+        throw emailRefused(input.email, holder.id);
+      }
       userId = holder?.id;
     }
     if (!userId) {

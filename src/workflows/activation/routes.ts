@@ -4,6 +4,7 @@ import { dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { activateWorkflow, configureWorkflow, triggerView } from "./activate";
 import { setTriggerEnabled } from "./triggers";
 import { dispatchRun } from "../dispatch";
+import { kickRuns } from "../runs/orchestrator";
 import { systemClock } from "../../lib/clock";
 
 const ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$";
@@ -13,6 +14,7 @@ const envPatch = {
   type: "object",
   description: "Merged into the stored env: a key set sets, null unsets, unmentioned keys keep their value",
   propertyNames: { pattern: ENV_NAME, maxLength: 200 },
+  additionalProperties: true,
   maxProperties: 200,
 } as const;
 
@@ -44,8 +46,8 @@ const activation = {
     workflow_id: { type: "string" },
     status: { const: "active" },
     version: { type: "integer", description: "The definition version runs follow" },
-    env: { type: "object", description: "Effective env: the definition's defaults with the stored values over them; secret references as written" },
-    job_bindings: { type: "object" },
+    env: { type: "object", additionalProperties: true, description: "Effective env: the definition's defaults with the stored values over them; secret references as written" },
+    job_bindings: { type: "object", additionalProperties: { type: "string" }, description: "Job step id → job definition id" },
     policy_id: { type: ["string", "null"] },
     triggers: { type: "array", items: triggerItem },
   },
@@ -100,6 +102,8 @@ export const activationRoutes: RouteSpec[] = [
     },
     handler: async (c, { body }) => {
       const run = await dispatchRun(c.var.ctx.tenant, body);
+      // Committed: its object starts it once the caller has its answer (a lost kick is the sweep's).
+      if (run.created) c.executionCtx.waitUntil(kickRuns(c.env, [{ tenantId: c.var.ctx.tenant.tenantId, runId: run.id }]));
       return c.json({ data: { workflow_run: { id: run.id, status: run.status } } }, 202);
     },
   }),

@@ -11,7 +11,11 @@ const runAccepted = dataEnvelope({
 });
 
 const hookResponses = {
-  200: { description: "A challenge answered: the value of the challenge's query parameter, as text or as `{ <queryParam>: <value> }` for a JSON response type" },
+  200: {
+    description: "A challenge answered: the value of the challenge's query parameter, as text or as `{ <queryParam>: <value> }` for a JSON response type (the content type is the challenge's `responseType`)",
+    contentType: "text/plain",
+    schema: { type: "string" } as const,
+  },
   202: { description: "Accepted: a run of the workflow is pending (or, for a repeated idempotency key, the run it already started)", schema: runAccepted },
   400: { description: "A JSON content type with a body that is not JSON" },
   401: { description: "The signature is missing or does not verify, or no secret has been minted for a trigger that verifies" },
