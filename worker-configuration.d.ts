@@ -4,7 +4,7 @@
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "RateLimiter";
+		durableNamespaces: "RateLimiter" | "WorkflowRun";
 	}
 	interface Env {
 		FILES: R2Bucket;
@@ -21,6 +21,7 @@ declare namespace Cloudflare {
 		MASTER_KEY: string;
 		NEON_WS_PROXY: string;
 		RATE_LIMITER: DurableObjectNamespace<import("./src/index").RateLimiter>;
+		WORKFLOW_RUN: DurableObjectNamespace<import("./src/index").WorkflowRun>;
 	}
 }
 interface Env extends Cloudflare.Env {}

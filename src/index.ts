@@ -4,8 +4,10 @@ import { createApp } from "./app";
 import { runCronTick } from "./cron/tick";
 import { Database } from "./db/client";
 import { consumeEvents } from "./events/delivery";
+import { kickRuns } from "./workflows/runs/orchestrator";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
+export { WorkflowRun } from "../durable-objects/workflow-run";
 
 const app = createApp();
 
@@ -33,7 +35,7 @@ export default {
   async queue(batch, env) {
     const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
     try {
-      await consumeEvents(batch, database);
+      await kickRuns(env, await consumeEvents(batch, database));
     } finally {
       await database.close();
     }

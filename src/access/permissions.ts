@@ -21,7 +21,7 @@ export interface EffectivePermissions {
   scoped: ScopedGrant[];
 }
 
-interface GrantRow extends Record<string, unknown> {
+export interface GrantRow extends Record<string, unknown> {
   resource: string;
   actions: string[];
   resource_name: string | null;
@@ -49,6 +49,15 @@ const EFFECTIVE = `
 
 export async function computePermissions(sql: Sql, token: TokenAccess): Promise<EffectivePermissions> {
   const { rows } = await sql.query<GrantRow>(EFFECTIVE, [token.tenantId, token.tokenId, token.userId, token.inheritsUserRoles]);
+  return foldGrants(rows);
+}
+
+/**
+ * Role permissions (`actions` null, `<resource>:<action>` in `resource`) and
+ * grants into effective permissions: unnarrowed grants become
+ * `<resource>:<action>`, entity grants narrowed to a type or an entity become `scoped`.
+ */
+export function foldGrants(rows: GrantRow[]): EffectivePermissions {
   const permissions = new Set<string>();
   const scoped = new Map<string, ScopedGrant>();
   for (const row of rows) {

@@ -9,6 +9,8 @@ import { FileStore } from "../files/object-store";
 import { sweepExpiredTempFiles } from "../files/temp-files/service";
 import { sweepAbandonedVersions } from "../files/artifacts/service";
 import { dispatchDueSchedules } from "../workflows/triggers/cron-tick";
+import { kickRuns } from "../workflows/runs/orchestrator";
+import { sweepRuns } from "../workflows/runs/sweep";
 
 type Job = (database: Database, env: Env, now: Date) => Promise<unknown>;
 
@@ -21,9 +23,11 @@ export const expireTempFiles: Job = (database, env, now) => sweepExpiredTempFile
 
 export const expireAbandonedUploads: Job = (database, env, now) => sweepAbandonedVersions(database, new FileStore(env.FILES, env.MASTER_KEY), now);
 
-export const dispatchCronSchedules: Job = (database, _env, now) => dispatchDueSchedules(database, now);
+export const dispatchCronSchedules: Job = async (database, env, now) => kickRuns(env, (await dispatchDueSchedules(database, now)).started);
 
-const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads, dispatchCronSchedules };
+export const sweepWorkflowRuns: Job = (database, env, now) => sweepRuns(database, env, now);
+
+const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads, dispatchCronSchedules, sweepWorkflowRuns };
 
 export async function runCronTick(env: Env, now: Date): Promise<Record<string, "ok" | string>> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);

@@ -8,6 +8,7 @@ import type { Database } from "../db/client";
 import { isUuid } from "../lib/ids";
 import { log } from "../lib/logger";
 import { isoTimestampSql } from "../db/timestamps";
+import type { RunRef } from "../workflows/runs/orchestrator";
 import { startEventRuns, type CandidateTrigger, type ClaimedEvent } from "../workflows/triggers/events";
 import { publishEvents, type EventPointerMessage } from "./outbox";
 
@@ -60,7 +61,9 @@ function isPointer(body: unknown): body is EventPointerMessage {
   return !!b && isUuid(b.tenant_id) && Array.isArray(b.event_ids) && b.event_ids.every(isUuid);
 }
 
-export async function consumeEvents(batch: MessageBatch<unknown>, database: Database): Promise<void> {
+/** Delivers a batch; answers the runs it started, for the caller to kick once they are committed. */
+export async function consumeEvents(batch: MessageBatch<unknown>, database: Database): Promise<RunRef[]> {
+  const started: RunRef[] = [];
   for (const message of batch.messages) {
     if (!isPointer(message.body)) {
       // Not ours to retry: a malformed message would fail forever.
@@ -69,13 +72,15 @@ export async function consumeEvents(batch: MessageBatch<unknown>, database: Data
       continue;
     }
     try {
-      await claimDelivery(database, message.body);
+      const tenantId = message.body.tenant_id;
+      for (const runId of await claimDelivery(database, message.body)) started.push({ tenantId, runId });
       message.ack();
     } catch (e) {
       log.error("event delivery failed; will retry", { id: message.id, error: (e as Error).message });
       message.retry();
     }
   }
+  return started;
 }
 
 /** How long a committed event may wait for its first send before the cron tick re-queues it. */

@@ -12,13 +12,20 @@ export interface DispatchInput {
   input?: unknown;
 }
 
+/** What a run started by another run's `invokeWorkflow` action carries. */
+export interface DispatchOrigin {
+  parentRunId: string;
+  /** The action attempt's key: a replayed attempt answers the child it started. */
+  idempotencyKey: string;
+}
+
 type TriggerFound = Omit<FiringTrigger, "workflowVersion"> & { enabled: boolean; workflow_version: number | null; known: boolean };
 
 function refused(message: string, input: DispatchInput): ApiError {
   return new ApiError("UNPROCESSABLE_ENTITY", message, { workflow_id: input.workflow_id, trigger_id: input.trigger_id });
 }
 
-export async function dispatchRun(tenant: TenantDb, input: DispatchInput): Promise<StartedRun> {
+export async function dispatchRun(tenant: TenantDb, input: DispatchInput, origin?: DispatchOrigin): Promise<StartedRun> {
   return tenant.tx(async (sql) => {
     const { rows } = await sql.query<TriggerFound>(
       `SELECT d.id IS NOT NULL AS known, t.id, t.key, t.type, t.enabled, t.definition, t.workflow_id AS "workflowId", a.version AS workflow_version
@@ -37,6 +44,6 @@ export async function dispatchRun(tenant: TenantDb, input: DispatchInput): Promi
     const trigger: FiringTrigger = { id: found.id, key: found.key, type: found.type, workflowId: found.workflowId, workflowVersion: found.workflow_version, definition: found.definition };
     const run = await runFor(trigger, { input: input.input ?? {} });
     // Only event triggers have a condition that can say no.
-    return startRun(sql, tenant.tenantId, run!);
+    return startRun(sql, tenant.tenantId, origin ? { ...run!, ...origin } : run!);
   });
 }

@@ -75,7 +75,11 @@ class Resolver {
     const directive = directiveOf(value, path);
     if (!directive) {
       const entries: [string, unknown][] = [];
-      for (const [key, member_] of Object.entries(value)) entries.push([key, await this.resolve(member_, member(path, key), "json")]);
+      for (const [key, member_] of Object.entries(value)) {
+        // A member that resolves to nothing is absent, as JSON would carry it.
+        const resolved = await this.resolve(member_, member(path, key), "json");
+        if (resolved !== undefined) entries.push([key, resolved]);
+      }
       return Object.fromEntries(entries);
     }
     switch (directive.kind) {

@@ -4,11 +4,14 @@ import type { FromSchema } from "json-schema-to-ts";
 import type { TenantDb } from "../../db/client";
 import { RUN_STATUSES } from "../../db/schema";
 import { decodeCursor } from "../../lib/cursor";
+import { ApiError } from "../../lib/errors";
+import { log } from "../../lib/logger";
 import { isUuid } from "../../lib/ids";
 import { keysetPaging, offsetOf, pageOf, paginated, paginationOf } from "../../lib/pagination";
 import { route, type RouteSpec } from "../../lib/route";
 import { dataEnvelope, listEnvelope, paginationQuery, paginationSchema, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
+import { runObject } from "./orchestrator";
 import { runDetail, runItem, scheduleItem } from "./record";
 import { cancelRun, retryRun, selectRun, selectRuns, selectSchedules, type RunFilter, type RunPosition } from "./store";
 
@@ -76,6 +79,13 @@ function listRunsRoute(path: string): RouteSpec {
 
 const byId = { id: uuidSchema } as const;
 
+/**
+ * Cancel and retry: the run's row moves first, in one conditional UPDATE
+ * (so of two racing calls one wins), then its object is told and the record
+ * is answered as it now is. An object that cannot be reached catches up on
+ * its own: it adopts a cancel at its next walk, and the sweep kicks a
+ * retried run still pending.
+ */
 function moveRoute(action: "cancel" | "retry", summary: string, move: typeof cancelRun): RouteSpec {
   return route({
     method: "post",
@@ -89,9 +99,50 @@ function moveRoute(action: "cancel" | "retry", summary: string, move: typeof can
       404: { description: "No such run" },
       409: { description: "The run's status does not allow it (details.run_status)" },
     },
-    handler: async (c, { params }) => c.json({ data: await c.var.ctx.tenant.tx((sql) => move(sql, params.id)) }),
+    handler: async (c, { params }) => {
+      const tenant = c.var.ctx.tenant;
+      await tenant.tx((sql) => move(sql, params.id));
+      try {
+        await runObject(c.env, params.id)[action](tenant.tenantId, params.id);
+      } catch (e) {
+        log.error(`telling a workflow run's object to ${action} failed`, { run_id: params.id, error: (e as Error).message });
+      }
+      return c.json({ data: await tenant.tx((sql) => selectRun(sql, params.id)) });
+    },
   });
 }
+
+const inputRoute = route({
+  method: "post",
+  path: "/workflows/runs/workflows/:id/input",
+  tag: "workflows",
+  summary: "Answer a run's waiting awaitInput action with data, and let the run go on",
+  permission: ["workflow", "update"],
+  params: byId,
+  body: {
+    type: "object",
+    required: ["step_id", "data"],
+    additionalProperties: false,
+    properties: {
+      step_id: { type: "string", minLength: 1, maxLength: 128, description: "The awaitInput action's stepId" },
+      data: { description: "The action's result; checked against its config.schema" },
+    },
+  },
+  responses: {
+    200: { description: "The run as it is once it went on as far as it could", schema: dataEnvelope(runDetail) },
+    404: { description: "No such run, or no awaitInput action with that stepId" },
+    409: { description: "The action is not waiting (details.step_status)" },
+    422: { description: "data does not satisfy the action's schema (details.errors)" },
+  },
+  handler: async (c, { params, body }) => {
+    const tenant = c.var.ctx.tenant;
+    // Another tenant's run answers 404 here, before its object is asked anything.
+    await tenant.tx((sql) => selectRun(sql, params.id));
+    const refused = await runObject(c.env, params.id).input(tenant.tenantId, params.id, body.step_id, body.data);
+    if (refused) throw new ApiError(refused.code, refused.message, refused.details);
+    return c.json({ data: await tenant.tx((sql) => selectRun(sql, params.id)) });
+  },
+});
 
 export const runRoutes: RouteSpec[] = [
   listRunsRoute("/workflows/runs/workflows"),
@@ -108,6 +159,7 @@ export const runRoutes: RouteSpec[] = [
   }),
   moveRoute("cancel", "Cancel a pending or running run", cancelRun),
   moveRoute("retry", "Retry a finished run in place: back to pending, one attempt more", retryRun),
+  inputRoute,
   route({
     method: "get",
     path: "/workflows/schedules",

@@ -18,6 +18,8 @@ export interface NewRun {
   idempotencyKey?: string;
   /** The earliest the run may start (a cron run's offset); now when unset. */
   notBefore?: string;
+  /** The run whose `invokeWorkflow` action started this one. */
+  parentRunId?: string;
 }
 
 export interface StartedRun {
@@ -27,7 +29,7 @@ export interface StartedRun {
   created: boolean;
 }
 
-const COLUMNS = `id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context, entity_id, event_id, idempotency_key, not_before`;
+const COLUMNS = `id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context, entity_id, event_id, idempotency_key, not_before, parent_run_id`;
 
 /** Inserts many runs in one statement; rows whose unique key is taken are skipped. Returns the ids inserted. */
 export async function insertRuns(sql: Sql, tenantId: string, runs: NewRun[]): Promise<string[]> {
@@ -35,9 +37,9 @@ export async function insertRuns(sql: Sql, tenantId: string, runs: NewRun[]): Pr
   const { rows } = await sql.query<{ id: string }>(
     `INSERT INTO workflow_runs (${COLUMNS})
      SELECT r.id, $1, r.workflow_id, r.workflow_version, r.trigger_id, r.trigger_key, r.trigger_type, r.context,
-            r.entity_id, r.event_id, r.idempotency_key, coalesce(r.not_before, now())
+            r.entity_id, r.event_id, r.idempotency_key, coalesce(r.not_before, now()), r.parent_run_id
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, workflow_id uuid, workflow_version int, trigger_id uuid, trigger_key text,
-            trigger_type text, context jsonb, entity_id uuid, event_id uuid, idempotency_key text, not_before timestamptz)
+            trigger_type text, context jsonb, entity_id uuid, event_id uuid, idempotency_key text, not_before timestamptz, parent_run_id uuid)
      ON CONFLICT DO NOTHING
      RETURNING id`,
     [
@@ -55,6 +57,7 @@ export async function insertRuns(sql: Sql, tenantId: string, runs: NewRun[]): Pr
           event_id: r.eventId ?? null,
           idempotency_key: r.idempotencyKey ?? null,
           not_before: r.notBefore ?? null,
+          parent_run_id: r.parentRunId ?? null,
         })),
       ),
     ],

@@ -5,6 +5,7 @@
 import type { Database, Sql } from "../../db/client";
 import { isoTimestamp } from "../../db/timestamps";
 import { log } from "../../lib/logger";
+import type { RunRef } from "../runs/orchestrator";
 import { insertRuns, type NewRun } from "../runs/start";
 import { nextTick } from "./cron-expression";
 import { runFor, type TriggerBlock } from "./fire";
@@ -42,6 +43,8 @@ export interface DispatchOutcome {
   schedules: number;
   runs: number;
   failed: number;
+  /** The runs started, for the caller to kick once they are committed. */
+  started: RunRef[];
 }
 
 /**
@@ -125,8 +128,8 @@ async function dispatchBatch(sql: Sql, tick: Date): Promise<DispatchOutcome> {
     if (tenantRuns) tenantRuns.push(...outcome.runs);
     else byTenant.set(schedule.tenant_id, outcome.runs);
   }
-  let runs = 0;
-  for (const [tenantId, tenantRuns] of byTenant) runs += (await insertRuns(sql, tenantId, tenantRuns)).length;
+  const started: RunRef[] = [];
+  for (const [tenantId, tenantRuns] of byTenant) for (const runId of await insertRuns(sql, tenantId, tenantRuns)) started.push({ tenantId, runId });
   if (advances.length) {
     await sql.query(
       `UPDATE cron_schedules s SET next_run_at = a.next_run_at, last_run_at = coalesce(a.last_run_at, s.last_run_at)
@@ -135,7 +138,7 @@ async function dispatchBatch(sql: Sql, tick: Date): Promise<DispatchOutcome> {
       [JSON.stringify(advances)],
     );
   }
-  return { schedules: rows.length, runs, failed };
+  return { schedules: rows.length, runs: started.length, failed, started };
 }
 
 /**
@@ -145,7 +148,7 @@ async function dispatchBatch(sql: Sql, tick: Date): Promise<DispatchOutcome> {
  */
 export async function dispatchDueSchedules(database: Database, now: Date): Promise<DispatchOutcome> {
   const tick = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  const total: DispatchOutcome = { schedules: 0, runs: 0, failed: 0 };
+  const total: DispatchOutcome = { schedules: 0, runs: 0, failed: 0, started: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const outcome = await database.system(async (sql) => {
       await sql.query("BEGIN");
@@ -161,6 +164,7 @@ export async function dispatchDueSchedules(database: Database, now: Date): Promi
     total.schedules += outcome.schedules;
     total.runs += outcome.runs;
     total.failed += outcome.failed;
+    total.started.push(...outcome.started);
     if (outcome.schedules < BATCH) break;
   }
   return total;

@@ -9,6 +9,7 @@ import { enforce } from "../../gateway/rate-limit";
 import { parseJsonBody } from "../../lib/body";
 import { ApiError } from "../../lib/errors";
 import { guardJson } from "../../lib/input-guard";
+import { kickRuns } from "../runs/orchestrator";
 import { startRun } from "../runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "./fire";
 import { verifySignature, type Verification } from "./webhook-signature";
@@ -148,5 +149,7 @@ export async function receiveWebhook(c: Context<HonoEnv>, triggerId: string): Pr
   // waits on. The tenant comes from the trigger row the lookup read, and the
   // insert names it on the row, as the cron tick's inserts do.
   const started = await c.var.ctx.database.system((sql) => startRun(sql, hook.tenant_id, run));
+  // Committed: its object starts it once the sender has its answer (a lost kick is the sweep's).
+  if (started.created) c.executionCtx.waitUntil(kickRuns(c.env, [{ tenantId: hook.tenant_id, runId: started.id }]));
   return c.json({ data: { workflow_run: { id: started.id } } }, 202);
 }

@@ -1,0 +1,36 @@
+// The action catalog: one module per action name. The walker's `execute`
+// effect goes through `executeAction`, which checks the resolved config
+// against the module's schema before the module sees it.
+import type { ActionName } from "../../definition/language/workflow-schema";
+import { check } from "../../lib/validate";
+import { runError } from "../engine/walk";
+import type { ActionInvocation, ActionOutcome } from "../engine/types";
+import { awaitInput } from "./await-input";
+import { invokeWorkflow } from "./invoke-workflow";
+import { pipe } from "./pipe";
+import type { ActionContext, ActionModule } from "./types";
+
+export const catalog: Partial<Record<ActionName, ActionModule>> = {
+  pipe,
+  awaitInput,
+  invokeWorkflow,
+};
+
+/**
+ * Executes one attempt of an action. A config its module's schema refuses is
+ * a 422 VALIDATION_FAILED error outcome with `config.<path>: <reason>` lines;
+ * a catalog name without a module answers an error outcome too, so a
+ * definition naming it fails at that action, not at save.
+ */
+export async function executeAction(invocation: ActionInvocation, ctx: ActionContext): Promise<ActionOutcome> {
+  const name = invocation.action.name;
+  const module = catalog[name];
+  if (!module) {
+    return { kind: "error", error: runError("UNPROCESSABLE_ENTITY", `Action ${name} is not available in this release`, { action: name }) };
+  }
+  const errors = check(module.configSchema, invocation.config, "config");
+  if (errors.length) {
+    return { kind: "error", error: runError("VALIDATION_FAILED", `The config of action ${name} does not satisfy its schema`, { errors, validation_errors: errors }) };
+  }
+  return module.execute(invocation.config, invocation, ctx);
+}

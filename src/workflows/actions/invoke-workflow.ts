@@ -1,0 +1,52 @@
+// `invokeWorkflow`: starts a run of another activated workflow of the tenant
+// through one of its triggers, exactly as `POST /workflows/wr` does, and goes
+// on without waiting for it (fire-and-forget). The child carries the parent
+// run's id, and the attempt's idempotency key makes a replayed attempt answer
+// the child it already started instead of starting a second one.
+import { tenantDb } from "../../db/client";
+import { ApiError } from "../../lib/errors";
+import { uuidSchema } from "../../lib/schemas";
+import { dispatchRun } from "../dispatch";
+import type { ActionModule } from "./types";
+
+interface InvokeWorkflowConfig {
+  workflowId: string;
+  /** The child's definition trigger id; `manual` when absent. */
+  triggerId?: string;
+  /** The child's `context.input`; `{}` when absent. */
+  input?: unknown;
+}
+
+export const invokeWorkflow: ActionModule<InvokeWorkflowConfig> = {
+  name: "invokeWorkflow",
+  configSchema: {
+    type: "object",
+    required: ["workflowId"],
+    properties: {
+      workflowId: uuidSchema,
+      triggerId: { type: "string", minLength: 1, maxLength: 200 },
+      input: true,
+    },
+    additionalProperties: false,
+  },
+  async execute(config, invocation, ctx) {
+    let child;
+    try {
+      child = await dispatchRun(
+        tenantDb(ctx.database, ctx.tenantId),
+        { workflow_id: config.workflowId, trigger_id: config.triggerId ?? "manual", input: config.input },
+        { parentRunId: ctx.runId, idempotencyKey: invocation.idempotencyKey },
+      );
+    } catch (e) {
+      // A refusal (unknown workflow, not activated, no such trigger, an event
+      // trigger) is the action's error; anything else is the platform's and propagates.
+      if (e instanceof ApiError && e.status < 500) {
+        return { kind: "error", error: { status: e.status, code: e.code, message: e.message, details: e.details } };
+      }
+      throw e;
+    }
+    // Kicked on a replay too: the first attempt may have stopped between commit and kick.
+    await ctx.kick([{ tenantId: ctx.tenantId, runId: child.id }]);
+    return { kind: "success", result: { run_id: child.id }, detail: { child_run_id: child.id } };
+  },
+};

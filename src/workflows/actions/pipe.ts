@@ -1,0 +1,20 @@
+// `pipe`: answers its resolved `value`, so a job can shape data between
+// actions. A config without `value` answers null: the result is always a
+// JSON value, and `outputs.<stepId>` then says "nothing" explicitly.
+import type { ActionModule } from "./types";
+
+interface PipeConfig {
+  value?: unknown;
+}
+
+export const pipe: ActionModule<PipeConfig> = {
+  name: "pipe",
+  configSchema: {
+    type: "object",
+    properties: { value: true },
+    additionalProperties: false,
+  },
+  async execute(config) {
+    return { kind: "success", result: config.value === undefined ? null : config.value };
+  },
+};

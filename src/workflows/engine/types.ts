@@ -1,0 +1,111 @@
+// The run engine's vocabulary: what a run executes (the run document), what
+// it has recorded so far (the journal), and what the walker asks of the world
+// (effects). The walker (walk.ts) is deterministic given the journal, so a run
+// resumed after a crash replays its recorded outcomes and executes only what
+// was never recorded as finished.
+import type { ActionDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
+
+/** Everything a run needs, loaded once when it starts and kept with it. */
+export interface RunDocument {
+  runId: string;
+  tenantId: string;
+  workflowId: string;
+  workflowVersion: number;
+  /** Reference steps carry their bound job's actions and contract, inlined at load. */
+  definition: WorkflowDocument;
+  /** The effective env (definition defaults under the activation's values). */
+  env: Record<string, unknown>;
+  /** The access policy the run acts with; null: no permissions. */
+  policyId: string | null;
+  context: Record<string, unknown>;
+}
+
+/** The error object a step, an action or a run carries: the envelope's inner object. */
+export interface RunError {
+  status: number;
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export type StepStatus = "pending" | "running" | "waiting" | "success" | "error" | "skipped" | "cancelled" | "timeout";
+export const TERMINAL_STEP: ReadonlySet<StepStatus> = new Set(["success", "error", "skipped", "cancelled", "timeout"]);
+
+export interface StepRecord {
+  status: StepStatus;
+  /** The step's resolved input, recorded when it starts, so a replay sees the same value. */
+  input?: unknown;
+  output?: unknown;
+  error?: RunError;
+  /** Set when the step's error was consumed by `errorPolicy: continue`. */
+  consumed?: boolean;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+/**
+ * One action of one job, addressed by its key: `<job id>/<position>` with
+ * `.onSuccess.<i>` / `.onError.<i>` for sub-sequences (`notify/0.onError.1`).
+ */
+export interface ActionRecord {
+  key: string;
+  jobId: string;
+  stepId?: string;
+  name: string;
+  status: StepStatus;
+  /** Attempts started; the idempotency key of an attempt is stable across replays. */
+  attempt: number;
+  /** The resolved config of the current attempt. */
+  config?: unknown;
+  result?: unknown;
+  error?: RunError;
+  /** An `errorPolicy: continue` consumed the error: the job went on. */
+  consumed?: boolean;
+  /** When a waiting action gives up, or a retry is due (epoch ms). */
+  until?: number;
+  /** What the action keeps about itself (a child run's id, a callback's state). */
+  detail?: unknown;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+export interface Journal {
+  steps: Record<string, StepRecord>;
+  actions: Record<string, ActionRecord>;
+}
+
+/** What an action's execution answers. */
+export type ActionOutcome =
+  | { kind: "success"; result: unknown; detail?: unknown }
+  | { kind: "error"; error: RunError; detail?: unknown }
+  /**
+   * Not finished: wait for input (`until` is the deadline, if any), or, with
+   * `retry`, call again at `until` as the next attempt (a back-off).
+   */
+  | { kind: "wait"; until?: number; retry?: boolean; detail?: unknown };
+
+export interface ActionInvocation {
+  record: ActionRecord;
+  action: ActionDocument;
+  config: unknown;
+  /** `<run id>:<action key>:<attempt>`: the same for every replay of one attempt. */
+  idempotencyKey: string;
+}
+
+/** What the walker asks of the world; the Durable Object provides it, tests fake it. */
+export interface Effects {
+  now(): number;
+  /** Makes a record durable (and visible to the runs API) before the walker acts on it. */
+  recordStep(stepId: string, record: StepRecord): Promise<void>;
+  recordAction(record: ActionRecord): Promise<void>;
+  execute(invocation: ActionInvocation): Promise<ActionOutcome>;
+  /** A registered JSON schema by name (step contracts by name). */
+  schema(name: string): Promise<unknown>;
+}
+
+/** How a walk ended. `suspended`: nothing can move until input arrives or a timer is due. */
+export type WalkResult =
+  | { status: "success" | "error" | "skipped"; error?: RunError; outputs: Record<string, unknown> }
+  | { status: "suspended"; wakeAt?: number; outputs: Record<string, unknown> };
+
+export type { ActionDocument, StepDocument, WorkflowDocument };

@@ -1,0 +1,329 @@
+// The run walker: one pass over a run's job DAG that starts every step whose
+// dependencies have finished (independent steps concurrently), and inside a
+// job runs its actions in order with `if`, `errorWhen`, `onSuccess`,
+// `onError` and `errorPolicy`. Everything it decides is recorded through
+// `effects` before it acts on it, and a recorded outcome is replayed, never
+// redone: a walk after a crash, an alarm or an input continues where the
+// journal ends. A pass ends when the run is decided or nothing can move.
+import { ApiError } from "../../lib/errors";
+import { check, type JsonSchema } from "../../lib/validate";
+import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError } from "../../lib/smart-values";
+import {
+  TERMINAL_STEP,
+  type ActionDocument,
+  type ActionRecord,
+  type Effects,
+  type Journal,
+  type RunDocument,
+  type RunError,
+  type StepDocument,
+  type StepRecord,
+  type StepStatus,
+  type WalkResult,
+} from "./types";
+
+/** The job failed: its error ends it, and the step's `errorPolicy` decides what the run does. */
+class JobFailed {
+  constructor(readonly error: RunError) {}
+}
+
+/** An action waits (input, a retry): the job stops here until it is woken. */
+class JobSuspended {
+  constructor(readonly wakeAt?: number) {}
+}
+
+/** The run was decided by another step: the job starts no further action. */
+class JobCancelled {}
+
+/** `errorWhen` an action has without writing one: an `http` answer of 4xx or 5xx is a failure. */
+const DEFAULT_ERROR_WHEN: Partial<Record<ActionDocument["name"], string>> = { http: "result.status >= 400" };
+
+export function runError(code: RunError["code"], message: string, details: Record<string, unknown> = {}, status = 422): RunError {
+  return { status, code, message, details };
+}
+
+function expressionError(e: unknown, field: string): RunError {
+  if (e instanceof ExpressionError || e instanceof ExpressionSyntaxError) return runError("UNPROCESSABLE_ENTITY", `${field}: ${e.message}`, { field });
+  throw e;
+}
+
+async function validated(effects: Effects, value: unknown, embedded: unknown, named: string | undefined, what: string): Promise<RunError | undefined> {
+  let errors: string[];
+  try {
+    const schema = embedded ?? (named === undefined ? undefined : await effects.schema(named));
+    if (schema === undefined) return undefined;
+    errors = check(schema as JsonSchema, value, what);
+  } catch (e) {
+    // A schema that cannot be found or evaluated fails the step, not the walk.
+    if (e instanceof ApiError) return runError(e.code, e.message, e.details, e.status);
+    throw e;
+  }
+  return errors.length ? runError("VALIDATION_FAILED", `The step's ${what} does not satisfy its schema`, { errors, validation_errors: errors }) : undefined;
+}
+
+/**
+ * What a finished step's record decides for the run: a `skipped` step by its
+ * `conditionPolicy`, an `error` one by its `errorPolicy` (`continue`: nothing,
+ * `abort`: success, `fail`: error). Read from the journal, so a replay decides
+ * exactly as the pass that recorded it.
+ */
+function decisionOf(step: StepDocument, rec: StepRecord): "success" | "error" | undefined {
+  const policy = rec.status === "skipped" ? step.conditionPolicy : rec.status === "error" ? step.errorPolicy : "continue";
+  if (policy === "continue") return undefined;
+  return policy === "abort" ? "success" : "error";
+}
+
+export class Walker {
+  private decided?: "success" | "error";
+  private readonly byId: Map<string, StepDocument>;
+
+  constructor(
+    private readonly doc: RunDocument,
+    private readonly journal: Journal,
+    private readonly effects: Effects,
+  ) {
+    this.byId = new Map(doc.definition.jobs.map((s) => [s.id, s]));
+  }
+
+  /** Job outputs by job id, as the run ends with them: succeeded steps only. */
+  outputs(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [id, rec] of Object.entries(this.journal.steps)) if (rec.status === "success") out[id] = rec.output;
+    return out;
+  }
+
+  async walk(): Promise<WalkResult> {
+    for (const step of this.doc.definition.jobs) {
+      const rec = this.journal.steps[step.id];
+      if (rec) this.decide(step, rec);
+    }
+    const running = new Map<string, Promise<void>>();
+    let wakeAt: number | undefined;
+    const suspended = new Set<string>();
+    const settled = (id: string) => TERMINAL_STEP.has(this.journal.steps[id]?.status ?? "pending");
+    const ready = (s: StepDocument) => !settled(s.id) && !running.has(s.id) && !suspended.has(s.id) && (s.dependencies ?? []).every(settled);
+
+    for (;;) {
+      if (!this.decided) {
+        for (const step of this.doc.definition.jobs.filter(ready)) {
+          running.set(
+            step.id,
+            this.runStep(step)
+              .then((r) => {
+                if (r === undefined) return;
+                suspended.add(step.id);
+                if (r.wakeAt !== undefined) wakeAt = wakeAt === undefined ? r.wakeAt : Math.min(wakeAt, r.wakeAt);
+              })
+              .finally(() => running.delete(step.id)),
+          );
+        }
+      }
+      if (!running.size) break;
+      await Promise.race(running.values());
+    }
+
+    if (this.decided) {
+      await this.closeOpen();
+      return { status: this.decided, outputs: this.outputs() };
+    }
+    if (suspended.size) return { status: "suspended", wakeAt, outputs: this.outputs() };
+    // Every step is terminal here: a step is left unstarted only behind one
+    // that never settles, and the DAG was checked for cycles at save.
+    return { status: "success", outputs: this.outputs() };
+  }
+
+  /** A `fail` anywhere makes the run `error`, whichever step decided first, so replays agree. */
+  private decide(step: StepDocument, rec: StepRecord): void {
+    const decision = decisionOf(step, rec);
+    if (decision) this.decided = this.decided === "error" ? "error" : decision;
+  }
+
+  /** A decided run leaves nothing open: steps and actions still running or waiting end `cancelled`. */
+  private async closeOpen(): Promise<void> {
+    const at = this.effects.now();
+    const open = (status: StepStatus) => status === "running" || status === "waiting";
+    for (const [id, rec] of Object.entries(this.journal.steps)) {
+      if (open(rec.status)) await this.recordStep(id, { ...rec, status: "cancelled", finishedAt: at });
+    }
+    for (const rec of Object.values(this.journal.actions)) {
+      if (open(rec.status)) await this.recordAction({ ...rec, status: "cancelled", until: undefined, finishedAt: at });
+    }
+  }
+
+  private async recordStep(id: string, rec: StepRecord): Promise<void> {
+    this.journal.steps[id] = rec;
+    await this.effects.recordStep(id, rec);
+  }
+
+  /**
+   * The outputs a step's fields see: those of the steps it depends on,
+   * directly or not. A step that merely happened to finish earlier is not
+   * visible, so what a step reads never depends on timing.
+   */
+  private visibleOutputs(step: StepDocument): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const pending = [...(step.dependencies ?? [])];
+    const seen = new Set<string>();
+    while (pending.length) {
+      const id = pending.pop()!;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const rec = this.journal.steps[id];
+      if (rec?.status === "success") out[id] = rec.output;
+      pending.push(...(this.byId.get(id)?.dependencies ?? []));
+    }
+    return out;
+  }
+
+  /** One step: condition, input, the job, output. Resolves with a JobSuspended when it must wait. */
+  private async runStep(step: StepDocument): Promise<JobSuspended | undefined> {
+    const now = () => this.effects.now();
+    let rec = this.journal.steps[step.id];
+    if (!rec || rec.status === "pending") {
+      const scope = { outputs: this.visibleOutputs(step), context: this.doc.context, config: { env: this.doc.env } };
+      const startedAt = now();
+      if (step.condition !== undefined) {
+        let pass: boolean;
+        try {
+          pass = isTruthy(await evaluateExpression(step.condition, scope));
+        } catch (e) {
+          return this.stepFailed(step, { status: "running", startedAt }, expressionError(e, "condition"));
+        }
+        if (!pass) return this.finish(step, { status: "skipped", startedAt, finishedAt: startedAt });
+      }
+      let input: unknown;
+      try {
+        input = step.input === undefined ? {} : await resolveSmartValue(step.input, scope);
+      } catch (e) {
+        return this.stepFailed(step, { status: "running", startedAt }, expressionError(e, "input"));
+      }
+      rec = { status: "running", input, startedAt };
+      const invalid = await validated(this.effects, input, step.inputSchema, step.inputSchemaName, "input");
+      if (invalid) return this.stepFailed(step, rec, invalid);
+      await this.recordStep(step.id, rec);
+    }
+
+    const outputs: Record<string, unknown> = {};
+    try {
+      await this.runSequence(step, step.actions ?? [], `${step.id}/`, rec.input, outputs);
+    } catch (e) {
+      if (e instanceof JobSuspended) {
+        if (rec.status !== "waiting") await this.recordStep(step.id, { ...rec, status: "waiting" });
+        return e;
+      }
+      if (e instanceof JobFailed) return this.stepFailed(step, rec, e.error);
+      // The walk records the step `cancelled` once every running step has stopped.
+      if (e instanceof JobCancelled) return undefined;
+      throw e;
+    }
+
+    let output: unknown;
+    try {
+      output = step.output === undefined ? outputs : await resolveSmartValue(step.output, { input: rec.input, outputs });
+    } catch (e) {
+      return this.stepFailed(step, rec, expressionError(e, "output"));
+    }
+    const invalid = await validated(this.effects, output, step.outputSchema, step.outputSchemaName, "output");
+    if (invalid) return this.stepFailed(step, rec, invalid);
+    return this.finish(step, { ...rec, status: "success", output, finishedAt: now() });
+  }
+
+  private stepFailed(step: StepDocument, rec: StepRecord, error: RunError): Promise<undefined> {
+    const consumed = (step.errorPolicy ?? "fail") === "continue";
+    return this.finish(step, { ...rec, status: "error", error, consumed, finishedAt: this.effects.now() });
+  }
+
+  /** Records a step's terminal record, then lets its policy decide the run. */
+  private async finish(step: StepDocument, rec: StepRecord): Promise<undefined> {
+    await this.recordStep(step.id, rec);
+    this.decide(step, rec);
+    return undefined;
+  }
+
+  /** Runs `actions` in order; a failure not consumed throws JobFailed, a wait JobSuspended. */
+  private async runSequence(step: StepDocument, actions: ActionDocument[], prefix: string, input: unknown, outputs: Record<string, unknown>): Promise<void> {
+    for (let i = 0; i < actions.length; i++) {
+      if (this.decided) throw new JobCancelled();
+      const action = actions[i];
+      const key = `${prefix}${i}`;
+      const rec = await this.runAction(step, action, key, input, outputs);
+      if (rec.status === "skipped") continue;
+      if (rec.status === "success") {
+        if (action.stepId) outputs[action.stepId] = rec.result;
+        await this.runSequence(step, action.onSuccess ?? [], `${key}.onSuccess.`, input, outputs);
+        continue;
+      }
+      // An error: onError runs first, then the action's errorPolicy decides.
+      await this.runSequence(step, action.onError ?? [], `${key}.onError.`, input, outputs);
+      if ((action.errorPolicy ?? "fail") === "fail") throw new JobFailed(rec.error!);
+      if (!rec.consumed) await this.recordAction({ ...rec, consumed: true });
+    }
+  }
+
+  private async recordAction(rec: ActionRecord): Promise<ActionRecord> {
+    this.journal.actions[rec.key] = rec;
+    await this.effects.recordAction(rec);
+    return rec;
+  }
+
+  /** One action to a terminal record (replayed when recorded), or JobSuspended. */
+  private async runAction(step: StepDocument, action: ActionDocument, key: string, input: unknown, outputs: Record<string, unknown>): Promise<ActionRecord> {
+    const now = () => this.effects.now();
+    let rec = this.journal.actions[key];
+    if (rec && TERMINAL_STEP.has(rec.status)) return rec;
+    const scope = { input, outputs };
+    const base = { key, jobId: step.id, stepId: action.stepId, name: action.name };
+
+    if (!rec || rec.status === "pending") {
+      // A retried run's forgotten action keeps its attempt count, so this
+      // attempt's idempotency key differs from every earlier one.
+      const attempt = rec?.attempt ?? 0;
+      if (action.if !== undefined) {
+        let pass: boolean;
+        try {
+          pass = isTruthy(await evaluateExpression(action.if, scope));
+        } catch (e) {
+          return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "if"), startedAt: now(), finishedAt: now() });
+        }
+        if (!pass) return this.recordAction({ ...base, status: "skipped", attempt, startedAt: now(), finishedAt: now() });
+      }
+      let config: unknown;
+      try {
+        config = action.config === undefined ? {} : await resolveSmartValue(action.config, scope);
+      } catch (e) {
+        return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "config"), startedAt: now(), finishedAt: now() });
+      }
+      rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, config, startedAt: now() });
+    } else if (rec.status === "waiting") {
+      if (rec.until === undefined || rec.until > now()) throw new JobSuspended(rec.until);
+      // Due: this execution is recorded before it starts, as the first one was.
+      // `until` stays, so the action can tell a retry or a deadline passed.
+      rec = await this.recordAction({ ...rec, status: "running" });
+    }
+
+    const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: `${this.doc.runId}:${key}:${rec.attempt}` });
+    if (outcome.kind === "wait") {
+      const attempt = outcome.retry ? rec.attempt + 1 : rec.attempt;
+      await this.recordAction({ ...rec, status: "waiting", attempt, until: outcome.until, detail: outcome.detail ?? rec.detail });
+      throw new JobSuspended(outcome.until);
+    }
+    if (outcome.kind === "error") {
+      return this.recordAction({ ...rec, status: "error", error: outcome.error, detail: outcome.detail ?? rec.detail, until: undefined, finishedAt: now() });
+    }
+    const done = { ...rec, result: outcome.result, detail: outcome.detail ?? rec.detail, until: undefined, finishedAt: now() };
+    const errorWhen = action.errorWhen ?? DEFAULT_ERROR_WHEN[action.name];
+    if (errorWhen !== undefined) {
+      let failed: boolean;
+      try {
+        failed = isTruthy(await evaluateExpression(errorWhen, { input, outputs, result: outcome.result }));
+      } catch (e) {
+        return this.recordAction({ ...done, status: "error", error: expressionError(e, "errorWhen") });
+      }
+      if (failed) {
+        const error = runError("UNPROCESSABLE_ENTITY", `Action ${action.stepId ?? key}: errorWhen holds for its result`, { result: outcome.result });
+        return this.recordAction({ ...done, status: "error", error });
+      }
+    }
+    return this.recordAction({ ...done, status: "success" });
+  }
+}

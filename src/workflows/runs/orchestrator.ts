@@ -1,0 +1,206 @@
+// The Postgres side of the run orchestrator (durable-objects/workflow-run.ts):
+// loading what a run executes, mirroring the object's records into the run
+// tables the runs API reads, and kicking runs' objects. The object's own
+// storage is the truth; these tables are its mirror. Every write is one
+// autocommitted statement as the connecting role that names the run's tenant
+// on each row, as the trigger paths' inserts do: the object writes after
+// every record, so the round trips a tenant transaction adds would multiply.
+import type { Database, Sql } from "../../db/client";
+import type { JobDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
+import { ApiError } from "../../lib/errors";
+import { log } from "../../lib/logger";
+import { effectiveEnv } from "../activation/env";
+import type { ActionRecord, RunDocument, RunError, StepRecord } from "../engine/types";
+import type { RunStatus } from "./record";
+
+export interface RunRef {
+  tenantId: string;
+  runId: string;
+}
+
+export interface LoadedRun {
+  doc: RunDocument;
+  /** The earliest the run may start, epoch ms. */
+  notBefore: number;
+}
+
+interface RunRow extends Record<string, unknown> {
+  status: RunStatus;
+  workflow_id: string;
+  workflow_version: number;
+  context: Record<string, unknown>;
+  not_before: string;
+  definition_json: WorkflowDocument;
+  job_refs: Record<string, string>;
+  env: Record<string, unknown> | null;
+  job_bindings: Record<string, string> | null;
+  policy_id: string | null;
+  /** The bound jobs' documents by job definition id. */
+  jobs: Record<string, JobDocument> | null;
+}
+
+/** A reference step with its bound job's actions and contract; the step's own fields win. */
+function inlined(step: StepDocument, bindings: Record<string, string>, jobs: Record<string, JobDocument>): StepDocument {
+  if (step.actions || step.name === undefined) return step;
+  const job = jobs[bindings[step.id]];
+  if (!job) throw new ApiError("UNPROCESSABLE_ENTITY", `Step ${step.id} is bound to no published job`, { step_id: step.id, job_name: step.name });
+  const { actions, input, output, inputSchema, outputSchema, inputSchemaName, outputSchemaName } = job;
+  const contract = Object.fromEntries(Object.entries({ input, output, inputSchema, outputSchema, inputSchemaName, outputSchemaName }).filter(([, v]) => v !== undefined));
+  return { ...contract, ...step, actions };
+}
+
+/**
+ * The run document of a `pending` or `running` run: the definition of the
+ * version the run follows, reference steps inlined from the jobs bound at
+ * save under the activation's bindings, the effective env and the policy.
+ * Undefined for an unknown run or one already finished. A step bound to no
+ * job is a 422 ApiError: the run cannot execute.
+ */
+export async function loadRun(database: Database, { tenantId, runId }: RunRef): Promise<LoadedRun | undefined> {
+  const row = await database.system(async (sql) => {
+    const { rows } = await sql.query<RunRow>(
+      `SELECT r.status, r.workflow_id, r.workflow_version, r.context, r.not_before,
+              v.definition_json, v.job_refs, a.env, a.job_bindings, a.policy_id,
+              (SELECT json_object_agg(j.id, j.definition_json) FROM job_definitions j
+                WHERE j.tenant_id = r.tenant_id
+                  AND j.id::text IN (SELECT value FROM jsonb_each_text(v.job_refs || coalesce(a.job_bindings, '{}'::jsonb)))) AS jobs
+         FROM workflow_runs r
+         JOIN workflow_versions v ON v.workflow_id = r.workflow_id AND v.version = r.workflow_version
+         LEFT JOIN workflow_activations a ON a.workflow_id = r.workflow_id
+        WHERE r.id = $1 AND r.tenant_id = $2`,
+      [runId, tenantId],
+    );
+    return rows[0];
+  });
+  if (!row || (row.status !== "pending" && row.status !== "running")) return undefined;
+  const bindings = { ...row.job_refs, ...(row.job_bindings ?? {}) };
+  const definition = { ...row.definition_json, jobs: row.definition_json.jobs.map((s) => inlined(s, bindings, row.jobs ?? {})) };
+  return {
+    doc: {
+      runId,
+      tenantId,
+      workflowId: row.workflow_id,
+      workflowVersion: row.workflow_version,
+      definition,
+      env: effectiveEnv(row.definition_json.config?.env, row.env ?? {}),
+      policyId: row.policy_id,
+      context: row.context,
+    },
+    notBefore: Date.parse(row.not_before),
+  };
+}
+
+const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+const at = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+/** Every mirror write also bumps the run's updated_at: the sweep reads it as "this run makes progress". */
+const TOUCH_RUN = `UPDATE workflow_runs SET updated_at = now() WHERE id = $2 AND tenant_id = $1`;
+
+/**
+ * Moves the run to `running` (a `pending` one gets its started_at) and
+ * answers the status it now has: `running`, or the finished status someone
+ * else gave it (a cancel, the sweep's deadline), which the object adopts;
+ * null when the run is gone (its workflow was deleted).
+ */
+export async function claimRun(database: Database, { tenantId, runId }: RunRef): Promise<RunStatus | null> {
+  return database.system(async (sql) => {
+    const { rows } = await sql.query<{ status: RunStatus | null }>(
+      `WITH moved AS (
+         UPDATE workflow_runs SET status = 'running', updated_at = now(),
+                started_at = CASE WHEN status = 'pending' THEN now() ELSE started_at END
+          WHERE id = $1 AND tenant_id = $2 AND status IN ('pending', 'running')
+          RETURNING status)
+       SELECT coalesce((SELECT status FROM moved), (SELECT status FROM workflow_runs WHERE id = $1 AND tenant_id = $2)) AS status`,
+      [runId, tenantId],
+    );
+    return rows[0].status;
+  });
+}
+
+/** The run row's status; undefined for a run that is gone. */
+export async function runStatus(database: Database, { tenantId, runId }: RunRef): Promise<RunStatus | undefined> {
+  const { rows } = await database.system((sql) => sql.query<{ status: RunStatus }>(`SELECT status FROM workflow_runs WHERE id = $1 AND tenant_id = $2`, [runId, tenantId]));
+  return rows[0]?.status;
+}
+
+/** One job run, upserted by (run, job). */
+export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: string, rec: StepRecord): Promise<void> {
+  await sql.query(
+    `WITH job AS (
+       INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, error, output, started_at, finished_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::timestamptz, $8::timestamptz)
+       ON CONFLICT (run_id, job_id) DO UPDATE
+          SET status = excluded.status, error = excluded.error, output = excluded.output,
+              started_at = excluded.started_at, finished_at = excluded.finished_at)
+     ${TOUCH_RUN}`,
+    [tenantId, runId, jobId, rec.status, json(rec.error), json(rec.output), at(rec.startedAt), at(rec.finishedAt)],
+  );
+}
+
+/**
+ * One action run, upserted by (job run, position), and a log row when its
+ * status differs from the mirrored one. The previous status is read in the
+ * same statement (every part sees the snapshot before it), so writing a
+ * record again (a re-sync) logs nothing twice.
+ */
+export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: ActionRecord, position: number): Promise<void> {
+  await sql.query(
+    `WITH job AS (SELECT id FROM workflow_job_runs WHERE run_id = $2 AND job_id = $3),
+     prev AS (SELECT a.status FROM workflow_action_runs a JOIN job ON a.job_run_id = job.id WHERE a.position = $4),
+     action AS (
+       INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, error, attempts, detail, started_at, finished_at)
+       SELECT $1::uuid, job.id, $4::int, $5::text, $6::text, $7::text, $8::jsonb, $9::int, $10::jsonb, $11::timestamptz, $12::timestamptz FROM job
+       ON CONFLICT (job_run_id, position) DO UPDATE
+          SET step_id = excluded.step_id, name = excluded.name, status = excluded.status, error = excluded.error,
+              attempts = excluded.attempts, detail = excluded.detail, started_at = excluded.started_at, finished_at = excluded.finished_at
+       RETURNING job_run_id),
+     logged AS (
+       INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status, error)
+       SELECT $1::uuid, action.job_run_id, $5::text, $6::text, $7::text, $8::jsonb FROM action
+        WHERE NOT EXISTS (SELECT 1 FROM prev WHERE prev.status = $7))
+     ${TOUCH_RUN}`,
+    [tenantId, runId, rec.jobId, position, rec.stepId ?? null, rec.name, rec.status, json(rec.error), rec.attempt, json(rec.detail), at(rec.startedAt), at(rec.finishedAt)],
+  );
+}
+
+export interface RunOutcome {
+  status: Exclude<RunStatus, "pending" | "running">;
+  outputs?: Record<string, unknown>;
+  error?: RunError;
+}
+
+/** The run's end, unless it already has one: a cancel that won is never overwritten. */
+export async function mirrorOutcome(sql: Sql, { tenantId, runId }: RunRef, outcome: RunOutcome): Promise<void> {
+  await sql.query(
+    `UPDATE workflow_runs SET status = $3, outputs = $4::jsonb, error = $5::jsonb, finished_at = now(), updated_at = now()
+      WHERE id = $1 AND tenant_id = $2 AND status IN ('pending', 'running')`,
+    [runId, tenantId, outcome.status, json(outcome.outputs), json(outcome.error)],
+  );
+}
+
+/** How many objects one kick calls at once. */
+const KICK_CONCURRENCY = 20;
+
+/**
+ * Starts (or resumes) each run in its own object. Called once the runs'
+ * rows are committed; never throws: a kick that fails is repeated by the
+ * sweep (runs/sweep.ts), and starting a started run only walks it.
+ */
+export async function kickRuns(env: Env, runs: RunRef[]): Promise<void> {
+  for (let i = 0; i < runs.length; i += KICK_CONCURRENCY) {
+    await Promise.all(
+      runs.slice(i, i + KICK_CONCURRENCY).map(async (run) => {
+        try {
+          await runObject(env, run.runId).start(run.tenantId, run.runId);
+        } catch (e) {
+          log.error("kicking a workflow run failed", { run_id: run.runId, tenant_id: run.tenantId, error: (e as Error).message });
+        }
+      }),
+    );
+  }
+}
+
+/** The object of one run. */
+export function runObject(env: Env, runId: string) {
+  return env.WORKFLOW_RUN.get(env.WORKFLOW_RUN.idFromName(runId));
+}

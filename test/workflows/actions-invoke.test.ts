@@ -1,0 +1,117 @@
+// invokeWorkflow: a child run through the dispatch path, once per attempt.
+import { env } from "cloudflare:test";
+import { afterAll, describe, expect, it } from "vitest";
+import { Database } from "../../src/db/client";
+import { executeAction } from "../../src/workflows/actions/catalog";
+import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
+import { activeWorkflow, createWorkflow, minimalDefinition } from "./fixture";
+import { context, invocation } from "./actions-support";
+
+const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
+afterAll(() => database.close());
+
+/** A real parent run: the child's parent_run_id names it. */
+async function parentRun(t: TenantCreds): Promise<string> {
+  const { id } = await activeWorkflow(t, minimalDefinition());
+  const res = await call("POST", "/workflows/wr", { auth: t.auth, body: { workflow_id: id, trigger_id: "manual" } });
+  expect(res.status, res.text).toBe(202);
+  return res.json.data.workflow_run.id;
+}
+
+const childRows = (parentId: string) =>
+  systemQuery(`SELECT id, workflow_id, trigger_key, trigger_type, status, context, idempotency_key, parent_run_id FROM workflow_runs WHERE parent_run_id = $1 ORDER BY created_at, id`, [parentId]);
+
+describe("invokeWorkflow", () => {
+  it("starts exactly one pending child run with parent_run_id, even when the same attempt executes twice, and kicks it", async () => {
+    const t = await createTenant();
+    const parent = await parentRun(t);
+    const { id: childWorkflow } = await activeWorkflow(t, minimalDefinition());
+    const ctx = context(database, { runId: parent, tenantId: t.tenantId });
+    const inv = invocation("invokeWorkflow", { workflowId: childWorkflow, input: { order: 7 } }, {}, parent);
+
+    const first = await executeAction(inv, ctx);
+    const second = await executeAction(inv, ctx);
+
+    const rows = await childRows(parent);
+    expect(rows).toHaveLength(1);
+    const child = rows[0];
+    expect(child).toMatchObject({
+      workflow_id: childWorkflow,
+      trigger_key: "manual",
+      trigger_type: "webhook",
+      status: "pending",
+      idempotency_key: `${parent}:a/0:1`,
+      parent_run_id: parent,
+      context: { input: { order: 7 }, trigger: { id: "manual", type: "webhook" }, run: { id: child.id } },
+    });
+    expect(first).toEqual({ kind: "success", result: { run_id: child.id }, detail: { child_run_id: child.id } });
+    expect(second).toEqual(first);
+    expect(ctx.kicked).toEqual([
+      { tenantId: t.tenantId, runId: child.id },
+      { tenantId: t.tenantId, runId: child.id },
+    ]);
+  });
+
+  it("starts a new child for a new attempt, through the named trigger, with {} as the default input", async () => {
+    const t = await createTenant();
+    const parent = await parentRun(t);
+    const { id: childWorkflow } = await activeWorkflow(t, minimalDefinition({ triggers: [{ id: "hook", webhook: { methods: ["POST"] } }] }));
+    const ctx = context(database, { runId: parent, tenantId: t.tenantId });
+    const config = { workflowId: childWorkflow, triggerId: "hook" };
+    const one = await executeAction(invocation("invokeWorkflow", config, { attempt: 1 }, parent), ctx);
+    const two = await executeAction(invocation("invokeWorkflow", config, { attempt: 2 }, parent), ctx);
+    const byKey: Record<string, any> = Object.fromEntries((await childRows(parent)).map((r) => [r.idempotency_key, r]));
+    expect(Object.keys(byKey).sort()).toEqual([`${parent}:a/0:1`, `${parent}:a/0:2`]);
+    expect(one).toMatchObject({ kind: "success", result: { run_id: byKey[`${parent}:a/0:1`].id } });
+    expect(two).toMatchObject({ kind: "success", result: { run_id: byKey[`${parent}:a/0:2`].id } });
+    for (const row of Object.values(byKey)) {
+      expect(row).toMatchObject({ trigger_key: "hook", parent_run_id: parent });
+      expect(row.context.input).toEqual({});
+    }
+  });
+
+  it("answers the dispatch refusals as error outcomes and starts nothing", async () => {
+    const t = await createTenant();
+    const parent = await parentRun(t);
+    const type = await call("POST", "/entity/entity-types", { auth: t.auth, body: { name: "Thing", schema: { type: "object" }, config: { identifier_key: ["sku"] } } });
+    const { id: withEvent } = await activeWorkflow(
+      t,
+      minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] } }, { id: "ev", source: { entityTypeId: type.json.data.id, eventAction: "created" } }] }),
+    );
+    const { id: draft } = await createWorkflow(t, minimalDefinition());
+    const unknown = crypto.randomUUID();
+    const ctx = context(database, { runId: parent, tenantId: t.tenantId });
+    const run = (config: object) => executeAction(invocation("invokeWorkflow", config, {}, parent), ctx);
+
+    expect(await run({ workflowId: unknown })).toEqual({
+      kind: "error",
+      error: { status: 404, code: "NOT_FOUND", message: `Workflow ${unknown} not found`, details: {} },
+    });
+    expect(await run({ workflowId: draft })).toEqual({
+      kind: "error",
+      error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `Workflow ${draft} is not activated`, details: { workflow_id: draft, trigger_id: "manual" } },
+    });
+    expect(await run({ workflowId: withEvent, triggerId: "ev" })).toEqual({
+      kind: "error",
+      error: {
+        status: 422,
+        code: "UNPROCESSABLE_ENTITY",
+        message: "Trigger ev fires only from its entity event; it cannot be dispatched",
+        details: { workflow_id: withEvent, trigger_id: "ev" },
+      },
+    });
+    expect(await run({ workflowId: withEvent, triggerId: "missing" })).toMatchObject({ kind: "error", error: { status: 422, message: `Workflow ${withEvent} has no trigger missing` } });
+    expect(await childRows(parent)).toEqual([]);
+    expect(ctx.kicked).toEqual([]);
+  });
+
+  it("cannot reach another tenant's workflow", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    const parent = await parentRun(t);
+    const { id: foreign } = await activeWorkflow(other, minimalDefinition());
+    const outcome = await executeAction(invocation("invokeWorkflow", { workflowId: foreign }, {}, parent), context(database, { runId: parent, tenantId: t.tenantId }));
+    expect(outcome).toMatchObject({ kind: "error", error: { status: 404, code: "NOT_FOUND" } });
+    expect(await systemQuery(`SELECT id FROM workflow_runs WHERE workflow_id = $1`, [foreign])).toEqual([]);
+  });
+});

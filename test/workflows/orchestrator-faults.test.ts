@@ -1,0 +1,63 @@
+// The orchestrator when things break: a walk that throws ends the run
+// `error` with a workflow-level error; a storage write that fails mid-walk
+// leaves the run to be resumed, and the resumed walk executes nothing twice.
+import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { catalog } from "../../src/workflows/actions/catalog";
+import { pipe } from "../../src/workflows/actions/pipe";
+import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { call, createTenant, systemQuery } from "../support/api";
+import { alarmOf, inObject, insertedRun, manualWorkflow, runRecord, stub } from "./orchestrator-support";
+
+afterEach(() => {
+  catalog.pipe = pipe;
+});
+
+describe("a walk that throws", () => {
+  it("ends the run error with the workflow-level INTERNAL_ERROR, its open step and action cancelled", async () => {
+    catalog.pipe = { ...pipe, execute: async () => Promise.reject(new Error("the action module broke")) };
+    const t = await createTenant();
+    const { id } = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: {} }] }]);
+    const res = await call("POST", "/workflows/wr", { auth: t.auth, body: { workflow_id: id, trigger_id: "manual" } });
+    const runId = res.json.data.workflow_run.id;
+    await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
+    const run = await runRecord(t, runId);
+    expect([run.status, run.error]).toEqual(["error", { status: 500, code: "INTERNAL_ERROR", message: "the action module broke", details: {} }]);
+    expect([run.job_runs[0].status, run.job_runs[0].action_runs[0].status]).toEqual(["cancelled", "cancelled"]);
+    expect(typeof run.finished_at).toBe("string");
+  });
+});
+
+describe("a storage fault mid-walk", () => {
+  // Writes of one run: doc, state running, step running, then per action running and success, step success, state.
+  const WRITES = 11;
+
+  it("is resumed by the alarm, and each invokeWorkflow action starts exactly one child whichever write failed", async () => {
+    const t = await createTenant();
+    const child = await manualWorkflow(t, [{ id: "c", actions: [{ name: "pipe", config: {} }] }]);
+    const parent = await manualWorkflow(t, [
+      {
+        id: "fan",
+        actions: [
+          { stepId: "one", name: "invokeWorkflow", config: { workflowId: child.id } },
+          { stepId: "two", name: "invokeWorkflow", config: { workflowId: child.id } },
+          { stepId: "done", name: "pipe", config: { value: true } },
+        ],
+      },
+    ]);
+    for (let fault = 2; fault <= WRITES; fault++) {
+      // Inserted without a kick, so the fault is armed before the object writes anything.
+      const runId = await insertedRun(t, parent, Date.now());
+      await inObject(runId, (instance) => void (instance.writesUntilFault = fault));
+      await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
+      expect((await runRecord(t, runId)).status, `fault at write ${fault}`).toBe("running");
+      expect(await alarmOf(runId), `fault at write ${fault}`).not.toBeNull();
+      expect(await runDurableObjectAlarm(stub(runId))).toBe(true);
+      const run = await runRecord(t, runId);
+      expect(run.status, `fault at write ${fault}`).toBe("success");
+      expect(run.outputs.fan.done).toBe(true);
+      const children = await systemQuery(`SELECT status FROM workflow_runs WHERE parent_run_id = $1`, [runId]);
+      expect(children.map((c) => c.status), `fault at write ${fault}`).toEqual(["success", "success"]);
+    }
+  });
+});

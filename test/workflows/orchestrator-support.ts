@@ -1,0 +1,67 @@
+// Driving runs' objects from tests: dispatch, kick, read the record, move the
+// object's clock and fire its alarm.
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import type { WorkflowRun } from "../../durable-objects/workflow-run";
+import { isoTimestamp } from "../../src/db/timestamps";
+import { kickRuns, runObject } from "../../src/workflows/runs/orchestrator";
+import { insertRuns } from "../../src/workflows/runs/start";
+import { call, withSystemDb, type TenantCreds } from "../support/api";
+import { activeWorkflow } from "./fixture";
+
+/** An activated workflow with a manual webhook trigger around `jobs`. */
+export async function manualWorkflow(t: TenantCreds, jobs: object[], extra: Record<string, unknown> = {}) {
+  return activeWorkflow(t, { jobs, triggers: [{ id: "manual", webhook: { methods: ["POST"] } }], ...extra });
+}
+
+/** Dispatches a run and waits for its object to have walked it as far as it goes. */
+export async function dispatched(t: TenantCreds, workflowId: string, input: unknown = {}): Promise<string> {
+  const res = await call("POST", "/workflows/wr", { auth: t.auth, body: { workflow_id: workflowId, trigger_id: "manual", input } });
+  if (res.status !== 202) throw new Error(`dispatch: ${res.status} ${res.text}`);
+  const runId = res.json.data.workflow_run.id as string;
+  // The route's own kick may still be walking; a second start waits behind it and finds nothing more to do.
+  await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
+  return runId;
+}
+
+/** A run row inserted as a trigger path would, but never kicked. */
+export async function insertedRun(t: TenantCreds, workflow: { id: string; activation: { version: number; triggers: { id: string; trigger_id: string; type: string }[] } }, notBefore: number): Promise<string> {
+  const trigger = workflow.activation.triggers[0];
+  const id = crypto.randomUUID();
+  await withSystemDb((db) =>
+    db.system((sql) =>
+      insertRuns(sql, t.tenantId, [
+        {
+          id,
+          workflowId: workflow.id,
+          workflowVersion: workflow.activation.version,
+          triggerId: trigger.trigger_id,
+          triggerKey: trigger.id,
+          triggerType: trigger.type as "cron",
+          context: { input: {}, trigger: { id: trigger.id, type: trigger.type }, run: { id } },
+          notBefore: isoTimestamp(notBefore),
+        },
+      ]),
+    ),
+  );
+  return id;
+}
+
+export async function runRecord(t: TenantCreds, runId: string) {
+  const res = await call("GET", `/workflows/runs/workflows/${runId}`, { auth: t.auth });
+  if (res.status !== 200) throw new Error(`GET run: ${res.status} ${res.text}`);
+  return res.json.data;
+}
+
+export const stub = (runId: string) => runObject(env, runId);
+
+export function inObject<R>(runId: string, fn: (instance: WorkflowRun, state: DurableObjectState) => R | Promise<R>): Promise<R> {
+  return runInDurableObject(stub(runId), fn);
+}
+
+export const alarmOf = (runId: string) => inObject(runId, (_, state) => state.storage.getAlarm());
+
+/** Sets the object's clock to `at`, then fires its alarm. */
+export async function fireAlarmAt(runId: string, at: number): Promise<boolean> {
+  await inObject(runId, (instance) => void (instance.clock = { now: () => at }));
+  return runDurableObjectAlarm(stub(runId));
+}
