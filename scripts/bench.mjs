@@ -9,6 +9,7 @@ const SUITES = {
   query: () => import("./bench/query.mjs"),
   files: () => import("./bench/files.mjs"),
   triggers: () => import("./bench/triggers.mjs"),
+  runs: () => import("./bench/runs.mjs"),
 };
 
 const args = process.argv.slice(2);
