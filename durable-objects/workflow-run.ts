@@ -64,6 +64,8 @@ export class WorkflowRun extends DurableObject<Env> {
   /** Test seam: the storage write this many writes from now fails, as a storage fault would. */
   writesUntilFault?: number;
   private positions = new Map<string, Map<string, number>>();
+  /** The mirror writes queued so far, in order (see `mirror`). */
+  private mirrored: Promise<void> = Promise.resolve();
 
   /** The runtime passes only `ctx` and `env`; tests set the clock to the time they need. */
   constructor(
@@ -80,12 +82,17 @@ export class WorkflowRun extends DurableObject<Env> {
     return run;
   }
 
-  /** Work with a database connection of its own: sockets do not outlive the call or alarm that opened them. */
+  /**
+   * Work with a database connection of its own: sockets do not outlive the
+   * call or alarm that opened them. The mirror writes queued meanwhile are
+   * all sent before the connection closes.
+   */
   private async withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
     const db = new Database(this.env.DATABASE_URL, this.env.NEON_WS_PROXY);
     try {
       return await fn(db);
     } finally {
+      await this.mirrored;
       await db.close();
     }
   }
@@ -364,14 +371,21 @@ export class WorkflowRun extends DurableObject<Env> {
     else await this.ctx.storage.setAlarm(at);
   }
 
-  /** A mirror write; a failure is logged and leaves the object dirty. */
-  private async mirror(db: Database, write: (sql: Sql) => Promise<void>): Promise<void> {
-    try {
-      await db.system(write);
-    } catch (e) {
-      log.error("mirroring a workflow run record failed", { error: (e as Error).message });
-      await this.markDirty();
-    }
+  /**
+   * Queues a mirror write behind the ones before it, without waiting for it:
+   * the record is already kept in storage, so the walk goes on while
+   * Postgres catches up, in order (the next action overlaps the last one's
+   * round trip instead of following it). A failure is logged and leaves the
+   * object dirty, to be re-synced.
+   */
+  private mirror(db: Database, write: (sql: Sql) => Promise<void>): Promise<void> {
+    this.mirrored = this.mirrored
+      .then(() => db.system(write))
+      .catch(async (e) => {
+        log.error("mirroring a workflow run record failed", { error: (e as Error).message });
+        await this.markDirty().catch(() => {});
+      });
+    return Promise.resolve();
   }
 
   private markDirty(): Promise<void> {
