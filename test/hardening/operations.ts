@@ -276,6 +276,7 @@ function workflowExamples(w: World): Record<string, Example[]> {
     "GET /workflows/runs/workflows/{id}": [{ params: { id: wf.cancelledRunId } }],
     "POST /workflows/runs/workflows/{id}/cancel": [{ params: { id: wf.pendingRunId } }],
     "POST /workflows/runs/workflows/{id}/retry": [{ params: { id: wf.cancelledRunId } }],
+    "POST /workflows/runs/workflows/{id}/input": [{ params: { id: wf.waitingRunId }, body: { step_id: "ask", data: { ok: true } } }],
     "GET /workflows/schedules": [{ query: { workflow_id: wf.hooksId, page: "1", limit: "10" } }],
     "POST /workflows/hooks/{triggerId}": [
       { ...hook(wf.triggers.manual), query: { x: "1" }, body: { order: { id: 7, tags: ["a"], note: "Crème" } } },

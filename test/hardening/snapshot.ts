@@ -53,12 +53,27 @@ const TABLES = [
  */
 const UNDIGESTED: Record<string, string> = { workflow_runs: "x.trigger_type = 'event'" };
 
+/**
+ * What the digest leaves out of the run tables: a run's object walks it on
+ * its own time after the request that started it (a dispatch, a webhook, a
+ * retry) answered, so its progress may land while a later, refused request
+ * is being checked. That is a run row's progress columns and the job runs,
+ * action runs and action log only the objects write. A run row itself (its
+ * id, context, attempt) is still digested: a refused request that starts or
+ * retries a run is caught.
+ */
+const PROGRESS_COLUMNS: Record<string, string[]> = { workflow_runs: ["status", "outputs", "error", "started_at", "finished_at", "updated_at"] };
+const RUN_OBJECT_TABLES = new Set(["workflow_job_runs", "workflow_action_runs", "workflow_action_log"]);
+
+/** A row as the digest reads it. */
+const digested = (t: string) => (PROGRESS_COLUMNS[t] ? `(to_jsonb(x) - ${PROGRESS_COLUMNS[t].map((c) => `'${c}'`).join(" - ")})::text` : "x::text");
+
 export type Snapshot = Record<string, string>;
 
 const DIGEST = [
-  ...TABLES.map(
+  ...TABLES.filter((t) => !RUN_OBJECT_TABLES.has(t)).map(
     (t) =>
-      `SELECT '${t}' AS t, count(*)::int || ':' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS d FROM ${t} x WHERE tenant_id = ANY($1::uuid[])${UNDIGESTED[t] ? ` AND NOT (${UNDIGESTED[t]})` : ""}`,
+      `SELECT '${t}' AS t, count(*)::int || ':' || md5(coalesce(string_agg(${digested(t)}, '|' ORDER BY ${digested(t)}), '')) AS d FROM ${t} x WHERE tenant_id = ANY($1::uuid[])${UNDIGESTED[t] ? ` AND NOT (${UNDIGESTED[t]})` : ""}`,
   ),
   // The per-type indexes a type write builds (named after the type's id).
   `SELECT 'type indexes', count(*)::int || ':' || md5(coalesce(string_agg(indexname, '|' ORDER BY indexname), '')) FROM pg_indexes

@@ -1,8 +1,13 @@
 // The data the hostile requests aim at: a tenant with something of every
 // kind (so valid-looking requests reach the deep code paths), and a second
 // tenant whose ids the first must never reach.
+import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
+import { tenantDb } from "../../src/db/client";
+import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { startRun } from "../../src/workflows/runs/start";
+import { runFor, type FiringTrigger, type TriggerBlock } from "../../src/workflows/triggers/fire";
+import { call, createTenant, systemQuery, withSystemDb, type TenantCreds } from "../support/api";
 
 export const PRODUCT_SCHEMA = {
   type: "object",
@@ -59,7 +64,7 @@ export interface Side extends TenantCreds {
   wf: Workflows;
 }
 
-/** A tenant's workflows, their triggers, a published job and two runs. */
+/** A tenant's workflows, their triggers, a published job and three runs. */
 export interface Workflows {
   /** Activated: triggers `manual`, `signed` and `nightly`, an inline step `a` and a reference step `ref`. */
   hooksId: string;
@@ -67,6 +72,8 @@ export interface Workflows {
   eventsId: string;
   /** Saved, never activated. */
   draftId: string;
+  /** Activated: a manual trigger and one job waiting in the awaitInput `ask`. */
+  waitsId: string;
   jobId: string;
   /** The policy the hooks workflow's activation binds (so deleting it is refused). */
   runPolicyId: string;
@@ -76,9 +83,12 @@ export interface Workflows {
   secret: string;
   signedBody: string;
   signature: string;
+  /** Never kicked, so it stays pending (no object walks it). */
   pendingRunId: string;
-  /** Cancelled, with a job run, an action run and a log line under it. */
+  /** Cancelled before its object walked it, with a job run, an action run and a log line under it. */
   cancelledRunId: string;
+  /** Running: its job waits in the awaitInput `ask` for `{ ok: boolean }`. */
+  waitingRunId: string;
   /** The next_cursor of GET /workflows/runs?workflow_id=<hooksId>&limit=1. */
   runsCursor: string;
 }
@@ -126,6 +136,42 @@ export const eventsDoc = (typeId: string) => ({
   ],
 });
 
+/** The waits workflow: one job that stops in an awaitInput until data is posted for it. */
+const WAITS_DOC = {
+  jobs: [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", config: { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } }] }],
+  triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
+};
+
+/**
+ * A run inserted as a dispatch of the hooks trigger `key` inserts it, but
+ * without the kick that follows: no object walks it, so it stays as it is
+ * until a request moves it.
+ */
+async function unkickedRun(t: TenantCreds, workflowId: string, version: number, triggerId: string, key: "manual" | "nightly", input: unknown): Promise<string> {
+  const definition = HOOKS_DOC.triggers.find((tr) => tr.id === key) as TriggerBlock;
+  const trigger: FiringTrigger = { id: triggerId, key, type: definition.cron ? "cron" : "webhook", workflowId, workflowVersion: version, definition };
+  const run = (await runFor(trigger, { input }))!;
+  return (await withSystemDb((db) => tenantDb(db, t.tenantId).tx((sql) => startRun(sql, t.tenantId, run)))).id;
+}
+
+/**
+ * Brings the tenant's runs to rest before the fuzz saves the world: the
+ * event runs its product writes started are delivered (the outbox drained),
+ * then every open run but the one left pending is kicked; a kick waits
+ * behind any walk of its run already under way, so each is then finished or
+ * waiting and no object writes behind the fuzz's checks.
+ */
+async function settleRuns(t: TenantCreds, pendingRunId: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    const [{ n }] = await systemQuery<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox WHERE tenant_id = $1", [t.tenantId]);
+    if (n === 0) break;
+    if (i === 200) throw new Error(`${n} events of tenant ${t.tenantId} were not delivered`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const open = await systemQuery<{ id: string }>("SELECT id FROM workflow_runs WHERE tenant_id = $1 AND status IN ('pending', 'running') AND id <> $2", [t.tenantId, pendingRunId]);
+  await kickRuns(env, open.map((r) => ({ tenantId: t.tenantId, runId: r.id })));
+}
+
 async function hexHmacSha256(secret: string, text: string): Promise<string> {
   const encoder = new TextEncoder();
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
@@ -146,23 +192,30 @@ async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
   const uuid = (list: { id: string; trigger_id: string }[], key: string) => list.find((x) => x.id === key)!.trigger_id;
   const secret = (await ok("POST", `/workflows/${hooks.id}/triggers/signed/secret`, t.auth)).secret;
   const signedBody = JSON.stringify({ delivery: "d-1", order: { id: 7 } });
-  const pending = await ok("POST", "/workflows/wr", t.auth, { workflow_id: hooks.id, trigger_id: "manual", input: { order: 1 } });
-  const cancelled = await ok("POST", "/workflows/wr", t.auth, { workflow_id: hooks.id, trigger_id: "nightly" });
-  await ok("POST", `/workflows/runs/workflows/${cancelled.workflow_run.id}/cancel`, t.auth);
-  // No route writes job runs (the orchestrator does): seeded so run reads and restores cover them.
+  const pendingRunId = await unkickedRun(t, hooks.id, activation.version, uuid(activation.triggers, "manual"), "manual", { order: 1 });
+  const cancelledRunId = await unkickedRun(t, hooks.id, activation.version, uuid(activation.triggers, "nightly"), "nightly", {});
+  await ok("POST", `/workflows/runs/workflows/${cancelledRunId}/cancel`, t.auth);
+  // Job rows of a run its object never walked: seeded so run reads and restores cover them.
   const [jobRun] = await systemQuery<{ id: string }>(
     `INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, error, output, started_at, finished_at)
      VALUES ($1, $2, 'a', 'cancelled', '{"code":"CANCELLED"}', '{"n":1}', now(), now()) RETURNING id`,
-    [t.tenantId, cancelled.workflow_run.id],
+    [t.tenantId, cancelledRunId],
   );
   await systemQuery(`INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, attempts) VALUES ($1, $2, 0, 's1', 'pipe', 'cancelled', 1)`, [t.tenantId, jobRun.id]);
   await systemQuery(`INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status) VALUES ($1, $2, 's1', 'pipe', 'cancelled')`, [t.tenantId, jobRun.id]);
+  const waits = await ok("POST", "/definition/workflows", t.auth, { name: "fz_waits", definition_json: WAITS_DOC });
+  await ok("POST", `/workflows/${waits.id}/activate`, t.auth, {});
+  const waiting = await ok("POST", "/workflows/wr", t.auth, { workflow_id: waits.id, trigger_id: "manual", input: { order: 2 } });
+  await settleRuns(t, pendingRunId);
+  const waitingRun = await call("GET", `/workflows/runs/workflows/${waiting.workflow_run.id}`, { auth: t.auth });
+  expect([waitingRun.json?.data?.status, waitingRun.json?.data?.job_runs?.[0]?.status], waitingRun.text).toEqual(["running", "waiting"]);
   const page = await call("GET", `/workflows/runs?workflow_id=${hooks.id}&limit=1`, { auth: t.auth });
   expect(page.json?.next_cursor, page.text).toEqual(expect.any(String));
   return {
     hooksId: hooks.id,
     eventsId: events.id,
     draftId: draft.id,
+    waitsId: waits.id,
     jobId: job.id,
     runPolicyId: policy.id,
     triggers: {
@@ -174,8 +227,9 @@ async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
     secret,
     signedBody,
     signature: await hexHmacSha256(secret, signedBody),
-    pendingRunId: pending.workflow_run.id,
-    cancelledRunId: cancelled.workflow_run.id,
+    pendingRunId,
+    cancelledRunId,
+    waitingRunId: waiting.workflow_run.id,
     runsCursor: page.json.next_cursor,
   };
 }
@@ -273,6 +327,6 @@ export function idsOf(s: Side): string[] {
   return [
     ...[s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId],
     ...[s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId],
-    ...[wf.hooksId, wf.eventsId, wf.draftId, wf.jobId, wf.runPolicyId, ...Object.values(wf.triggers), wf.pendingRunId, wf.cancelledRunId],
+    ...[wf.hooksId, wf.eventsId, wf.draftId, wf.jobId, wf.runPolicyId, ...Object.values(wf.triggers), wf.pendingRunId, wf.cancelledRunId, wf.waitsId, wf.waitingRunId],
   ];
 }

@@ -1,8 +1,10 @@
 // The runs API: listing with filters and both kinds of paging, the whole
 // record with job runs and action detail, cancel and retry as conditional
 // moves, and the schedules list. Runs are created the production way
-// (runFor + startRun, as every trigger path does); the statuses and job rows
-// the orchestrator will write are set directly, since it does not exist yet.
+// (runFor + startRun, as every trigger path does) but without the kick that
+// follows, so they stay `pending` and the statuses and job rows a list or
+// record test needs are set directly. Cancel and retry also use runs their
+// objects really walk: dispatched, waiting in awaitInput, or finished.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Database, tenantDb } from "../../src/db/client";
@@ -10,13 +12,17 @@ import { startRun } from "../../src/workflows/runs/start";
 import { runFor, type FiringTrigger } from "../../src/workflows/triggers/fire";
 import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { activeWorkflow, minimalDefinition } from "./fixture";
+import { alarmOf, dispatched, runRecord } from "./orchestrator-support";
 import { roleToken } from "../access/fixture";
 
 const RUN_KEYS = ["id", "workflow_id", "workflow_version", "trigger", "status", "attempt", "entity_id", "context", "outputs", "error", "created_at", "started_at", "finished_at"];
 
-/** An activated workflow with the manual trigger of minimalDefinition, as the firing paths read it. */
-async function manualWorkflow(t: TenantCreds): Promise<FiringTrigger> {
-  const { id, activation } = await activeWorkflow(t, minimalDefinition());
+/** A job that waits in awaitInput until input is posted: its run stays `running`. */
+const WAITING_JOBS = [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", config: {} }] }];
+
+/** An activated workflow with the manual trigger of minimalDefinition (its jobs `jobs` when given), as the firing paths read it. */
+async function manualWorkflow(t: TenantCreds, jobs?: object[]): Promise<FiringTrigger> {
+  const { id, activation } = await activeWorkflow(t, minimalDefinition(jobs && { jobs }));
   const trigger = activation.triggers.find((tr) => tr.id === "manual")!;
   return { id: trigger.trigger_id, key: "manual", type: "webhook", workflowId: id, workflowVersion: activation.version, definition: { id: "manual", webhook: { methods: ["POST"] } } };
 }
@@ -87,15 +93,21 @@ describe("GET /workflows/runs/workflows", () => {
     expect((await list(t, "", "/workflows/runs")).json).toEqual(res.json);
   });
 
-  it("lists a run started by direct dispatch, as the dispatch answered it", async () => {
+  it("lists a run started by direct dispatch, as the dispatch answered it, once its object walked it", async () => {
     const t = await createTenant();
-    const trigger = await manualWorkflow(t);
-    const dispatched = await call("POST", "/workflows/wr", { auth: t.auth, body: { workflow_id: trigger.workflowId, trigger_id: "manual", input: { via: "wr" } } });
-    expect(dispatched.status, dispatched.text).toBe(202);
-    const run = dispatched.json.data.workflow_run.id;
+    const trigger = await manualWorkflow(t, [{ id: "a", input: { via: "{{ context.input.via }}" }, actions: [{ stepId: "echo", name: "pipe", config: { value: "{{ input.via }}" } }] }]);
+    const run = await dispatched(t, trigger.workflowId, { via: "wr" });
     const res = await list(t, `workflow_id=${trigger.workflowId}`);
     expect(ids(res)).toEqual([run]);
-    expect(res.json.data[0]).toMatchObject({ status: "pending", trigger: { id: "manual", type: "webhook" }, context: { input: { via: "wr" }, run: { id: run } } });
+    expect(res.json.data[0]).toMatchObject({
+      status: "success",
+      attempt: 0,
+      trigger: { id: "manual", type: "webhook" },
+      context: { input: { via: "wr" }, run: { id: run } },
+      outputs: { a: { echo: "wr" } },
+      error: null,
+    });
+    expect(res.json.data[0].finished_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
   });
 
   it("is described in the OpenAPI document under both paths, with its permission", async () => {
@@ -337,50 +349,71 @@ describe("POST /workflows/runs/workflows/{id}/cancel and /retry", () => {
     expect(await runRows(t.tenantId)).toEqual(before);
   });
 
-  it("cancels a running run; a finished one is 409 with its status and unchanged", async () => {
+  it("cancels a running run, its waiting job and action too; a finished one is 409 with its status and unchanged", async () => {
     const t = await createTenant();
-    const trigger = await manualWorkflow(t);
-    const [running, done] = await startRuns(t, trigger, [{ input: 1 }, { input: 2 }]);
-    await setStatus([running], "running", ", started_at = now()");
-    await setStatus([done], "success", ", started_at = now(), finished_at = '2026-03-01T11:00:00Z'");
-    expect((await post(t, running, "cancel")).json.data.status).toBe("cancelled");
-    const before = await runRows(t.tenantId);
+    const waiting = await manualWorkflow(t, WAITING_JOBS);
+    const finishing = await manualWorkflow(t);
+    const running = await dispatched(t, waiting.workflowId);
+    const done = await dispatched(t, finishing.workflowId);
+    const before = await runRecord(t, running);
+    expect([before.status, before.job_runs[0].status, before.job_runs[0].action_runs[0].status]).toEqual(["running", "waiting", "waiting"]);
+    expect((await runRecord(t, done)).status).toBe("success");
+
+    const res = await post(t, running, "cancel");
+    expect(res.status, res.text).toBe(200);
+    expect([res.json.data.status, res.json.data.job_runs[0].status, res.json.data.job_runs[0].action_runs[0].status]).toEqual(["cancelled", "cancelled", "cancelled"]);
+    const rows = await runRows(t.tenantId);
     expect(expectError(await post(t, done, "cancel"), 409, "CONFLICT").details.run_status).toBe("success");
-    expect(await runRows(t.tenantId)).toEqual(before);
+    expect(expectError(await post(t, running, "cancel"), 409, "CONFLICT").details.run_status).toBe("cancelled");
+    expect(await runRows(t.tenantId)).toEqual(rows);
   });
 
-  it("retries a cancelled run in place: pending, attempt 1, finished_at and error cleared; a pending or running run is 409", async () => {
+  it("retries a cancelled run in place: attempt 1, finished_at and error cleared, walked again; a pending or running run is 409", async () => {
     const t = await createTenant();
-    const trigger = await manualWorkflow(t);
-    const [run, running] = await startRuns(t, trigger, [{ input: 1 }, { input: 2 }]);
-    await setStatus([running], "running");
-    const pending = expectError(await post(t, run, "retry"), 409, "CONFLICT");
-    expect(pending.details.run_status).toBe("pending");
+    const trigger = await manualWorkflow(t, WAITING_JOBS);
+    const [run] = await startRuns(t, trigger, [{ input: 1 }]);
+    const running = await dispatched(t, trigger.workflowId, 2);
+    expect(expectError(await post(t, run, "retry"), 409, "CONFLICT").details.run_status).toBe("pending");
     expect(expectError(await post(t, running, "retry"), 409, "CONFLICT").details.run_status).toBe("running");
 
     expect((await post(t, run, "cancel")).status).toBe(200);
     await systemQuery(`UPDATE workflow_runs SET error = '{"message":"stopped"}' WHERE id = $1`, [run]);
     const res = await post(t, run, "retry");
     expect(res.status, res.text).toBe(200);
-    expect(res.json.data).toMatchObject({ id: run, status: "pending", attempt: 1, finished_at: null, error: null, created_at: "2026-03-01T10:00:00Z" });
+    // Back to pending, then its object walked it as far as it goes: into the awaitInput.
+    expect(res.json.data).toMatchObject({ id: run, status: "running", attempt: 1, finished_at: null, error: null, outputs: null, created_at: "2026-03-01T10:00:00Z" });
+    expect(res.json.data.started_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(res.json.data.context).toEqual({ input: 1, trigger: { id: "manual", type: "webhook" }, run: { id: run } });
-    expect(expectError(await post(t, run, "retry"), 409, "CONFLICT").details.run_status).toBe("pending");
+    expect(res.json.data.job_runs.map((j: any) => [j.job_id, j.status, j.action_runs.map((a: any) => [a.step_id, a.status])])).toEqual([["a", "waiting", [["ask", "waiting"]]]]);
+    expect(expectError(await post(t, run, "retry"), 409, "CONFLICT").details.run_status).toBe("running");
     // The list and the record agree on the new state.
-    expect((await list(t, "status_in=pending")).json.data.find((r: { id: string }) => r.id === run)).toMatchObject({ attempt: 1, status: "pending" });
+    expect((await list(t, "status_in=running")).json.data.map((r: any) => [r.id, r.attempt]).sort()).toEqual([[run, 1], [running, 0]].sort());
   });
 
-  it("retries every finished status, counting attempts; job runs stay for the rerun policies", async () => {
+  it("retries every finished status, counting attempts; job runs stay, a `continue` job's result is reused and an `allow` job runs again", async () => {
     const t = await createTenant();
-    const trigger = await manualWorkflow(t);
-    const [run] = await startRuns(t, trigger, [{ input: 1 }]);
-    await systemQuery(`INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, output) VALUES ($1, $2, 'a', 'success', '{"kept":true}')`, [t.tenantId, run]);
+    const trigger = await manualWorkflow(t, [
+      { id: "kept", rerunPolicy: "continue", input: { n: "{{ context.input.n }}" }, actions: [{ stepId: "one", name: "pipe", config: { value: "{{ input.n }}" } }] },
+      { id: "again", dependencies: ["kept"], input: { n: "{{ outputs.kept.one }}" }, actions: [{ stepId: "two", name: "pipe", config: { value: "{{ input.n + 1 }}" } }] },
+    ]);
+    const run = await dispatched(t, trigger.workflowId, { n: 1 });
+    const first = await runRecord(t, run);
+    expect([first.status, first.outputs]).toEqual(["success", { kept: { one: 1 }, again: { two: 2 } }]);
+    const jobRuns = first.job_runs.map((j: { id: string; job_id: string }) => [j.job_id, j.id]);
     let attempt = 0;
     for (const status of ["success", "error", "cancelled", "skipped", "timeout"]) {
       await setStatus([run], status, ", finished_at = now()");
       const res = await post(t, run, "retry");
       expect(res.status, `${status}: ${res.text}`).toBe(200);
-      expect(res.json.data).toMatchObject({ status: "pending", attempt: ++attempt, finished_at: null });
-      expect(res.json.data.job_runs.map((j: { job_id: string; output: unknown }) => [j.job_id, j.output])).toEqual([["a", { kept: true }]]);
+      attempt += 1;
+      expect(res.json.data, status).toMatchObject({ status: "success", attempt, error: null, outputs: { kept: { one: 1 }, again: { two: 2 } } });
+      const jobs = res.json.data.job_runs;
+      expect(jobs.map((j: { id: string; job_id: string }) => [j.job_id, j.id])).toEqual(jobRuns);
+      // Each attempt of `two` is an attempt of its own: its idempotency key is never reused.
+      expect(jobs.map((j: any) => [j.job_id, j.action_runs[0].attempts, j.action_log.length])).toEqual([
+        ["kept", 1, 2],
+        ["again", attempt + 1, 2 * (attempt + 1)],
+      ]);
     }
     expect(attempt).toBe(5);
   });
@@ -389,14 +422,18 @@ describe("POST /workflows/runs/workflows/{id}/cancel and /retry", () => {
     const t = await createTenant();
     const trigger = await manualWorkflow(t);
     const [run] = await startRuns(t, trigger, [{ input: 1 }]);
+    // The run starts in an hour (as a cron run with an offset), so the retried run stays pending.
+    const [{ not_before }] = await systemQuery<{ not_before: string | Date }>(`UPDATE workflow_runs SET not_before = now() + interval '1 hour' WHERE id = $1 RETURNING not_before`, [run]);
     const cancels = await Promise.all([post(t, run, "cancel"), post(t, run, "cancel")]);
     expect(cancels.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(cancels.find((r) => r.status === 409)!.json.error.details.run_status).toBe("cancelled");
     const retries = await Promise.all([post(t, run, "retry"), post(t, run, "retry")]);
     expect(retries.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(retries.find((r) => r.status === 409)!.json.error.details.run_status).toBe("pending");
-    const [row] = await systemQuery("SELECT status, attempt FROM workflow_runs WHERE id = $1", [run]);
-    expect(row).toEqual({ status: "pending", attempt: 1 });
+    const [row] = await systemQuery("SELECT status, attempt, started_at FROM workflow_runs WHERE id = $1", [run]);
+    expect(row).toEqual({ status: "pending", attempt: 1, started_at: null });
+    // The winning retry told the run's object, which now waits for the start time.
+    expect(await alarmOf(run)).toBe(new Date(not_before).getTime());
   });
 
   it("unknown, other tenants' and malformed ids change nothing; workflow:read alone may not move a run", async () => {
