@@ -9,7 +9,8 @@
 // Storage keys: `doc` (the RunDocument), `state` (the run's status, and its
 // outputs and error once finished), `notBefore` (epoch ms the run may start
 // at), `step:<job id>` (StepRecord), `action:<action key>` (ActionRecord),
-// `dirty` (true while Postgres lags behind storage).
+// `dirty` (true while Postgres lags behind storage), `ref` and `startTries`
+// (a start waiting to reach the database again).
 import { DurableObject } from "cloudflare:workers";
 import { Database, type Sql } from "../src/db/client";
 import type { ErrorCode } from "../src/lib/errors";
@@ -39,6 +40,9 @@ const STEP = "step:";
 const ACTION = "action:";
 /** How soon a dirty mirror is written again, and a walk cut short by a storage fault resumed. */
 const RETRY_MS = 30_000;
+/** A start that found the database unreachable tries again after this, doubling up to the max (with jitter). */
+const START_RETRY_MS = 1_000;
+const START_RETRY_MAX_MS = 30_000;
 
 /** A cancel arrived while a walk was in flight: the walk records nothing more. */
 class RunStopped extends Error {}
@@ -123,21 +127,41 @@ export class WorkflowRun extends DurableObject<Env> {
 
   /** Starts the run, or walks it on if it started already (a kick is idempotent). */
   start(tenantId: string, runId: string): Promise<void> {
-    return this.serial(() =>
-      this.withDatabase(async (db) => {
-        const doc = await this.document(db, { tenantId, runId });
+    return this.serial(() => this.started({ tenantId, runId }));
+  }
+
+  /**
+   * A start that cannot reach the database (a burst of runs taking every
+   * connection, a restart) is not lost: the object keeps whom it runs for and
+   * tries again by its alarm, with a growing delay, instead of waiting for the
+   * sweep.
+   */
+  private async started(ref: RunRef): Promise<void> {
+    try {
+      await this.withDatabase(async (db) => {
+        const doc = await this.document(db, ref);
         if (!doc) return;
         // A finished run whose row is pending again was retried, and the retry's own call never arrived.
         if (isFinished(await this.state()) && (await runStatus(db, doc)) === "pending") return this.rerun(db, doc);
         await this.advance(db, doc);
-      }),
-    );
+      });
+      await this.ctx.storage.delete("startTries");
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === "SERVICE_UNAVAILABLE")) throw e;
+      const tries = ((await this.ctx.storage.get<number>("startTries")) ?? 0) + 1;
+      const delay = Math.min(START_RETRY_MAX_MS, START_RETRY_MS * 2 ** (tries - 1)) * (0.5 + Math.random() / 2);
+      log.error("starting a workflow run could not reach the database; trying again", { run_id: ref.runId, tries, error: e.message });
+      await this.ctx.storage.put({ ref, startTries: tries });
+      await this.ctx.storage.setAlarm(this.clock.now() + delay);
+    }
   }
 
   override async alarm(): Promise<void> {
     await this.serial(async () => {
       const doc = await this.ctx.storage.get<RunDocument>("doc");
-      if (doc) await this.withDatabase((db) => this.advance(db, doc));
+      if (doc) return this.withDatabase((db) => this.advance(db, doc));
+      const ref = await this.ctx.storage.get<RunRef>("ref");
+      if (ref) await this.started(ref);
     });
   }
 

@@ -61,3 +61,29 @@ describe("a storage fault mid-walk", () => {
     }
   });
 });
+
+describe("a start that cannot reach the database", () => {
+  it("keeps whom it runs for and tries again by its alarm, until the run ends", async () => {
+    const t = await createTenant();
+    const wf = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 7 } }] }]);
+    const runId = await insertedRun(t, wf, Date.now() - 1000);
+    // Every connection refused, as when a burst of runs has taken them all.
+    await inObject(runId, async (instance) => {
+      const real = (instance as unknown as { env: Env }).env;
+      (instance as unknown as { env: Env }).env = { ...real, DATABASE_URL: "postgresql://nobody@127.0.0.1:1/nowhere" };
+      try {
+        await instance.start(t.tenantId, runId);
+      } finally {
+        (instance as unknown as { env: Env }).env = real;
+      }
+    });
+    expect((await runRecord(t, runId)).status).toBe("pending");
+    const [alarm, tries] = await inObject(runId, async (_, state) => [await state.storage.getAlarm(), await state.storage.get("startTries")]);
+    expect(tries).toBe(1);
+    expect(alarm).toBeGreaterThan(Date.now() - 60_000);
+    expect(await runDurableObjectAlarm(stub(runId))).toBe(true);
+    const run = await runRecord(t, runId);
+    expect([run.status, run.outputs]).toEqual(["success", { a: { p: 7 } }]);
+    expect(await inObject(runId, (_, state) => state.storage.get("startTries"))).toBeUndefined();
+  });
+});

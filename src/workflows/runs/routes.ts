@@ -158,7 +158,7 @@ export const runRoutes: RouteSpec[] = [
     handler: async (c, { params }) => c.json({ data: await c.var.ctx.tenant.tx((sql) => selectRun(sql, params.id)) }),
   }),
   moveRoute("cancel", "Cancel a pending or running run", cancelRun),
-  moveRoute("retry", "Retry a finished run in place: back to pending, one attempt more", retryRun),
+  moveRoute("retry", "Retry a finished run in place, one attempt more; each step's rerunPolicy decides what runs again. Answers the run as its retry left it", retryRun),
   inputRoute,
   route({
     method: "get",
