@@ -67,6 +67,8 @@ export class WorkflowRun extends DurableObject<Env> {
   private stopped = false;
   /** Test seam: the storage write this many writes from now fails, as a storage fault would. */
   writesUntilFault?: number;
+  /** Test seam: the object is aborted (evicted mid-call) right after this many more writes are kept. */
+  writesUntilAbort?: number;
   private positions = new Map<string, Map<string, number>>();
   /** The mirror writes queued so far, in order (see `mirror`). */
   private mirrored: Promise<void> = Promise.resolve();
@@ -111,6 +113,7 @@ export class WorkflowRun extends DurableObject<Env> {
     } catch (e) {
       throw new StorageFailed((e as Error).message);
     }
+    if (this.writesUntilAbort !== undefined && --this.writesUntilAbort <= 0) this.ctx.abort("injected abort");
   }
 
   private state(): Promise<RunState | undefined> {

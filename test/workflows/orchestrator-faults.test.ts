@@ -87,3 +87,39 @@ describe("a start that cannot reach the database", () => {
     expect(await inObject(runId, (_, state) => state.storage.get("startTries"))).toBeUndefined();
   });
 });
+
+describe("an object aborted at each boundary", () => {
+  // Writes of one run: doc, state running, step running, then per action running and success, step success, state.
+  const WRITES = 11;
+
+  it("is resumed by the next start, and each invokeWorkflow action starts exactly one child wherever it died", async () => {
+    const t = await createTenant();
+    const child = await manualWorkflow(t, [{ id: "c", actions: [{ name: "pipe", config: {} }] }]);
+    const parent = await manualWorkflow(t, [
+      {
+        id: "fan",
+        actions: [
+          { stepId: "one", name: "invokeWorkflow", config: { workflowId: child.id } },
+          { stepId: "two", name: "invokeWorkflow", config: { workflowId: child.id } },
+          { stepId: "done", name: "pipe", config: { value: true } },
+        ],
+      },
+    ]);
+    for (let boundary = 1; boundary < WRITES; boundary++) {
+      const runId = await insertedRun(t, parent, Date.now());
+      await inObject(runId, (instance) => void (instance.writesUntilAbort = boundary));
+      // The aborted call fails; what it kept survives in storage, and the next start replays it.
+      const died = await stub(runId)
+        .start(t.tenantId, runId)
+        .then(() => "finished", (e: Error) => e.message);
+      expect(died, `abort after write ${boundary}`).toContain("injected abort");
+      expect((await runRecord(t, runId)).status, `abort after write ${boundary}`).not.toBe("success");
+      await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
+      const run = await runRecord(t, runId);
+      expect(run.status, `abort after write ${boundary}`).toBe("success");
+      expect(run.outputs.fan.done).toBe(true);
+      const children = await systemQuery(`SELECT status FROM workflow_runs WHERE parent_run_id = $1`, [runId]);
+      expect(children.map((c) => c.status), `abort after write ${boundary}`).toEqual(["success", "success"]);
+    }
+  });
+});
