@@ -43,6 +43,8 @@ const RETRY_MS = 30_000;
 /** A start that found the database unreachable tries again after this, doubling up to the max (with jitter). */
 const START_RETRY_MS = 1_000;
 const START_RETRY_MAX_MS = 30_000;
+/** How long an action's `running` record may wait to be mirrored together with its end. */
+const HOLD_MS = 25;
 
 /** A cancel arrived while a walk was in flight: the walk records nothing more. */
 class RunStopped extends Error {}
@@ -72,6 +74,13 @@ export class WorkflowRun extends DurableObject<Env> {
   private positions = new Map<string, Map<string, number>>();
   /** The mirror writes queued so far, in order (see `mirror`). */
   private mirrored: Promise<void> = Promise.resolve();
+  /**
+   * An action's `running` record, kept in storage but not yet mirrored: it
+   * goes to Postgres with the action's next record in one statement, or
+   * alone as soon as anything else is mirrored or HOLD_MS pass (a long
+   * action shows `running` meanwhile).
+   */
+  private held?: { db: Database; doc: RunDocument; rec: ActionRecord; timer: ReturnType<typeof setTimeout> };
 
   /** The runtime passes only `ctx` and `env`; tests set the clock to the time they need. */
   constructor(
@@ -98,6 +107,7 @@ export class WorkflowRun extends DurableObject<Env> {
     try {
       return await fn(db);
     } finally {
+      this.release();
       await this.mirrored;
       await db.close();
     }
@@ -337,10 +347,30 @@ export class WorkflowRun extends DurableObject<Env> {
     return this.finish(db, doc, { status: result.status, outputs: result.outputs, error: result.error });
   }
 
-  /** An action record: stored, then mirrored at its position in its job. */
+  /** An action record: stored, then mirrored at its position in its job (a `running` one held for its next). */
   private async record(db: Database, doc: RunDocument, rec: ActionRecord): Promise<void> {
     await this.put({ [ACTION + rec.key]: rec });
-    await this.mirror(db, (sql) => mirrorAction(sql, doc, rec, this.position(doc, rec)));
+    const position = this.position(doc, rec);
+    const held = this.held?.rec.key === rec.key ? this.take() : undefined;
+    if (held) return this.mirror(db, (sql) => mirrorAction(sql, doc, rec, position, [held.status, rec.status]));
+    if (rec.status !== "running") return this.mirror(db, (sql) => mirrorAction(sql, doc, rec, position));
+    this.release();
+    this.held = { db, doc, rec, timer: setTimeout(() => this.release(), HOLD_MS) };
+  }
+
+  private take(): ActionRecord | undefined {
+    const held = this.held;
+    if (!held) return undefined;
+    clearTimeout(held.timer);
+    this.held = undefined;
+    return held.rec;
+  }
+
+  /** Mirrors the held `running` record on its own. */
+  private release(): void {
+    const held = this.held;
+    const rec = this.take();
+    if (held && rec) this.enqueue(held.db, (sql) => mirrorAction(sql, held.doc, rec, this.position(held.doc, rec)));
   }
 
   private position(doc: RunDocument, rec: ActionRecord): number {
@@ -406,13 +436,18 @@ export class WorkflowRun extends DurableObject<Env> {
    * object dirty, to be re-synced.
    */
   private mirror(db: Database, write: (sql: Sql) => Promise<void>): Promise<void> {
+    this.release();
+    this.enqueue(db, write);
+    return Promise.resolve();
+  }
+
+  private enqueue(db: Database, write: (sql: Sql) => Promise<void>): void {
     this.mirrored = this.mirrored
       .then(() => db.system(write))
       .catch(async (e) => {
         log.error("mirroring a workflow run record failed", { error: (e as Error).message });
         await this.markDirty().catch(() => {});
       });
-    return Promise.resolve();
   }
 
   private markDirty(): Promise<void> {
