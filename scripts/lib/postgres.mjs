@@ -64,12 +64,7 @@ export async function startPostgres({ dir, port, persistent = false, log = false
     // by Unicode on every machine, whatever locales the OS has (Neon's
     // default, C.UTF-8, behaves the same).
     initdbFlags: ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"],
-    // Every workflow run's Durable Object holds a connection until workerd
-    // evicts it (about 15 s after its last call; a closed driver client does
-    // not release its socket before that in a long-lived object), so a burst
-    // of runs needs room beyond the requests in flight. Neon's pooler takes
-    // thousands of clients in production.
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=1000", "-c", "shared_buffers=256MB", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "shared_buffers=256MB", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
     onLog: (m) => {
       remember(String(m));
       if (log) process.stderr.write(String(m));

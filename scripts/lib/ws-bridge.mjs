@@ -120,8 +120,15 @@ export function startWsBridge({ port = 0, host = "127.0.0.1" } = {}) {
       const toClient = (msg) => ws.readyState === ws.OPEN && ws.send(msg);
       const clientFramer = new Framer((msg) => {
         const type = String.fromCharCode(msg[0]);
-        // The client's goodbye ends its use of the backend, not the backend.
-        if (type === "X") return ws.close();
+        // The client's goodbye ends its use of the backend, not the backend:
+        // released at once, not when the socket's closing handshake ends, which
+        // a client in a long-lived context (a Durable Object) may never finish.
+        if (type === "X") {
+          const done = backend;
+          backend = null;
+          release(done);
+          return ws.close();
+        }
         if (type === "S" || type === "Q") backend.pending++;
         backend.tcp.write(msg);
       });

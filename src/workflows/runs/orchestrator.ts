@@ -60,7 +60,8 @@ export async function loadRun(database: Database, { tenantId, runId }: RunRef): 
   const row = await database.system(async (sql) => {
     const { rows } = await sql.query<RunRow>(
       `SELECT r.status, r.workflow_id, r.workflow_version, r.context, r.not_before,
-              v.definition_json, v.job_refs, a.env, a.job_bindings, a.policy_id,
+              -- A run never reads its triggers: a definition's 100 of them would be parsed and stored for nothing.
+              v.definition_json - 'triggers' AS definition_json, v.job_refs, a.env, a.job_bindings, a.policy_id,
               (SELECT json_object_agg(j.id, j.definition_json) FROM job_definitions j
                 WHERE j.tenant_id = r.tenant_id
                   AND j.id::text IN (SELECT value FROM jsonb_each_text(v.job_refs || coalesce(a.job_bindings, '{}'::jsonb)))) AS jobs
