@@ -5,7 +5,7 @@ import { Database } from "../../src/db/client";
 import { executeAction } from "../../src/workflows/actions/catalog";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { activeWorkflow, createWorkflow, minimalDefinition } from "./fixture";
-import { context, invocation } from "./actions-support";
+import { context, invocation, policyGranting } from "./actions-support";
 
 const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
 afterAll(() => database.close());
@@ -26,7 +26,7 @@ describe("invokeWorkflow", () => {
     const t = await createTenant();
     const parent = await parentRun(t);
     const { id: childWorkflow } = await activeWorkflow(t, minimalDefinition());
-    const ctx = context(database, { runId: parent, tenantId: t.tenantId });
+    const ctx = context(database, { runId: parent, tenantId: t.tenantId, policyId: await policyGranting(t, ["workflow:create"]) });
     const inv = invocation("invokeWorkflow", { workflowId: childWorkflow, input: { order: 7 } }, {}, parent);
 
     const first = await executeAction(inv, ctx);
@@ -56,7 +56,7 @@ describe("invokeWorkflow", () => {
     const t = await createTenant();
     const parent = await parentRun(t);
     const { id: childWorkflow } = await activeWorkflow(t, minimalDefinition({ triggers: [{ id: "hook", webhook: { methods: ["POST"] } }] }));
-    const ctx = context(database, { runId: parent, tenantId: t.tenantId });
+    const ctx = context(database, { runId: parent, tenantId: t.tenantId, policyId: await policyGranting(t, ["workflow:create"]) });
     const config = { workflowId: childWorkflow, triggerId: "hook" };
     const one = await executeAction(invocation("invokeWorkflow", config, { attempt: 1 }, parent), ctx);
     const two = await executeAction(invocation("invokeWorkflow", config, { attempt: 2 }, parent), ctx);
@@ -80,7 +80,7 @@ describe("invokeWorkflow", () => {
     );
     const { id: draft } = await createWorkflow(t, minimalDefinition());
     const unknown = crypto.randomUUID();
-    const ctx = context(database, { runId: parent, tenantId: t.tenantId });
+    const ctx = context(database, { runId: parent, tenantId: t.tenantId, policyId: await policyGranting(t, ["workflow:create"]) });
     const run = (config: object) => executeAction(invocation("invokeWorkflow", config, {}, parent), ctx);
 
     expect(await run({ workflowId: unknown })).toEqual({
@@ -110,8 +110,23 @@ describe("invokeWorkflow", () => {
     const other = await createTenant();
     const parent = await parentRun(t);
     const { id: foreign } = await activeWorkflow(other, minimalDefinition());
-    const outcome = await executeAction(invocation("invokeWorkflow", { workflowId: foreign }, {}, parent), context(database, { runId: parent, tenantId: t.tenantId }));
+    const outcome = await executeAction(invocation("invokeWorkflow", { workflowId: foreign }, {}, parent), context(database, { runId: parent, tenantId: t.tenantId, policyId: await policyGranting(t, ["workflow:create"]) }));
     expect(outcome).toMatchObject({ kind: "error", error: { status: 404, code: "NOT_FOUND" } });
     expect(await systemQuery(`SELECT id FROM workflow_runs WHERE workflow_id = $1`, [foreign])).toEqual([]);
+  });
+
+  it("needs workflow:create in the run's policy: without it, or without a policy, the action fails and starts nothing", async () => {
+    const t = await createTenant();
+    const parent = await parentRun(t);
+    const { id: childWorkflow } = await activeWorkflow(t, minimalDefinition());
+    for (const policyId of [null, await policyGranting(t, ["workflow:read", "entity:create"])]) {
+      const ctx = context(database, { runId: parent, tenantId: t.tenantId, policyId });
+      expect(await executeAction(invocation("invokeWorkflow", { workflowId: childWorkflow }, {}, parent), ctx)).toEqual({
+        kind: "error",
+        error: { status: 403, code: "FORBIDDEN", message: "The run's policy does not allow starting workflow runs (workflow:create)", details: { resource: "workflow", action: "create" } },
+      });
+      expect(ctx.kicked).toEqual([]);
+    }
+    expect(await childRows(parent)).toEqual([]);
   });
 });

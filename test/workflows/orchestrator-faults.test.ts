@@ -8,6 +8,7 @@ import { pipe } from "../../src/workflows/actions/pipe";
 import { kickRuns } from "../../src/workflows/runs/orchestrator";
 import { call, createTenant, systemQuery } from "../support/api";
 import { alarmOf, inObject, insertedRun, manualWorkflow, runRecord, stub } from "./orchestrator-support";
+import { policyGranting } from "./actions-support";
 
 afterEach(() => {
   catalog.pipe = pipe;
@@ -35,6 +36,7 @@ describe("a storage fault mid-walk", () => {
   it("is resumed by the alarm, and each invokeWorkflow action starts exactly one child whichever write failed", async () => {
     const t = await createTenant();
     const child = await manualWorkflow(t, [{ id: "c", actions: [{ name: "pipe", config: {} }] }]);
+    const policy_id = await policyGranting(t, ["workflow:create"]);
     const parent = await manualWorkflow(t, [
       {
         id: "fan",
@@ -44,7 +46,7 @@ describe("a storage fault mid-walk", () => {
           { stepId: "done", name: "pipe", config: { value: true } },
         ],
       },
-    ]);
+    ], {}, { policy_id });
     for (let fault = 2; fault <= WRITES; fault++) {
       // Inserted without a kick, so the fault is armed before the object writes anything.
       const runId = await insertedRun(t, parent, Date.now());
@@ -95,6 +97,7 @@ describe("an object aborted at each boundary", () => {
   it("is resumed by the next start, and each invokeWorkflow action starts exactly one child wherever it died", async () => {
     const t = await createTenant();
     const child = await manualWorkflow(t, [{ id: "c", actions: [{ name: "pipe", config: {} }] }]);
+    const policy_id = await policyGranting(t, ["workflow:create"]);
     const parent = await manualWorkflow(t, [
       {
         id: "fan",
@@ -104,7 +107,7 @@ describe("an object aborted at each boundary", () => {
           { stepId: "done", name: "pipe", config: { value: true } },
         ],
       },
-    ]);
+    ], {}, { policy_id });
     for (let boundary = 1; boundary < WRITES; boundary++) {
       const runId = await insertedRun(t, parent, Date.now());
       await inObject(runId, (instance) => void (instance.writesUntilAbort = boundary));

@@ -9,8 +9,8 @@ import { call, withSystemDb, type TenantCreds } from "../support/api";
 import { activeWorkflow } from "./fixture";
 
 /** An activated workflow with a manual webhook trigger around `jobs`. */
-export async function manualWorkflow(t: TenantCreds, jobs: object[], extra: Record<string, unknown> = {}) {
-  return activeWorkflow(t, { jobs, triggers: [{ id: "manual", webhook: { methods: ["POST"] } }], ...extra });
+export async function manualWorkflow(t: TenantCreds, jobs: object[], extra: Record<string, unknown> = {}, activation?: { policy_id?: string }) {
+  return activeWorkflow(t, { jobs, triggers: [{ id: "manual", webhook: { methods: ["POST"] } }], ...extra }, activation);
 }
 
 /** Dispatches a run and waits for its object to have walked it as far as it goes. */

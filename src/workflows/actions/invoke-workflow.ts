@@ -2,11 +2,15 @@
 // through one of its triggers, exactly as `POST /workflows/wr` does, and goes
 // on without waiting for it (fire-and-forget). The child carries the parent
 // run's id, and the attempt's idempotency key makes a replayed attempt answer
-// the child it already started instead of starting a second one.
+// the child it already started instead of starting a second one. Starting a
+// run is what `workflow:create` allows over REST, so the run's policy must
+// grant it.
 import { tenantDb } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { uuidSchema } from "../../lib/schemas";
+import { hasPermission } from "../../gateway/principal";
 import { dispatchRun } from "../dispatch";
+import { runPrincipal } from "../engine/principal";
 import type { ActionModule } from "./types";
 
 interface InvokeWorkflowConfig {
@@ -30,10 +34,16 @@ export const invokeWorkflow: ActionModule<InvokeWorkflowConfig> = {
     additionalProperties: false,
   },
   async execute(config, invocation, ctx) {
+    const tenant = tenantDb(ctx.database, ctx.tenantId);
+    const principal = await tenant.tx((sql) => runPrincipal(sql, ctx.policyId));
+    if (!hasPermission(principal, "workflow", "create")) {
+      const message = "The run's policy does not allow starting workflow runs (workflow:create)";
+      return { kind: "error", error: { status: 403, code: "FORBIDDEN", message, details: { resource: "workflow", action: "create" } } };
+    }
     let child;
     try {
       child = await dispatchRun(
-        tenantDb(ctx.database, ctx.tenantId),
+        tenant,
         { workflow_id: config.workflowId, trigger_id: config.triggerId ?? "manual", input: config.input },
         { parentRunId: ctx.runId, idempotencyKey: invocation.idempotencyKey },
       );
