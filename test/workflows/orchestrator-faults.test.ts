@@ -6,13 +6,25 @@ import { afterEach, describe, expect, it } from "vitest";
 import { catalog } from "../../src/workflows/actions/catalog";
 import { pipe } from "../../src/workflows/actions/pipe";
 import { kickRuns } from "../../src/workflows/runs/orchestrator";
-import { call, createTenant, systemQuery } from "../support/api";
+import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { alarmOf, inObject, insertedRun, manualWorkflow, runRecord, stub } from "./orchestrator-support";
 import { policyGranting } from "./actions-support";
 
 afterEach(() => {
   catalog.pipe = pipe;
 });
+
+/** A workflow whose one job starts two child runs and then pipes, its policy allowing the children. */
+async function fanOut(t: TenantCreds) {
+  const child = await manualWorkflow(t, [{ id: "c", actions: [{ name: "pipe", config: {} }] }]);
+  const policy_id = await policyGranting(t, ["workflow:create"]);
+  const fan = [
+    { stepId: "one", name: "invokeWorkflow", config: { workflowId: child.id } },
+    { stepId: "two", name: "invokeWorkflow", config: { workflowId: child.id } },
+    { stepId: "done", name: "pipe", config: { value: true } },
+  ];
+  return manualWorkflow(t, [{ id: "fan", actions: fan }], {}, { policy_id });
+}
 
 describe("a walk that throws", () => {
   it("ends the run error with the workflow-level INTERNAL_ERROR, its open step and action cancelled", async () => {
@@ -35,18 +47,7 @@ describe("a storage fault mid-walk", () => {
 
   it("is resumed by the alarm, and each invokeWorkflow action starts exactly one child whichever write failed", async () => {
     const t = await createTenant();
-    const child = await manualWorkflow(t, [{ id: "c", actions: [{ name: "pipe", config: {} }] }]);
-    const policy_id = await policyGranting(t, ["workflow:create"]);
-    const parent = await manualWorkflow(t, [
-      {
-        id: "fan",
-        actions: [
-          { stepId: "one", name: "invokeWorkflow", config: { workflowId: child.id } },
-          { stepId: "two", name: "invokeWorkflow", config: { workflowId: child.id } },
-          { stepId: "done", name: "pipe", config: { value: true } },
-        ],
-      },
-    ], {}, { policy_id });
+    const parent = await fanOut(t);
     for (let fault = 2; fault <= WRITES; fault++) {
       // Inserted without a kick, so the fault is armed before the object writes anything.
       const runId = await insertedRun(t, parent, Date.now());
@@ -96,18 +97,7 @@ describe("an object aborted at each boundary", () => {
 
   it("is resumed by the next start, and each invokeWorkflow action starts exactly one child wherever it died", async () => {
     const t = await createTenant();
-    const child = await manualWorkflow(t, [{ id: "c", actions: [{ name: "pipe", config: {} }] }]);
-    const policy_id = await policyGranting(t, ["workflow:create"]);
-    const parent = await manualWorkflow(t, [
-      {
-        id: "fan",
-        actions: [
-          { stepId: "one", name: "invokeWorkflow", config: { workflowId: child.id } },
-          { stepId: "two", name: "invokeWorkflow", config: { workflowId: child.id } },
-          { stepId: "done", name: "pipe", config: { value: true } },
-        ],
-      },
-    ], {}, { policy_id });
+    const parent = await fanOut(t);
     for (let boundary = 1; boundary < WRITES; boundary++) {
       const runId = await insertedRun(t, parent, Date.now());
       await inObject(runId, (instance) => void (instance.writesUntilAbort = boundary));

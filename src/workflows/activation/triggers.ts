@@ -6,6 +6,7 @@ import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import type { TriggerBlock, TriggerType } from "../triggers/fire";
 import { newSchedule, nextTick } from "../triggers/cron-expression";
+import { resolveTrigger } from "../triggers/lookup";
 
 export type TriggerRow = {
   id: string;
@@ -84,26 +85,17 @@ export function inDefinitionOrder(rows: TriggerRow[], blocks: TriggerBlock[]): T
 }
 
 /**
- * Enables or disables a trigger by its definition id or uuid. Enabling a
- * cron trigger schedules it from now: the ticks it missed while disabled are
- * not made up.
+ * Enables or disables a trigger by its definition id or uuid (named as every
+ * trigger route names it: triggers/lookup.ts). Enabling a cron trigger
+ * schedules it from now: the ticks it missed while disabled are not made up.
  */
 export async function setTriggerEnabled(sql: Sql, workflowId: string, ref: string, enabled: boolean, now: Date): Promise<TriggerRow> {
-  const { rows } = await sql.query<TriggerRow & { was_enabled: boolean }>(
-    `UPDATE workflow_triggers t SET enabled = $3, updated_at = now()
-       FROM (SELECT id, enabled AS was_enabled FROM workflow_triggers
-              WHERE workflow_id = $1 AND (key = $2 OR id::text = $2) FOR UPDATE) old
-      WHERE t.id = old.id
-     RETURNING t.id, t.key, t.type, t.enabled, t.definition, t.secret_ciphertext IS NOT NULL AS has_secret, old.was_enabled`,
-    [workflowId, ref, enabled],
-  );
-  const row = rows[0];
-  if (!row) throw new ApiError("NOT_FOUND", `Workflow ${workflowId} has no activated trigger ${ref}`, { workflow_id: workflowId, trigger_id: ref });
-  if (row.type === "cron" && enabled && !row.was_enabled) {
-    await sql.query(`UPDATE cron_schedules SET next_run_at = $2 WHERE trigger_id = $1`, [row.id, nextTick(row.definition.cron!, now).toISOString()]);
+  const before = await resolveTrigger(sql, workflowId, ref);
+  await sql.query(`UPDATE workflow_triggers SET enabled = $2, updated_at = now() WHERE id = $1`, [before.id, enabled]);
+  if (before.type === "cron" && enabled && !before.enabled) {
+    await sql.query(`UPDATE cron_schedules SET next_run_at = $2 WHERE trigger_id = $1`, [before.id, nextTick(before.definition.cron!, now).toISOString()]);
   }
-  const { was_enabled: _, ...trigger } = row;
-  return trigger;
+  return { ...before, enabled };
 }
 
 /** A cron trigger whose expression is unchanged keeps its schedule (and offset); a new or changed one starts afresh from now. */
