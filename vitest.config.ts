@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 
 // Limits large enough that no ordinary test meets them; the rate-limit tests
 // run in their own project with small ones.
-const bindings = (inject: (key: "databaseUrl" | "wsProxy") => string, limits: { ip: string; identity: string }) => ({
+const bindings = (inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "outboundPort" | "outboundOtherOrigin" | "outboundOtherPort") => string, limits: { ip: string; identity: string }) => ({
   DATABASE_URL: inject("databaseUrl"),
   NEON_WS_PROXY: inject("wsProxy"),
   JWT_SECRET: "test-jwt-secret-0123456789abcdef",
@@ -11,6 +11,12 @@ const bindings = (inject: (key: "databaseUrl" | "wsProxy") => string, limits: { 
   RATE_LIMIT_IP: limits.ip,
   RATE_LIMIT_IDENTITY: limits.identity,
   LOG_REQUESTS: "false",
+  // The outbound guard lets the tests' own scripted server through, and names
+  // resolve through its DNS-over-HTTPS endpoint (test/support/outbound-server.ts).
+  OUTBOUND_ALLOWLIST: `127.0.0.1:${inject("outboundPort")},127.0.0.1:${inject("outboundOtherPort")}`,
+  OUTBOUND_DNS_URL: `${inject("outboundOrigin")}/dns-query`,
+  OUTBOUND_TEST_ORIGIN: inject("outboundOrigin"),
+  OUTBOUND_TEST_OTHER_ORIGIN: inject("outboundOtherOrigin"),
   // test/hardening/fuzz.test.ts: `npm run fuzz` raises the request count and may pick the seed.
   FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
   FUZZ_SEED: process.env.FUZZ_SEED ?? "",

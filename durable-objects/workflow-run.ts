@@ -20,6 +20,10 @@ import { log } from "../src/lib/logger";
 import { resolveSchemaName } from "../src/schema/registry";
 import { inputProblems, type AwaitInputConfig } from "../src/workflows/actions/await-input";
 import { executeAction } from "../src/workflows/actions/catalog";
+import { actionContext } from "../src/workflows/actions/context";
+import { tenantDb } from "../src/db/client";
+import { Redactor } from "../src/lib/redact";
+import { resolveEnvSecrets } from "../src/workflows/engine/secrets";
 import { actionPositions } from "../src/workflows/engine/positions";
 import { journalForRetry } from "../src/workflows/engine/retry";
 import { TERMINAL_STEP, type ActionRecord, type Effects, type Journal, type RunDocument, type RunError, type StepRecord } from "../src/workflows/engine/types";
@@ -81,6 +85,12 @@ export class WorkflowRun extends DurableObject<Env> {
    * action shows `running` meanwhile).
    */
   private held?: { db: Database; doc: RunDocument; rec: ActionRecord; timer: ReturnType<typeof setTimeout> };
+  /**
+   * The credentials this walk resolved or obtained: every record mirrored to
+   * Postgres and every error logged passes through it. Rebuilt per walk (the
+   * secrets are resolved again, so a rotation applies to the next walk).
+   */
+  private redactor = new Redactor();
 
   /** The runtime passes only `ctx` and `env`; tests set the clock to the time they need. */
   constructor(
@@ -201,6 +211,29 @@ export class WorkflowRun extends DurableObject<Env> {
   }
 
   /**
+   * Hands `payload` (an httpCallback's callback) to the action `key` waiting
+   * in its attempt `attempt` and makes it due at once: the walk executes the
+   * action again, which reads the payload from its record (`delivered`) and
+   * decides its outcome, `errorWhen` included. Answers why not when that
+   * attempt is not waiting (finished, superseded by a retry, or not this run's).
+   */
+  deliver(tenantId: string, runId: string, key: string, attempt: number, payload: unknown): Promise<InputRefusal | undefined> {
+    return this.serial(async () => {
+      const doc = await this.ctx.storage.get<RunDocument>("doc");
+      const rec = doc?.tenantId === tenantId ? await this.ctx.storage.get<ActionRecord>(ACTION + key) : undefined;
+      if (!doc || !rec) return refusal("NOT_FOUND", `Run ${runId} has no action ${key}`, {});
+      const state = await this.state();
+      if (rec.status !== "waiting" || rec.attempt !== attempt || rec.delivered !== undefined || isFinished(state)) {
+        const status = isFinished(state) ? state!.status : rec.attempt !== attempt ? "superseded" : rec.delivered !== undefined ? "answered" : rec.status;
+        return refusal("CONFLICT", `Action ${key} of run ${runId} is ${status}, not waiting for this callback`, { step_status: status });
+      }
+      await this.put({ [ACTION + key]: { ...rec, delivered: payload, until: this.clock.now() } satisfies ActionRecord });
+      await this.withDatabase((db) => this.advance(db, doc));
+      return undefined;
+    });
+  }
+
+  /**
    * Stops the run: it is `cancelled`, its alarm gone, its open steps and
    * actions cancelled. The caller has already moved the run's row.
    */
@@ -306,6 +339,8 @@ export class WorkflowRun extends DurableObject<Env> {
   }
 
   private async walk(db: Database, doc: RunDocument): Promise<void> {
+    const secrets = await resolveEnvSecrets(tenantDb(db, doc.tenantId), this.env.MASTER_KEY, doc.env);
+    this.redactor = new Redactor(secrets.values);
     if (await this.ctx.storage.get("dirty")) await this.resync(db, doc);
     const ref: RunRef = doc;
     const effects: Effects = {
@@ -313,25 +348,33 @@ export class WorkflowRun extends DurableObject<Env> {
       recordStep: async (id, rec) => {
         if (this.stopped) throw new RunStopped();
         await this.put({ [STEP + id]: rec });
-        await this.mirror(db, (sql) => mirrorStep(sql, ref, id, rec));
+        await this.mirror(db, (sql) => mirrorStep(sql, ref, id, this.redactor.value(rec)));
       },
       recordAction: async (rec) => {
         if (this.stopped) throw new RunStopped();
         await this.record(db, doc, rec);
       },
       execute: (invocation) =>
-        executeAction(invocation, {
-          runId: doc.runId,
-          tenantId: doc.tenantId,
-          env: this.env,
-          database: db,
-          now: () => this.clock.now(),
-          policyId: doc.policyId,
-          kick: (runs) => kickRuns(this.env, runs),
-        }),
+        executeAction(
+          invocation,
+          actionContext({
+            doc,
+            env: secrets.env,
+            bindings: this.env,
+            database: db,
+            now: () => this.clock.now(),
+            redactor: this.redactor,
+            kick: (runs) => kickRuns(this.env, runs),
+            persist: async (detail) => {
+              if (this.stopped) throw new RunStopped();
+              await this.put({ [ACTION + invocation.record.key]: { ...invocation.record, detail } });
+            },
+          }),
+        ),
       schema: (name) => db.tenantTx(doc.tenantId, (sql) => resolveSchemaName(sql, name)),
     };
-    const walker = new Walker(doc, await this.journal(), effects);
+    // Steps read the env with its secrets resolved; the stored document keeps the references.
+    const walker = new Walker({ ...doc, env: secrets.env }, await this.journal(), effects);
     let result;
     try {
       result = await walker.walk();
@@ -339,9 +382,9 @@ export class WorkflowRun extends DurableObject<Env> {
       if (e instanceof RunStopped) return;
       if (e instanceof StorageFailed) throw e;
       // A bug in the walk, an action or its inputs: the run ends, never stuck `running`.
-      log.error("workflow run walk failed", { run_id: doc.runId, tenant_id: doc.tenantId, error: (e as Error).message });
+      log.error("workflow run walk failed", { run_id: doc.runId, tenant_id: doc.tenantId, error: this.redactor.text((e as Error).message) });
       await this.closeOpen(db, doc);
-      return this.finish(db, doc, { status: "error", outputs: walker.outputs(), error: internalError(e) });
+      return this.finish(db, doc, { status: "error", outputs: walker.outputs(), error: this.redactor.value(internalError(e)) });
     }
     if (result.status === "suspended") return this.schedule(result.wakeAt);
     return this.finish(db, doc, { status: result.status, outputs: result.outputs, error: result.error });
@@ -352,8 +395,9 @@ export class WorkflowRun extends DurableObject<Env> {
     await this.put({ [ACTION + rec.key]: rec });
     const position = this.position(doc, rec);
     const held = this.held?.rec.key === rec.key ? this.take() : undefined;
-    if (held) return this.mirror(db, (sql) => mirrorAction(sql, doc, rec, position, [held.status, rec.status]));
-    if (rec.status !== "running") return this.mirror(db, (sql) => mirrorAction(sql, doc, rec, position));
+    const shown = this.redactor.value(rec);
+    if (held) return this.mirror(db, (sql) => mirrorAction(sql, doc, shown, position, [held.status, rec.status]));
+    if (rec.status !== "running") return this.mirror(db, (sql) => mirrorAction(sql, doc, shown, position));
     this.release();
     this.held = { db, doc, rec, timer: setTimeout(() => this.release(), HOLD_MS) };
   }
@@ -370,7 +414,7 @@ export class WorkflowRun extends DurableObject<Env> {
   private release(): void {
     const held = this.held;
     const rec = this.take();
-    if (held && rec) this.enqueue(held.db, (sql) => mirrorAction(sql, held.doc, rec, this.position(held.doc, rec)));
+    if (held && rec) this.enqueue(held.db, (sql) => mirrorAction(sql, held.doc, this.redactor.value(rec), this.position(held.doc, rec)));
   }
 
   private position(doc: RunDocument, rec: ActionRecord): number {
@@ -388,7 +432,8 @@ export class WorkflowRun extends DurableObject<Env> {
   private async finish(db: Database, doc: RunDocument, outcome: RunOutcome): Promise<void> {
     if (this.stopped) throw new RunStopped();
     await this.put({ state: outcome });
-    await this.mirror(db, (sql) => mirrorOutcome(sql, doc, outcome));
+    const shown = this.redactor.value(outcome);
+    await this.mirror(db, (sql) => mirrorOutcome(sql, doc, shown));
     await this.schedule();
   }
 
@@ -413,7 +458,7 @@ export class WorkflowRun extends DurableObject<Env> {
       if (TERMINAL_STEP.has(rec.status)) continue;
       const closed: StepRecord = { ...rec, status: "cancelled", finishedAt: at };
       await this.put({ [STEP + id]: closed });
-      await this.mirror(db, (sql) => mirrorStep(sql, doc, id, closed));
+      await this.mirror(db, (sql) => mirrorStep(sql, doc, id, this.redactor.value(closed)));
     }
     for (const rec of Object.values(journal.actions)) {
       if (!TERMINAL_STEP.has(rec.status)) await this.record(db, doc, { ...rec, status: "cancelled", until: undefined, finishedAt: at });
@@ -461,9 +506,9 @@ export class WorkflowRun extends DurableObject<Env> {
     const actions = Object.values(journal.actions).sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0) || a.key.localeCompare(b.key));
     try {
       await db.system(async (sql) => {
-        for (const [id, rec] of Object.entries(journal.steps)) await mirrorStep(sql, doc, id, rec);
-        for (const rec of actions) await mirrorAction(sql, doc, rec, this.position(doc, rec));
-        if (isFinished(state)) await mirrorOutcome(sql, doc, state as RunOutcome);
+        for (const [id, rec] of Object.entries(journal.steps)) await mirrorStep(sql, doc, id, this.redactor.value(rec));
+        for (const rec of actions) await mirrorAction(sql, doc, this.redactor.value(rec), this.position(doc, rec));
+        if (isFinished(state)) await mirrorOutcome(sql, doc, this.redactor.value(state as RunOutcome));
       });
       await this.ctx.storage.delete("dirty");
     } catch (e) {

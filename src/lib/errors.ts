@@ -61,6 +61,8 @@ interface DetailFields {
   HTTP_AUTH_TOKEN_EXCHANGE_FAILED: { status: number; token_url: string; reason?: string; body_preview: string };
   HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE: {};
   HTTP_AUTH_ARM_NOT_PERSISTED: { action_run_id: string; iteration: number; reason: string };
+  /** An outbound URL or redirect hop the guard refused (a private address, a scheme, userinfo); nothing was sent. */
+  OUTBOUND_TARGET_REFUSED: { reason: string };
   /** A workflow definition naming a secret: references live in env values, never in the document. */
   SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[] };
 }
@@ -105,6 +107,7 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "HTTP_AUTH_CONFLICT":
     case "HTTP_AUTH_TOKEN_EXCHANGE_FAILED":
     case "HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE":
+    case "OUTBOUND_TARGET_REFUSED":
       return "BAD_REQUEST";
     // The request was never sent: our fault, not the caller's.
     case "HTTP_AUTH_ARM_NOT_PERSISTED":

@@ -123,7 +123,7 @@ describe("invokeWorkflow", () => {
       const ctx = context(database, { runId: parent, tenantId: t.tenantId, policyId });
       expect(await executeAction(invocation("invokeWorkflow", { workflowId: childWorkflow }, {}, parent), ctx)).toEqual({
         kind: "error",
-        error: { status: 403, code: "FORBIDDEN", message: "The run's policy does not allow starting workflow runs (workflow:create)", details: { resource: "workflow", action: "create" } },
+        error: { status: 403, code: "FORBIDDEN", message: "The run's policy does not allow workflow:create", details: { resource: "workflow", action: "create" } },
       });
       expect(ctx.kicked).toEqual([]);
     }

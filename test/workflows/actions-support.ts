@@ -4,6 +4,9 @@ import type { Database } from "../../src/db/client";
 import type { ActionName } from "../../src/definition/language/workflow-schema";
 import type { ActionRecord } from "../../src/workflows/engine/types";
 import type { ActionContext } from "../../src/workflows/actions/types";
+import { actionContext } from "../../src/workflows/actions/context";
+import type { AuthProfile } from "../../src/definition/language/workflow-schema";
+import { Redactor } from "../../src/lib/redact";
 import { call, type TenantCreds } from "../support/api";
 
 /** A policy granting exactly `permissions` (`resource:action`), made through the API. */
@@ -21,19 +24,43 @@ export function invocation(name: ActionName, config: unknown, record: Partial<Ac
 
 export interface TestContext extends ActionContext {
   kicked: { tenantId: string; runId: string }[];
+  /** Every `persist` call's detail, in order. */
+  persisted: unknown[];
+  redactor: Redactor;
 }
 
-export function context(database: Database, fields: Partial<ActionContext> & { now?: () => number } = {}): TestContext {
+export interface ContextFields {
+  runId?: string;
+  tenantId?: string;
+  policyId?: string | null;
+  now?: () => number;
+  /** The env as the run resolved it (secret values in place). */
+  env?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  auth?: Record<string, AuthProfile>;
+  persist?: ActionContext["persist"];
+}
+
+/** An action context as the run's object builds it (actions/context.ts), with what it did recorded. */
+export function context(database: Database, fields: ContextFields = {}): TestContext {
   const kicked: { tenantId: string; runId: string }[] = [];
-  return {
-    runId: crypto.randomUUID(),
-    tenantId: crypto.randomUUID(),
-    env,
+  const persisted: unknown[] = [];
+  const redactor = new Redactor();
+  const built = actionContext({
+    doc: {
+      runId: fields.runId ?? crypto.randomUUID(),
+      tenantId: fields.tenantId ?? crypto.randomUUID(),
+      policyId: fields.policyId ?? null,
+      context: fields.context ?? {},
+      definition: { auth: fields.auth },
+    },
+    env: fields.env ?? {},
+    bindings: env,
     database,
-    now: () => 1_700_000_000_000,
-    policyId: null,
+    now: fields.now ?? (() => 1_700_000_000_000),
+    redactor,
     kick: async (runs) => void kicked.push(...runs),
-    ...fields,
-    kicked,
-  };
+    persist: fields.persist ?? (async (detail) => void persisted.push(detail)),
+  });
+  return { ...built, kicked, persisted, redactor };
 }

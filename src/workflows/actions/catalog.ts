@@ -1,19 +1,31 @@
-// The action catalog: one module per action name. The walker's `execute`
-// effect goes through `executeAction`, which checks the resolved config
-// against the module's schema before the module sees it.
-import type { ActionName } from "../../definition/language/workflow-schema";
+// The action catalog: one module per action name, gathered from the action
+// families. The walker's `execute` effect goes through `executeAction`,
+// which checks the resolved config against the module's schema before the
+// module sees it.
 import { check } from "../../lib/validate";
 import { runError } from "../engine/walk";
 import type { ActionInvocation, ActionOutcome } from "../engine/types";
+import { archiveActions } from "./archive";
 import { awaitInput } from "./await-input";
+import { csvActions } from "./csv";
+import { entityActions } from "./entity";
+import { fileActions } from "./files";
 import { invokeWorkflow } from "./invoke-workflow";
+import { outboundActions } from "./outbound";
+import { pdfActions } from "./pdf";
 import { pipe } from "./pipe";
-import type { ActionContext, ActionModule } from "./types";
+import type { ActionContext, ActionFamily } from "./types";
 
-export const catalog: Partial<Record<ActionName, ActionModule>> = {
+export const catalog: ActionFamily = {
   pipe,
   awaitInput,
   invokeWorkflow,
+  ...outboundActions,
+  ...entityActions,
+  ...fileActions,
+  ...archiveActions,
+  ...pdfActions,
+  ...csvActions,
 };
 
 /**

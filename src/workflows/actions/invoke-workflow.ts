@@ -6,11 +6,9 @@
 // run is what `workflow:create` allows over REST, so the run's policy must
 // grant it.
 import { tenantDb } from "../../db/client";
-import { ApiError } from "../../lib/errors";
 import { uuidSchema } from "../../lib/schemas";
-import { hasPermission } from "../../gateway/principal";
 import { dispatchRun } from "../dispatch";
-import { runPrincipal } from "../engine/principal";
+import { asOutcome, refusedUnless } from "./services";
 import type { ActionModule } from "./types";
 
 interface InvokeWorkflowConfig {
@@ -34,29 +32,20 @@ export const invokeWorkflow: ActionModule<InvokeWorkflowConfig> = {
     additionalProperties: false,
   },
   async execute(config, invocation, ctx) {
+    const refused = refusedUnless(await ctx.principal(), "workflow", "create");
+    if (refused) return refused;
     const tenant = tenantDb(ctx.database, ctx.tenantId);
-    const principal = await tenant.tx((sql) => runPrincipal(sql, ctx.policyId));
-    if (!hasPermission(principal, "workflow", "create")) {
-      const message = "The run's policy does not allow starting workflow runs (workflow:create)";
-      return { kind: "error", error: { status: 403, code: "FORBIDDEN", message, details: { resource: "workflow", action: "create" } } };
-    }
-    let child;
-    try {
-      child = await dispatchRun(
+    // A refusal (unknown workflow, not activated, no such trigger, an event
+    // trigger) is the action's error; anything else is the platform's and propagates.
+    return asOutcome(async () => {
+      const child = await dispatchRun(
         tenant,
         { workflow_id: config.workflowId, trigger_id: config.triggerId ?? "manual", input: config.input },
         { parentRunId: ctx.runId, idempotencyKey: invocation.idempotencyKey },
       );
-    } catch (e) {
-      // A refusal (unknown workflow, not activated, no such trigger, an event
-      // trigger) is the action's error; anything else is the platform's and propagates.
-      if (e instanceof ApiError && e.status < 500) {
-        return { kind: "error", error: { status: e.status, code: e.code, message: e.message, details: e.details } };
-      }
-      throw e;
-    }
-    // Kicked on a replay too: the first attempt may have stopped between commit and kick.
-    await ctx.kick([{ tenantId: ctx.tenantId, runId: child.id }]);
-    return { kind: "success", result: { run_id: child.id }, detail: { child_run_id: child.id } };
+      // Kicked on a replay too: the first attempt may have stopped between commit and kick.
+      await ctx.kick([{ tenantId: ctx.tenantId, runId: child.id }]);
+      return { kind: "success", result: { run_id: child.id }, detail: { child_run_id: child.id } };
+    });
   },
 };

@@ -1,7 +1,8 @@
 // What an action module is and what it is given: the catalog (catalog.ts)
 // maps each action name to one module; the run's object builds the context.
 import type { Database } from "../../db/client";
-import type { ActionName } from "../../definition/language/workflow-schema";
+import type { ActionName, AuthProfile } from "../../definition/language/workflow-schema";
+import type { Principal } from "../../gateway/principal";
 import type { JsonSchema } from "../../lib/validate";
 import type { ActionInvocation, ActionOutcome } from "../engine/types";
 
@@ -14,8 +15,30 @@ export interface ActionContext {
   now(): number;
   /** The access policy the run acts with; null: no permissions. */
   policyId: string | null;
+  /** The run's principal: exactly its policy's grants, read once per walk. */
+  principal(): Promise<Principal>;
   /** Kicks child runs after commit. */
   kick(runs: { tenantId: string; runId: string }[]): Promise<void>;
+  /** The service's public origin (PUBLIC_URL), for the absolute links an action makes. */
+  origin: string;
+  /** The running document's root `auth` map: profiles by name. */
+  authProfiles: Record<string, AuthProfile>;
+  /**
+   * What a root auth profile's templates read: `config.env` with secret
+   * references resolved (a missing one as a marker: engine/secrets.ts) and
+   * the run's `context`.
+   */
+  runConstants: { config: { env: Record<string, unknown> }; context: Record<string, unknown> };
+  /** Adds a credential (a resolved secret, a token) to what no record, error or log line may carry. */
+  conceal(value: string): void;
+  /** A value or text with every concealed credential replaced by `***`. */
+  redact<T>(value: T): T;
+  /**
+   * Keeps `detail` on the action's record in the run's storage before the
+   * action goes on (state that must survive a crash between here and the
+   * outcome). Throws when the storage write fails.
+   */
+  persist(detail: unknown): Promise<void>;
 }
 
 export interface ActionModule<C = any> {
@@ -24,3 +47,6 @@ export interface ActionModule<C = any> {
   configSchema: JsonSchema;
   execute(config: C, invocation: ActionInvocation, ctx: ActionContext): Promise<ActionOutcome>;
 }
+
+/** A family of actions (entity, files, archives, ...), each module under its catalog name. */
+export type ActionFamily = Partial<Record<ActionName, ActionModule>>;

@@ -65,6 +65,11 @@ export interface ActionRecord {
   until?: number;
   /** What the action keeps about itself (a child run's id, a callback's state). */
   detail?: unknown;
+  /**
+   * What arrived from outside for the waiting attempt (an httpCallback's
+   * callback), kept until the action's next execution decides its outcome.
+   */
+  delivered?: unknown;
   startedAt?: number;
   finishedAt?: number;
 }

@@ -8,6 +8,7 @@
 import { ApiError } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError } from "../../lib/smart-values";
+import { missingSecretsIn } from "./secrets";
 import {
   TERMINAL_STEP,
   type ActionDocument,
@@ -198,6 +199,9 @@ export class Walker {
         return this.stepFailed(step, { status: "running", startedAt }, expressionError(e, "input"));
       }
       rec = { status: "running", input, startedAt };
+      // A secret the input reads must resolve: the job cannot run on a marker.
+      const missing = missingSecretsIn(input);
+      if (missing.length) return this.stepFailed(step, { status: "running", startedAt }, runError("UNPROCESSABLE_ENTITY", "Missing secrets.", { missing_secrets: missing }));
       const invalid = await validated(this.effects, input, step.inputSchema, step.inputSchemaName, "input");
       if (invalid) return this.stepFailed(step, rec, invalid);
       await this.recordStep(step.id, rec);
@@ -304,7 +308,7 @@ export class Walker {
     const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: `${this.doc.runId}:${key}:${rec.attempt}` });
     if (outcome.kind === "wait") {
       const attempt = outcome.retry ? rec.attempt + 1 : rec.attempt;
-      await this.recordAction({ ...rec, status: "waiting", attempt, until: outcome.until, detail: outcome.detail ?? rec.detail });
+      await this.recordAction({ ...rec, status: "waiting", attempt, until: outcome.until, detail: outcome.detail ?? rec.detail, delivered: undefined });
       throw new JobSuspended(outcome.until);
     }
     if (outcome.kind === "error") {

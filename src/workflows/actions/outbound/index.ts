@@ -1,0 +1,4 @@
+// The outbound actions of the catalog, each its own module.
+import type { ActionFamily } from "../types";
+
+export const outboundActions: ActionFamily = {};

@@ -1,0 +1,4 @@
+// The pdf actions of the catalog, each its own module.
+import type { ActionFamily } from "../types";
+
+export const pdfActions: ActionFamily = {};

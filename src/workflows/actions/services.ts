@@ -1,0 +1,63 @@
+// What the data actions share: the run's tenant database confined to what
+// its policy may reach (the same EntityAccess a REST caller's request gets),
+// the file store, the permission check a route makes, and how a refusal from
+// a service becomes the action's error.
+import { tenantDb, type TenantDb } from "../../db/client";
+import { EntityAccess } from "../../entity/access";
+import type { EntityDeps } from "../../entity/entities/service";
+import { publishEvents } from "../../events/outbox";
+import { FileStore } from "../../files/object-store";
+import { hasPermission, type Principal } from "../../gateway/principal";
+import { ApiError } from "../../lib/errors";
+import type { ActionOutcome, RunError } from "../engine/types";
+import type { ActionContext } from "./types";
+
+export interface RunServices {
+  principal: Principal;
+  /** The run's tenant, every entity read and write confined by the principal's grants. */
+  tenant: TenantDb;
+  files: FileStore;
+  /** What the entity services take: the tenant, and the event publisher their writes hand committed events to. */
+  entity: EntityDeps;
+  /** Waits until the events the action's writes published have reached the queue (a run has no waitUntil to leave them to). */
+  published(): Promise<void>;
+}
+
+export async function runServices(ctx: ActionContext): Promise<RunServices> {
+  const principal = await ctx.principal();
+  const tenant = tenantDb(ctx.database, ctx.tenantId, new EntityAccess(principal));
+  const sending: Promise<void>[] = [];
+  return {
+    principal,
+    tenant,
+    files: new FileStore(ctx.env.FILES, ctx.env.MASTER_KEY),
+    // A failed send is logged by publishEvents and left to the outbox sweep, as for a REST write.
+    entity: { tenant, publish: (ids) => void (ids.length && sending.push(publishEvents(ctx.env.EVENTS, ctx.tenantId, ids))) },
+    published: async () => void (await Promise.all(sending)),
+  };
+}
+
+/** The route's permission check: a 403 FORBIDDEN error outcome unless the run's policy grants `resource:action`. */
+export function refusedUnless(principal: Principal, resource: string, action: string): ActionOutcome | undefined {
+  if (hasPermission(principal, resource, action)) return undefined;
+  const message = `The run's policy does not allow ${resource}:${action}`;
+  return { kind: "error", error: { status: 403, code: "FORBIDDEN", message, details: { resource, action } } };
+}
+
+export function errorOf(e: ApiError): RunError {
+  return { status: e.status, code: e.code, message: e.message, details: e.details };
+}
+
+/**
+ * Runs a service call as an action: a refusal the REST API would answer
+ * (any 4xx ApiError) is the action's error outcome; anything else is the
+ * platform's fault and propagates (the run's object decides about it).
+ */
+export async function asOutcome(work: () => Promise<ActionOutcome>): Promise<ActionOutcome> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof ApiError && e.status < 500) return { kind: "error", error: errorOf(e) };
+    throw e;
+  }
+}
