@@ -325,6 +325,30 @@ function gated() {
   return { log, handler, release, whenStarted };
 }
 
+describe("secrets in a step's input", () => {
+  const marker = "\u0000missing-secret:secrets.tenant.CRM_TOKEN\u0000";
+
+  it("an input reading a secret without a value fails its job with Missing secrets. before any action", async () => {
+    const w = world();
+    const jobs = [step("a", [pipe(1)], { input: { token: "{{ config.env.TOKEN }}", url: "{{ config.env.URL }}" } }), step("b", [pipe(2)])];
+    const result = await walk(w, jobs, { env: { TOKEN: `Bearer ${marker}`, URL: "https://x.example" } });
+    expect(result.status).toBe("error");
+    expect(w.executed()).toEqual(["b/0"]);
+    expect(w.journal.steps.a).toMatchObject({
+      status: "error",
+      error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: "Missing secrets.", details: { missing_secrets: ["secrets.tenant.CRM_TOKEN"] } },
+    });
+    // The step's input is never recorded with the marker in it.
+    expect(w.journal.steps.a.input).toBeUndefined();
+  });
+
+  it("a step that does not read the missing secret runs", async () => {
+    const w = world();
+    const result = await walk(w, [step("a", [pipe("{{ input.url }}", { stepId: "x" })], { input: { url: "{{ config.env.URL }}" } })], { env: { TOKEN: marker, URL: "https://x.example" } });
+    expect(result).toEqual({ status: "success", outputs: { a: { x: "https://x.example" } } });
+  });
+});
+
 describe("the DAG", () => {
   it("independent steps run concurrently; a step waits for all its dependencies", async () => {
     const g = gated();
