@@ -32,6 +32,7 @@ import { definitionRoutes } from "./definition/routes";
 import { activationRoutes } from "./workflows/activation/routes";
 import { runRoutes } from "./workflows/runs/routes";
 import { webhookRoutes } from "./workflows/triggers/routes";
+import { callbackRoutes } from "./workflows/actions/outbound/callback-routes";
 
 export const routes: RouteSpec[] = [
   ...openApiRoutes(() => routes),
@@ -56,6 +57,7 @@ export const routes: RouteSpec[] = [
   ...activationRoutes,
   ...runRoutes,
   ...webhookRoutes,
+  ...callbackRoutes,
 ];
 
 const table = routeTable(routes);

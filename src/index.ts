@@ -7,6 +7,7 @@ import { consumeEvents } from "./events/delivery";
 import { kickRuns } from "./workflows/runs/orchestrator";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
+export { TokenCache } from "../durable-objects/token-cache";
 export { WorkflowRun } from "../durable-objects/workflow-run";
 
 const app = createApp();

@@ -63,6 +63,16 @@ interface DetailFields {
   HTTP_AUTH_ARM_NOT_PERSISTED: { action_run_id: string; iteration: number; reason: string };
   /** An outbound URL or redirect hop the guard refused (a private address, a scheme, userinfo); nothing was sent. */
   OUTBOUND_TARGET_REFUSED: { reason: string };
+  /** The outbound host name has no address, or the resolver failed. */
+  OUTBOUND_UNRESOLVED: { reason: string };
+  /** The outbound exchange, redirects included, did not end within its timeout. */
+  OUTBOUND_TIMEOUT: { reason: string };
+  /** The outbound connection failed or broke before a whole answer arrived. */
+  OUTBOUND_CONNECTION_FAILED: { reason: string };
+  /** A sixth redirect hop, or a redirect without a usable Location. */
+  OUTBOUND_TOO_MANY_REDIRECTS: { reason: string };
+  /** The outbound response body passed the size limit. */
+  OUTBOUND_RESPONSE_TOO_LARGE: { reason: string };
   /** A workflow definition naming a secret: references live in env values, never in the document. */
   SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[] };
 }
@@ -108,6 +118,11 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "HTTP_AUTH_TOKEN_EXCHANGE_FAILED":
     case "HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE":
     case "OUTBOUND_TARGET_REFUSED":
+    case "OUTBOUND_UNRESOLVED":
+    case "OUTBOUND_TIMEOUT":
+    case "OUTBOUND_CONNECTION_FAILED":
+    case "OUTBOUND_TOO_MANY_REDIRECTS":
+    case "OUTBOUND_RESPONSE_TOO_LARGE":
       return "BAD_REQUEST";
     // The request was never sent: our fault, not the caller's.
     case "HTTP_AUTH_ARM_NOT_PERSISTED":

@@ -32,13 +32,18 @@ const expected: Record<DetailCode, [ErrorCode, number]> = {
   HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE: ["BAD_REQUEST", 400],
   HTTP_AUTH_ARM_NOT_PERSISTED: ["INTERNAL_ERROR", 500],
   OUTBOUND_TARGET_REFUSED: ["BAD_REQUEST", 400],
+  OUTBOUND_UNRESOLVED: ["BAD_REQUEST", 400],
+  OUTBOUND_TIMEOUT: ["BAD_REQUEST", 400],
+  OUTBOUND_CONNECTION_FAILED: ["BAD_REQUEST", 400],
+  OUTBOUND_TOO_MANY_REDIRECTS: ["BAD_REQUEST", 400],
+  OUTBOUND_RESPONSE_TOO_LARGE: ["BAD_REQUEST", 400],
   SECRET_REF_IN_DEFINITION: ["VALIDATION_FAILED", 422],
 };
 
 describe("detail codes", () => {
-  it("maps each of the 26 detail codes to its top-level code and status", () => {
+  it("maps each of the 31 detail codes to its top-level code and status", () => {
     const codes = Object.keys(expected) as DetailCode[];
-    expect(codes).toHaveLength(26);
+    expect(codes).toHaveLength(31);
     for (const code of codes) {
       const err = new ApiError({ code } as Detail, "m");
       expect([code, errorCodeOf(code), err.code, err.status]).toEqual([code, expected[code][0], expected[code][0], expected[code][1]]);

@@ -83,7 +83,7 @@ function queryRecord(query: URLSearchParams): Record<string, string | string[]> 
 }
 
 /** The body as a run sees it: parsed JSON for a JSON content type (nothing sent reads as null), else the text. */
-function parsedBody(contentType: string | undefined, raw: Uint8Array): unknown {
+export function parsedBody(contentType: string | undefined, raw: Uint8Array): unknown {
   const text = new TextDecoder().decode(raw);
   if (contentType && JSON_TYPE.test(contentType)) return text.trim() === "" ? null : parseJsonBody(text);
   guardJson(text, { base: "body" });

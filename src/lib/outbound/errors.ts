@@ -1,0 +1,21 @@
+// An outbound failure as the error a workflow action fails with: always a
+// 400 BAD_REQUEST (the target or its answer, not the platform, failed), told
+// apart by `details.code`, with the guard's or client's reason beside it.
+import { ApiError, type DetailCode } from "../errors";
+import type { RunError } from "../../workflows/engine/types";
+import type { OutboundError, OutboundFailureKind } from "./types";
+
+const DETAIL: Record<OutboundFailureKind, { code: DetailCode & `OUTBOUND_${string}`; message: string }> = {
+  refused: { code: "OUTBOUND_TARGET_REFUSED", message: "The outbound target was refused" },
+  unresolved: { code: "OUTBOUND_UNRESOLVED", message: "The outbound host name could not be resolved" },
+  timeout: { code: "OUTBOUND_TIMEOUT", message: "The outbound request timed out" },
+  connection: { code: "OUTBOUND_CONNECTION_FAILED", message: "The outbound connection failed" },
+  redirects: { code: "OUTBOUND_TOO_MANY_REDIRECTS", message: "The outbound request could not follow its redirects" },
+  "too-large": { code: "OUTBOUND_RESPONSE_TOO_LARGE", message: "The outbound response was too large" },
+};
+
+export function outboundRunError(e: OutboundError): RunError {
+  const { code, message } = DETAIL[e.kind];
+  const err = new ApiError({ code, reason: e.reason }, `${message}: ${e.reason}`);
+  return { status: err.status, code: err.code, message: err.message, details: err.details };
+}

@@ -1,0 +1,49 @@
+// `POST /workflows/callbacks/{token}`: where an `httpCallback`'s target
+// answers. The signed token is the only credential: it names the tenant, the
+// run, the action and its attempt. The body (parsed JSON for a JSON content
+// type, else text) and the headers are handed to the run's object, which
+// executes the waiting action again with them.
+import { route } from "../../../lib/route";
+import { dataEnvelope, freeFormObject } from "../../../lib/schemas";
+import { ApiError } from "../../../lib/errors";
+import { guardJson } from "../../../lib/input-guard";
+import { runObject } from "../../runs/orchestrator";
+import { parsedBody } from "../../triggers/webhook";
+import { CALLBACK_PATH, verifyCallbackToken } from "./callback-link";
+
+/** What the waiting action receives; its result is this (see http-callback.ts). */
+export interface CallbackDelivery {
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export const callbackRoutes = [
+  route({
+    method: "post",
+    path: `${CALLBACK_PATH}/:token`,
+    tag: "workflows",
+    summary: "Answer an httpCallback action: the signed URL it sent as X-Callback-Url",
+    auth: false,
+    params: { token: { type: "string", minLength: 1, maxLength: 2000, description: "The signed token of the callback URL" } },
+    documentedRequest: {
+      content: { "application/json": { schema: freeFormObject }, "text/plain": { schema: { type: "string" } as const } },
+    },
+    responses: {
+      202: { description: "Accepted: the waiting action has its callback and the run goes on", schema: dataEnvelope({ type: "object", required: ["accepted"], properties: { accepted: { const: true } } }) },
+      400: { description: "A JSON content type with a body that is not JSON" },
+      401: { description: "The URL is malformed, wrongly signed or expired" },
+      404: { description: "The run or its action is unknown" },
+      409: { description: "The action is not waiting for this callback (already answered, superseded by a later attempt, or the run finished)" },
+    },
+    handler: async (c, { params }) => {
+      const claim = await verifyCallbackToken(c.var.ctx.secret, params.token, Date.now());
+      const body = parsedBody(c.req.header("Content-Type"), new Uint8Array(await c.req.arrayBuffer()));
+      const headers = Object.fromEntries(c.req.raw.headers);
+      guardJson(headers, { message: "The callback's headers cannot be stored" });
+      const delivery: CallbackDelivery = { body, headers };
+      const refused = await runObject(c.env, claim.runId).deliver(claim.tenantId, claim.runId, claim.key, claim.attempt, delivery);
+      if (refused) throw new ApiError(refused.code, refused.message, refused.details);
+      return c.json({ data: { accepted: true } }, 202);
+    },
+  }),
+];

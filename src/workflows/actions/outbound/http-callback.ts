@@ -1,0 +1,104 @@
+// `httpCallback`: sends a request as `http` does, carrying a signed URL
+// (header `X-Callback-Url`, and optionally a body field) the target calls
+// when its work is done; the action waits until then. The callback's body and
+// headers are the result. Each attempt has its own URL, kept (armed) in the
+// run's storage before anything is sent: an attempt replayed after a crash
+// sends the same URL again, and a retry's new attempt makes the earlier URL
+// answer 409.
+import type { ActionModule } from "../types";
+import { callbackUrl } from "./callback-link";
+import type { CallbackDelivery } from "./callback-routes";
+import { bodyPreview, delays, failureError, prepare, retryAfter, send } from "./request";
+import { bodyRule, httpProperties, payloadOf, type HttpConfig } from "./http";
+
+/** How long the target has to call back, by default and at most. */
+export const CALLBACK_TIMEOUT_MS = { default: 3_600_000, min: 1000, max: 7 * 24 * 3_600_000 } as const;
+
+export interface HttpCallbackConfig extends HttpConfig {
+  callbackTimeoutMs?: number;
+  /** A field of a JSON object body that also carries the callback URL. */
+  callbackField?: string;
+}
+
+/** What the action keeps about its current attempt. */
+interface Armed {
+  iteration: number;
+  /** Epoch ms the callback URL expires at, and the action fails without one. */
+  deadline: number;
+  callback_url: string;
+  /** The request was answered 2xx: the action waits for its callback. */
+  awaiting: boolean;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export const httpCallback: ActionModule<HttpCallbackConfig> = {
+  name: "httpCallback",
+  configSchema: {
+    type: "object",
+    required: ["url"],
+    properties: {
+      ...httpProperties,
+      callbackTimeoutMs: { type: "integer", minimum: CALLBACK_TIMEOUT_MS.min, maximum: CALLBACK_TIMEOUT_MS.max },
+      callbackField: { type: "string", minLength: 1, maxLength: 200 },
+    },
+    additionalProperties: false,
+    ...bodyRule,
+  },
+  async execute(config, invocation, ctx) {
+    const rec = invocation.record;
+    const kept = rec.detail as Armed | undefined;
+    const current = kept?.iteration === rec.attempt ? kept : undefined;
+    if (rec.delivered !== undefined) {
+      const { body, headers } = rec.delivered as CallbackDelivery;
+      return { kind: "success", result: ctx.redact({ body, headers }) };
+    }
+    const timeoutMs = config.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS.default;
+    // Executed again while awaiting, with nothing delivered: the deadline passed.
+    if (current?.awaiting) {
+      return {
+        kind: "error",
+        error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `No callback arrived within ${timeoutMs} ms`, details: { callback_timeout_ms: timeoutMs } },
+      };
+    }
+    const bounds = delays(config);
+    if ("error" in bounds) return { kind: "error", error: bounds.error };
+
+    // A replayed attempt (a crash after arming) keeps its URL and deadline.
+    const deadline = current?.deadline ?? ctx.now() + timeoutMs;
+    const url = current?.callback_url ?? (await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, { tenantId: ctx.tenantId, runId: ctx.runId, key: rec.key, attempt: rec.attempt, expiresAt: deadline }));
+    const body = config.callbackField && isPlainObject(config.body) ? { ...config.body, [config.callbackField]: url } : config.body;
+    const headers = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([name]) => name.toLowerCase() !== "x-callback-url"));
+    const payload = await payloadOf({ ...config, body }, ctx);
+    if ("kind" in payload) return payload;
+    const prepared = await prepare({ ...config, headers: { ...headers, "X-Callback-Url": url } }, payload, ctx);
+    if ("error" in prepared) return { kind: "error", error: prepared.error };
+
+    const armed: Armed = { iteration: rec.attempt, deadline, callback_url: url, awaiting: false };
+    try {
+      await ctx.persist(armed);
+    } catch (e) {
+      const reason = ctx.redact(e instanceof Error ? e.message : String(e));
+      return {
+        kind: "error",
+        error: {
+          status: 500,
+          code: "INTERNAL_ERROR",
+          message: "The callback's state could not be saved, so the request was not sent",
+          details: { code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: `${ctx.runId}:${rec.key}`, iteration: rec.attempt, reason },
+        },
+      };
+    }
+    const sent = await send(prepared, config, ctx, !config.binaryUpload);
+    const retry = retryAfter(sent, rec.attempt, config, bounds, ctx, armed);
+    if (retry) return retry;
+    if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx), detail: armed };
+    const { status } = sent.response;
+    if (status >= 200 && status < 300) return { kind: "wait", until: deadline, detail: { ...armed, awaiting: true } };
+    return {
+      kind: "error",
+      error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `The callback request was answered with ${status}`, details: { status, body_preview: bodyPreview(sent.response, ctx) } },
+      detail: armed,
+    };
+  },
+};

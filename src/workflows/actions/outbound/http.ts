@@ -1,0 +1,81 @@
+// `http`: one outbound request through the guarded client, with the auth
+// profile it names, retried on the answers worth retrying, and its answer as
+// the result. After the last attempt a 4xx or 5xx answer is still a result,
+// so the action's `errorWhen` (by default `result.status >= 400`) decides.
+import { tempFileIdSchema, openTempFile } from "../file-ref";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionContext, ActionModule } from "../types";
+import type { ActionOutcome } from "../../engine/types";
+import type { JsonSchema } from "../../../lib/validate";
+import { forbidden } from "../../../lib/schemas";
+import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAfter, send, validationError, type Payload, type RequestConfig } from "./request";
+
+export interface HttpConfig extends RequestConfig {
+  method?: (typeof HTTP_METHODS)[number];
+  body?: unknown;
+  redirect?: "follow" | "manual";
+  /** The body is this temp file's bytes, its content type the file's unless a header sets one. */
+  binaryUpload?: { tempFileId: string };
+}
+
+export const httpProperties: Record<string, JsonSchema> = {
+  ...requestProperties,
+  method: { enum: [...HTTP_METHODS] },
+  body: {},
+  redirect: { enum: ["follow", "manual"] },
+  binaryUpload: { type: "object", required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema }, additionalProperties: false },
+};
+
+/** GET and HEAD (GET by default) carry no body: refused with the body's path rather than left to fail in fetch. */
+export const bodyRule: JsonSchema = {
+  if: { not: { required: ["method"], properties: { method: { enum: ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"] } } } },
+  then: { properties: { body: forbidden, binaryUpload: forbidden } },
+};
+
+/** A JSON body (anything but a string) goes as JSON; a string goes as written. */
+export function jsonPayload(config: HttpConfig, body: unknown): Payload {
+  const method = config.method ?? DEFAULTS.method;
+  const redirect = config.redirect ?? DEFAULTS.redirect;
+  if (body === undefined) return { method, redirect };
+  if (typeof body === "string") return { method, redirect, body };
+  return { method, redirect, body: JSON.stringify(body), contentType: "application/json" };
+}
+
+/** The request's payload: the JSON or text body, or the temp file's bytes (the run's policy must allow reading them, as the REST download does). */
+export async function payloadOf(config: HttpConfig, ctx: ActionContext): Promise<Payload | ActionOutcome> {
+  if (!config.binaryUpload) return jsonPayload(config, config.body);
+  if (config.body !== undefined) return { kind: "error", error: validationError("config.binaryUpload: cannot be set together with body") };
+  const services = await runServices(ctx);
+  const refused = refusedUnless(services.principal, "entity", "read");
+  if (refused) return refused;
+  const { tempFileId } = config.binaryUpload;
+  let payload: Payload | undefined;
+  // An unknown or expired file is the action's 404, as the REST download answers it.
+  const refusal = await asOutcome(async () => {
+    const file = await openTempFile(services, tempFileId);
+    // Read whole (at most 25 MiB): the client sends bytes, and a retry reads the file again.
+    const bytes = new Uint8Array(await new Response(file.body).arrayBuffer());
+    payload = { ...jsonPayload(config, undefined), body: bytes, contentType: file.ref.content_type };
+    return { kind: "success", result: null };
+  });
+  return payload ?? refusal;
+}
+
+export const http: ActionModule<HttpConfig> = {
+  name: "http",
+  configSchema: { type: "object", required: ["url"], properties: httpProperties, additionalProperties: false, ...bodyRule },
+  async execute(config, invocation, ctx) {
+    const bounds = delays(config);
+    if ("error" in bounds) return { kind: "error", error: bounds.error };
+    const payload = await payloadOf(config, ctx);
+    if ("kind" in payload) return payload;
+    const prepared = await prepare(config, payload, ctx);
+    if ("error" in prepared) return { kind: "error", error: prepared.error };
+    // A file's bytes are not sent twice in one attempt: a refreshed token waits for the next one.
+    const sent = await send(prepared, config, ctx, !config.binaryUpload);
+    const retry = retryAfter(sent, invocation.record.attempt, config, bounds, ctx);
+    if (retry) return retry;
+    if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx) };
+    return { kind: "success", result: responseResult(sent.response, ctx) };
+  },
+};

@@ -1,0 +1,110 @@
+// `llmCallback`: one chat completion from an OpenAI-compatible provider,
+// through the same guarded client, auth profiles and retries as `http`. The
+// provider's answer is reduced to what a workflow reads: the content, the
+// message, why it stopped, the usage and the model that answered.
+import type { ActionModule } from "../types";
+import { bodyPreview, delays, failureError, knobProperties, prepare, requestProperties, retryAfter, send, validationError, type RequestConfig } from "./request";
+
+/** Appended to the provider's base URL unless the URL already ends with it. */
+export const COMPLETIONS_PATH = "/chat/completions";
+export const MAX_MESSAGES = 1000;
+
+interface Message {
+  role: "system" | "user" | "assistant" | "tool" | "developer";
+  content: unknown;
+  name?: string;
+}
+
+export interface LlmCallbackConfig extends RequestConfig {
+  model: string;
+  messages?: Message[];
+  /** One user message: the shorthand for `messages: [{ role: "user", content: prompt }]`. */
+  prompt?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** The provider's `response_format` (for example `{ "type": "json_object" }`), passed as given. */
+  responseFormat?: Record<string, unknown>;
+}
+
+const { url, headers, auth } = requestProperties;
+
+export const llmCallback: ActionModule<LlmCallbackConfig> = {
+  name: "llmCallback",
+  configSchema: {
+    type: "object",
+    required: ["url", "model"],
+    properties: {
+      url,
+      headers,
+      auth,
+      ...knobProperties,
+      model: { type: "string", minLength: 1, maxLength: 200 },
+      messages: {
+        type: "array",
+        minItems: 1,
+        maxItems: MAX_MESSAGES,
+        items: {
+          type: "object",
+          required: ["role", "content"],
+          properties: { role: { enum: ["system", "user", "assistant", "tool", "developer"] }, content: true, name: { type: "string" } },
+          additionalProperties: true,
+        },
+      },
+      prompt: { type: "string", minLength: 1 },
+      temperature: { type: "number", minimum: 0, maximum: 2 },
+      maxTokens: { type: "integer", minimum: 1 },
+      responseFormat: { type: "object", required: ["type"], properties: { type: { type: "string" } }, additionalProperties: true },
+    },
+    additionalProperties: false,
+  },
+  async execute(config, invocation, ctx) {
+    if ((config.messages === undefined) === (config.prompt === undefined)) {
+      return { kind: "error", error: validationError("config: exactly one of messages and prompt is required") };
+    }
+    const bounds = delays(config);
+    if ("error" in bounds) return { kind: "error", error: bounds.error };
+    const base = config.url.replace(/\/+$/, "");
+    const target = base.endsWith(COMPLETIONS_PATH) ? base : `${base}${COMPLETIONS_PATH}`;
+    const request = {
+      model: config.model,
+      messages: config.messages ?? [{ role: "user", content: config.prompt }],
+      ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
+      ...(config.maxTokens === undefined ? {} : { max_tokens: config.maxTokens }),
+      ...(config.responseFormat === undefined ? {} : { response_format: config.responseFormat }),
+    };
+    const prepared = await prepare(
+      { ...config, url: target },
+      { method: "POST", body: JSON.stringify(request), contentType: "application/json" },
+      ctx,
+    );
+    if ("error" in prepared) return { kind: "error", error: prepared.error };
+    const sent = await send(prepared, config, ctx);
+    const retry = retryAfter(sent, invocation.record.attempt, config, bounds, ctx);
+    if (retry) return retry;
+    if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx) };
+    const { status } = sent.response;
+    const preview = bodyPreview(sent.response, ctx);
+    if (status < 200 || status > 299) {
+      return { kind: "error", error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `The provider answered ${status}`, details: { status, body_preview: preview } } };
+    }
+    const completion = parseCompletion(sent.response.body);
+    if (!completion) {
+      return { kind: "error", error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: "The provider's answer is not a chat completion", details: { status, body_preview: preview } } };
+    }
+    return { kind: "success", result: ctx.redact(completion) };
+  },
+};
+
+/** The first choice of a chat completion, or undefined when the answer is not one. */
+function parseCompletion(bytes: Uint8Array): { content: unknown; message: unknown; finish_reason: unknown; usage: unknown; model: unknown } | undefined {
+  let answer: { choices?: { message?: { content?: unknown }; finish_reason?: unknown }[]; usage?: unknown; model?: unknown };
+  try {
+    answer = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+  const choice = Array.isArray(answer?.choices) ? answer.choices[0] : undefined;
+  const message = choice?.message;
+  if (typeof message !== "object" || message === null) return undefined;
+  return { content: message.content ?? null, message, finish_reason: choice!.finish_reason ?? null, usage: answer.usage ?? null, model: answer.model ?? null };
+}
