@@ -110,7 +110,7 @@ export interface UploadUrlInput {
  * removed), so an artifact has at most one upload in progress and confirm
  * knows which version it means.
  */
-export async function createUploadUrl(deps: ArtifactDeps, entityId: string, input: UploadUrlInput) {
+async function openVersion(deps: Pick<ArtifactDeps, "tenant" | "files">, entityId: string, input: Omit<UploadUrlInput, "ttl">): Promise<ArtifactRow> {
   if (input.size !== undefined && input.size > MAX_FILE_BYTES) throw fileTooLarge();
   await refuseShared(deps.tenant, [entityId]);
   const { row, replaced } = await deps.tenant.tx(async (sql) => {
@@ -146,6 +146,12 @@ export async function createUploadUrl(deps: ArtifactDeps, entityId: string, inpu
     return { row: rows[0], replaced: replaced.rows.flatMap((r) => (r.storage_key ? [r.storage_key] : [])) };
   });
   await deps.files.delete(replaced);
+  return row;
+}
+
+/** A new pending version (openVersion) and the signed URL its bytes are PUT to. */
+export async function createUploadUrl(deps: ArtifactDeps, entityId: string, input: UploadUrlInput) {
+  const row = await openVersion(deps, entityId, input);
   const link = await signLink(
     deps.secret,
     "artifact-upload",
@@ -216,6 +222,19 @@ export async function receiveUpload(deps: Pick<ArtifactDeps, "tenant" | "files">
   }
   if (swapped.previousKey) await deps.files.delete([swapped.previousKey]);
   return presentArtifact(swapped.row);
+}
+
+/**
+ * A whole confirmed version from bytes the caller already holds (the workflow
+ * action uploadArtifact): the upload URL's three steps (open a version,
+ * receive its bytes, confirm them by their checksum) without a link in
+ * between. An upload URL opened for the same artifact meanwhile wins: this
+ * one then fails as a REST client's PUT or confirm would.
+ */
+export async function storeArtifactVersion(deps: Pick<ArtifactDeps, "tenant" | "files">, entityId: string, input: Omit<UploadUrlInput, "ttl" | "size">, upload: Upload) {
+  const opened = await openVersion(deps, entityId, { ...input, size: upload.length });
+  const received = await receiveUpload(deps, opened.version_id, upload);
+  return confirmArtifact(deps, entityId, opened.id, received.checksum!);
 }
 
 /** The checksum is accepted with or without a `sha256:` prefix; the schema has checked the hex. */

@@ -1,0 +1,39 @@
+// `createArtifactDownloadURL`: the credential-free link the REST route
+// `…/artifacts/{artifactId}/download-url` makes, absolute on the service's
+// public origin; the result is that route's `{ url, expires_at }`.
+import { uuidSchema } from "../../../lib/schemas";
+import { artifactDownloadUrl, DOWNLOAD_TTL } from "../../../files/artifacts/service";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+
+interface CreateArtifactDownloadUrlConfig {
+  entityId: string;
+  artifactId: string;
+  version?: number;
+  /** Seconds the link is valid. */
+  ttl?: number;
+}
+
+export const createArtifactDownloadURL: ActionModule<CreateArtifactDownloadUrlConfig> = {
+  name: "createArtifactDownloadURL",
+  configSchema: {
+    type: "object",
+    required: ["entityId", "artifactId"],
+    properties: {
+      entityId: uuidSchema,
+      artifactId: uuidSchema,
+      version: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
+      ttl: { type: "integer", minimum: 1, maximum: DOWNLOAD_TTL.max },
+    },
+    additionalProperties: false,
+  },
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "read");
+    if (refused) return refused;
+    return asOutcome(async () => {
+      const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin };
+      return { kind: "success", result: await artifactDownloadUrl(deps, config.entityId, config.artifactId, { ttl: config.ttl, version: config.version }) };
+    });
+  },
+};

@@ -1,0 +1,32 @@
+// `createTempFileDownloadURL`: the credential-free link
+// `POST /entity/temp-files/{id}/download-url` makes (`entity:read`), absolute
+// on the service's public origin, never outliving the file.
+import { LINK_TTL, tempFileDownloadUrl } from "../../../files/temp-files/service";
+import { tempFileIdSchema } from "../file-ref";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+
+interface CreateTempFileDownloadUrlConfig {
+  tempFileId: string;
+  /** Seconds the link is valid, shortened to the file's remaining life. */
+  ttl?: number;
+}
+
+export const createTempFileDownloadURL: ActionModule<CreateTempFileDownloadUrlConfig> = {
+  name: "createTempFileDownloadURL",
+  configSchema: {
+    type: "object",
+    required: ["tempFileId"],
+    properties: { tempFileId: tempFileIdSchema, ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max } },
+    additionalProperties: false,
+  },
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "read");
+    if (refused) return refused;
+    return asOutcome(async () => {
+      const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin };
+      return { kind: "success", result: await tempFileDownloadUrl(deps, config.tempFileId, config.ttl) };
+    });
+  },
+};

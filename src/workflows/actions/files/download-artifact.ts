@@ -1,0 +1,54 @@
+// `downloadArtifact`: a confirmed version of an artifact (the newest unless
+// `version` says), as a temp file (default) or read into the run's state as
+// UTF-8 `text` with its `content_type`, capped by `maxTextBytes`. Reading is
+// `entity:read` over REST; making the temp file is `entity:create`, as
+// `POST /entity/temp-files` is.
+import { uuidSchema } from "../../../lib/schemas";
+import { readArtifact } from "../../../files/artifacts/service";
+import { saveTempFile } from "../file-ref";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
+
+interface DownloadArtifactConfig {
+  entityId: string;
+  artifactId: string;
+  version?: number;
+  as?: "tempFile" | "text";
+  maxTextBytes?: number;
+}
+
+export const downloadArtifact: ActionModule<DownloadArtifactConfig> = {
+  name: "downloadArtifact",
+  configSchema: {
+    type: "object",
+    required: ["entityId", "artifactId"],
+    properties: {
+      entityId: uuidSchema,
+      artifactId: uuidSchema,
+      // Versions are Postgres integers.
+      version: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
+      as: { enum: ["tempFile", "text"] },
+      maxTextBytes: maxTextBytesSchema,
+    },
+    additionalProperties: false,
+    // maxTextBytes only means something when the bytes are read into the state.
+    if: { required: ["maxTextBytes"] },
+    then: { required: ["as"], properties: { as: { const: "text" } } },
+  },
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const asText = config.as === "text";
+    const refused = refusedUnless(services.principal, "entity", "read") ?? (asText ? undefined : refusedUnless(services.principal, "entity", "create"));
+    if (refused) return refused;
+    return asOutcome(async () => {
+      const file = await readArtifact(services, config.entityId, config.artifactId, config.version);
+      if (asText) {
+        const bytes = await readCapped(file.body, file.size, config.maxTextBytes ?? TEXT_BYTES.default);
+        return { kind: "success", result: { text: utf8Text(bytes), content_type: file.contentType } };
+      }
+      const ref = await saveTempFile(services, { name: file.filename, contentType: file.contentType, body: file.body, length: file.size });
+      return { kind: "success", result: ref };
+    });
+  },
+};

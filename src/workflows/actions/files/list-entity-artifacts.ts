@@ -1,0 +1,41 @@
+// `listEntityArtifacts`: `GET /entity/entities/{id}/artifacts` with its query
+// in camelCase; the result is that route's answer, `{ data, pagination }`.
+import { pageOf } from "../../../lib/pagination";
+import { paginationQuery, uuidSchema } from "../../../lib/schemas";
+import { listArtifacts } from "../../../files/artifacts/service";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+
+interface ListEntityArtifactsConfig {
+  entityId: string;
+  artifactType?: string;
+  artifactTypeIn?: string[];
+  includeVersions?: boolean;
+  page?: number;
+  limit?: number;
+}
+
+export const listEntityArtifacts: ActionModule<ListEntityArtifactsConfig> = {
+  name: "listEntityArtifacts",
+  configSchema: {
+    type: "object",
+    required: ["entityId"],
+    properties: {
+      entityId: uuidSchema,
+      artifactType: { type: "string", minLength: 1 },
+      artifactTypeIn: { type: "array", items: { type: "string", minLength: 1 }, maxItems: 100 },
+      includeVersions: { type: "boolean" },
+      ...paginationQuery,
+    },
+    additionalProperties: false,
+  },
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "read");
+    if (refused) return refused;
+    return asOutcome(async () => {
+      const query = { artifact_type: config.artifactType, artifact_type_in: config.artifactTypeIn, include_versions: config.includeVersions };
+      return { kind: "success", result: await listArtifacts(services, config.entityId, query, pageOf(config)) };
+    });
+  },
+};

@@ -1,0 +1,68 @@
+// `uploadArtifact`: a new confirmed version of an entity's artifact, from a
+// temp file (promoting it to a durable artifact) or from bytes in the config.
+// The bytes take the artifact service's upload path (open a version, receive,
+// confirm), so the checks, locking and checksum are those of a REST upload.
+// Opening a version is `entity:update` over REST; reading a temp file is
+// `entity:read`.
+import { forbidden, uuidSchema } from "../../../lib/schemas";
+import { storeArtifactVersion } from "../../../files/artifacts/service";
+import type { Upload } from "../../../files/object-store";
+import { contentTypeSchema, fileNameSchema } from "../../../files/schemas";
+import { openTempFile, tempFileIdSchema } from "../file-ref";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
+
+interface UploadArtifactConfig extends InlineBytes {
+  entityId: string;
+  artifactType: string;
+  /** The temp file to promote; `name` and `contentType` default to its own. */
+  tempFileId?: string;
+  name?: string;
+  contentType?: string;
+}
+
+export const uploadArtifact: ActionModule<UploadArtifactConfig> = {
+  name: "uploadArtifact",
+  configSchema: {
+    type: "object",
+    required: ["entityId", "artifactType"],
+    properties: {
+      entityId: uuidSchema,
+      artifactType: { type: "string", minLength: 1, maxLength: 100 },
+      tempFileId: tempFileIdSchema,
+      ...inlineBytesProperties,
+      name: fileNameSchema,
+      contentType: contentTypeSchema,
+    },
+    additionalProperties: false,
+    // Exactly one source; bytes in the config come with their name and type.
+    anyOf: [{ required: ["tempFileId"] }, { required: ["text"] }, { required: ["base64"] }],
+    dependentSchemas: { tempFileId: { properties: { text: forbidden, base64: forbidden } }, text: { properties: { base64: forbidden } } },
+    if: { anyOf: [{ required: ["text"] }, { required: ["base64"] }] },
+    then: { required: ["name", "contentType"] },
+  },
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "update") ?? (config.tempFileId === undefined ? undefined : refusedUnless(services.principal, "entity", "read"));
+    if (refused) return refused;
+    return asOutcome(async () => {
+      let file: { name: string; contentType: string; upload: Upload };
+      if (config.tempFileId !== undefined) {
+        const { ref, body } = await openTempFile(services, config.tempFileId);
+        file = { name: config.name ?? ref.name, contentType: config.contentType ?? ref.content_type, upload: { body, length: ref.size } };
+      } else {
+        const bytes = inlineBytes(config);
+        file = { name: config.name!, contentType: config.contentType!, upload: { body: new Blob([bytes]).stream(), length: bytes.byteLength } };
+      }
+      try {
+        const artifact = await storeArtifactVersion(services, config.entityId, { artifact_type: config.artifactType, filename: file.name, content_type: file.contentType }, file.upload);
+        return { kind: "success", result: artifact };
+      } catch (e) {
+        // Refused before its bytes were read (unknown entity, no access): release the temp file's stream.
+        await file.upload.body.cancel().catch(() => {});
+        throw e;
+      }
+    });
+  },
+};

@@ -1,0 +1,35 @@
+// `uploadTempFile`: a temp file (24 hours) from bytes in the config, as
+// `POST /entity/temp-files` makes one (`entity:create`); the result is its FileRef.
+import { contentTypeSchema, fileNameSchema } from "../../../files/schemas";
+import { forbidden } from "../../../lib/schemas";
+import { saveTempFile } from "../file-ref";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
+
+interface UploadTempFileConfig extends InlineBytes {
+  name: string;
+  contentType: string;
+}
+
+export const uploadTempFile: ActionModule<UploadTempFileConfig> = {
+  name: "uploadTempFile",
+  configSchema: {
+    type: "object",
+    required: ["name", "contentType"],
+    properties: { name: fileNameSchema, contentType: contentTypeSchema, ...inlineBytesProperties },
+    additionalProperties: false,
+    // Exactly one of them.
+    anyOf: [{ required: ["text"] }, { required: ["base64"] }],
+    dependentSchemas: { text: { properties: { base64: forbidden } } },
+  },
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "create");
+    if (refused) return refused;
+    return asOutcome(async () => ({
+      kind: "success",
+      result: await saveTempFile(services, { name: config.name, contentType: config.contentType, body: inlineBytes(config) }),
+    }));
+  },
+};
