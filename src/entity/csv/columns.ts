@@ -98,6 +98,11 @@ export function cellText(value: unknown, escapeFormulas = false): string {
   return text === "" || /[",\r\n]/.test(text) || text.trim() !== text ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/** One RFC 4180 line (CRLF-terminated) of cells as `cellText` writes them: the one CSV line writer. */
+export function csvLine(values: readonly unknown[], escapeFormulas = false): string {
+  return `${values.map((v) => cellText(v, escapeFormulas)).join(",")}\r\n`;
+}
+
 /** Sets a nested attribute; defined as own data so a `__proto__` column stays a plain key. */
 export function setAtPath(attributes: Record<string, unknown>, path: string[], value: unknown): void {
   const own = (obj: Record<string, unknown>, key: string, v: unknown) => Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });

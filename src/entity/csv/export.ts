@@ -11,7 +11,7 @@ import type { QueryType } from "../query/operands";
 import { compiled, Params } from "../query/params";
 import { applyTrigramThreshold, compileQuery, pageStatement, readTypes, type QueryInput } from "../query/service";
 import type { EntityType } from "../entity-types/store";
-import { attributeColumns, cellText, columnOf, schemaColumns, type Column } from "./columns";
+import { attributeColumns, columnOf, csvLine, schemaColumns, type Column } from "./columns";
 
 export const EXPORT_PAGE = 1000;
 
@@ -60,7 +60,7 @@ function discoveredColumns(rows: Row[]): string[] {
 }
 
 function line(row: Row, columns: Column[], escapeFormulas: boolean): string {
-  return `${columns.map((c) => cellText("field" in c ? row[c.field] : valueAt(row.attributes, c.attribute), escapeFormulas)).join(",")}\r\n`;
+  return csvLine(columns.map((c) => ("field" in c ? row[c.field] : valueAt(row.attributes, c.attribute))), escapeFormulas);
 }
 
 /** One page after `position`, and the position of its last row. */
@@ -88,7 +88,7 @@ export function exportStream(tenant: TenantDb, prepared: Prepared, input: Export
     try {
       await tenant.withOwnConnection((own) =>
         own.read(async (reader) => {
-          const header = (names: string[]) => writer.write(encoder.encode(`${names.map((n) => cellText(n, escapeFormulas)).join(",")}\r\n`));
+          const header = (names: string[]) => writer.write(encoder.encode(csvLine(names, escapeFormulas)));
           let names = prepared.columns;
           if (names) await header(names);
           let position: unknown[] | null = null;

@@ -7,6 +7,30 @@ import { UPSERT_BODY_LIMIT, upsertResult } from "../upsert/routes";
 import { exportStream, prepareExport } from "./export";
 import { importConfigSchema, importEntities, readImportConfig } from "./import";
 
+/** The export body; the exportEntitiesToCsv action takes the same fields in camelCase. */
+export const exportBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["type_name"],
+  properties: {
+    type_name: TYPE_NAME,
+    filter: queryBody.properties.filter,
+    sort: queryBody.properties.sort,
+    columns: {
+      type: "array",
+      minItems: 1,
+      maxItems: 500,
+      items: { type: "string", minLength: 1, maxLength: 1000 },
+      description: 'Header names in order: "id", "name", "identifier_key", "created_at", "updated_at", or attribute paths ("price", "dims.w")',
+    },
+    escape_formulas: {
+      type: "boolean",
+      default: true,
+      description: "Prefix with ' every text cell (header included) starting with =, +, -, @, tab or carriage return, so a spreadsheet does not run it as a formula (OWASP). Numbers are never prefixed. Export with false to import the file back unchanged.",
+    },
+  },
+} as const;
+
 export const csvRoutes = [
   route({
     method: "post",
@@ -45,28 +69,7 @@ export const csvRoutes = [
     tag: "entities",
     summary: "Export the entities of a type as CSV, filtered and sorted by the query compiler, streamed",
     permission: ["entity", "read"],
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["type_name"],
-      properties: {
-        type_name: TYPE_NAME,
-        filter: queryBody.properties.filter,
-        sort: queryBody.properties.sort,
-        columns: {
-          type: "array",
-          minItems: 1,
-          maxItems: 500,
-          items: { type: "string", minLength: 1, maxLength: 1000 },
-          description: 'Header names in order: "id", "name", "identifier_key", "created_at", "updated_at", or attribute paths ("price", "dims.w")',
-        },
-        escape_formulas: {
-          type: "boolean",
-          default: true,
-          description: "Prefix with ' every text cell (header included) starting with =, +, -, @, tab or carriage return, so a spreadsheet does not run it as a formula (OWASP). Numbers are never prefixed. Export with false to import the file back unchanged.",
-        },
-      },
-    },
+    body: exportBody,
     responses: { 200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv", schema: { type: "string" } }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter or sort" } },
     handler: async (c, { body }) => {
       const prepared = await prepareExport(c.var.ctx.tenant, body);

@@ -94,6 +94,13 @@ export async function tempFileDownloadUrl(deps: { tenant: TenantDb; secret: stri
   return signLink(deps.secret, "temp-file-download", deps.tenant.tenantId, id, deps.origin, `/entity/temp-files/${id}/download`, expires);
 }
 
+/** Removes the tenant's temp files by id, bytes first as the sweep does: what an action made before it failed. */
+export async function removeTempFiles(deps: TempFileDeps, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await deps.files.delete(ids.map((id) => tempFileStorageKey(deps.tenant.tenantId, id)));
+  await deps.tenant.tx((sql) => sql.query("DELETE FROM temp_files WHERE id = ANY($1::uuid[])", [ids]));
+}
+
 const SWEEP_BATCH = 1000;
 const SWEEP_ROUNDS = 10;
 

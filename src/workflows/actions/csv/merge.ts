@@ -1,0 +1,64 @@
+// `mergeCsvStreams`: CSV temp files one after the other into one CSV temp
+// file. The header is the union of the inputs' headers in first-seen order
+// (or the first file's only); a column a file lacks is an empty cell. The
+// headers are read first (each file opened and closed after its first
+// record), then each file's rows are streamed through in turn.
+import { fileNameSchema } from "../../../files/schemas";
+import { tempFileIdSchema } from "../file-ref";
+import type { ActionModule } from "../types";
+import { writeCsv } from "./output";
+import { withTempFiles } from "../temp-output";
+import { openCsv } from "./records";
+import { delimiterSchema } from "./schemas";
+
+/** Files one merge takes. */
+export const MAX_MERGE_FILES = 50;
+
+interface MergeConfig {
+  tempFileIds: string[];
+  columns?: "union" | "first";
+  delimiter?: string;
+  name?: string;
+}
+
+export const mergeCsvStreams: ActionModule<MergeConfig> = {
+  name: "mergeCsvStreams",
+  configSchema: {
+    type: "object",
+    required: ["tempFileIds"],
+    properties: {
+      tempFileIds: { type: "array", minItems: 2, maxItems: MAX_MERGE_FILES, items: tempFileIdSchema },
+      columns: { enum: ["union", "first"] },
+      delimiter: delimiterSchema,
+      name: fileNameSchema,
+    },
+    additionalProperties: false,
+  },
+  async execute(config, _invocation, ctx) {
+    return withTempFiles(ctx, async (services) => {
+      const open = (i: number) => openCsv(services, config.tempFileIds[i], `config.tempFileIds[${i}]`, config.delimiter);
+      const columns: string[] = [];
+      const seen = new Set<string>();
+      for (let i = 0; i < config.tempFileIds.length; i++) {
+        const source = await open(i);
+        await source.close();
+        if (i > 0 && config.columns === "first") continue;
+        for (const name of source.header) if (!seen.has(name)) seen.add(name), columns.push(name);
+      }
+      const result = await writeCsv(services, config.name ?? "merged.csv", "config.tempFileIds", async (out) => {
+        await out.line(columns);
+        for (let i = 0; i < config.tempFileIds.length; i++) {
+          const source = await open(i);
+          try {
+            const at = new Map(source.header.map((name, index) => [name, index]));
+            const picks = columns.map((name) => at.get(name) ?? -1);
+            for await (const { cells } of source.rows) await out.line(picks.map((index) => (index < 0 ? undefined : cells[index])));
+          } finally {
+            await source.close();
+          }
+        }
+      });
+      return { kind: "success", result };
+    });
+  },
+};

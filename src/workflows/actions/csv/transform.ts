@@ -1,0 +1,98 @@
+// `transformCsvStream`: each row of a CSV temp file through a JSONata
+// mapping, written to a new CSV temp file as it goes. The mapping is compiled
+// once and evaluated per row under the smart-value bounds (time, steps,
+// depth, sizes), each row with a budget of its own; it reads the row as an
+// object keyed by the header (values strings) and answers an object (its
+// keys are the output columns) or null/undefined to drop the row.
+import { ExpressionError, ExpressionSyntaxError, MAX_EXPRESSION_LENGTH, compileExpression, type CompiledExpression } from "../../../lib/smart-values";
+import { ApiError } from "../../../lib/errors";
+import { fileNameSchema } from "../../../files/schemas";
+import { runError } from "../../engine/walk";
+import { tempFileIdSchema } from "../file-ref";
+import type { ActionModule } from "../types";
+import { columnsSchema, delimiterSchema } from "./schemas";
+import { openCsv } from "./records";
+import { writeCsv } from "./output";
+import { withTempFiles } from "../temp-output";
+
+interface TransformConfig {
+  tempFileId: string;
+  mapping: string;
+  /** The output header; without it, the first mapped row's keys. */
+  columns?: string[];
+  delimiter?: string;
+  name?: string;
+}
+
+function mappingFailed(line: number, reason: string): ApiError {
+  return new ApiError("UNPROCESSABLE_ENTITY", `config.mapping: line ${line}: ${reason}`, { field: "config.mapping", line });
+}
+
+function kindOf(value: unknown): string {
+  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
+export const transformCsvStream: ActionModule<TransformConfig> = {
+  name: "transformCsvStream",
+  configSchema: {
+    type: "object",
+    required: ["tempFileId", "mapping"],
+    properties: {
+      tempFileId: tempFileIdSchema,
+      mapping: { type: "string", minLength: 1, maxLength: MAX_EXPRESSION_LENGTH },
+      columns: columnsSchema,
+      delimiter: delimiterSchema,
+      name: fileNameSchema,
+    },
+    additionalProperties: false,
+  },
+  async execute(config, _invocation, ctx) {
+    let expression: CompiledExpression;
+    try {
+      expression = compileExpression(config.mapping);
+    } catch (e) {
+      if (!(e instanceof ExpressionSyntaxError)) throw e;
+      const line = `config.mapping: invalid JSONata expression: ${e.message}${e.position !== undefined ? ` (at character ${e.position})` : ""}`;
+      return { kind: "error", error: runError("VALIDATION_FAILED", "The mapping does not compile", { errors: [line], validation_errors: [line] }) };
+    }
+    return withTempFiles(ctx, async (services) => {
+      const source = await openCsv(services, config.tempFileId, "config.tempFileId", config.delimiter);
+      try {
+        const result = await writeCsv(services, config.name ?? source.name, "config.mapping", async (out) => {
+          let columns = config.columns;
+          let known = new Set(columns);
+          if (columns) await out.line(columns);
+          for await (const { cells, line } of source.rows) {
+            // An empty cell is no key (undefined to JSONata); fromEntries defines a `__proto__` header as an own key.
+            const row = Object.fromEntries(source.header.flatMap((h, i) => (cells[i] === undefined ? [] : [[h, cells[i]]])));
+            let mapped: unknown;
+            try {
+              mapped = await expression.evaluate(row);
+            } catch (e) {
+              if (e instanceof ExpressionError) throw mappingFailed(line, e.message);
+              throw e;
+            }
+            if (mapped === undefined || mapped === null) continue;
+            if (typeof mapped !== "object" || Array.isArray(mapped)) throw mappingFailed(line, `answered ${kindOf(mapped)}; it must answer an object, or null to drop the row`);
+            const keys = Object.keys(mapped);
+            if (!columns) {
+              if (!keys.length) throw mappingFailed(line, "answered an object with no keys, so there are no columns; set config.columns");
+              columns = keys;
+              known = new Set(keys);
+              await out.line(columns);
+            }
+            const outside = keys.filter((k) => !known.has(k));
+            if (outside.length) {
+              throw mappingFailed(line, `answered ${outside.map((k) => JSON.stringify(k)).join(", ")}, not among the columns ${JSON.stringify(columns)}; set config.columns to every output column`);
+            }
+            const values = mapped as Record<string, unknown>;
+            await out.line(columns.map((c) => (Object.hasOwn(values, c) ? values[c] : undefined)));
+          }
+        });
+        return { kind: "success", result };
+      } finally {
+        await source.close();
+      }
+    });
+  },
+};

@@ -1,0 +1,28 @@
+// `chunkPdf`: a PDF temp file cut into consecutive files of `pagesPerChunk`
+// pages (the last one holds what is left).
+import { tempFileIdSchema } from "../file-ref";
+import type { ActionModule } from "../types";
+import { withTempFiles } from "../temp-output";
+import { MAX_PDF_PAGES } from "./limits";
+import { writeParts, type PageRange } from "./parts";
+
+interface ChunkPdfConfig {
+  tempFileId: string;
+  pagesPerChunk: number;
+}
+
+export const chunkPdf: ActionModule<ChunkPdfConfig> = {
+  name: "chunkPdf",
+  configSchema: {
+    type: "object",
+    required: ["tempFileId", "pagesPerChunk"],
+    properties: { tempFileId: tempFileIdSchema, pagesPerChunk: { type: "integer", minimum: 1, maximum: MAX_PDF_PAGES } },
+    additionalProperties: false,
+  },
+  execute: (config, _invocation, ctx) =>
+    withTempFiles(ctx, async (services) => ({ kind: "success", result: await writeParts(services, config.tempFileId, (pages) => chunks(pages, config.pagesPerChunk)) })),
+};
+
+export function chunks(pages: number, size: number): PageRange[] {
+  return Array.from({ length: Math.ceil(pages / size) }, (_, i) => ({ first: i * size + 1, last: Math.min(pages, (i + 1) * size) }));
+}

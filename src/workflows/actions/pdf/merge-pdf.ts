@@ -1,0 +1,44 @@
+// `mergePdf`: PDF temp files, in the order given, as one PDF temp file. The
+// sources are read one at a time; only the merged document grows.
+import { PDFDocument } from "@cantoo/pdf-lib";
+import { fileNameSchema } from "../../../files/schemas";
+import { overLimit } from "../archive/limits";
+import { withTempFiles } from "../temp-output";
+import { saveTempFile, tempFileIdSchema } from "../file-ref";
+import type { ActionModule } from "../types";
+import { loadPdf } from "./document";
+import { MAX_MERGE_BYTES, MAX_MERGE_FILES, MAX_PDF_PAGES } from "./limits";
+
+interface MergePdfConfig {
+  tempFileIds: string[];
+  /** The merged file's name; `merged.pdf` when absent. */
+  name?: string;
+}
+
+export const mergePdf: ActionModule<MergePdfConfig> = {
+  name: "mergePdf",
+  configSchema: {
+    type: "object",
+    required: ["tempFileIds"],
+    properties: {
+      tempFileIds: { type: "array", minItems: 2, maxItems: MAX_MERGE_FILES, items: tempFileIdSchema },
+      name: fileNameSchema,
+    },
+    additionalProperties: false,
+  },
+  execute: (config, _invocation, ctx) =>
+    withTempFiles(ctx, async (services) => {
+      const merged = await PDFDocument.create({ updateMetadata: false });
+      let bytes = 0;
+      const admit = (ref: { size: number }) => {
+        if ((bytes += ref.size) > MAX_MERGE_BYTES) throw overLimit("MAX_MERGE_BYTES", MAX_MERGE_BYTES, `The PDFs to merge pass ${MAX_MERGE_BYTES} bytes together`);
+      };
+      for (const id of config.tempFileIds) {
+        const source = await loadPdf(services, id, admit);
+        if (merged.getPageCount() + source.pages > MAX_PDF_PAGES) throw overLimit("MAX_PDF_PAGES", MAX_PDF_PAGES, `The merged PDF would pass ${MAX_PDF_PAGES} pages`);
+        for (const page of await merged.copyPages(source.doc, source.doc.getPageIndices())) merged.addPage(page);
+      }
+      const ref = await saveTempFile(services, { name: config.name ?? "merged.pdf", contentType: "application/pdf", body: await merged.save() });
+      return { kind: "success", result: { ...ref, pages: merged.getPageCount() } };
+    }),
+};

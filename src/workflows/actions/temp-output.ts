@@ -1,0 +1,37 @@
+// What every action that turns temp files into temp files shares (the
+// archive, PDF and CSV families): the permission check and services, and the rule
+// that a failed action keeps none of the temp files it made.
+import { removeTempFiles } from "../../files/temp-files/service";
+import type { ActionOutcome } from "../engine/types";
+import type { FileRef } from "./file-ref";
+import { asOutcome, refusedUnless, runServices, type RunServices } from "./services";
+import type { ActionContext } from "./types";
+
+/**
+ * Runs `work` as the REST temp-file routes would: reading a temp file needs
+ * `entity:read` (GET /entity/temp-files/:id), making one `entity:create`
+ * (POST /entity/temp-files); the run's policy must grant both, else 403.
+ * A 4xx refusal thrown by `work` is the action's error outcome.
+ */
+export async function withTempFiles(ctx: ActionContext, work: (services: RunServices) => Promise<ActionOutcome>): Promise<ActionOutcome> {
+  const services = await runServices(ctx);
+  const refused = refusedUnless(services.principal, "entity", "read") ?? refusedUnless(services.principal, "entity", "create");
+  if (refused) return refused;
+  return asOutcome(() => work(services));
+}
+
+/**
+ * Runs `work`, which passes every temp file it makes through `made`; when
+ * it fails, those files are removed before the failure goes on, so a failed
+ * action leaves nothing behind.
+ */
+export async function allOrNothing<T>(services: RunServices, work: (made: (ref: FileRef) => FileRef) => Promise<T>): Promise<T> {
+  const ids: string[] = [];
+  try {
+    return await work((ref) => (ids.push(ref.temp_file_id), ref));
+  } catch (e) {
+    // A removal that fails leaves files nobody refers to, which expire within 24 hours; the action's own failure is what to report.
+    await removeTempFiles(services, ids).catch(() => undefined);
+    throw e;
+  }
+}
