@@ -273,12 +273,12 @@ describe("refusals", () => {
       [{ name: "mergeCsvStreams", config: { tempFileIds: [crypto.randomUUID()], columns: "all" } }, ["config.tempFileIds: Array has too few items (1 < 2)", 'config.columns: must be one of ["union","first"]']],
       [
         { name: "importEntitiesFromCsv", config: { tempFileId: crypto.randomUUID(), onConflict: "overwrite" } },
-        ["config: does not match any allowed shape (typeName is required | entityTypeId is required)", 'config.onConflict: must be one of ["raise","ignore","merge","replace"]'],
+        ["config: does not match any allowed shape (entityTypeId is required | does not match any allowed shape (entityTypeName is required | typeName is required))", 'config.onConflict: must be one of ["raise","ignore","merge","replace"]'],
       ],
       [{ name: "exportEntitiesToCsv", config: { typeName: "Part", columns: "name", escapeFormulas: "no" } }, ["config.columns: must be array, got string", "config.escapeFormulas: must be boolean, got string"]],
       [{ name: "csvFromZipStream", config: { tempFileId: crypto.randomUUID(), entries: ["a.csv"] } }, ["config.entries: is not allowed"]],
       [{ name: "transformCsvStream", config: { tempFileId: crypto.randomUUID(), mapping: "$", delimiter: ";;" } }, ["config.delimiter: String is too long (2 > 1)"]],
-      [{ name: "importEntitiesFromCsv", config: { tempFileId: crypto.randomUUID(), typeName: "Part", entityTypeId: crypto.randomUUID() } }, ["config.entityTypeId: is not allowed"]],
+      [{ name: "importEntitiesFromCsv", config: { tempFileId: crypto.randomUUID(), typeName: "Part", entityTypeId: crypto.randomUUID() } }, ["config: does not match any allowed shape (typeName: is not allowed | entityTypeId: is not allowed)"]],
     ];
     for (const [action, lines] of cases) {
       const e = failure(await runJob(t, policy, [{ stepId: "x", ...action }]));

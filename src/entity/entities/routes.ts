@@ -81,6 +81,9 @@ const mergeOptions = {
   merge_cardinality: { enum: ["raise", "trim"] },
 } as const;
 
+/** POST /entity/entities/bulk-delete; the removeEntities action takes the same body. */
+export const bulkDeleteBody = { type: "object", additionalProperties: false, required: ["ids"], properties: { ids: { type: "array", items: uuidSchema, minItems: 1, maxItems: 100 } } } as const;
+
 export const entityRoutes = [
   route({
     method: "get",
@@ -173,7 +176,7 @@ export const entityRoutes = [
     tag: "entities",
     summary: "Soft-delete up to 100 entities",
     permission: ["entity", "delete"],
-    body: { type: "object", additionalProperties: false, required: ["ids"], properties: { ids: { type: "array", items: uuidSchema, minItems: 1, maxItems: 100 } } },
+    body: bulkDeleteBody,
     responses: {
       200: {
         description: "Which ids were deleted and which were not found (unknown, another tenant's or already deleted)",

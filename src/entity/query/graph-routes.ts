@@ -33,7 +33,7 @@ function includeSchema(levels: number): object {
   };
 }
 
-const graphBody = {
+export const graphBody = {
   type: "object",
   additionalProperties: false,
   required: ["type_name"],

@@ -3,7 +3,7 @@
 // locked first, so concurrent writers on either end queue behind each other
 // and cannot overshoot a cap.
 import { refuseMissing } from "../entities/service";
-import type { TenantDb } from "../../db/client";
+import type { Sql, TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { lockEntities, overCap, retireOldest, violationOf } from "./cardinality";
 import { requireRule, type RuleRow } from "./rules";
@@ -18,7 +18,7 @@ export interface CreateLinkInput {
   on_cardinality_violation?: CardinalityPolicy;
 }
 
-interface LinkRow {
+export interface LinkRow {
   id: string;
   rule_id: string;
   from_entity_id: string;
@@ -26,7 +26,16 @@ interface LinkRow {
   created_at: string;
 }
 
-function presentLink(link: LinkRow, rule: RuleRow) {
+/** 422: entities of other types than the rule links. */
+export function wrongTypes(rule: RuleRow): ApiError {
+  return new ApiError("UNPROCESSABLE_ENTITY", `Rule ${rule.name} links ${rule.from_type_name} to ${rule.to_type_name}; the entities are of other types`, {
+    rule: rule.name,
+    from_entity_type: rule.from_type_name,
+    to_entity_type: rule.to_type_name,
+  });
+}
+
+export function presentLink(link: LinkRow, rule: RuleRow) {
   return { id: link.id, rule: { id: rule.id, name: rule.name }, from_entity_id: link.from_entity_id, to_entity_id: link.to_entity_id, created_at: link.created_at };
 }
 
@@ -36,13 +45,7 @@ export async function createLink(tenant: TenantDb, input: CreateLinkInput) {
     const types = await lockEntities(sql, [input.from_entity_id, input.to_entity_id]);
     const missing = [input.from_entity_id, input.to_entity_id].find((id) => !types.has(id));
     if (missing) return { missing, link: null };
-    if (types.get(input.from_entity_id) !== rule.from_type_id || types.get(input.to_entity_id) !== rule.to_type_id) {
-      throw new ApiError("UNPROCESSABLE_ENTITY", `Rule ${rule.name} links ${rule.from_type_name} to ${rule.to_type_name}; the entities are of other types`, {
-        rule: rule.name,
-        from_entity_type: rule.from_type_name,
-        to_entity_type: rule.to_type_name,
-      });
-    }
+    if (types.get(input.from_entity_id) !== rule.from_type_id || types.get(input.to_entity_id) !== rule.to_type_id) throw wrongTypes(rule);
     // Linking changes both ends.
     tenant.access.requireRow("update", { id: input.from_entity_id, type_name: rule.from_type_name });
     tenant.access.requireRow("update", { id: input.to_entity_id, type_name: rule.to_type_name });
@@ -94,19 +97,30 @@ export async function getLink(tenant: TenantDb, id: string) {
   });
 }
 
+/**
+ * Soft-deletes the live links among `ids` inside the caller's transaction,
+ * after checking update on both ends of each (unlinking changes both).
+ * Answers the links it removed; ids of no live link are left out.
+ */
+export async function retireLinks(tenant: TenantDb, sql: Sql, ids: string[]): Promise<{ id: string; deleted_at: string }[]> {
+  if (!ids.length) return [];
+  const { rows: ends } = await sql.query<{ id: string; type_name: string }>(
+    `SELECT e.id, t.name AS type_name FROM relationships r JOIN entities e ON e.id IN (r.from_entity_id, r.to_entity_id) JOIN entity_types t ON t.id = e.type_id
+      WHERE r.id = ANY($1::uuid[]) AND r.deleted_at IS NULL`,
+    [ids],
+  );
+  for (const end of ends) tenant.access.requireRow("update", end);
+  const { rows } = await sql.query<{ id: string; deleted_at: string }>(
+    "UPDATE relationships SET deleted_at = now() WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL RETURNING id, deleted_at",
+    [ids],
+  );
+  return rows;
+}
+
 export async function deleteLink(tenant: TenantDb, id: string) {
   return tenant.tx(async (sql) => {
-    const { rows: ends } = await sql.query<{ id: string; type_name: string }>(
-      `SELECT e.id, t.name AS type_name FROM relationships r JOIN entities e ON e.id IN (r.from_entity_id, r.to_entity_id) JOIN entity_types t ON t.id = e.type_id
-        WHERE r.id = $1 AND r.deleted_at IS NULL`,
-      [id],
-    );
-    for (const end of ends) tenant.access.requireRow("update", end);
-    const { rows } = await sql.query<{ id: string; deleted_at: string }>(
-      "UPDATE relationships SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL RETURNING id, deleted_at",
-      [id],
-    );
-    if (!rows.length) throw notFound("Relationship", id);
-    return { id: rows[0].id, deleted: true as const, deleted_at: rows[0].deleted_at };
+    const [row] = await retireLinks(tenant, sql, [id]);
+    if (!row) throw notFound("Relationship", id);
+    return { id: row.id, deleted: true as const, deleted_at: row.deleted_at };
   });
 }

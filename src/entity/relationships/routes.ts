@@ -6,7 +6,7 @@ import { TYPE_NAME } from "../entity-types/routes";
 import { createLink, deleteLink, getLink } from "./links";
 import { createRule, getRule, listRules } from "./rules";
 
-const RULE_NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
+export const RULE_NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
 // Stored as Postgres integer: a larger cap would fail the insert, and no tenant links two billion entities to one.
 const CAP = { type: ["integer", "null"], minimum: 1, maximum: 2_147_483_647 } as const;
 const typeRef = { type: "object", required: ["id", "name"], properties: { id: { type: "string" }, name: { type: "string" } } } as const;
@@ -29,6 +29,21 @@ const linkItem = {
   type: "object",
   required: ["id", "rule", "from_entity_id", "to_entity_id", "created_at"],
   properties: { id: { type: "string" }, rule: typeRef, from_entity_id: { type: "string" }, to_entity_id: { type: "string" }, created_at: { type: "string" } },
+} as const;
+
+/** POST /entity/relationships; the upsertRelationship action takes the same body. */
+export const linkBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["from_entity_id", "to_entity_id"],
+  properties: {
+    rule_id: uuidSchema,
+    rule_name: RULE_NAME,
+    from_entity_id: uuidSchema,
+    to_entity_id: uuidSchema,
+    on_cardinality_violation: { enum: ["raise", "replace", "ignore"] },
+  },
+  ...exactlyOneOf("rule_id", "rule_name"),
 } as const;
 
 export const relationshipRoutes = [
@@ -84,19 +99,7 @@ export const relationshipRoutes = [
     summary: "Link two entities under a rule",
     permission: ["entity", "update"],
     idempotent: true,
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["from_entity_id", "to_entity_id"],
-      properties: {
-        rule_id: uuidSchema,
-        rule_name: RULE_NAME,
-        from_entity_id: uuidSchema,
-        to_entity_id: uuidSchema,
-        on_cardinality_violation: { enum: ["raise", "replace", "ignore"] },
-      },
-      ...exactlyOneOf("rule_id", "rule_name"),
-    },
+    body: linkBody,
     responses: {
       201: { description: "Linked", schema: dataEnvelope(linkItem) },
       404: { description: "Unknown rule or entity" },

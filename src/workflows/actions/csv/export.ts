@@ -5,47 +5,32 @@
 import { exportStream, prepareExport, type ExportInput } from "../../../entity/csv/export";
 import { exportBody } from "../../../entity/csv/routes";
 import { fileNameSchema } from "../../../files/schemas";
-import type { JsonSchema } from "../../../lib/validate";
 import { saveTempFile } from "../file-ref";
+import { camelSchema, restBody } from "../rest-body";
+import type { JsonSchema } from "../../../lib/validate";
 import type { ActionModule } from "../types";
 import { withTempFiles } from "../temp-output";
 
 interface ExportEntitiesConfig {
-  typeName: string;
-  filter?: unknown;
-  sort?: ExportInput["sort"];
-  columns?: string[];
-  escapeFormulas?: boolean;
   /** The temp file's name; `<type name>.csv` by default, as the REST download is named. */
   name?: string;
+  [option: string]: unknown;
 }
 
-const rest = exportBody.properties;
+const options = camelSchema(exportBody);
 
 export const exportEntitiesToCsv: ActionModule<ExportEntitiesConfig> = {
   name: "exportEntitiesToCsv",
-  configSchema: {
-    type: "object",
-    required: ["typeName"],
-    properties: {
-      typeName: rest.type_name,
-      filter: rest.filter,
-      // A readonly `as const` fragment; the schema checker never writes to it.
-      sort: rest.sort as unknown as JsonSchema,
-      columns: rest.columns,
-      escapeFormulas: rest.escape_formulas,
-      name: fileNameSchema,
-    },
-    additionalProperties: false,
-  },
+  configSchema: { ...options, properties: { ...options.properties, name: fileNameSchema } as Record<string, JsonSchema> },
   async execute(config, _invocation, ctx) {
     return withTempFiles(ctx, async (services) => {
-      const input: ExportInput = { type_name: config.typeName, filter: config.filter, sort: config.sort, columns: config.columns, escape_formulas: config.escapeFormulas };
+      const { name, ...rest } = config;
+      const input = restBody<ExportInput>(exportBody, rest);
       const prepared = await prepareExport(services.tenant, input);
       const { body, done } = exportStream(services.tenant, prepared, input);
       let ref;
       try {
-        ref = await saveTempFile(services, { name: config.name ?? `${prepared.type.name}.csv`, contentType: "text/csv", body });
+        ref = await saveTempFile(services, { name: name ?? `${prepared.type.name}.csv`, contentType: "text/csv", body });
       } catch (e) {
         // The export waits on a reader: a refused upload (past the byte cap) must end it, freeing its connection.
         await body.cancel(e).catch(() => {});

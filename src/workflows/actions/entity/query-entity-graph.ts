@@ -1,0 +1,20 @@
+// `queryEntityGraph`: POST /entity/query-graph as an action. The config is
+// the graph query body in camelCase (nested `include` entries too); the
+// result is the route's answer: `data` with `roots`, `nodes`, `edges` and
+// `page_info`, and `warnings` beside it when there are any.
+import { graphBody } from "../../../entity/query/graph-routes";
+import { runGraphQuery, type GraphQueryInput } from "../../../entity/query/graph";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { camelSchema, restBody } from "../rest-body";
+
+export const queryEntityGraph: ActionModule = {
+  name: "queryEntityGraph",
+  configSchema: camelSchema(graphBody),
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "read");
+    if (refused) return refused;
+    return asOutcome(async () => ({ kind: "success", result: await runGraphQuery(services.tenant, ctx.env.MASTER_KEY, restBody<GraphQueryInput>(graphBody, config)) }));
+  },
+};

@@ -1,0 +1,21 @@
+// `queryEntity`: POST /entity/query as an action. The config is the query
+// body in camelCase; the result is the route's answer: `data` and beside it
+// `next_cursor` (keyset, when a full page came back; pass it back as
+// `cursor`), `pagination` (with `page`), `count` and `count_strategy` (with
+// `includeCount`) and `warnings`.
+import { queryBody } from "../../../entity/query/routes";
+import { runQuery, type QueryInput } from "../../../entity/query/service";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { camelSchema, restBody } from "../rest-body";
+
+export const queryEntity: ActionModule = {
+  name: "queryEntity",
+  configSchema: camelSchema(queryBody),
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "read");
+    if (refused) return refused;
+    return asOutcome(async () => ({ kind: "success", result: await runQuery(services.tenant, ctx.env.MASTER_KEY, restBody<QueryInput>(queryBody, config)) }));
+  },
+};

@@ -1,0 +1,26 @@
+// `removeEntities`: POST /entity/entities/bulk-delete as an action: up to 100
+// ids soft-deleted with their links in one transaction, as the route does.
+// The result is the route's `data`: `deleted` and `not_found` (unknown,
+// another tenant's or already deleted).
+import { bulkDeleteBody } from "../../../entity/entities/routes";
+import { bulkDeleteEntities } from "../../../entity/entities/service";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { camelSchema } from "../rest-body";
+
+export const removeEntities: ActionModule<{ ids: string[] }> = {
+  name: "removeEntities",
+  configSchema: camelSchema(bulkDeleteBody),
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "delete");
+    if (refused) return refused;
+    return asOutcome(async () => {
+      try {
+        return { kind: "success", result: await bulkDeleteEntities(services.entity, config.ids) };
+      } finally {
+        await services.published();
+      }
+    });
+  },
+};

@@ -1,0 +1,58 @@
+// `upsertEntity`: POST /entity/entities/upsert as an action, through the same
+// service: the type's schema and identifier key checked for every row before
+// anything is written, the rows written in batches, `created` and `updated`
+// events published (none with `suppressEvents`). The config is the upsert
+// body in camelCase (rows' inline `relationships` too; `attributes` as
+// written); the result is the route's `data`: counts, `ids` in input order,
+// `errors` for skipped relationships.
+import { guardJson } from "../../../lib/input-guard";
+import type { RowSource } from "../../../entity/upsert/body-scan";
+import { upsertBody } from "../../../entity/upsert/routes";
+import { rowSchema } from "../../../entity/upsert/rows";
+import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { camelSchema, restBody } from "../rest-body";
+
+// The body with its rows described, as the route documents it: here the
+// rows are checked with the config, so a bad row is refused at its path.
+const body = { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } };
+
+interface UpsertEntityConfig {
+  data: unknown[];
+  [envelope: string]: unknown;
+}
+
+export const upsertEntity: ActionModule<UpsertEntityConfig> = {
+  name: "upsertEntity",
+  configSchema: camelSchema(body),
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "update");
+    if (refused) return refused;
+    const { data, ...envelope } = config;
+    return asOutcome(async () => {
+      try {
+        const result = await upsertEntities(services.entity, restBody<UpsertInput>(upsertBody, envelope), rowSource(restBody<unknown[]>(body.properties.data, data)));
+        return { kind: "success", result };
+      } finally {
+        // Batches committed before a refusal keep their events; they go out either way.
+        await services.published();
+      }
+    });
+  },
+};
+
+/** The config's rows as the upsert service reads a body's: each guarded as the route guards a row, errors at `config.data[i]`. */
+function rowSource(rows: unknown[]): RowSource {
+  const label = (i: number) => `config.data[${i}]`;
+  return {
+    count: rows.length,
+    text: (i) => JSON.stringify(rows[i]),
+    parse: (i) => {
+      guardJson(rows[i], { base: label(i), depth: 2 });
+      return rows[i];
+    },
+    label,
+  };
+}

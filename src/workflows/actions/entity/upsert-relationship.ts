@@ -1,0 +1,34 @@
+// `upsertRelationship`: POST /entity/relationships as an action: one link
+// under a rule (`ruleName` or `ruleId`), the rule's caps applied as
+// `onCardinalityViolation` says (`raise`: 409, `replace`: the oldest link
+// at the full end goes, `ignore`: 422 naming the violation, nothing written).
+// The result is the link as the route answers it. Where the route answers
+// 409 LINK_EXISTS, the action answers the live link already there: "upsert"
+// makes sure the link exists, so a replayed attempt does not fail.
+import { ApiError } from "../../../lib/errors";
+import { createLink, getLink, type CreateLinkInput } from "../../../entity/relationships/links";
+import { linkBody } from "../../../entity/relationships/routes";
+import { asOutcome, refusedUnless, runServices } from "../services";
+import type { ActionModule } from "../types";
+import { camelSchema, restBody } from "../rest-body";
+
+export const upsertRelationship: ActionModule = {
+  name: "upsertRelationship",
+  configSchema: camelSchema(linkBody),
+  async execute(config, _invocation, ctx) {
+    const services = await runServices(ctx);
+    const refused = refusedUnless(services.principal, "entity", "update");
+    if (refused) return refused;
+    const input = restBody<CreateLinkInput>(linkBody, config);
+    return asOutcome(async () => {
+      try {
+        return { kind: "success", result: await createLink(services.tenant, input) };
+      } catch (e) {
+        // createLink checked update on both ends before it found the link.
+        const existing = e instanceof ApiError && e.details?.code === "LINK_EXISTS" ? (e.details.relationship_id as string) : undefined;
+        if (!existing) throw e;
+        return { kind: "success", result: await getLink(services.tenant, existing) };
+      }
+    });
+  },
+};
