@@ -4,7 +4,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callbackUrl } from "../../src/workflows/actions/outbound/callback-link";
-import { call, createTenant, expectError, type TenantCreds } from "../support/api";
+import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { scenario } from "../support/outbound";
 import { alarmOf, fireAlarmAt, inObject, runRecord } from "./orchestrator-support";
 import { fireDue, firstAction, runActions } from "./outbound-support";
@@ -35,6 +35,10 @@ describe("httpCallback", () => {
     const url = sent.headers["x-callback-url"];
     expect(url).toMatch(/^https?:\/\/[^/]+\/workflows\/callbacks\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(JSON.parse(sent.body)).toEqual({ task: "render", reply_to: url });
+    // The URL answers the action: it is in no record a reader of runs sees.
+    const stored = await systemQuery(`SELECT count(*)::int AS n FROM workflow_action_runs a JOIN workflow_job_runs j ON j.id = a.job_run_id WHERE j.run_id = $1 AND a.detail::text LIKE '%/workflows/callbacks/%'`, [runId]);
+    expect(stored[0].n).toBe(0);
+    expect(JSON.stringify(run)).not.toContain("/workflows/callbacks/");
 
     const res = await callback(url, { pages: 12 }, { "X-Job": "j-1" });
     expect([res.status, res.json]).toEqual([202, { data: { accepted: true } }]);

@@ -20,12 +20,15 @@ export interface HttpCallbackConfig extends HttpConfig {
   callbackField?: string;
 }
 
-/** What the action keeps about its current attempt. */
+/**
+ * What the action keeps about its current attempt. Not the callback URL:
+ * the record is readable with `workflow:read`, and the URL lets its holder
+ * answer the action; the URL is derived again from the deadline when needed.
+ */
 interface Armed {
   iteration: number;
   /** Epoch ms the callback URL expires at, and the action fails without one. */
   deadline: number;
-  callback_url: string;
   /** The request was answered 2xx: the action waits for its callback. */
   awaiting: boolean;
 }
@@ -66,7 +69,7 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
 
     // A replayed attempt (a crash after arming) keeps its URL and deadline.
     const deadline = current?.deadline ?? ctx.now() + timeoutMs;
-    const url = current?.callback_url ?? (await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, { tenantId: ctx.tenantId, runId: ctx.runId, key: rec.key, attempt: rec.attempt, expiresAt: deadline }));
+    const url = await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, { tenantId: ctx.tenantId, runId: ctx.runId, key: rec.key, attempt: rec.attempt, expiresAt: deadline });
     const body = config.callbackField && isPlainObject(config.body) ? { ...config.body, [config.callbackField]: url } : config.body;
     const headers = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([name]) => name.toLowerCase() !== "x-callback-url"));
     const payload = await payloadOf({ ...config, body }, ctx);
@@ -74,7 +77,7 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
     const prepared = await prepare({ ...config, headers: { ...headers, "X-Callback-Url": url } }, payload, ctx);
     if ("error" in prepared) return { kind: "error", error: prepared.error };
 
-    const armed: Armed = { iteration: rec.attempt, deadline, callback_url: url, awaiting: false };
+    const armed: Armed = { iteration: rec.attempt, deadline, awaiting: false };
     try {
       await ctx.persist(armed);
     } catch (e) {
