@@ -56,6 +56,20 @@ class RunStopped extends Error {}
 /** The object's own storage failed: nothing it decides can be kept, so it must not decide the run's end either. */
 class StorageFailed extends Error {}
 
+/**
+ * A record over the storage's value limit (a step's output, the run's
+ * outputs): writing it again can never succeed, so the run ends `error`
+ * instead of resuming.
+ */
+class RecordTooLarge extends Error {}
+
+const TOO_LARGE: RunError = {
+  status: 422,
+  code: "UNPROCESSABLE_ENTITY",
+  message: "A record of the run (a step's input or output, or the run's outputs) is over the 2 MB a run may keep; move large data as temp files",
+  details: {},
+};
+
 const isFinished = (state: RunState | undefined) => state !== undefined && state.status !== "pending" && state.status !== "running";
 
 function internalError(e: unknown): RunError {
@@ -131,7 +145,8 @@ export class WorkflowRun extends DurableObject<Env> {
     try {
       await this.ctx.storage.put(entries);
     } catch (e) {
-      throw new StorageFailed((e as Error).message);
+      const message = (e as Error).message;
+      throw /SQLITE_TOOBIG|too big/i.test(message) ? new RecordTooLarge(message) : new StorageFailed(message);
     }
     if (this.writesUntilAbort !== undefined && --this.writesUntilAbort <= 0) this.ctx.abort("injected abort");
   }
@@ -381,10 +396,11 @@ export class WorkflowRun extends DurableObject<Env> {
     } catch (e) {
       if (e instanceof RunStopped) return;
       if (e instanceof StorageFailed) throw e;
-      // A bug in the walk, an action or its inputs: the run ends, never stuck `running`.
+      // A bug in the walk, an action or its inputs, or a record too large to keep: the run ends, never stuck `running`.
       log.error("workflow run walk failed", { run_id: doc.runId, tenant_id: doc.tenantId, error: this.redactor.text((e as Error).message) });
       await this.closeOpen(db, doc);
-      return this.finish(db, doc, { status: "error", outputs: walker.outputs(), error: this.redactor.value(internalError(e)) });
+      const error = e instanceof RecordTooLarge ? TOO_LARGE : this.redactor.value(internalError(e));
+      return this.finish(db, doc, { status: "error", outputs: walker.outputs(), error });
     }
     if (result.status === "suspended") return this.schedule(result.wakeAt);
     return this.finish(db, doc, { status: result.status, outputs: result.outputs, error: result.error });
@@ -431,7 +447,14 @@ export class WorkflowRun extends DurableObject<Env> {
   /** The run's end: kept, its alarm gone, mirrored (unless the row already ended otherwise). */
   private async finish(db: Database, doc: RunDocument, outcome: RunOutcome): Promise<void> {
     if (this.stopped) throw new RunStopped();
-    await this.put({ state: outcome });
+    try {
+      await this.put({ state: outcome });
+    } catch (e) {
+      if (!(e instanceof RecordTooLarge)) throw e;
+      // The outputs cannot be kept: the run ends `error` without them.
+      outcome = { status: "error", error: TOO_LARGE };
+      await this.put({ state: outcome });
+    }
     const shown = this.redactor.value(outcome);
     await this.mirror(db, (sql) => mirrorOutcome(sql, doc, shown));
     await this.schedule();

@@ -30,8 +30,16 @@ export const catalog: ActionFamily = {
 };
 
 /**
+ * What a result may hold, as JSON: it is kept in the run's records (a stored
+ * value holds at most 2 MB, with the action's config beside it). Large data
+ * moves as temp files.
+ */
+export const MAX_RESULT_BYTES = 1024 * 1024;
+
+/**
  * Executes one attempt of an action. A config its module's schema refuses is
- * a 422 VALIDATION_FAILED error outcome with `config.<path>: <reason>` lines.
+ * a 422 VALIDATION_FAILED error outcome with `config.<path>: <reason>` lines;
+ * a result over MAX_RESULT_BYTES fails the action.
  */
 export async function executeAction(invocation: ActionInvocation, ctx: ActionContext): Promise<ActionOutcome> {
   const name = invocation.action.name;
@@ -42,5 +50,10 @@ export async function executeAction(invocation: ActionInvocation, ctx: ActionCon
   if (errors.length) {
     return { kind: "error", error: runError("VALIDATION_FAILED", `The config of action ${name} does not satisfy its schema`, { errors, validation_errors: errors }) };
   }
-  return module.execute(invocation.config, invocation, ctx);
+  const outcome = await module.execute(invocation.config, invocation, ctx);
+  if (outcome.kind !== "success") return outcome;
+  const size = new TextEncoder().encode(JSON.stringify(outcome.result) ?? "").byteLength;
+  if (size <= MAX_RESULT_BYTES) return outcome;
+  const message = `The result of action ${name} is ${size} bytes, over the ${MAX_RESULT_BYTES} a result may hold; move large data as temp files`;
+  return { kind: "error", error: runError("UNPROCESSABLE_ENTITY", message, { size, limit: MAX_RESULT_BYTES }), detail: outcome.detail };
 }

@@ -5,6 +5,7 @@
 import { importEntities, importConfigSchema, type ImportConfig } from "../../../entity/csv/import";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
 import { camelSchema, restBody } from "../rest-body";
+import { upsertActionResult } from "../upsert-result";
 import type { JsonSchema } from "../../../lib/validate";
 import type { ActionModule } from "../types";
 import { withTempFiles } from "../temp-output";
@@ -27,7 +28,7 @@ export const importEntitiesFromCsv: ActionModule<ImportEntitiesConfig> = {
         const result = await importEntities(services.entity, restBody<ImportConfig>(importConfigSchema, rest), body);
         // A run has no waitUntil: the rows' events reach the queue before the action ends.
         await services.published();
-        return { kind: "success", result };
+        return { kind: "success", result: upsertActionResult(result) };
       } finally {
         // Refused before the body was read (unknown type): the file is not fetched further.
         await body.cancel().catch(() => {});

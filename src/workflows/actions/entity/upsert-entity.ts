@@ -3,8 +3,8 @@
 // anything is written, the rows written in batches, `created` and `updated`
 // events published (none with `suppressEvents`). The config is the upsert
 // body in camelCase (rows' inline `relationships` too; `attributes` as
-// written); the result is the route's `data`: counts, `ids` in input order,
-// `errors` for skipped relationships.
+// written); the result is the route's `data`: counts, `ids` in input order
+// (left out past MAX_RESULT_IDS), `errors` for skipped relationships.
 import { guardJson } from "../../../lib/input-guard";
 import type { RowSource } from "../../../entity/upsert/body-scan";
 import { upsertBody } from "../../../entity/upsert/routes";
@@ -13,6 +13,7 @@ import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service
 import { asOutcome, refusedUnless, runServices } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../rest-body";
+import { upsertActionResult } from "../upsert-result";
 
 // The body with its rows described, as the route documents it: here the
 // rows are checked with the config, so a bad row is refused at its path.
@@ -34,7 +35,7 @@ export const upsertEntity: ActionModule<UpsertEntityConfig> = {
     return asOutcome(async () => {
       try {
         const result = await upsertEntities(services.entity, restBody<UpsertInput>(upsertBody, envelope), rowSource(restBody<unknown[]>(body.properties.data, data)));
-        return { kind: "success", result };
+        return { kind: "success", result: upsertActionResult(result) };
       } finally {
         // Batches committed before a refusal keep their events; they go out either way.
         await services.published();
