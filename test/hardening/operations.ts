@@ -287,5 +287,6 @@ function workflowExamples(w: World): Record<string, Example[]> {
     "PUT /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), body: { replace: true } }],
     "PATCH /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), bytes: { text: "plain text body", headers: { "Content-Type": "text/plain", "X-Custom": "v" } } }],
     "DELETE /workflows/hooks/{triggerId}": [hook(wf.triggers.manual)],
+    "POST /workflows/callbacks/{token}": [{ anonymous: true, params: { token: wf.callbackToken }, body: { done: true, pages: [1, 2] } }],
   };
 }

@@ -8,6 +8,7 @@ import { kickRuns } from "../../src/workflows/runs/orchestrator";
 import { startRun } from "../../src/workflows/runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "../../src/workflows/triggers/fire";
 import { call, createTenant, systemQuery, withSystemDb, type TenantCreds } from "../support/api";
+import { scenario } from "../support/outbound";
 
 export const PRODUCT_SCHEMA = {
   type: "object",
@@ -89,6 +90,8 @@ export interface Workflows {
   cancelledRunId: string;
   /** Running: its job waits in the awaitInput `ask` for `{ ok: boolean }`. */
   waitingRunId: string;
+  /** The token of the callback URL an httpCallback action of a running run waits on. */
+  callbackToken: string;
   /** The next_cursor of GET /workflows/runs?workflow_id=<hooksId>&limit=1. */
   runsCursor: string;
 }
@@ -141,6 +144,12 @@ const WAITS_DOC = {
   jobs: [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", config: { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } }] }],
   triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
 };
+
+/** The callbacks workflow: one httpCallback to `url`, waiting for its callback. */
+const callbacksDoc = (url: string) => ({
+  jobs: [{ id: "a", actions: [{ stepId: "call", name: "httpCallback", config: { url, method: "POST", body: { job: 1 } } }] }],
+  triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
+});
 
 /**
  * A run inserted as a dispatch of the hooks trigger `key` inserts it, but
@@ -209,6 +218,13 @@ async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
   await settleRuns(t, pendingRunId);
   const waitingRun = await call("GET", `/workflows/runs/workflows/${waiting.workflow_run.id}`, { auth: t.auth });
   expect([waitingRun.json?.data?.status, waitingRun.json?.data?.job_runs?.[0]?.status], waitingRun.text).toEqual(["running", "waiting"]);
+  const target = await scenario({ "/start": [{ status: 202 }] });
+  const callbacks = await ok("POST", "/definition/workflows", t.auth, { name: "fz_callbacks", definition_json: callbacksDoc(target.url("/start")) });
+  await ok("POST", `/workflows/${callbacks.id}/activate`, t.auth, {});
+  const calling = await ok("POST", "/workflows/wr", t.auth, { workflow_id: callbacks.id, trigger_id: "manual", input: {} });
+  await kickRuns(env, [{ tenantId: t.tenantId, runId: calling.workflow_run.id }]);
+  const [sent] = await target.requests();
+  expect(sent?.headers["x-callback-url"], JSON.stringify(sent)).toMatch(/\/workflows\/callbacks\/[^/]+$/);
   const page = await call("GET", `/workflows/runs?workflow_id=${hooks.id}&limit=1`, { auth: t.auth });
   expect(page.json?.next_cursor, page.text).toEqual(expect.any(String));
   return {
@@ -230,6 +246,7 @@ async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
     pendingRunId,
     cancelledRunId,
     waitingRunId: waiting.workflow_run.id,
+    callbackToken: sent.headers["x-callback-url"].split("/").at(-1)!,
     runsCursor: page.json.next_cursor,
   };
 }
