@@ -1,7 +1,9 @@
 // `npm run bench -- <suite> [--json]`: starts what it needs (like `npm test`),
 // runs the suite, prints its figures, stops everything.
 // Each figure: { figure, value, unit, raw, ratio } where ratio is our cost
-// divided by raw SQL's cost for the same work (1.0 = as fast as raw SQL).
+// divided by the baseline's cost for the same work (1.0 = as fast as the
+// baseline): raw SQL on the same database, or where a suite's header says so
+// another baseline (a direct fetch from a bare Worker, the REST import).
 import { startBenchEnv } from "./lib/bench-env.mjs";
 
 const SUITES = {
@@ -10,6 +12,8 @@ const SUITES = {
   files: () => import("./bench/files.mjs"),
   triggers: () => import("./bench/triggers.mjs"),
   runs: () => import("./bench/runs.mjs"),
+  http: () => import("./bench/http.mjs"),
+  actions: () => import("./bench/actions.mjs"),
 };
 
 const args = process.argv.slice(2);
@@ -24,11 +28,16 @@ for (const name of selected) {
 }
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
-const env = await startBenchEnv();
+const suites = [];
+for (const name of selected) suites.push(await SUITES[name]());
+// A suite may serve something the Worker calls (`vars()` starts it and
+// answers the Worker vars it needs, such as OUTBOUND_ALLOWLIST).
+const vars = {};
+for (const suite of suites) Object.assign(vars, await suite.vars?.());
+const env = await startBenchEnv({ vars });
 let failed = false;
 try {
-  for (const name of selected) {
-    const suite = await SUITES[name]();
+  for (const suite of suites) {
     const figures = await suite.run(env, log);
     for (const f of figures) {
       if (json) process.stdout.write(JSON.stringify(f) + "\n");

@@ -1,7 +1,8 @@
 // A self-contained benchmark environment: a fresh embedded Postgres (or
 // BENCH_DATABASE_URL), the Worker in workerd (runtime.mjs), one tenant and
 // its PAT (`apiAs` calls as another tenant), and a Node-side pool for the
-// raw-SQL baselines on the same database.
+// raw-SQL baselines on the same database. `vars` are merged over the
+// Worker's own (a suite that serves something the Worker calls allowlists it).
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
@@ -12,7 +13,7 @@ import { startWorkerRuntime } from "./runtime.mjs";
 import { openHeapProbe } from "./heap.mjs";
 import { root } from "./paths.mjs";
 
-export async function startBenchEnv() {
+export async function startBenchEnv({ vars = {} } = {}) {
   const dir = resolve(root, `.data/bench-${process.pid}`);
   const stack = await startStack({ dataDir: resolve(dir, "pg"), persistent: false, databaseUrl: process.env.BENCH_DATABASE_URL });
   const pool = openPool(stack.databaseUrl, 4);
@@ -31,6 +32,7 @@ export async function startBenchEnv() {
       LOG_REQUESTS: "false",
       RATE_LIMIT_IP: "100000000",
       RATE_LIMIT_IDENTITY: "100000000",
+      ...vars,
     },
   });
   const base = worker.url;

@@ -1,7 +1,10 @@
 // Samples the Worker isolate's JS heap through the V8 inspector that workerd
 // exposes (runtime.mjs's inspectorPort) (Runtime.getHeapUsage), so a
 // benchmark can report the peak heap while a request runs, both as found and
-// live (right after a forced full collection).
+// live (right after a forced full collection). Durable Objects of the Worker
+// run in the same isolate, so a run's actions are sampled too. The
+// `*Buffers` peaks add the ArrayBuffer backing stores, which live outside
+// the JS heap but count toward the isolate's memory limit.
 import WebSocket from "ws";
 
 export async function openHeapProbe(inspectorPort) {
@@ -28,7 +31,11 @@ export async function openHeapProbe(inspectorPort) {
       pending.set(id, resolve);
       ws.send(JSON.stringify({ id, method, params }));
     });
-  const usedBytes = async () => (await send("Runtime.getHeapUsage")).result?.usedSize ?? NaN;
+  const usage = async () => {
+    const result = (await send("Runtime.getHeapUsage")).result;
+    return { used: result?.usedSize ?? NaN, buffers: result?.backingStorageSize ?? 0 };
+  };
+  const usedBytes = async () => (await usage()).used;
 
   // HeapProfiler.collectGarbage is answered only once the isolate runs its
   // task queue, which a request in flight does; idle, it waits for one.
@@ -39,16 +46,21 @@ export async function openHeapProbe(inspectorPort) {
     usedBytes,
     /**
      * Samples the heap until stop(): `used` as found (garbage included) and
-     * `live` right after a full collection, every `intervalMs`.
+     * `live` right after a full collection, every `intervalMs`; the same with
+     * the ArrayBuffer backing stores added as `usedWithBuffers` and `liveWithBuffers`.
      */
     start(intervalMs = 250) {
-      const peaks = { used: 0, live: 0 };
+      const peaks = { used: 0, live: 0, usedWithBuffers: 0, liveWithBuffers: 0 };
       let stopped = false;
       (async () => {
         while (!stopped) {
-          peaks.used = Math.max(peaks.used, await usedBytes());
+          const found = await usage();
+          peaks.used = Math.max(peaks.used, found.used);
+          peaks.usedWithBuffers = Math.max(peaks.usedWithBuffers, found.used + found.buffers);
           await collect();
-          peaks.live = Math.max(peaks.live, await usedBytes());
+          const live = await usage();
+          peaks.live = Math.max(peaks.live, live.used);
+          peaks.liveWithBuffers = Math.max(peaks.liveWithBuffers, live.used + live.buffers);
           await new Promise((r) => setTimeout(r, intervalMs));
         }
       })();
