@@ -5,10 +5,9 @@
 // the child it already started instead of starting a second one. Starting a
 // run is what `workflow:create` allows over REST, so the run's policy must
 // grant it.
-import { tenantDb } from "../../db/client";
 import { uuidSchema } from "../../lib/schemas";
 import { dispatchRun } from "../dispatch";
-import { asOutcome, refusedUnless } from "./services";
+import { withPermissions } from "./services";
 import type { ActionModule } from "./types";
 
 interface InvokeWorkflowConfig {
@@ -32,14 +31,11 @@ export const invokeWorkflow: ActionModule<InvokeWorkflowConfig> = {
     additionalProperties: false,
   },
   async execute(config, invocation, ctx) {
-    const refused = refusedUnless(await ctx.principal(), "workflow", "create");
-    if (refused) return refused;
-    const tenant = tenantDb(ctx.database, ctx.tenantId);
     // A refusal (unknown workflow, not activated, no such trigger, an event
     // trigger) is the action's error; anything else is the platform's and propagates.
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["workflow:create"], async (services) => {
       const child = await dispatchRun(
-        tenant,
+        services.tenant,
         { workflow_id: config.workflowId, trigger_id: config.triggerId ?? "manual", input: config.input },
         { parentRunId: ctx.runId, idempotencyKey: invocation.idempotencyKey },
       );

@@ -1,7 +1,8 @@
-// What the data actions share: the run's tenant database confined to what
-// its policy may reach (the same EntityAccess a REST caller's request gets),
-// the file store, the permission check a route makes, and how a refusal from
-// a service becomes the action's error.
+// What every action that reaches the data shares (withPermissions): the
+// permission check a REST route makes, the run's tenant database confined to
+// what its policy may reach (the same EntityAccess a REST caller's request
+// gets), the file store and event publisher, and how a refusal from a
+// service becomes the action's error.
 import { tenantDb, type TenantDb } from "../../db/client";
 import { EntityAccess } from "../../entity/access";
 import type { EntityDeps } from "../../entity/entities/service";
@@ -23,7 +24,7 @@ export interface RunServices {
   published(): Promise<void>;
 }
 
-export async function runServices(ctx: ActionContext): Promise<RunServices> {
+async function runServices(ctx: ActionContext): Promise<RunServices> {
   const principal = await ctx.principal();
   const tenant = tenantDb(ctx.database, ctx.tenantId, new EntityAccess(principal));
   const sending: Promise<void>[] = [];
@@ -38,14 +39,30 @@ export async function runServices(ctx: ActionContext): Promise<RunServices> {
 }
 
 /** The route's permission check: a 403 FORBIDDEN error outcome unless the run's policy grants `resource:action`. */
-export function refusedUnless(principal: Principal, resource: string, action: string): ActionOutcome | undefined {
+function refusedUnless(principal: Principal, resource: string, action: string): ActionOutcome | undefined {
   if (hasPermission(principal, resource, action)) return undefined;
   const message = `The run's policy does not allow ${resource}:${action}`;
   return { kind: "error", error: { status: 403, code: "FORBIDDEN", message, details: { resource, action } } };
 }
 
-export function errorOf(e: ApiError): RunError {
+function errorOf(e: ApiError): RunError {
   return { status: e.status, code: e.code, message: e.message, details: e.details };
+}
+
+/**
+ * Runs `work` as a REST route runs its handler: a 403 error outcome unless
+ * the run's policy grants every `resource:action` of `permissions` (the
+ * first missing one named), and a 4xx refusal from a service as the
+ * action's error (asOutcome).
+ */
+export async function withPermissions(ctx: ActionContext, permissions: string[], work: (services: RunServices) => Promise<ActionOutcome>): Promise<ActionOutcome> {
+  const services = await runServices(ctx);
+  for (const permission of permissions) {
+    const [resource, action] = permission.split(":");
+    const refused = refusedUnless(services.principal, resource, action);
+    if (refused) return refused;
+  }
+  return asOutcome(() => work(services));
 }
 
 /**
@@ -53,7 +70,7 @@ export function errorOf(e: ApiError): RunError {
  * (any 4xx ApiError) is the action's error outcome; anything else is the
  * platform's fault and propagates (the run's object decides about it).
  */
-export async function asOutcome(work: () => Promise<ActionOutcome>): Promise<ActionOutcome> {
+async function asOutcome(work: () => Promise<ActionOutcome>): Promise<ActionOutcome> {
   try {
     return await work();
   } catch (e) {

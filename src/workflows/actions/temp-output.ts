@@ -4,7 +4,7 @@
 import { removeTempFiles } from "../../files/temp-files/service";
 import type { ActionOutcome } from "../engine/types";
 import type { FileRef } from "./file-ref";
-import { asOutcome, refusedUnless, runServices, type RunServices } from "./services";
+import { withPermissions, type RunServices } from "./services";
 import type { ActionContext } from "./types";
 
 /**
@@ -14,10 +14,7 @@ import type { ActionContext } from "./types";
  * A 4xx refusal thrown by `work` is the action's error outcome.
  */
 export async function withTempFiles(ctx: ActionContext, work: (services: RunServices) => Promise<ActionOutcome>): Promise<ActionOutcome> {
-  const services = await runServices(ctx);
-  const refused = refusedUnless(services.principal, "entity", "read") ?? refusedUnless(services.principal, "entity", "create");
-  if (refused) return refused;
-  return asOutcome(() => work(services));
+  return withPermissions(ctx, ["entity:read", "entity:create"], work);
 }
 
 /**

@@ -4,7 +4,7 @@
 // `page_info`, and `warnings` beside it when there are any.
 import { graphBody } from "../../../entity/query/graph-routes";
 import { runGraphQuery, type GraphQueryInput } from "../../../entity/query/graph";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../rest-body";
 
@@ -12,9 +12,6 @@ export const queryEntityGraph: ActionModule = {
   name: "queryEntityGraph",
   configSchema: camelSchema(graphBody),
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "read");
-    if (refused) return refused;
-    return asOutcome(async () => ({ kind: "success", result: await runGraphQuery(services.tenant, ctx.env.MASTER_KEY, restBody<GraphQueryInput>(graphBody, config)) }));
+    return withPermissions(ctx, ["entity:read"], async (services) => ({ kind: "success", result: await runGraphQuery(services.tenant, ctx.env.MASTER_KEY, restBody<GraphQueryInput>(graphBody, config)) }));
   },
 };

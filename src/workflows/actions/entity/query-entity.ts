@@ -5,7 +5,7 @@
 // `includeCount`) and `warnings`.
 import { queryBody } from "../../../entity/query/routes";
 import { runQuery, type QueryInput } from "../../../entity/query/service";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../rest-body";
 
@@ -13,9 +13,6 @@ export const queryEntity: ActionModule = {
   name: "queryEntity",
   configSchema: camelSchema(queryBody),
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "read");
-    if (refused) return refused;
-    return asOutcome(async () => ({ kind: "success", result: await runQuery(services.tenant, ctx.env.MASTER_KEY, restBody<QueryInput>(queryBody, config)) }));
+    return withPermissions(ctx, ["entity:read"], async (services) => ({ kind: "success", result: await runQuery(services.tenant, ctx.env.MASTER_KEY, restBody<QueryInput>(queryBody, config)) }));
   },
 };

@@ -4,7 +4,7 @@
 // another tenant's or already deleted).
 import { bulkDeleteBody } from "../../../entity/entities/routes";
 import { bulkDeleteEntities } from "../../../entity/entities/service";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema } from "../rest-body";
 
@@ -12,10 +12,7 @@ export const removeEntities: ActionModule<{ ids: string[] }> = {
   name: "removeEntities",
   configSchema: camelSchema(bulkDeleteBody),
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "delete");
-    if (refused) return refused;
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["entity:delete"], async (services) => {
       try {
         return { kind: "success", result: await bulkDeleteEntities(services.entity, config.ids) };
       } finally {

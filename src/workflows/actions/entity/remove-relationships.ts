@@ -10,7 +10,7 @@
 import { exactlyOneOf, forbidden, uuidSchema } from "../../../lib/schemas";
 import { MAX_REMOVE_IDS, removeLinks, removeLinksBetween } from "../../../entity/relationships/link-set";
 import { RULE_NAME } from "../../../entity/relationships/routes";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../rest-body";
 
@@ -36,11 +36,8 @@ export const removeRelationships: ActionModule = {
   name: "removeRelationships",
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "update");
-    if (refused) return refused;
     const input = restBody<RemoveInput>(body, config);
-    return asOutcome(async () => ({
+    return withPermissions(ctx, ["entity:update"], async (services) => ({
       kind: "success",
       result: input.ids ? await removeLinks(services.tenant, input.ids) : await removeLinksBetween(services.tenant, input),
     }));

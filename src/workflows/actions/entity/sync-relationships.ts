@@ -9,7 +9,7 @@
 import { exactlyOneOf, uuidSchema } from "../../../lib/schemas";
 import { MAX_SYNC_TARGETS, syncLinks, type SyncLinksInput } from "../../../entity/relationships/link-set";
 import { RULE_NAME } from "../../../entity/relationships/routes";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../rest-body";
 
@@ -31,9 +31,6 @@ export const syncRelationships: ActionModule = {
   name: "syncRelationships",
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "update");
-    if (refused) return refused;
-    return asOutcome(async () => ({ kind: "success", result: await syncLinks(services.tenant, restBody<SyncLinksInput>(body, config)) }));
+    return withPermissions(ctx, ["entity:update"], async (services) => ({ kind: "success", result: await syncLinks(services.tenant, restBody<SyncLinksInput>(body, config)) }));
   },
 };

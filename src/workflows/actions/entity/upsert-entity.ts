@@ -10,7 +10,7 @@ import type { RowSource } from "../../../entity/upsert/body-scan";
 import { upsertBody } from "../../../entity/upsert/routes";
 import { rowSchema } from "../../../entity/upsert/rows";
 import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../rest-body";
 import { upsertActionResult } from "../upsert-result";
@@ -28,11 +28,8 @@ export const upsertEntity: ActionModule<UpsertEntityConfig> = {
   name: "upsertEntity",
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "update");
-    if (refused) return refused;
     const { data, ...envelope } = config;
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["entity:update"], async (services) => {
       try {
         const result = await upsertEntities(services.entity, restBody<UpsertInput>(upsertBody, envelope), rowSource(restBody<unknown[]>(body.properties.data, data)));
         return { kind: "success", result: upsertActionResult(result) };

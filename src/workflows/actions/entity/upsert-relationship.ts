@@ -8,7 +8,7 @@
 import { ApiError } from "../../../lib/errors";
 import { createLink, getLink, type CreateLinkInput } from "../../../entity/relationships/links";
 import { linkBody } from "../../../entity/relationships/routes";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../rest-body";
 
@@ -16,11 +16,8 @@ export const upsertRelationship: ActionModule = {
   name: "upsertRelationship",
   configSchema: camelSchema(linkBody),
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "update");
-    if (refused) return refused;
     const input = restBody<CreateLinkInput>(linkBody, config);
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["entity:update"], async (services) => {
       try {
         return { kind: "success", result: await createLink(services.tenant, input) };
       } catch (e) {

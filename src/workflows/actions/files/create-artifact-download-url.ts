@@ -3,7 +3,7 @@
 // public origin; the result is that route's `{ url, expires_at }`.
 import { uuidSchema } from "../../../lib/schemas";
 import { artifactDownloadUrl, DOWNLOAD_TTL } from "../../../files/artifacts/service";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 
 interface CreateArtifactDownloadUrlConfig {
@@ -28,10 +28,7 @@ export const createArtifactDownloadURL: ActionModule<CreateArtifactDownloadUrlCo
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "read");
-    if (refused) return refused;
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["entity:read"], async (services) => {
       const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin };
       return { kind: "success", result: await artifactDownloadUrl(deps, config.entityId, config.artifactId, { ttl: config.ttl, version: config.version }) };
     });

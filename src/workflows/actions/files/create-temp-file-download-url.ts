@@ -3,7 +3,7 @@
 // on the service's public origin, never outliving the file.
 import { LINK_TTL, tempFileDownloadUrl } from "../../../files/temp-files/service";
 import { tempFileIdSchema } from "../file-ref";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 
 interface CreateTempFileDownloadUrlConfig {
@@ -21,10 +21,7 @@ export const createTempFileDownloadURL: ActionModule<CreateTempFileDownloadUrlCo
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "read");
-    if (refused) return refused;
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["entity:read"], async (services) => {
       const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin };
       return { kind: "success", result: await tempFileDownloadUrl(deps, config.tempFileId, config.ttl) };
     });

@@ -6,7 +6,7 @@
 import { uuidSchema } from "../../../lib/schemas";
 import { readArtifact } from "../../../files/artifacts/service";
 import { saveTempFile } from "../file-ref";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 
@@ -37,11 +37,9 @@ export const downloadArtifact: ActionModule<DownloadArtifactConfig> = {
     then: { required: ["as"], properties: { as: { const: "text" } } },
   },
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
     const asText = config.as === "text";
-    const refused = refusedUnless(services.principal, "entity", "read") ?? (asText ? undefined : refusedUnless(services.principal, "entity", "create"));
-    if (refused) return refused;
-    return asOutcome(async () => {
+    // Reading into a temp file makes one: what POST /entity/temp-files needs.
+    return withPermissions(ctx, asText ? ["entity:read"] : ["entity:read", "entity:create"], async (services) => {
       const file = await readArtifact(services, config.entityId, config.artifactId, config.version);
       if (asText) {
         const bytes = await readCapped(file.body, file.size, config.maxTextBytes ?? TEXT_BYTES.default);

@@ -2,7 +2,7 @@
 // `text` or as `base64`, capped by `maxTextBytes` (of the file's bytes);
 // `entity:read`, as `GET /entity/temp-files/{id}` is.
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { base64Of, maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 
@@ -21,10 +21,7 @@ export const downloadTempFile: ActionModule<DownloadTempFileConfig> = {
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "read");
-    if (refused) return refused;
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["entity:read"], async (services) => {
       const { ref, body } = await openTempFile(services, config.tempFileId);
       const bytes = await readCapped(body, ref.size, config.maxTextBytes ?? TEXT_BYTES.default);
       const value = config.as === "text" ? { text: utf8Text(bytes) } : { base64: base64Of(bytes) };

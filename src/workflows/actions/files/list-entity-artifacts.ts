@@ -3,7 +3,7 @@
 import { pageOf } from "../../../lib/pagination";
 import { paginationQuery, uuidSchema } from "../../../lib/schemas";
 import { listArtifacts } from "../../../files/artifacts/service";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 
 interface ListEntityArtifactsConfig {
@@ -30,10 +30,7 @@ export const listEntityArtifacts: ActionModule<ListEntityArtifactsConfig> = {
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "read");
-    if (refused) return refused;
-    return asOutcome(async () => {
+    return withPermissions(ctx, ["entity:read"], async (services) => {
       const query = { artifact_type: config.artifactType, artifact_type_in: config.artifactTypeIn, include_versions: config.includeVersions };
       return { kind: "success", result: await listArtifacts(services, config.entityId, query, pageOf(config)) };
     });

@@ -9,7 +9,7 @@ import { storeArtifactVersion } from "../../../files/artifacts/service";
 import type { Upload } from "../../../files/object-store";
 import { contentTypeSchema, fileNameSchema } from "../../../files/schemas";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
 
@@ -43,10 +43,7 @@ export const uploadArtifact: ActionModule<UploadArtifactConfig> = {
     then: { required: ["name", "contentType"] },
   },
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "update") ?? (config.tempFileId === undefined ? undefined : refusedUnless(services.principal, "entity", "read"));
-    if (refused) return refused;
-    return asOutcome(async () => {
+    return withPermissions(ctx, config.tempFileId === undefined ? ["entity:update"] : ["entity:update", "entity:read"], async (services) => {
       let file: { name: string; contentType: string; upload: Upload };
       if (config.tempFileId !== undefined) {
         const { ref, body } = await openTempFile(services, config.tempFileId);

@@ -3,7 +3,7 @@
 import { contentTypeSchema, fileNameSchema } from "../../../files/schemas";
 import { forbidden } from "../../../lib/schemas";
 import { saveTempFile } from "../file-ref";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
 
@@ -24,10 +24,7 @@ export const uploadTempFile: ActionModule<UploadTempFileConfig> = {
     dependentSchemas: { text: { properties: { base64: forbidden } } },
   },
   async execute(config, _invocation, ctx) {
-    const services = await runServices(ctx);
-    const refused = refusedUnless(services.principal, "entity", "create");
-    if (refused) return refused;
-    return asOutcome(async () => ({
+    return withPermissions(ctx, ["entity:create"], async (services) => ({
       kind: "success",
       result: await saveTempFile(services, { name: config.name, contentType: config.contentType, body: inlineBytes(config) }),
     }));

@@ -3,7 +3,7 @@
 // the result. After the last attempt a 4xx or 5xx answer is still a result,
 // so the action's `errorWhen` (by default `result.status >= 400`) decides.
 import { tempFileIdSchema, openTempFile } from "../file-ref";
-import { asOutcome, refusedUnless, runServices } from "../services";
+import { withPermissions } from "../services";
 import type { ActionContext, ActionModule } from "../types";
 import type { ActionOutcome } from "../../engine/types";
 import type { JsonSchema } from "../../../lib/validate";
@@ -45,13 +45,10 @@ export function jsonPayload(config: HttpConfig, body: unknown): Payload {
 export async function payloadOf(config: HttpConfig, ctx: ActionContext): Promise<Payload | ActionOutcome> {
   if (!config.binaryUpload) return jsonPayload(config, config.body);
   if (config.body !== undefined) return { kind: "error", error: validationError("config.binaryUpload: cannot be set together with body") };
-  const services = await runServices(ctx);
-  const refused = refusedUnless(services.principal, "entity", "read");
-  if (refused) return refused;
   const { tempFileId } = config.binaryUpload;
   let payload: Payload | undefined;
   // An unknown or expired file is the action's 404, as the REST download answers it.
-  const refusal = await asOutcome(async () => {
+  const refusal = await withPermissions(ctx, ["entity:read"], async (services) => {
     const file = await openTempFile(services, tempFileId);
     // Read whole (at most 25 MiB): the client sends bytes, and a retry reads the file again.
     const bytes = new Uint8Array(await new Response(file.body).arrayBuffer());
