@@ -42,6 +42,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { figure, round } from "../lib/bench-env.mjs";
 import { copyFrom } from "../lib/pg-copy.mjs";
+import { productRows } from "../lib/product-rows.mjs";
 
 const ROWS = Number(process.env.BENCH_ACTIONS_ROWS ?? 100_000);
 const ZIP_MIB = 25;
@@ -70,17 +71,6 @@ const mib = (bytes) => round(bytes / MIB, 1);
 /** Epoch milliseconds with sub-millisecond precision, comparable to Postgres timestamps on the same host. */
 const epochNow = () => performance.timeOrigin + performance.now();
 
-/** The same rows as the import CSV and as COPY text (tab-separated: name, attributes json, key). */
-function makeRows() {
-  const csv = ["name,sku,title,price,qty,category"];
-  const copy = [];
-  for (let i = 0; i < ROWS; i++) {
-    const attributes = { sku: `SKU-${i}`, title: `Title ${i}, "quoted"`, price: (i % 1000) + 0.5, qty: i % 50, category: `cat-${i % 200}` };
-    csv.push(`Product ${i},${attributes.sku},"${attributes.title.replace(/"/g, '""')}",${attributes.price},${attributes.qty},${attributes.category}`);
-    copy.push(`Product ${i}\t${JSON.stringify(attributes).replace(/\\/g, "\\\\")}\t${attributes.sku}\n`);
-  }
-  return { csv: csv.join("\r\n") + "\r\n", copy: copy.join("") };
-}
 
 /** ZIP_MIB of 64 KiB blocks, random and repeated CSV-like text alternating. */
 function mixedBytes() {
@@ -159,7 +149,7 @@ const perSecond = (ms) => round(ROWS / (ms / 1000), 0);
 
 /** The CSV as a temp file, and the two baselines of the CSV figures: COPY of its rows and the REST import of it. */
 async function csvBaselines(env, log, setup) {
-  const { csv, copy } = makeRows();
+  const { csv, copy } = productRows(ROWS);
   const file = await uploadTempFile(env, "rows.csv", "text/csv", csv);
 
   log(`[bench] actions: COPY in, ${ROWS} rows (raw SQL context)`);

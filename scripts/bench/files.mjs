@@ -5,6 +5,7 @@ import { performance } from "node:perf_hooks";
 import { randomBytes, createHash } from "node:crypto";
 import { figure, round } from "../lib/bench-env.mjs";
 import { copyFrom, copyTo } from "../lib/pg-copy.mjs";
+import { productRows } from "../lib/product-rows.mjs";
 
 const ROWS = Number(process.env.BENCH_FILES_ROWS ?? 100_000);
 const FILE_MIB = Number(process.env.BENCH_FILE_MIB ?? 25);
@@ -16,17 +17,6 @@ const schema = {
 };
 const config = { identifier_key: ["sku"], indexed_attributes: [{ path: ["category"], type: "text" }, { path: ["price"], type: "numeric", sortable: true }] };
 
-/** The same rows as the import CSV and as COPY text (tab-separated: name, attributes json, key). */
-function makeRows() {
-  const csv = ["name,sku,title,price,qty,category"];
-  const copy = [];
-  for (let i = 0; i < ROWS; i++) {
-    const attributes = { sku: `SKU-${i}`, title: `Title ${i}, "quoted"`, price: (i % 1000) + 0.5, qty: i % 50, category: `cat-${i % 200}` };
-    csv.push(`Product ${i},${attributes.sku},"${attributes.title.replace(/"/g, '""')}",${attributes.price},${attributes.qty},${attributes.category}`);
-    copy.push(`Product ${i}\t${JSON.stringify(attributes).replace(/\\/g, "\\\\")}\t${attributes.sku}\n`);
-  }
-  return { csv: csv.join("\r\n") + "\r\n", copy: copy.join("") };
-}
 
 async function timed(fn) {
   const started = performance.now();
@@ -64,7 +54,7 @@ async function artifactFigures(env, log) {
 export async function run(env, log) {
   for (const name of ["BenchPart", "RawPart"]) await env.api("POST", "/entity/entity-types", { name, schema, status: "active", config });
   const { rows: [raw] } = await env.pool.query("SELECT id FROM entity_types WHERE name = 'RawPart' AND tenant_id = $1", [env.tenant.tenant_id]);
-  const { csv, copy } = makeRows();
+  const { csv, copy } = productRows(ROWS);
   const figures = [];
 
   log(`[bench] files: COPY in, ${ROWS} rows`);
