@@ -1,45 +1,19 @@
-// Outbound auth profiles at run time: the `auth` of an outbound action (a
-// name of the running document's root `auth` map, or an inline block the
-// walker has already resolved) becomes what the request carries. Every
-// refusal is a 400 BAD_REQUEST error outcome whose `details.code` says why,
-// and every credential is concealed the moment it is known, before anything
-// can be recorded, logged or put into an error.
+// The `auth` of an outbound action at run time: a name of the running
+// document's root `auth` map (its strings resolved over the run constants,
+// `config.env.*` and `context.*`, with the env's secrets in place) or an
+// inline block the walker has already resolved, turned into credentials by
+// the one outbound auth module (src/lib/outbound/auth-profiles.ts).
 import type { AuthProfile } from "../../../definition/language/workflow-schema";
 import { ExpressionError, ExpressionSyntaxError, resolveSmartValue } from "../../../lib/smart-values";
-import { oauth2Token, type ResolvedOAuth2 } from "../../../lib/outbound/token-cache-client";
-import type { Detail } from "../../../lib/errors";
+import { credentialsOf, type Credentials, type RequestShape } from "../../../lib/outbound/auth-profiles";
 import { missingSecretsIn } from "../../engine/secrets";
 import type { RunError } from "../../engine/types";
 import type { ActionContext } from "../types";
 
-/** What the profile adds to a request; `oauth2` needs its token fetched per send. */
-export type Credentials =
-  | { kind: "static"; headers: Record<string, string>; query: [string, string][] }
-  | { kind: "oauth2"; profile: ResolvedOAuth2 };
-
-/** The parts of a request a profile may collide with. */
-export interface RequestShape {
-  headers: Record<string, string>;
-  query: Record<string, string>;
-  /** The URL as given, whose own query counts too. */
-  url: URL;
-}
-
 /** How the action's errors name an inline block (it has no name of its own). */
-export const INLINE = "(inline)";
+const INLINE = "(inline)";
 
-function authError(detail: Detail, message: string): RunError {
-  return { status: 400, code: "BAD_REQUEST", message, details: detail };
-}
-
-/** UTF-8 bytes, then standard padded base64: what `Authorization: Basic` carries. */
-export function basicCredentials(username: string, password: string): string {
-  let bin = "";
-  for (const b of new TextEncoder().encode(`${username}:${password}`)) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
-/** A root profile's strings, each resolved as a string over the run constants (`config.env.*`, `context.*`). */
+/** A root profile's strings, each resolved as a string over the run constants. */
 async function resolveRoot(profile: AuthProfile, ctx: ActionContext): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(profile)) {
@@ -48,129 +22,27 @@ async function resolveRoot(profile: AuthProfile, ctx: ActionContext): Promise<Re
   return out;
 }
 
-/** The fields of each mechanism that carry a credential: concealed, and refused when empty. */
-const SECRET_FIELDS: Record<AuthProfile["type"], string[]> = {
-  basic: ["password"],
-  bearer: ["token"],
-  apiKey: ["value"],
-  oauth2: ["clientSecret"],
-};
-const REQUIRED_FIELDS: Record<AuthProfile["type"], string[]> = {
-  basic: ["username"],
-  bearer: ["token"],
-  apiKey: ["value"],
-  oauth2: ["tokenUrl", "clientId", "clientSecret"],
-};
-
-const text = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
-
-function hasHeader(headers: Record<string, string>, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  return Object.keys(headers).find((h) => h.toLowerCase() === lower);
-}
-
 /**
  * The credentials `auth` stands for, checked against the request they will
- * go on; undefined `auth` adds nothing. An error outcome's error otherwise:
- * HTTP_AUTH_PROFILE_UNKNOWN, HTTP_AUTH_SECRET_MISSING, HTTP_AUTH_CONFLICT,
- * HTTP_AUTH_INVALID_CREDENTIAL (in that order), or 422 for a template that
- * cannot be evaluated.
+ * go on; undefined `auth` adds nothing. An error otherwise:
+ * HTTP_AUTH_PROFILE_UNKNOWN, then the checks of credentialsOf, or 422 for a
+ * template that cannot be evaluated.
  */
 export async function credentialsFor(auth: string | AuthProfile | undefined, request: RequestShape, ctx: ActionContext): Promise<{ credentials?: Credentials } | { error: RunError }> {
   if (auth === undefined) return {};
-  const label = typeof auth === "string" ? auth : INLINE;
+  if (typeof auth !== "string") return credentialsOf(INLINE, { ...auth }, missingSecretsIn(auth), request, ctx);
+  const profile = Object.hasOwn(ctx.authProfiles, auth) ? ctx.authProfiles[auth] : undefined;
+  if (!profile) {
+    const declared = Object.keys(ctx.authProfiles).sort();
+    const message = `The auth profile ${JSON.stringify(auth)} is not declared in the workflow's auth map`;
+    return { error: { status: 400, code: "BAD_REQUEST", message, details: { code: "HTTP_AUTH_PROFILE_UNKNOWN", profile: auth, declared } } };
+  }
   let resolved: Record<string, unknown>;
-  if (typeof auth === "string") {
-    const profile = Object.hasOwn(ctx.authProfiles, auth) ? ctx.authProfiles[auth] : undefined;
-    if (!profile) {
-      const declared = Object.keys(ctx.authProfiles).sort();
-      return { error: authError({ code: "HTTP_AUTH_PROFILE_UNKNOWN", profile: auth, declared }, `The auth profile ${JSON.stringify(auth)} is not declared in the workflow's auth map`) };
-    }
-    try {
-      resolved = await resolveRoot(profile, ctx);
-    } catch (e) {
-      if (!(e instanceof ExpressionError || e instanceof ExpressionSyntaxError)) throw e;
-      return { error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `auth profile ${JSON.stringify(auth)}: ${e.message}`, details: { profile: auth } } };
-    }
-  } else {
-    resolved = { ...auth };
+  try {
+    resolved = await resolveRoot(profile, ctx);
+  } catch (e) {
+    if (!(e instanceof ExpressionError || e instanceof ExpressionSyntaxError)) throw e;
+    return { error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `auth profile ${JSON.stringify(auth)}: ${e.message}`, details: { profile: auth } } };
   }
-  const type = resolved.type as AuthProfile["type"];
-  // Concealed before any check can fail: whatever is recorded from here on masks them.
-  for (const field of SECRET_FIELDS[type]) if (typeof resolved[field] === "string") ctx.conceal(resolved[field] as string);
-
-  const missing = missingSecretsIn(resolved);
-  if (missing.length) {
-    return { error: authError({ code: "HTTP_AUTH_SECRET_MISSING", profile: label, missing_secrets: missing }, `The auth profile ${label} reads secrets that are not set: ${missing.join(", ")}`) };
-  }
-
-  const conflict = conflictOf(type, resolved, request);
-  if (conflict) return { error: authError({ code: "HTTP_AUTH_CONFLICT", ...conflict }, `The request sets the ${conflict.conflict} ${conflict.name} by hand, which the auth profile ${label} sends`) };
-
-  for (const field of REQUIRED_FIELDS[type]) {
-    if (text(resolved[field]) === "") return { error: invalid(label, field, "is empty") };
-  }
-  if (type === "basic" && text(resolved.username).includes(":")) return { error: invalid(label, "username", "contains ':'") };
-  return { credentials: apply(type, resolved, ctx) };
-}
-
-function invalid(label: string, field: string, why: string): RunError {
-  return authError({ code: "HTTP_AUTH_INVALID_CREDENTIAL", field }, `The ${field} of auth profile ${label} ${why} after resolution`);
-}
-
-function conflictOf(type: AuthProfile["type"], p: Record<string, unknown>, request: RequestShape): { conflict: "header" | "query"; name: string } | undefined {
-  // Every profile sends Authorization, except an apiKey, which sends its own header or parameter.
-  if (type !== "apiKey") {
-    const set = hasHeader(request.headers, "authorization");
-    return set === undefined ? undefined : { conflict: "header", name: set };
-  }
-  const name = text(p.name);
-  if (p.in === "header") {
-    const set = hasHeader(request.headers, name);
-    return set === undefined ? undefined : { conflict: "header", name: set };
-  }
-  return Object.hasOwn(request.query, name) || request.url.searchParams.has(name) ? { conflict: "query", name } : undefined;
-}
-
-function apply(type: AuthProfile["type"], p: Record<string, unknown>, ctx: ActionContext): Credentials {
-  switch (type) {
-    case "basic": {
-      const encoded = basicCredentials(text(p.username), text(p.password));
-      ctx.conceal(encoded);
-      return { kind: "static", headers: { Authorization: `Basic ${encoded}` }, query: [] };
-    }
-    case "bearer":
-      return { kind: "static", headers: { Authorization: `Bearer ${text(p.token)}` }, query: [] };
-    case "apiKey":
-      return p.in === "header"
-        ? { kind: "static", headers: { [text(p.name)]: text(p.value) }, query: [] }
-        : { kind: "static", headers: {}, query: [[text(p.name), text(p.value)]] };
-    case "oauth2": {
-      const profile: ResolvedOAuth2 = { tokenUrl: text(p.tokenUrl), clientId: text(p.clientId), clientSecret: text(p.clientSecret), clientAuth: p.clientAuth === "body" ? "body" : "basic" };
-      // An optional field that resolves empty is left out, as if it were not written.
-      if (text(p.scope) !== "") profile.scope = text(p.scope);
-      if (text(p.audience) !== "") profile.audience = text(p.audience);
-      return { kind: "oauth2", profile };
-    }
-  }
-}
-
-/** What the credentials add to one send: headers, query parameters, and the OAuth2 token used (for a 401's refresh). */
-export interface Authorized {
-  headers: Record<string, string>;
-  query: [string, string][];
-  token?: { value: string; fresh: boolean };
-}
-
-/**
- * The credentials for one send. OAuth2 asks the tenant's token cache, passing
- * the token the target just refused (`rejected`) to have it replaced.
- */
-export async function authorize(credentials: Credentials | undefined, ctx: ActionContext, rejected?: string): Promise<Authorized | { error: RunError }> {
-  if (!credentials) return { headers: {}, query: [] };
-  if (credentials.kind === "static") return credentials;
-  const answer = await oauth2Token(ctx.env, ctx.tenantId, credentials.profile, rejected === undefined ? {} : { rejected });
-  if ("error" in answer) return { error: ctx.redact(answer.error) };
-  ctx.conceal(answer.token);
-  return { headers: { Authorization: `Bearer ${answer.token}` }, query: [], token: { value: answer.token, fresh: answer.fresh } };
+  return credentialsOf(auth, resolved, missingSecretsIn(resolved), request, ctx);
 }

@@ -13,7 +13,8 @@ import type { JsonSchema } from "../../../lib/validate";
 import { runError } from "../../engine/walk";
 import type { ActionOutcome, RunError } from "../../engine/types";
 import type { ActionContext } from "../types";
-import { authorize, credentialsFor, type Credentials } from "./profiles";
+import { authorize, type Credentials } from "../../../lib/outbound/auth-profiles";
+import { credentialsFor } from "./profiles";
 
 /** A response body larger than this fails the action (it would become part of the run's state). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
