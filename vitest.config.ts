@@ -11,9 +11,10 @@ const bindings = (inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "
   RATE_LIMIT_IP: limits.ip,
   RATE_LIMIT_IDENTITY: limits.identity,
   LOG_REQUESTS: "false",
-  // The outbound guard lets the tests' own scripted server through, and names
-  // resolve through its DNS-over-HTTPS endpoint (test/support/outbound-server.ts).
-  OUTBOUND_ALLOWLIST: `127.0.0.1:${inject("outboundPort")},127.0.0.1:${inject("outboundOtherPort")}`,
+  // The outbound guard lets the tests' own scripted server through (and port
+  // 1, where nothing listens: a failed connection), and names resolve through
+  // its DNS-over-HTTPS endpoint (test/support/outbound-server.ts).
+  OUTBOUND_ALLOWLIST: `127.0.0.1:${inject("outboundPort")},127.0.0.1:${inject("outboundOtherPort")},127.0.0.1:1`,
   OUTBOUND_DNS_URL: `${inject("outboundOrigin")}/dns-query`,
   OUTBOUND_TEST_ORIGIN: inject("outboundOrigin"),
   OUTBOUND_TEST_OTHER_ORIGIN: inject("outboundOtherOrigin"),

@@ -157,7 +157,7 @@ describe("checkUrl refuses", () => {
   });
 
   it("refuses the allowlisted address on another port, and its IPv4-mapped form on the allowlisted port", async () => {
-    for (const url of ["http://127.0.0.1:1/", `http://[::ffff:127.0.0.1]:${port()}/`, `http://127.0.0.2:${port()}/`]) {
+    for (const url of ["http://127.0.0.1:2/", `http://[::ffff:127.0.0.1]:${port()}/`, `http://127.0.0.2:${port()}/`]) {
       expect([url, (await refusal(url)).kind]).toEqual([url, "refused"]);
     }
   });

@@ -119,6 +119,17 @@ describe("http: retries", () => {
     expect((await s.requests()).length).toBe(1);
   });
 
+  it("retries a failed connection, then fails with OUTBOUND_CONNECTION_FAILED after the last attempt", async () => {
+    const t = await createTenant();
+    // Port 1 is allowlisted in the tests and nothing listens on it.
+    const { runId, run } = await runActions(t, [{ stepId: "get", name: "http", config: { url: "http://127.0.0.1:1/x", maxRetries: 1 } }]);
+    expect([run.status, firstAction(run).status, firstAction(run).attempts]).toEqual(["running", "waiting", 2]);
+    const done = await fireDue(t, runId);
+    const action = firstAction(done);
+    expect([done.status, action.attempts, action.error.status, action.error.code, action.error.details.code]).toEqual(["error", 2, 400, "BAD_REQUEST", "OUTBOUND_CONNECTION_FAILED"]);
+    expect(await alarmOf(runId)).toBeNull();
+  });
+
   it("never retries a timeout: the action fails with OUTBOUND_TIMEOUT after one request", async () => {
     const t = await createTenant();
     const s = await scenario({ "/slow": [{ status: 200, delayMs: 1500 }] });
