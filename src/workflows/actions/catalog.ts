@@ -52,7 +52,10 @@ export async function executeAction(invocation: ActionInvocation, ctx: ActionCon
   }
   const outcome = await module.execute(invocation.config, invocation, ctx);
   if (outcome.kind !== "success") return outcome;
-  const size = new TextEncoder().encode(JSON.stringify(outcome.result) ?? "").byteLength;
+  const json = JSON.stringify(outcome.result) ?? "";
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most results need no encoding to be known small.
+  if (json.length * 3 <= MAX_RESULT_BYTES) return outcome;
+  const size = new TextEncoder().encode(json).byteLength;
   if (size <= MAX_RESULT_BYTES) return outcome;
   const message = `The result of action ${name} is ${size} bytes, over the ${MAX_RESULT_BYTES} a result may hold; move large data as temp files`;
   return { kind: "error", error: runError("UNPROCESSABLE_ENTITY", message, { size, limit: MAX_RESULT_BYTES }), detail: outcome.detail };
