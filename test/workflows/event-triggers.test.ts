@@ -128,6 +128,29 @@ describe("event triggers: type and action", () => {
     const got = (await call("GET", `/entity/entities/${u.entity_id}`, { auth: creds.auth })).json.data;
     expect(c.context.input.entity).toMatchObject({ attributes: { sku: "u1", title: "first" }, identifier_key: "u1", created_at: got.created_at, deleted_at: null });
     expect(u.context.input.entity).toEqual(got);
+    // As after a PUT, an updated run sees what the entity was; a created one has no previous.
+    expect(u.context.input.previous).toEqual({ attributes: { sku: "u1", title: "first" }, name: "U" });
+    expect(c.context.input).not.toHaveProperty("previous");
+  });
+
+  it("an upsert by id (and by key with merge) gives its updated runs the entity as it was", async () => {
+    const { creds, type } = await tenantWithProducts();
+    const onUpdate = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "updated" });
+    const first = await call("POST", "/entity/entities/upsert", { auth: creds.auth, body: { type_name: "Product", data: [{ name: "V", attributes: { sku: "v1", title: "one" } }] } });
+    const id = first.json.data.ids[0];
+    const byId = await call("POST", "/entity/entities/upsert", { auth: creds.auth, body: { type_name: "Product", data: [{ id, name: "V2", attributes: { sku: "v1", title: "two" } }] } });
+    expect(byId.status).toBe(200);
+    const merged = await call("POST", "/entity/entities/upsert", {
+      auth: creds.auth,
+      body: { type_name: "Product", on_conflict: "merge", data: [{ name: "V3", attributes: { sku: "v1", title: "three" } }] },
+    });
+    expect(merged.json.data.updated).toBe(1);
+    await settle(creds.tenantId);
+    const previous = (await runsOf(onUpdate.id)).map((r) => r.context.input.previous).sort((a, b) => a.name.localeCompare(b.name));
+    expect(previous).toEqual([
+      { attributes: { sku: "v1", title: "one" }, name: "V" },
+      { attributes: { sku: "v1", title: "two" }, name: "V2" },
+    ]);
   });
 });
 

@@ -20,18 +20,25 @@ export interface BatchResult {
 
 /**
  * The events of the rows `w` wrote, each payload `{ entity: { id, name, type,
- * attributes, identifier_key, created_at, updated_at } }`, and their outbox
- * rows unless suppressed: `pending` holds the ids to queue. The payload is one
+ * attributes, identifier_key, created_at, updated_at } }` plus, on an
+ * `updated` one, `previous: { name, attributes, identifier_key }` as a PUT's
+ * event has it, and their outbox rows unless suppressed: `pending` holds the
+ * ids to queue. `previous` is read by id from `entities` in the same
+ * statement, which sees the rows as they were before it (a data-modifying
+ * CTE's writes are not visible to the rest of its statement); `updated` is the
+ * SQL condition of a row that was updated, not inserted. The payload is one
  * to_jsonb over a nested row, which measured half the cost of nested
  * jsonb_build_object calls.
  */
-function eventsOf(action: string): string {
+function eventsOf(action: string, updated: string): string {
   return `ev AS (
        INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
-       SELECT $1, w.id, $2, ${action}, $5, to_jsonb(payload) FROM w
+       SELECT $1, w.id, $2, ${action}, $5, to_jsonb(payload) || coalesce(prev.previous, '{}'::jsonb) FROM w
        CROSS JOIN LATERAL (SELECT entity FROM (SELECT w.id, w.name, (SELECT jsonb_build_object('id', $2::uuid, 'name', $3::text)) AS type,
                                                      w.attributes, w.identifier_key, ${isoTimestampSql("w.created_at")} AS created_at,
                                                      ${isoTimestampSql("w.updated_at")} AS updated_at) entity) payload
+       LEFT JOIN LATERAL (SELECT jsonb_build_object('previous', jsonb_build_object('name', was.name, 'attributes', was.attributes, 'identifier_key', was.identifier_key)) AS previous
+                            FROM entities was WHERE ${updated} AND was.id = w.id) prev ON true
        RETURNING id, created_at
      ), pending AS (
        INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, $1, created_at FROM ev WHERE NOT $5
@@ -83,7 +90,7 @@ export async function writeByKey(sql: Sql, tenantId: string, type: EntityType, r
        SELECT $1, $2, name, attributes, identifier_key FROM input ORDER BY identifier_key
        ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL ${conflictClause(onConflict)}
        RETURNING e.id, e.name, e.attributes, e.identifier_key, e.created_at, e.updated_at, (xmax = 0) AS inserted
-     ), ${eventsOf("CASE WHEN w.inserted THEN 'created' ELSE 'updated' END")}
+     ), ${eventsOf("CASE WHEN w.inserted THEN 'created' ELSE 'updated' END", "NOT w.inserted")}
      SELECT json_agg(
               -- A kept row's id by its key, looked up for those rows only: as a
               -- join it was probed for every row, or planned as a scan of the type.
@@ -108,7 +115,7 @@ export async function writeById(sql: Sql, tenantId: string, type: EntityType, ro
         WHERE e.id = i.id AND e.type_id = $2 AND e.deleted_at IS NULL
           AND (e.name IS DISTINCT FROM i.name OR e.attributes IS DISTINCT FROM i.attributes OR e.identifier_key IS DISTINCT FROM i.identifier_key)
        RETURNING e.id, e.name, e.attributes, e.identifier_key, e.created_at, e.updated_at
-     ), ${eventsOf("'updated'")}
+     ), ${eventsOf("'updated'", "true")}
      SELECT json_agg(i.id ORDER BY i.ord) AS ids, 0 AS created, count(w.id)::int AS updated,
             count(*) FILTER (WHERE w.id IS NULL)::int AS kept, (SELECT json_agg(event_id) FROM pending) AS event_ids
        FROM input i LEFT JOIN w ON w.id = i.id`,
