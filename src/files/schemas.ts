@@ -10,6 +10,9 @@ export const contentTypeSchema = {
   pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[\\x20-\\x7e]*)?$",
 } as const;
 
+/** Versions are Postgres integers; a larger number names no version and would fail the lookup. */
+export const artifactVersionSchema = { type: "integer", minimum: 1, maximum: 2_147_483_647, description: "A confirmed version; default the newest" } as const;
+
 export const linkSchema = {
   type: "object",
   required: ["url", "expires_at"],

@@ -8,7 +8,7 @@ import { binarySchema, dataEnvelope, listEnvelope, paginationQuery, uuidSchema }
 import { capabilityQuery, verifyLink } from "../capability";
 import { attachment, fileResponse, rawUpload } from "../http";
 import { MAX_FILE_BYTES } from "../object-store";
-import { contentTypeSchema, fileNameSchema, linkSchema } from "../schemas";
+import { artifactVersionSchema, contentTypeSchema, fileNameSchema, linkSchema } from "../schemas";
 import {
   artifactDownloadUrl,
   confirmArtifact,
@@ -49,10 +49,8 @@ const artifactSchema = {
 } as const;
 
 const ttlSchema = (ttl: { default: number; max: number }) => ({ type: "integer", minimum: 1, maximum: ttl.max, default: ttl.default, description: "Seconds the link is valid" }) as const;
-// Versions are Postgres integers; a larger number names no version and would fail the lookup.
-const versionParam = { type: "integer", minimum: 1, maximum: 2_147_483_647, description: "A confirmed version; default the newest" } as const;
 
-const downloadUrlInput = { type: "object", additionalProperties: false, properties: { ttl: ttlSchema(DOWNLOAD_TTL), version: versionParam } } as const;
+const downloadUrlInput = { type: "object", additionalProperties: false, properties: { ttl: ttlSchema(DOWNLOAD_TTL), version: artifactVersionSchema } } as const;
 const confirmBody = {
   type: "object",
   additionalProperties: false,
@@ -163,7 +161,7 @@ export const artifactRoutes = [
     summary: "Stream an artifact's bytes (newest confirmed version unless `version` is given)",
     permission: ["entity", "read"],
     params: { id: uuidSchema, artifactId: uuidSchema },
-    query: { type: "object", additionalProperties: false, properties: { version: versionParam } },
+    query: { type: "object", additionalProperties: false, properties: { version: artifactVersionSchema } },
     responses: { 200: binary, 404: { description: "Unknown artifact, no confirmed version, or entity unknown or deleted" } },
     handler: async (c, { params, query }) => download(await readArtifact(c.var.ctx, params.id, params.artifactId, query.version)),
   }),

@@ -2,6 +2,7 @@
 // `…/artifacts/{artifactId}/download-url` makes, absolute on the service's
 // public origin; the result is that route's `{ url, expires_at }`.
 import { uuidSchema } from "../../../lib/schemas";
+import { artifactVersionSchema } from "../../../files/schemas";
 import { artifactDownloadUrl, DOWNLOAD_TTL } from "../../../files/artifacts/service";
 import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
@@ -22,7 +23,7 @@ export const createArtifactDownloadURL: ActionModule<CreateArtifactDownloadUrlCo
     properties: {
       entityId: uuidSchema,
       artifactId: uuidSchema,
-      version: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
+      version: artifactVersionSchema,
       ttl: { type: "integer", minimum: 1, maximum: DOWNLOAD_TTL.max },
     },
     additionalProperties: false,

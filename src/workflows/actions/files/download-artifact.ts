@@ -4,6 +4,7 @@
 // `entity:read` over REST; making the temp file is `entity:create`, as
 // `POST /entity/temp-files` is.
 import { uuidSchema } from "../../../lib/schemas";
+import { artifactVersionSchema } from "../../../files/schemas";
 import { readArtifact } from "../../../files/artifacts/service";
 import { saveTempFile } from "../file-ref";
 import { withPermissions } from "../services";
@@ -26,8 +27,7 @@ export const downloadArtifact: ActionModule<DownloadArtifactConfig> = {
     properties: {
       entityId: uuidSchema,
       artifactId: uuidSchema,
-      // Versions are Postgres integers.
-      version: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
+      version: artifactVersionSchema,
       as: { enum: ["tempFile", "text"] },
       maxTextBytes: maxTextBytesSchema,
     },
