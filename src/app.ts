@@ -27,7 +27,8 @@ import { csvRoutes } from "./entity/csv/routes";
 import { queryGraphRoutes } from "./entity/query/graph-routes";
 import { graphqlRoutes } from "./entity/graphql/routes";
 import { eventRoutes } from "./events/routes";
-import { fileRoutes } from "./files/routes";
+import { artifactRoutes } from "./entity/artifacts/routes";
+import { tempFileRoutes } from "./entity/temp-files/routes";
 import { definitionRoutes } from "./definition/routes";
 import { activationRoutes } from "./workflows/activation/routes";
 import { runRoutes } from "./workflows/runs/routes";
@@ -52,7 +53,8 @@ export const routes: RouteSpec[] = [
   ...queryGraphRoutes,
   ...graphqlRoutes,
   ...eventRoutes,
-  ...fileRoutes,
+  ...artifactRoutes,
+  ...tempFileRoutes,
   ...definitionRoutes,
   ...activationRoutes,
   ...runRoutes,

@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from "hono";
 import { Database, tenantDb, type TenantDb } from "../db/client";
 import { readConfig, type Config, type HonoEnv } from "../env";
 import { publishEvents } from "../events/outbox";
-import { FileStore } from "../files/object-store";
+import { FileStore } from "../lib/files/object-store";
 import { createLogger, type Logger } from "../lib/logger";
 import { DurableRateLimits } from "../lib/ratelimit/do-client";
 import type { RateLimits } from "../lib/ratelimit/interface";

@@ -9,7 +9,7 @@ import { contentTypeOf } from "../../src/workflows/actions/archive/content-type"
 import { detectFormat } from "../../src/workflows/actions/archive/detect";
 import { entryPath } from "../../src/workflows/actions/archive/entry-path";
 import { createTenant } from "../support/api";
-import { firstDifference, MiB, randomData } from "../files/support";
+import { firstDifference, MiB, randomData } from "../entity/files-support";
 import { download, failed, succeeded, tempFileCount, upload } from "./temp-files-support";
 
 const text = (s: string) => strToU8(s);

@@ -5,7 +5,7 @@ import { strToU8, Zip, ZipDeflate, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { BASE, call, createTenant, type TenantCreds } from "../support/api";
 import { createType, eventsOf } from "../support/entities";
-import { fetchUrl } from "../files/support";
+import { fetchUrl } from "../entity/files-support";
 import { policyGranting } from "./actions-support";
 import { dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/lib/crypto";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
-import { fetchUrl, firstDifference, randomData, secondsFromNow } from "../files/support";
+import { fetchUrl, firstDifference, randomData, secondsFromNow } from "../entity/files-support";
 import { policyGranting } from "./actions-support";
 import { dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
 

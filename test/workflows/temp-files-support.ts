@@ -3,7 +3,7 @@
 // walked by its object, read back through the runs API).
 import { expect } from "vitest";
 import { BASE, call, systemQuery, type TenantCreds } from "../support/api";
-import { fetchUrl } from "../files/support";
+import { fetchUrl } from "../entity/files-support";
 import { policyGranting } from "./actions-support";
 import { dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
 

@@ -1,7 +1,7 @@
 // How bytes move between actions: as temp files, never as big values in the
 // run's state. An action that makes bytes stores them as a temp file and
 // answers a file reference; an action that reads bytes takes a temp file id.
-import { createTempFile, readTempFile, type TempFileView } from "../../files/temp-files/service";
+import { createTempFile, readTempFile, type TempFileView } from "../../entity/temp-files/service";
 import type { RunServices } from "./services";
 
 /**

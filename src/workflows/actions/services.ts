@@ -7,7 +7,7 @@ import { tenantDb, type TenantDb } from "../../db/client";
 import { EntityAccess } from "../../entity/access";
 import type { EntityDeps } from "../../entity/entities/service";
 import { publishEvents } from "../../events/outbox";
-import { FileStore } from "../../files/object-store";
+import { FileStore } from "../../lib/files/object-store";
 import { hasPermission, type Principal } from "../../gateway/principal";
 import { ApiError } from "../../lib/errors";
 import type { ActionOutcome, RunError } from "../engine/types";

@@ -1,7 +1,7 @@
 // What every action that turns temp files into temp files shares (the
 // archive, PDF and CSV families): the permission check and services, and the rule
 // that a failed action keeps none of the temp files it made.
-import { removeTempFiles } from "../../files/temp-files/service";
+import { removeTempFiles } from "../../entity/temp-files/service";
 import type { ActionOutcome } from "../engine/types";
 import type { FileRef } from "./file-ref";
 import { withPermissions, type RunServices } from "./services";

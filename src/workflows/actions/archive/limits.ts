@@ -1,6 +1,6 @@
 // What an archive action accepts: every limit by name, and the one error a
 // limit answers with (422 naming the limit and its value).
-import { MAX_FILE_BYTES } from "../../../files/object-store";
+import { MAX_FILE_BYTES } from "../../../lib/files/object-store";
 import { ApiError } from "../../../lib/errors";
 
 /** Entries per archive, directories included; also the most files zipCompress packs. */

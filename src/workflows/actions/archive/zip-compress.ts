@@ -3,7 +3,7 @@
 // chunk and its deflated output are held at a time, never the whole archive.
 import { Zip, ZipDeflate } from "fflate";
 import { ApiError } from "../../../lib/errors";
-import { fileNameSchema } from "../../../files/schemas";
+import { fileNameSchema } from "../../../lib/files/schemas";
 import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";
 import type { RunServices } from "../services";
 import type { ActionModule } from "../types";

@@ -4,7 +4,7 @@
 // come. The options are the export body's, in camelCase.
 import { exportStream, prepareExport, type ExportInput } from "../../../entity/csv/export";
 import { exportBody } from "../../../entity/csv/routes";
-import { fileNameSchema } from "../../../files/schemas";
+import { fileNameSchema } from "../../../lib/files/schemas";
 import { saveTempFile } from "../file-ref";
 import { camelSchema, restBody } from "../rest-body";
 import type { JsonSchema } from "../../../lib/validate";

@@ -4,7 +4,7 @@
 // inflates, so a zip bomb stops there. Entries before the chosen one are
 // skipped (their inflation stopped at once) and the zip is read no further
 // than the chosen entry's end.
-import { fileNameSchema } from "../../../files/schemas";
+import { fileNameSchema } from "../../../lib/files/schemas";
 import { validationFailed } from "../../../lib/validate";
 import { zipEntries } from "../archive/zip-entries";
 import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";

@@ -3,7 +3,7 @@
 // (or the first file's only); a column a file lacks is an empty cell. The
 // headers are read first (each file opened and closed after its first
 // record), then each file's rows are streamed through in turn.
-import { fileNameSchema } from "../../../files/schemas";
+import { fileNameSchema } from "../../../lib/files/schemas";
 import { tempFileIdSchema } from "../file-ref";
 import type { ActionModule } from "../types";
 import { writeCsv } from "./output";

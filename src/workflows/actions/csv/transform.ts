@@ -6,7 +6,7 @@
 // keys are the output columns) or null/undefined to drop the row.
 import { ExpressionError, ExpressionSyntaxError, MAX_EXPRESSION_LENGTH, compileExpression, type CompiledExpression } from "../../../lib/smart-values";
 import { ApiError } from "../../../lib/errors";
-import { fileNameSchema } from "../../../files/schemas";
+import { fileNameSchema } from "../../../lib/files/schemas";
 import { runError } from "../../engine/walk";
 import { tempFileIdSchema } from "../file-ref";
 import type { ActionModule } from "../types";

@@ -2,8 +2,8 @@
 // `…/artifacts/{artifactId}/download-url` makes, absolute on the service's
 // public origin; the result is that route's `{ url, expires_at }`.
 import { uuidSchema } from "../../../lib/schemas";
-import { artifactVersionSchema } from "../../../files/schemas";
-import { artifactDownloadUrl, DOWNLOAD_TTL } from "../../../files/artifacts/service";
+import { artifactVersionSchema } from "../../../lib/files/schemas";
+import { artifactDownloadUrl, DOWNLOAD_TTL } from "../../../entity/artifacts/service";
 import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 

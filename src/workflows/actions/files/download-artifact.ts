@@ -4,8 +4,8 @@
 // `entity:read` over REST; making the temp file is `entity:create`, as
 // `POST /entity/temp-files` is.
 import { uuidSchema } from "../../../lib/schemas";
-import { artifactVersionSchema } from "../../../files/schemas";
-import { readArtifact } from "../../../files/artifacts/service";
+import { artifactVersionSchema } from "../../../lib/files/schemas";
+import { readArtifact } from "../../../entity/artifacts/service";
 import { saveTempFile } from "../file-ref";
 import { withPermissions } from "../services";
 import type { ActionModule } from "../types";

@@ -2,7 +2,7 @@
 // in camelCase; the result is that route's answer, `{ data, pagination }`.
 import { pageOf } from "../../../lib/pagination";
 import { paginationQuery, uuidSchema } from "../../../lib/schemas";
-import { listArtifacts } from "../../../files/artifacts/service";
+import { listArtifacts } from "../../../entity/artifacts/service";
 import { withPermissions } from "../services";
 import type { ActionModule } from "../types";
 

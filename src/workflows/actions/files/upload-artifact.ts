@@ -5,9 +5,9 @@
 // Opening a version is `entity:update` over REST; reading a temp file is
 // `entity:read`.
 import { forbidden, uuidSchema } from "../../../lib/schemas";
-import { storeArtifactVersion } from "../../../files/artifacts/service";
-import type { Upload } from "../../../files/object-store";
-import { contentTypeSchema, fileNameSchema } from "../../../files/schemas";
+import { storeArtifactVersion } from "../../../entity/artifacts/service";
+import type { Upload } from "../../../lib/files/object-store";
+import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
 import { withPermissions } from "../services";
 import type { ActionModule } from "../types";

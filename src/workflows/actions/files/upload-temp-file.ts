@@ -1,6 +1,6 @@
 // `uploadTempFile`: a temp file (24 hours) from bytes in the config, as
 // `POST /entity/temp-files` makes one (`entity:create`); the result is its FileRef.
-import { contentTypeSchema, fileNameSchema } from "../../../files/schemas";
+import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { forbidden } from "../../../lib/schemas";
 import { saveTempFile } from "../file-ref";
 import { withPermissions } from "../services";

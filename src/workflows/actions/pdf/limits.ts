@@ -1,6 +1,6 @@
 // What a PDF action accepts. A PDF is read whole (its cross-reference table
 // sits at its end), so the limits bound what is held at once.
-import { MAX_FILE_BYTES } from "../../../files/object-store";
+import { MAX_FILE_BYTES } from "../../../lib/files/object-store";
 
 /** Pages of one PDF read, and of a merged one. */
 export const MAX_PDF_PAGES = 2000;

@@ -1,7 +1,7 @@
 // `mergePdf`: PDF temp files, in the order given, as one PDF temp file. The
 // sources are read one at a time; only the merged document grows.
 import { PDFDocument } from "@cantoo/pdf-lib";
-import { fileNameSchema } from "../../../files/schemas";
+import { fileNameSchema } from "../../../lib/files/schemas";
 import { overLimit } from "../archive/limits";
 import { withTempFiles } from "../temp-output";
 import { saveTempFile, tempFileIdSchema } from "../file-ref";

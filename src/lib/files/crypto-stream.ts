@@ -17,10 +17,10 @@
 // counter in the nonce refuses reordered records and the last-record flag
 // refuses a truncated object. Every plaintext has at least one record (an
 // empty file is one empty last record), so an object is never just a header.
-import { ApiError } from "../lib/errors";
-import { log } from "../lib/logger";
-import { randomBytes } from "../lib/crypto";
-import { tenantKeyBits } from "../lib/tenant-key";
+import { ApiError } from "../errors";
+import { log } from "../logger";
+import { randomBytes } from "../crypto";
+import { tenantKeyBits } from "../tenant-key";
 import { FixedChunks } from "./fixed-chunks";
 
 const RECORD_BYTES = 64 * 1024;

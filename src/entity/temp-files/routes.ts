@@ -6,10 +6,10 @@ import { ApiError } from "../../lib/errors";
 import { route } from "../../lib/route";
 import { binarySchema, dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
-import { capabilityQuery, verifyLink } from "../capability";
-import { attachment, fileResponse, fromHeaderText, headerText, rawUpload } from "../http";
-import { MAX_FILE_BYTES } from "../object-store";
-import { linkSchema } from "../schemas";
+import { capabilityQuery, verifyLink } from "../../lib/files/capability";
+import { attachment, fileResponse, fromHeaderText, headerText, rawUpload } from "../../lib/files/http";
+import { MAX_FILE_BYTES } from "../../lib/files/object-store";
+import { linkSchema } from "../../lib/files/schemas";
 import { createTempFile, LINK_TTL, readTempFile, tempFileDownloadUrl, type NewTempFile, type TempFileView } from "./service";
 
 const NAME_HEADER = "X-Temp-File-Name";

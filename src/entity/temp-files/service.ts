@@ -4,9 +4,9 @@
 import type { Database, TenantDb } from "../../db/client";
 import { notFound } from "../../lib/errors";
 import { validate } from "../../lib/validate";
-import { expiresIn, signLink, type Link } from "../capability";
-import { tempFileStorageKey, type FileStore, type Upload } from "../object-store";
-import { contentTypeSchema, fileNameSchema } from "../schemas";
+import { expiresIn, signLink, type Link } from "../../lib/files/capability";
+import { tempFileStorageKey, type FileStore, type Upload } from "../../lib/files/object-store";
+import { contentTypeSchema, fileNameSchema } from "../../lib/files/schemas";
 
 /** How long a temp file lives; its download links last LINK_TTL seconds (default and most a caller may ask for). */
 const LIFETIME_HOURS = 24;

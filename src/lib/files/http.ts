@@ -1,7 +1,7 @@
 // The HTTP side of file routes: raw request bodies in, byte streams out, and
 // the header encodings file names need.
 import type { Context } from "hono";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "../../env";
 import type { Upload } from "./object-store";
 
 /** The request's body as an upload; its length is known when Content-Length was sent. */

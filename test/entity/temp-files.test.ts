@@ -1,10 +1,10 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { signLink } from "../../src/files/capability";
-import { encryptedLength } from "../../src/files/crypto-stream";
+import { signLink } from "../../src/lib/files/capability";
+import { encryptedLength } from "../../src/lib/files/crypto-stream";
 import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";
-import { contains, fetchUrl, firstDifference, KiB, MiB, randomData, secondsFromNow, streamOf, tokenWith } from "./support";
+import { contains, fetchUrl, firstDifference, KiB, MiB, randomData, secondsFromNow, streamOf, tokenWith } from "./files-support";
 
 async function createTemp(auth: string, bytes: Uint8Array, headers: Record<string, string> = { "X-Temp-File-Name": "data.csv", "Content-Type": "text/csv" }) {
   const res = await call("POST", "/entity/temp-files", { auth, rawBody: bytes, headers });

@@ -5,8 +5,8 @@
 //   temp-files/<tenant id>/<temp file id>
 //
 // (kind first, so an R2 lifecycle rule can sweep `temp-files/` as a backstop).
-import { ApiError } from "../lib/errors";
-import { toHex } from "../lib/crypto";
+import { ApiError } from "../errors";
+import { toHex } from "../crypto";
 import { decryptStream, encryptStream, encryptedLength } from "./crypto-stream";
 import { FixedChunks } from "./fixed-chunks";
 

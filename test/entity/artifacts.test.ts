@@ -2,12 +2,12 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expireAbandonedUploads } from "../../src/cron/tick";
 import { Database } from "../../src/db/client";
-import { signLink } from "../../src/files/capability";
-import { encryptedLength } from "../../src/files/crypto-stream";
+import { signLink } from "../../src/lib/files/capability";
+import { encryptedLength } from "../../src/lib/files/crypto-stream";
 import { sha256Hex } from "../../src/lib/crypto";
 import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
-import { contains, fetchUrl, firstDifference, KiB, MiB, randomData, secondsFromNow, streamOf, tokenWith } from "./support";
+import { contains, fetchUrl, firstDifference, KiB, MiB, randomData, secondsFromNow, streamOf, tokenWith } from "./files-support";
 
 interface Artifact {
   id: string;

@@ -5,13 +5,13 @@
 // entity's artifacts answer 404, and a merge moves them (entities/merge.ts).
 // Writes lock the entity row, which serialises them per entity and against a
 // merge moving the artifacts away.
-import { refuseShared } from "../../entity/entities/service";
-import type { EntityAccess } from "../../entity/access";
+import { refuseShared } from "../entities/service";
+import type { EntityAccess } from "../access";
 import type { Database, Sql, TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
-import { expiresIn, signLink, type Link } from "../capability";
-import { artifactStorageKey, fileTooLarge, MAX_FILE_BYTES, type FileStore, type Upload } from "../object-store";
+import { expiresIn, signLink, type Link } from "../../lib/files/capability";
+import { artifactStorageKey, fileTooLarge, MAX_FILE_BYTES, type FileStore, type Upload } from "../../lib/files/object-store";
 
 export interface ArtifactDeps {
   tenant: TenantDb;

@@ -5,10 +5,10 @@
 import { pageOf } from "../../lib/pagination";
 import { route } from "../../lib/route";
 import { binarySchema, dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
-import { capabilityQuery, verifyLink } from "../capability";
-import { attachment, fileResponse, rawUpload } from "../http";
-import { MAX_FILE_BYTES } from "../object-store";
-import { artifactVersionSchema, contentTypeSchema, fileNameSchema, linkSchema } from "../schemas";
+import { capabilityQuery, verifyLink } from "../../lib/files/capability";
+import { attachment, fileResponse, rawUpload } from "../../lib/files/http";
+import { MAX_FILE_BYTES } from "../../lib/files/object-store";
+import { artifactVersionSchema, contentTypeSchema, fileNameSchema, linkSchema } from "../../lib/files/schemas";
 import {
   artifactDownloadUrl,
   confirmArtifact,

@@ -9,10 +9,10 @@
 // A missing, malformed or wrong signature and an expired link all answer 401
 // (as any credential malformed, expired or wrongly signed does), told apart by
 // `details.code` (docs/api.md, Signed links).
-import { isoTimestamp } from "../db/timestamps";
-import { base64url, hmacSha256, timingSafeEqualText } from "../lib/crypto";
-import { ApiError } from "../lib/errors";
-import { isUuid } from "../lib/ids";
+import { isoTimestamp } from "../../db/timestamps";
+import { base64url, hmacSha256, timingSafeEqualText } from "../crypto";
+import { ApiError } from "../errors";
+import { isUuid } from "../ids";
 
 export type Purpose = "artifact-upload" | "artifact-download" | "temp-file-download";
 
