@@ -12,10 +12,10 @@ import { outboundFetch } from "../src/lib/outbound/client";
 import { outboundRunError } from "../src/lib/outbound/errors";
 import { EXCHANGE_TIMEOUT_MS, exchangeFailed, exchangeRequest, readTokenAnswer, type ResolvedOAuth2, type TokenAnswer } from "../src/lib/outbound/oauth2";
 import { OutboundError } from "../src/lib/outbound/types";
-import type { RunError } from "../src/workflows/engine/types";
+import { type ErrorValue } from "../src/lib/errors";
 
 /** An exchange's outcome; `reuseUntil` absent: used once, by the caller that started it. */
-type Minted = { token: string; reuseUntil?: number } | { error: RunError };
+type Minted = { token: string; reuseUntil?: number } | { error: ErrorValue };
 
 export class TokenCache extends DurableObject<Env> {
   /** Test seams: the time reuse is measured by, and the exchange's timeout. */

@@ -14,7 +14,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { Database, type Sql } from "../src/db/client";
 import type { ErrorCode } from "../src/lib/errors";
-import { ApiError } from "../src/lib/errors";
+import { ApiError, errorValue, type ErrorValue } from "../src/lib/errors";
 import { systemClock, type Clock } from "../src/lib/clock";
 import { log } from "../src/lib/logger";
 import { resolveSchemaName } from "../src/schema/registry";
@@ -26,19 +26,15 @@ import { Redactor } from "../src/lib/redact";
 import { resolveEnvSecrets } from "../src/workflows/engine/secrets";
 import { actionPositions } from "../src/workflows/engine/positions";
 import { journalForRetry } from "../src/workflows/engine/retry";
-import { TERMINAL_STEP, type ActionRecord, type Effects, type Journal, type RunDocument, type RunError, type StepRecord } from "../src/workflows/engine/types";
+import { TERMINAL_STEP, type ActionRecord, type Effects, type Journal, type RunDocument, type StepRecord } from "../src/workflows/engine/types";
 import { Walker } from "../src/workflows/engine/walk";
 import { claimRun, kickRuns, loadRun, runStatus, mirrorAction, mirrorOutcome, mirrorStep, type RunOutcome, type RunRef } from "../src/workflows/runs/orchestrator";
 import type { RunStatus } from "../src/workflows/runs/record";
 
 type RunState = { status: "pending" | "running" } | RunOutcome;
 
-/** Why `input` refused, for the route to answer as the error envelope. */
-export interface InputRefusal {
-  code: ErrorCode;
-  message: string;
-  details: { step_id?: string; step_status?: string; errors?: string[]; validation_errors?: string[] };
-}
+/** Why `input` or `deliver` refused, for the route to answer as the error envelope. */
+export type InputRefusal = ErrorValue;
 
 const STEP = "step:";
 const ACTION = "action:";
@@ -63,21 +59,19 @@ class StorageFailed extends Error {}
  */
 class RecordTooLarge extends Error {}
 
-const TOO_LARGE: RunError = {
-  status: 422,
-  code: "UNPROCESSABLE_ENTITY",
-  message: "A record of the run (a step's input or output, or the run's outputs) is over the 2 MB a run may keep; move large data as temp files",
-  details: {},
-};
+const TOO_LARGE = errorValue(
+  "UNPROCESSABLE_ENTITY",
+  "A record of the run (a step's input or output, or the run's outputs) is over the 2 MB a run may keep; move large data as temp files",
+);
 
 const isFinished = (state: RunState | undefined) => state !== undefined && state.status !== "pending" && state.status !== "running";
 
-function internalError(e: unknown): RunError {
-  return { status: 500, code: "INTERNAL_ERROR", message: e instanceof Error ? e.message : String(e), details: {} };
+function internalError(e: unknown): ErrorValue {
+  return errorValue("INTERNAL_ERROR", e instanceof Error ? e.message : String(e));
 }
 
-function refusal(code: ErrorCode, message: string, details: InputRefusal["details"]): InputRefusal {
-  return { code, message, details };
+function refusal(code: ErrorCode, message: string, details: { step_id?: string; step_status?: string; errors?: string[]; validation_errors?: string[] }): InputRefusal {
+  return errorValue(code, message, details);
 }
 
 export class WorkflowRun extends DurableObject<Env> {
@@ -313,7 +307,7 @@ export class WorkflowRun extends DurableObject<Env> {
       loaded = await loadRun(db, ref);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      const outcome: RunOutcome = { status: "error", error: { status: e.status, code: e.code, message: e.message, details: e.details } };
+      const outcome: RunOutcome = { status: "error", error: e.value };
       await this.put({ state: outcome });
       await db.system((sql) => mirrorOutcome(sql, ref, outcome));
       return undefined;

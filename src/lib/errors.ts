@@ -137,6 +137,31 @@ function unhandled(code: never): never {
   throw new Error(`Unhandled detail code ${String(code)}`);
 }
 
+/**
+ * An error as a value: the envelope's inner object, carried where nothing is
+ * thrown to a handler (a run's steps, actions and end; an app command's
+ * outcome) and kept as JSON. Built by `errorValue` or `ApiError.value` only,
+ * so its code is a declared one and its status follows from the code.
+ */
+export interface ErrorValue {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+function codeAndDetails(codeOrDetail: ErrorCode | Detail, details: PlainDetails): { code: ErrorCode; details: Record<string, unknown> } {
+  return typeof codeOrDetail === "string" ? { code: codeOrDetail, details } : { code: errorCodeOf(codeOrDetail.code), details: codeOrDetail };
+}
+
+/** An error value whose reason is one of the declared detail codes; its status follows from the code. */
+export function errorValue(detail: Detail, message: string): ErrorValue;
+export function errorValue(code: ErrorCode, message: string, details?: PlainDetails): ErrorValue;
+export function errorValue(codeOrDetail: ErrorCode | Detail, message: string, details: PlainDetails = {}): ErrorValue {
+  const resolved = codeAndDetails(codeOrDetail, details);
+  return { status: ERROR_STATUS[resolved.code], code: resolved.code, message, details: resolved.details };
+}
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -149,14 +174,20 @@ export class ApiError extends Error {
   constructor(codeOrDetail: ErrorCode | Detail, message: string, details: PlainDetails = {}, headers: Record<string, string> = {}) {
     super(message);
     this.headers = headers;
-    if (typeof codeOrDetail === "string") {
-      this.code = codeOrDetail;
-      this.details = details;
-    } else {
-      this.code = errorCodeOf(codeOrDetail.code);
-      this.details = codeOrDetail;
-    }
+    const resolved = codeAndDetails(codeOrDetail, details);
+    this.code = resolved.code;
+    this.details = resolved.details;
     this.status = ERROR_STATUS[this.code];
+  }
+
+  /** The error as a value, for what records an error instead of answering it. */
+  get value(): ErrorValue {
+    return { status: this.status, code: this.code, message: this.message, details: this.details };
+  }
+
+  /** An error value thrown again, to be answered as the envelope. */
+  static of(value: ErrorValue): ApiError {
+    return new ApiError(value.code, value.message, value.details as PlainDetails);
   }
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { actionPositions } from "../../src/workflows/engine/positions";
 import type { ActionDocument, ActionInvocation, ActionOutcome, ActionRecord, Effects, Journal, RunDocument, StepDocument, StepRecord } from "../../src/workflows/engine/types";
 import { Walker } from "../../src/workflows/engine/walk";
+import { errorValue } from "../../src/lib/errors";
 
 type Call =
   | { kind: "step"; id: string; record: StepRecord }
@@ -16,7 +17,7 @@ type Call =
 /** What a test's execute answers; by default the `pipe`-like script of `scripted`. */
 type Handler = (invocation: ActionInvocation) => ActionOutcome | Promise<ActionOutcome>;
 
-const failure = (message: string, code = "UNPROCESSABLE_ENTITY") => ({ status: 422, code, message, details: {} });
+const failure = (message: string) => errorValue("UNPROCESSABLE_ENTITY", message);
 
 /**
  * The default script, read from the resolved config: `{ error }` answers an
@@ -275,7 +276,7 @@ describe("actions", () => {
   });
 
   it("config is validated by execute: an error outcome for a bad config fails the action like any other", async () => {
-    const problem = { status: 422, code: "VALIDATION_FAILED", message: "The action's config is invalid", details: { errors: ["config.value: is required"] } };
+    const problem = errorValue("VALIDATION_FAILED", "The action's config is invalid", { errors: ["config.value: is required"] });
     const w = world(({ config }) => ((config as { value?: unknown }).value === undefined ? { kind: "error", error: problem } : { kind: "success", result: 1 }));
     const result = await walk(w, [step("a", [{ name: "pipe", config: {} }])]);
     expect(result.status).toBe("error");

@@ -6,8 +6,7 @@
 // every credential is concealed the moment it is known, before anything can
 // be recorded, logged or put into an error.
 import type { AuthProfile } from "../../definition/language/workflow-schema";
-import type { Detail } from "../errors";
-import type { RunError } from "../../workflows/engine/types";
+import { errorValue, type ErrorValue } from "../errors";
 import { oauth2Token, type ResolvedOAuth2, type TokenCacheEnv } from "./token-cache-client";
 
 /** What a profile adds to a request; `oauth2` needs its token fetched per send. */
@@ -29,10 +28,6 @@ export interface ProfileContext {
   env: TokenCacheEnv;
   conceal(value: string): void;
   redact<T>(value: T): T;
-}
-
-function authError(detail: Detail, message: string): RunError {
-  return { status: 400, code: "BAD_REQUEST", message, details: detail };
 }
 
 /** UTF-8 bytes, then standard padded base64: what `Authorization: Basic` carries. */
@@ -69,15 +64,15 @@ function hasHeader(headers: Record<string, string>, name: string): string | unde
  * `missingSecrets` (the references its fields read without a value) is not
  * empty, then HTTP_AUTH_CONFLICT, then HTTP_AUTH_INVALID_CREDENTIAL.
  */
-export function credentialsOf(label: string, resolved: Record<string, unknown>, missingSecrets: string[], request: RequestShape, ctx: Pick<ProfileContext, "conceal">): { credentials: Credentials } | { error: RunError } {
+export function credentialsOf(label: string, resolved: Record<string, unknown>, missingSecrets: string[], request: RequestShape, ctx: Pick<ProfileContext, "conceal">): { credentials: Credentials } | { error: ErrorValue } {
   const type = resolved.type as AuthProfile["type"];
   // Concealed before any check can fail: whatever is recorded from here on masks them.
   for (const field of SECRET_FIELDS[type]) if (typeof resolved[field] === "string") ctx.conceal(resolved[field] as string);
   if (missingSecrets.length) {
-    return { error: authError({ code: "HTTP_AUTH_SECRET_MISSING", profile: label, missing_secrets: missingSecrets }, `The auth profile ${label} reads secrets that are not set: ${missingSecrets.join(", ")}`) };
+    return { error: errorValue({ code: "HTTP_AUTH_SECRET_MISSING", profile: label, missing_secrets: missingSecrets }, `The auth profile ${label} reads secrets that are not set: ${missingSecrets.join(", ")}`) };
   }
   const conflict = conflictOf(type, resolved, request);
-  if (conflict) return { error: authError({ code: "HTTP_AUTH_CONFLICT", ...conflict }, `The request sets the ${conflict.conflict} ${conflict.name} by hand, which the auth profile ${label} sends`) };
+  if (conflict) return { error: errorValue({ code: "HTTP_AUTH_CONFLICT", ...conflict }, `The request sets the ${conflict.conflict} ${conflict.name} by hand, which the auth profile ${label} sends`) };
   for (const field of REQUIRED_FIELDS[type]) {
     if (text(resolved[field]) === "") return { error: invalid(label, field, "is empty") };
   }
@@ -85,8 +80,8 @@ export function credentialsOf(label: string, resolved: Record<string, unknown>, 
   return { credentials: apply(type, resolved, ctx) };
 }
 
-function invalid(label: string, field: string, why: string): RunError {
-  return authError({ code: "HTTP_AUTH_INVALID_CREDENTIAL", field }, `The ${field} of auth profile ${label} ${why} after resolution`);
+function invalid(label: string, field: string, why: string): ErrorValue {
+  return errorValue({ code: "HTTP_AUTH_INVALID_CREDENTIAL", field }, `The ${field} of auth profile ${label} ${why} after resolution`);
 }
 
 function conflictOf(type: AuthProfile["type"], p: Record<string, unknown>, request: RequestShape): { conflict: "header" | "query"; name: string } | undefined {
@@ -137,7 +132,7 @@ export interface Authorized {
  * The credentials for one send. OAuth2 asks the tenant's token cache, passing
  * the token the target just refused (`rejected`) to have it replaced.
  */
-export async function authorize(credentials: Credentials | undefined, ctx: ProfileContext, rejected?: string): Promise<Authorized | { error: RunError }> {
+export async function authorize(credentials: Credentials | undefined, ctx: ProfileContext, rejected?: string): Promise<Authorized | { error: ErrorValue }> {
   if (!credentials) return { headers: {}, query: [] };
   if (credentials.kind === "static") return credentials;
   const answer = await oauth2Token(ctx.env, ctx.tenantId, credentials.profile, rejected === undefined ? {} : { rejected });

@@ -1,8 +1,7 @@
 // An outbound failure as the error a workflow action fails with: always a
 // 400 BAD_REQUEST (the target or its answer, not the platform, failed), told
 // apart by `details.code`, with the guard's or client's reason beside it.
-import { ApiError, type DetailCode } from "../errors";
-import type { RunError } from "../../workflows/engine/types";
+import { errorValue, type DetailCode, type ErrorValue } from "../errors";
 import type { OutboundError, OutboundFailureKind } from "./types";
 
 const DETAIL: Record<OutboundFailureKind, { code: DetailCode & `OUTBOUND_${string}`; message: string }> = {
@@ -14,8 +13,7 @@ const DETAIL: Record<OutboundFailureKind, { code: DetailCode & `OUTBOUND_${strin
   "too-large": { code: "OUTBOUND_RESPONSE_TOO_LARGE", message: "The outbound response was too large" },
 };
 
-export function outboundRunError(e: OutboundError): RunError {
+export function outboundRunError(e: OutboundError): ErrorValue {
   const { code, message } = DETAIL[e.kind];
-  const err = new ApiError({ code, reason: e.reason }, `${message}: ${e.reason}`);
-  return { status: err.status, code: err.code, message: err.message, details: err.details };
+  return errorValue({ code, reason: e.reason }, `${message}: ${e.reason}`);
 }

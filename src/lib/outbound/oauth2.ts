@@ -2,10 +2,10 @@
 // sends, how long its answer may be reused, what an answer yields, and the
 // cache key a profile is stored under. The TokenCache object
 // (durable-objects/token-cache.ts) does the sending and the remembering.
-import type { RunError } from "../../workflows/engine/types";
 import { sha256Hex } from "../crypto";
 import { Redactor } from "../redact";
 import type { OutboundRequest } from "./types";
+import { errorValue, type ErrorValue } from "../errors";
 
 /** An `oauth2` profile with every string already resolved by the caller. */
 export interface ResolvedOAuth2 {
@@ -17,7 +17,7 @@ export interface ResolvedOAuth2 {
   clientAuth: "basic" | "body";
 }
 
-export type TokenAnswer = { token: string; fresh: boolean } | { error: RunError };
+export type TokenAnswer = { token: string; fresh: boolean } | { error: ErrorValue };
 
 /** The whole exchange, one attempt, never retried: a slow token endpoint fails the request that needed it. */
 export const EXCHANGE_TIMEOUT_MS = 15_000;
@@ -128,20 +128,12 @@ export function shownTokenUrl(tokenUrl: string): string {
 }
 
 /** `HTTP_AUTH_TOKEN_EXCHANGE_FAILED`; `status` 0 when no answer came. */
-export function exchangeFailed(profile: ResolvedOAuth2, status: number, bodyText: string, reason?: string): RunError {
+export function exchangeFailed(profile: ResolvedOAuth2, status: number, bodyText: string, reason?: string): ErrorValue {
   const tokenUrl = shownTokenUrl(profile.tokenUrl);
-  return {
-    status: 400,
-    code: "BAD_REQUEST",
-    message: `The OAuth2 token exchange with ${tokenUrl} failed${status ? ` (status ${status})` : ""}${reason ? `: ${reason}` : ""}`,
-    details: {
-      code: "HTTP_AUTH_TOKEN_EXCHANGE_FAILED",
-      status,
-      token_url: tokenUrl,
-      ...(reason === undefined ? {} : { reason }),
-      body_preview: bodyPreview(bodyText, profile),
-    },
-  };
+  return errorValue(
+    { code: "HTTP_AUTH_TOKEN_EXCHANGE_FAILED", status, token_url: tokenUrl, ...(reason === undefined ? {} : { reason }), body_preview: bodyPreview(bodyText, profile) },
+    `The OAuth2 token exchange with ${tokenUrl} failed${status ? ` (status ${status})` : ""}${reason ? `: ${reason}` : ""}`,
+  );
 }
 
 /**

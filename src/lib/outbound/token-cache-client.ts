@@ -4,8 +4,8 @@
 // object's wire format. One object per tenant and cache key, so tenants never
 // share a token and changing any of the six key fields starts a fresh entry.
 import type { TokenCache } from "../../../durable-objects/token-cache";
-import type { RunError } from "../../workflows/engine/types";
 import { cacheKey, type ResolvedOAuth2, type TokenAnswer } from "./oauth2";
+import { errorValue } from "../errors";
 
 export type { ResolvedOAuth2, TokenAnswer } from "./oauth2";
 
@@ -14,12 +14,7 @@ export interface TokenCacheEnv {
   TOKEN_CACHE?: DurableObjectNamespace<TokenCache>;
 }
 
-const CACHE_UNAVAILABLE: RunError = {
-  status: 400,
-  code: "BAD_REQUEST",
-  message: "OAuth2 profiles cannot be used here: no token cache is available",
-  details: { code: "HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE" },
-};
+const CACHE_UNAVAILABLE = errorValue({ code: "HTTP_AUTH_TOKEN_CACHE_UNAVAILABLE" }, "OAuth2 profiles cannot be used here: no token cache is available");
 
 /** The object holding this tenant's token for this profile. The name carries a hash, never the secret. */
 export async function tokenCacheObject(namespace: DurableObjectNamespace<TokenCache>, tenantId: string, profile: ResolvedOAuth2) {

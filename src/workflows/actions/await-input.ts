@@ -3,8 +3,8 @@
 // records the data as the result), or fails once `timeoutMs` has passed.
 import { check } from "../../lib/validate";
 import { schemaProblems } from "../../schema/schema-check";
-import { runError } from "../engine/walk";
 import type { ActionModule } from "./types";
+import { errorValue } from "../../lib/errors";
 
 const MIN_TIMEOUT_MS = 1000;
 const MAX_TIMEOUT_MS = 30 * 24 * 60 * 60 * 1000;
@@ -37,13 +37,13 @@ export const awaitInput: ActionModule<AwaitInputConfig> = {
     if (record.until !== undefined && record.until <= ctx.now()) {
       return {
         kind: "error",
-        error: runError("UNPROCESSABLE_ENTITY", `No input arrived within ${config.timeoutMs} ms`, { timeout_ms: config.timeoutMs }),
+        error: errorValue("UNPROCESSABLE_ENTITY", `No input arrived within ${config.timeoutMs} ms`, { timeout_ms: config.timeoutMs }),
       };
     }
     // A schema that cannot evaluate would refuse every input: fail now, not at the first post.
     const problems = config.schema === undefined ? [] : schemaProblems(config.schema, "config.schema");
     if (problems.length) {
-      return { kind: "error", error: runError("VALIDATION_FAILED", "The config of action awaitInput does not satisfy its schema", { errors: problems, validation_errors: problems }) };
+      return { kind: "error", error: errorValue("VALIDATION_FAILED", "The config of action awaitInput does not satisfy its schema", { errors: problems, validation_errors: problems }) };
     }
     const until = config.timeoutMs === undefined ? undefined : ctx.now() + config.timeoutMs;
     return { kind: "wait", until, detail: { schema: config.schema } };

@@ -3,7 +3,6 @@
 // which checks the resolved config against the module's schema before the
 // module sees it.
 import { check } from "../../lib/validate";
-import { runError } from "../engine/walk";
 import type { ActionInvocation, ActionOutcome } from "../engine/types";
 import { archiveActions } from "./archive";
 import { awaitInput } from "./await-input";
@@ -15,6 +14,7 @@ import { outboundActions } from "./outbound";
 import { pdfActions } from "./pdf";
 import { pipe } from "./pipe";
 import type { ActionContext, ActionFamily } from "./types";
+import { errorValue } from "../../lib/errors";
 
 /** Every action name of the language has its module here (a test holds the catalog to the language's list). */
 export const catalog: ActionFamily = {
@@ -48,7 +48,7 @@ export async function executeAction(invocation: ActionInvocation, ctx: ActionCon
   if (!module) throw new Error(`action ${name} has no module in the catalog`);
   const errors = check(module.configSchema, invocation.config, "config");
   if (errors.length) {
-    return { kind: "error", error: runError("VALIDATION_FAILED", `The config of action ${name} does not satisfy its schema`, { errors, validation_errors: errors }) };
+    return { kind: "error", error: errorValue("VALIDATION_FAILED", `The config of action ${name} does not satisfy its schema`, { errors, validation_errors: errors }) };
   }
   const outcome = await module.execute(invocation.config, invocation, ctx);
   if (outcome.kind !== "success") return outcome;
@@ -58,5 +58,5 @@ export async function executeAction(invocation: ActionInvocation, ctx: ActionCon
   const size = new TextEncoder().encode(json).byteLength;
   if (size <= MAX_RESULT_BYTES) return outcome;
   const message = `The result of action ${name} is ${size} bytes, over the ${MAX_RESULT_BYTES} a result may hold; move large data as temp files`;
-  return { kind: "error", error: runError("UNPROCESSABLE_ENTITY", message, { size, limit: MAX_RESULT_BYTES }), detail: outcome.detail };
+  return { kind: "error", error: errorValue("UNPROCESSABLE_ENTITY", message, { size, limit: MAX_RESULT_BYTES }), detail: outcome.detail };
 }

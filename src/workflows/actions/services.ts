@@ -9,8 +9,8 @@ import type { EntityDeps } from "../../entity/entities/service";
 import { publishEvents } from "../../events/outbox";
 import { FileStore } from "../../lib/files/object-store";
 import { hasPermission, type Principal } from "../../gateway/principal";
-import { ApiError } from "../../lib/errors";
-import type { ActionOutcome, RunError } from "../engine/types";
+import { ApiError, errorValue } from "../../lib/errors";
+import type { ActionOutcome } from "../engine/types";
 import type { ActionContext } from "./types";
 
 export interface RunServices {
@@ -42,11 +42,7 @@ async function runServices(ctx: ActionContext): Promise<RunServices> {
 function refusedUnless(principal: Principal, resource: string, action: string): ActionOutcome | undefined {
   if (hasPermission(principal, resource, action)) return undefined;
   const message = `The run's policy does not allow ${resource}:${action}`;
-  return { kind: "error", error: { status: 403, code: "FORBIDDEN", message, details: { resource, action } } };
-}
-
-function errorOf(e: ApiError): RunError {
-  return { status: e.status, code: e.code, message: e.message, details: e.details };
+  return { kind: "error", error: errorValue("FORBIDDEN", message, { resource, action }) };
 }
 
 /**
@@ -74,7 +70,7 @@ async function asOutcome(work: () => Promise<ActionOutcome>): Promise<ActionOutc
   try {
     return await work();
   } catch (e) {
-    if (e instanceof ApiError && e.status < 500) return { kind: "error", error: errorOf(e) };
+    if (e instanceof ApiError && e.status < 500) return { kind: "error", error: e.value };
     throw e;
   }
 }

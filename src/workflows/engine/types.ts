@@ -4,6 +4,7 @@
 // resumed after a crash replays its recorded outcomes and executes only what
 // was never recorded as finished.
 import type { ActionDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
+import { type ErrorValue } from "../../lib/errors";
 
 /** Everything a run needs, loaded once when it starts and kept with it. */
 export interface RunDocument {
@@ -20,14 +21,6 @@ export interface RunDocument {
   context: Record<string, unknown>;
 }
 
-/** The error object a step, an action or a run carries: the envelope's inner object. */
-export interface RunError {
-  status: number;
-  code: string;
-  message: string;
-  details: Record<string, unknown>;
-}
-
 export type StepStatus = "pending" | "running" | "waiting" | "success" | "error" | "skipped" | "cancelled" | "timeout";
 export const TERMINAL_STEP: ReadonlySet<StepStatus> = new Set(["success", "error", "skipped", "cancelled", "timeout"]);
 
@@ -36,7 +29,7 @@ export interface StepRecord {
   /** The step's resolved input, recorded when it starts, so a replay sees the same value. */
   input?: unknown;
   output?: unknown;
-  error?: RunError;
+  error?: ErrorValue;
   /** Set when the step's error was consumed by `errorPolicy: continue`. */
   consumed?: boolean;
   startedAt?: number;
@@ -58,7 +51,7 @@ export interface ActionRecord {
   /** The resolved config of the current attempt. */
   config?: unknown;
   result?: unknown;
-  error?: RunError;
+  error?: ErrorValue;
   /** An `errorPolicy: continue` consumed the error: the job went on. */
   consumed?: boolean;
   /** When a waiting action gives up, or a retry is due (epoch ms). */
@@ -82,7 +75,7 @@ export interface Journal {
 /** What an action's execution answers. */
 export type ActionOutcome =
   | { kind: "success"; result: unknown; detail?: unknown }
-  | { kind: "error"; error: RunError; detail?: unknown }
+  | { kind: "error"; error: ErrorValue; detail?: unknown }
   /**
    * Not finished: wait for input (`until` is the deadline, if any), or, with
    * `retry`, call again at `until` as the next attempt (a back-off).
@@ -110,7 +103,7 @@ export interface Effects {
 
 /** How a walk ended. `suspended`: nothing can move until input arrives or a timer is due. */
 export type WalkResult =
-  | { status: "success" | "error" | "skipped"; error?: RunError; outputs: Record<string, unknown> }
+  | { status: "success" | "error" | "skipped"; error?: ErrorValue; outputs: Record<string, unknown> }
   | { status: "suspended"; wakeAt?: number; outputs: Record<string, unknown> };
 
 export type { ActionDocument, StepDocument, WorkflowDocument };

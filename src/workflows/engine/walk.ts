@@ -5,7 +5,7 @@
 // `effects` before it acts on it, and a recorded outcome is replayed, never
 // redone: a walk after a crash, an alarm or an input continues where the
 // journal ends. A pass ends when the run is decided or nothing can move.
-import { ApiError } from "../../lib/errors";
+import { ApiError, errorValue, type ErrorValue } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError } from "../../lib/smart-values";
 import { missingSecretsIn } from "./secrets";
@@ -16,7 +16,6 @@ import {
   type Effects,
   type Journal,
   type RunDocument,
-  type RunError,
   type StepDocument,
   type StepRecord,
   type StepStatus,
@@ -25,7 +24,7 @@ import {
 
 /** The job failed: its error ends it, and the step's `errorPolicy` decides what the run does. */
 class JobFailed {
-  constructor(readonly error: RunError) {}
+  constructor(readonly error: ErrorValue) {}
 }
 
 /** An action waits (input, a retry): the job stops here until it is woken. */
@@ -39,16 +38,12 @@ class JobCancelled {}
 /** `errorWhen` an action has without writing one: an `http` answer of 4xx or 5xx is a failure. */
 const DEFAULT_ERROR_WHEN: Partial<Record<ActionDocument["name"], string>> = { http: "result.status >= 400" };
 
-export function runError(code: RunError["code"], message: string, details: Record<string, unknown> = {}, status = 422): RunError {
-  return { status, code, message, details };
-}
-
-function expressionError(e: unknown, field: string): RunError {
-  if (e instanceof ExpressionError || e instanceof ExpressionSyntaxError) return runError("UNPROCESSABLE_ENTITY", `${field}: ${e.message}`, { field });
+function expressionError(e: unknown, field: string): ErrorValue {
+  if (e instanceof ExpressionError || e instanceof ExpressionSyntaxError) return errorValue("UNPROCESSABLE_ENTITY", `${field}: ${e.message}`, { field });
   throw e;
 }
 
-async function validated(effects: Effects, value: unknown, embedded: unknown, named: string | undefined, what: string): Promise<RunError | undefined> {
+async function validated(effects: Effects, value: unknown, embedded: unknown, named: string | undefined, what: string): Promise<ErrorValue | undefined> {
   let errors: string[];
   try {
     const schema = embedded ?? (named === undefined ? undefined : await effects.schema(named));
@@ -56,10 +51,10 @@ async function validated(effects: Effects, value: unknown, embedded: unknown, na
     errors = check(schema as JsonSchema, value, what);
   } catch (e) {
     // A schema that cannot be found or evaluated fails the step, not the walk.
-    if (e instanceof ApiError) return runError(e.code, e.message, e.details, e.status);
+    if (e instanceof ApiError) return e.value;
     throw e;
   }
-  return errors.length ? runError("VALIDATION_FAILED", `The step's ${what} does not satisfy its schema`, { errors, validation_errors: errors }) : undefined;
+  return errors.length ? errorValue("VALIDATION_FAILED", `The step's ${what} does not satisfy its schema`, { errors, validation_errors: errors }) : undefined;
 }
 
 /**
@@ -201,7 +196,7 @@ export class Walker {
       rec = { status: "running", input, startedAt };
       // A secret the input reads must resolve: the job cannot run on a marker.
       const missing = missingSecretsIn(input);
-      if (missing.length) return this.stepFailed(step, { status: "running", startedAt }, runError("UNPROCESSABLE_ENTITY", "Missing secrets.", { missing_secrets: missing }));
+      if (missing.length) return this.stepFailed(step, { status: "running", startedAt }, errorValue("UNPROCESSABLE_ENTITY", "Missing secrets.", { missing_secrets: missing }));
       const invalid = await validated(this.effects, input, step.inputSchema, step.inputSchemaName, "input");
       if (invalid) return this.stepFailed(step, rec, invalid);
       await this.recordStep(step.id, rec);
@@ -232,7 +227,7 @@ export class Walker {
     return this.finish(step, { ...rec, status: "success", output, finishedAt: now() });
   }
 
-  private stepFailed(step: StepDocument, rec: StepRecord, error: RunError): Promise<undefined> {
+  private stepFailed(step: StepDocument, rec: StepRecord, error: ErrorValue): Promise<undefined> {
     const consumed = (step.errorPolicy ?? "fail") === "continue";
     return this.finish(step, { ...rec, status: "error", error, consumed, finishedAt: this.effects.now() });
   }
@@ -324,7 +319,7 @@ export class Walker {
         return this.recordAction({ ...done, status: "error", error: expressionError(e, "errorWhen") });
       }
       if (failed) {
-        const error = runError("UNPROCESSABLE_ENTITY", `Action ${action.stepId ?? key}: errorWhen holds for its result`, { result: outcome.result });
+        const error = errorValue("UNPROCESSABLE_ENTITY", `Action ${action.stepId ?? key}: errorWhen holds for its result`, { result: outcome.result });
         return this.recordAction({ ...done, status: "error", error });
       }
     }

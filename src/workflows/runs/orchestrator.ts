@@ -7,10 +7,10 @@
 // every record, so the round trips a tenant transaction adds would multiply.
 import type { Database, Sql } from "../../db/client";
 import type { JobDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorValue } from "../../lib/errors";
 import { log } from "../../lib/logger";
 import { effectiveEnv } from "../activation/env";
-import type { ActionRecord, RunDocument, RunError, StepRecord } from "../engine/types";
+import type { ActionRecord, RunDocument, StepRecord } from "../engine/types";
 import type { RunStatus } from "./record";
 
 export interface RunRef {
@@ -172,7 +172,7 @@ export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: A
 export interface RunOutcome {
   status: Exclude<RunStatus, "pending" | "running">;
   outputs?: Record<string, unknown>;
-  error?: RunError;
+  error?: ErrorValue;
 }
 
 /** The run's end, unless it already has one: a cancel that won is never overwritten. */

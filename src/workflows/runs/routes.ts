@@ -139,7 +139,7 @@ const inputRoute = route({
     // Another tenant's run answers 404 here, before its object is asked anything.
     await tenant.tx((sql) => selectRun(sql, params.id));
     const refused = await runObject(c.env, params.id).input(tenant.tenantId, params.id, body.step_id, body.data);
-    if (refused) throw new ApiError(refused.code, refused.message, refused.details);
+    if (refused) throw ApiError.of(refused);
     return c.json({ data: await tenant.tx((sql) => selectRun(sql, params.id)) });
   },
 });

@@ -7,8 +7,8 @@
 // waiting run's kick touches its row, so waiting is not mistaken for being
 // stuck); a run that made no progress for an hour ends `error`.
 import type { Database } from "../../db/client";
-import type { RunError } from "../engine/types";
 import { kickRuns, type RunRef } from "./orchestrator";
+import { errorValue } from "../../lib/errors";
 
 export const LOST_KICK_MS = 60_000;
 export const STALLED_MS = 10 * 60_000;
@@ -16,12 +16,7 @@ export const DEADLINE_MS = 60 * 60_000;
 /** Runs kicked per tick; any others wait for the next minute. */
 const KICK_LIMIT = 500;
 
-const DEADLINE_ERROR: RunError = {
-  status: 500,
-  code: "INTERNAL_ERROR",
-  message: `The run made no progress for ${DEADLINE_MS / 60_000} minutes and was stopped`,
-  details: {},
-};
+const DEADLINE_ERROR = errorValue("INTERNAL_ERROR", `The run made no progress for ${DEADLINE_MS / 60_000} minutes and was stopped`);
 
 export interface SweepOutcome {
   kicked: number;

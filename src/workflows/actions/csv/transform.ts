@@ -5,9 +5,8 @@
 // object keyed by the header (values strings) and answers an object (its
 // keys are the output columns) or null/undefined to drop the row.
 import { ExpressionError, ExpressionSyntaxError, MAX_EXPRESSION_LENGTH, compileExpression, type CompiledExpression } from "../../../lib/smart-values";
-import { ApiError } from "../../../lib/errors";
+import { ApiError, errorValue } from "../../../lib/errors";
 import { fileNameSchema } from "../../../lib/files/schemas";
-import { runError } from "../../engine/walk";
 import { tempFileIdSchema } from "../file-ref";
 import type { ActionModule } from "../types";
 import { columnsSchema, delimiterSchema } from "./schemas";
@@ -53,7 +52,7 @@ export const transformCsvStream: ActionModule<TransformConfig> = {
     } catch (e) {
       if (!(e instanceof ExpressionSyntaxError)) throw e;
       const line = `config.mapping: invalid JSONata expression: ${e.message}${e.position !== undefined ? ` (at character ${e.position})` : ""}`;
-      return { kind: "error", error: runError("VALIDATION_FAILED", "The mapping does not compile", { errors: [line], validation_errors: [line] }) };
+      return { kind: "error", error: errorValue("VALIDATION_FAILED", "The mapping does not compile", { errors: [line], validation_errors: [line] }) };
     }
     return withTempFiles(ctx, async (services) => {
       const source = await openCsv(services, config.tempFileId, "config.tempFileId", config.delimiter);

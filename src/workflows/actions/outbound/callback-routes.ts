@@ -42,7 +42,7 @@ export const callbackRoutes = [
       guardJson(headers, { message: "The callback's headers cannot be stored" });
       const delivery: CallbackDelivery = { body, headers };
       const refused = await runObject(c.env, claim.runId).deliver(claim.tenantId, claim.runId, claim.key, claim.attempt, delivery);
-      if (refused) throw new ApiError(refused.code, refused.message, refused.details);
+      if (refused) throw ApiError.of(refused);
       return c.json({ data: { accepted: true } }, 202);
     },
   }),

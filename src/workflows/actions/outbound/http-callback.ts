@@ -10,6 +10,7 @@ import { callbackUrl } from "./callback-link";
 import type { CallbackDelivery } from "./callback-routes";
 import { bodyPreview, delays, failureError, prepare, retryAfter, send } from "./request";
 import { bodyRule, httpProperties, payloadOf, type HttpConfig } from "./http";
+import { errorValue } from "../../../lib/errors";
 
 /** How long the target has to call back, by default and at most. */
 export const CALLBACK_TIMEOUT_MS = { default: 3_600_000, min: 1000, max: 7 * 24 * 3_600_000 } as const;
@@ -61,7 +62,7 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
     if (current?.awaiting) {
       return {
         kind: "error",
-        error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `No callback arrived within ${timeoutMs} ms`, details: { callback_timeout_ms: timeoutMs } },
+        error: errorValue("UNPROCESSABLE_ENTITY", `No callback arrived within ${timeoutMs} ms`, { callback_timeout_ms: timeoutMs }),
       };
     }
     const bounds = delays(config);
@@ -84,12 +85,10 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
       const reason = ctx.redact(e instanceof Error ? e.message : String(e));
       return {
         kind: "error",
-        error: {
-          status: 500,
-          code: "INTERNAL_ERROR",
-          message: "The callback's state could not be saved, so the request was not sent",
-          details: { code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: `${ctx.runId}:${rec.key}`, iteration: rec.attempt, reason },
-        },
+        error: errorValue(
+          { code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: `${ctx.runId}:${rec.key}`, iteration: rec.attempt, reason },
+          "The callback's state could not be saved, so the request was not sent",
+        ),
       };
     }
     const sent = await send(prepared, config, ctx, !config.binaryUpload);
@@ -100,7 +99,7 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
     if (status >= 200 && status < 300) return { kind: "wait", until: deadline, detail: { ...armed, awaiting: true } };
     return {
       kind: "error",
-      error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `The callback request was answered with ${status}`, details: { status, body_preview: bodyPreview(sent.response, ctx) } },
+      error: errorValue("UNPROCESSABLE_ENTITY", `The callback request was answered with ${status}`, { status, body_preview: bodyPreview(sent.response, ctx) }),
       detail: armed,
     };
   },

@@ -4,6 +4,7 @@
 // message, why it stopped, the usage and the model that answered.
 import type { ActionModule } from "../types";
 import { bodyPreview, delays, failureError, knobProperties, prepare, requestProperties, retryAfter, send, validationError, type RequestConfig } from "./request";
+import { errorValue } from "../../../lib/errors";
 
 /** Appended to the provider's base URL unless the URL already ends with it. */
 export const COMPLETIONS_PATH = "/chat/completions";
@@ -85,11 +86,11 @@ export const llmCallback: ActionModule<LlmCallbackConfig> = {
     const { status } = sent.response;
     const preview = bodyPreview(sent.response, ctx);
     if (status < 200 || status > 299) {
-      return { kind: "error", error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `The provider answered ${status}`, details: { status, body_preview: preview } } };
+      return { kind: "error", error: errorValue("UNPROCESSABLE_ENTITY", `The provider answered ${status}`, { status, body_preview: preview }) };
     }
     const completion = parseCompletion(sent.response.body);
     if (!completion) {
-      return { kind: "error", error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: "The provider's answer is not a chat completion", details: { status, body_preview: preview } } };
+      return { kind: "error", error: errorValue("UNPROCESSABLE_ENTITY", "The provider's answer is not a chat completion", { status, body_preview: preview }) };
     }
     return { kind: "success", result: ctx.redact(completion) };
   },

@@ -7,8 +7,8 @@ import type { AuthProfile } from "../../../definition/language/workflow-schema";
 import { ExpressionError, ExpressionSyntaxError, resolveSmartValue } from "../../../lib/smart-values";
 import { credentialsOf, type Credentials, type RequestShape } from "../../../lib/outbound/auth-profiles";
 import { missingSecretsIn } from "../../engine/secrets";
-import type { RunError } from "../../engine/types";
 import type { ActionContext } from "../types";
+import { errorValue, type ErrorValue } from "../../../lib/errors";
 
 /** How the action's errors name an inline block (it has no name of its own). */
 const INLINE = "(inline)";
@@ -28,21 +28,21 @@ async function resolveRoot(profile: AuthProfile, ctx: ActionContext): Promise<Re
  * HTTP_AUTH_PROFILE_UNKNOWN, then the checks of credentialsOf, or 422 for a
  * template that cannot be evaluated.
  */
-export async function credentialsFor(auth: string | AuthProfile | undefined, request: RequestShape, ctx: ActionContext): Promise<{ credentials?: Credentials } | { error: RunError }> {
+export async function credentialsFor(auth: string | AuthProfile | undefined, request: RequestShape, ctx: ActionContext): Promise<{ credentials?: Credentials } | { error: ErrorValue }> {
   if (auth === undefined) return {};
   if (typeof auth !== "string") return credentialsOf(INLINE, { ...auth }, missingSecretsIn(auth), request, ctx);
   const profile = Object.hasOwn(ctx.authProfiles, auth) ? ctx.authProfiles[auth] : undefined;
   if (!profile) {
     const declared = Object.keys(ctx.authProfiles).sort();
     const message = `The auth profile ${JSON.stringify(auth)} is not declared in the workflow's auth map`;
-    return { error: { status: 400, code: "BAD_REQUEST", message, details: { code: "HTTP_AUTH_PROFILE_UNKNOWN", profile: auth, declared } } };
+    return { error: errorValue({ code: "HTTP_AUTH_PROFILE_UNKNOWN", profile: auth, declared }, message) };
   }
   let resolved: Record<string, unknown>;
   try {
     resolved = await resolveRoot(profile, ctx);
   } catch (e) {
     if (!(e instanceof ExpressionError || e instanceof ExpressionSyntaxError)) throw e;
-    return { error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `auth profile ${JSON.stringify(auth)}: ${e.message}`, details: { profile: auth } } };
+    return { error: errorValue("UNPROCESSABLE_ENTITY", `auth profile ${JSON.stringify(auth)}: ${e.message}`, { profile: auth }) };
   }
   return credentialsOf(auth, resolved, missingSecretsIn(resolved), request, ctx);
 }

@@ -10,11 +10,11 @@ import { outboundRunError } from "../../../lib/outbound/errors";
 import { backoffDelay, isRetryable } from "../../../lib/outbound/retry";
 import { OutboundError, type OutboundResponse } from "../../../lib/outbound/types";
 import type { JsonSchema } from "../../../lib/validate";
-import { runError } from "../../engine/walk";
-import type { ActionOutcome, RunError } from "../../engine/types";
+import type { ActionOutcome } from "../../engine/types";
 import type { ActionContext } from "../types";
 import { authorize, type Credentials } from "../../../lib/outbound/auth-profiles";
 import { credentialsFor } from "./profiles";
+import { errorValue, type ErrorValue } from "../../../lib/errors";
 
 /** A response body larger than this fails the action (it would become part of the run's state). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -62,18 +62,18 @@ export interface RequestConfig extends Knobs {
 }
 
 /** The back-off bounds, defaults applied; a maximum below the initial delay is refused as at save. */
-export function delays(config: Knobs): { initial: number; max: number } | { error: RunError } {
+export function delays(config: Knobs): { initial: number; max: number } | { error: ErrorValue } {
   const initial = config.initialRetryDelayMs ?? DEFAULTS.initialRetryDelayMs;
   const max = config.maxRetryDelayMs ?? DEFAULTS.maxRetryDelayMs;
   if (max < initial) {
     const line = `config.maxRetryDelayMs: must be at least initialRetryDelayMs (${initial})`;
-    return { error: runError("VALIDATION_FAILED", "The config does not satisfy its schema", { errors: [line], validation_errors: [line] }) };
+    return { error: errorValue("VALIDATION_FAILED", "The config does not satisfy its schema", { errors: [line], validation_errors: [line] }) };
   }
   return { initial, max };
 }
 
-export function validationError(line: string): RunError {
-  return runError("VALIDATION_FAILED", "The config does not satisfy its schema", { errors: [line], validation_errors: [line] });
+export function validationError(line: string): ErrorValue {
+  return errorValue("VALIDATION_FAILED", "The config does not satisfy its schema", { errors: [line], validation_errors: [line] });
 }
 
 /** A request ready to send: its URL with the config's query added, its headers, and the credentials it goes with. */
@@ -95,7 +95,7 @@ export interface Payload {
 }
 
 /** Builds the request and checks its auth against it; an error outcome's error when either is refused. */
-export async function prepare(config: RequestConfig, payload: Payload, ctx: ActionContext): Promise<Prepared | { error: RunError }> {
+export async function prepare(config: RequestConfig, payload: Payload, ctx: ActionContext): Promise<Prepared | { error: ErrorValue }> {
   let url: URL;
   try {
     url = new URL(config.url);
@@ -112,7 +112,7 @@ export async function prepare(config: RequestConfig, payload: Payload, ctx: Acti
   return { url, method: payload.method, headers, body: payload.body, redirect: payload.redirect ?? DEFAULTS.redirect, credentials: auth.credentials };
 }
 
-export type Sent = { response: OutboundResponse } | { failure: OutboundError } | { error: RunError };
+export type Sent = { response: OutboundResponse } | { failure: OutboundError } | { error: ErrorValue };
 
 /**
  * One attempt: the request with its credentials. A 401 to a reused OAuth2
@@ -167,7 +167,7 @@ export function retryAfter(sent: Sent, attempt: number, knobs: Knobs, bounds: { 
 }
 
 /** A send that produced no answer, as the action's error (credentials masked). */
-export function failureError(sent: { failure: OutboundError } | { error: RunError }, ctx: ActionContext): RunError {
+export function failureError(sent: { failure: OutboundError } | { error: ErrorValue }, ctx: ActionContext): ErrorValue {
   return ctx.redact("error" in sent ? sent.error : outboundRunError(sent.failure));
 }
 
