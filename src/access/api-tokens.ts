@@ -36,8 +36,8 @@ const roleColumns = { id: roles.id, name: roles.name, permissions: roles.permiss
  * token's standing (its bindings, or its user's when it inherits them). A
  * caller can never mint more than it holds.
  */
-export async function mintToken(tenant: TenantDb, caller: Principal, input: MintInput) {
-  if (input.expires_at && Date.parse(input.expires_at) <= Date.now()) {
+export async function mintToken(tenant: TenantDb, caller: Principal, input: MintInput, now: number) {
+  if (input.expires_at && Date.parse(input.expires_at) <= now) {
     throw validationFailed(["expires_at: must be in the future"], "expires_at must be in the future");
   }
   const pat = await newPat();

@@ -53,7 +53,7 @@ export function mintTokenRoute(path: string, tag: string, summary: string): Rout
     // Not idempotent: a replay would need the raw secret stored (only its hash is kept) and would show it twice.
     body: mintTokenBody,
     responses: { 201: { description: "Minted; client_secret is shown only here", schema: dataEnvelope(mintedToken) } },
-    handler: async (c, { body }) => c.json({ data: await mintToken(c.var.ctx.tenant, c.var.ctx.principal, body) }, 201),
+    handler: async (c, { body }) => c.json({ data: await mintToken(c.var.ctx.tenant, c.var.ctx.principal, body, c.var.ctx.clock.now()) }, 201),
   });
 }
 

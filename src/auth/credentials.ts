@@ -62,12 +62,12 @@ async function principalOf(sql: Sql, row: TokenRow): Promise<Principal> {
 }
 
 /** Checks a PAT's client id and secret: the row must exist, be live, and hash-match in constant time. */
-export async function verifyPat(sql: Sql, clientId: string, clientSecret: string): Promise<Principal | null> {
+export async function verifyPat(sql: Sql, clientId: string, clientSecret: string, now: number): Promise<Principal | null> {
   const row = await findTokenByClientId(sql, clientId);
   const presented = await sha256(clientSecret);
   // Hash and compare even for unknown ids, so timing does not reveal which ids exist.
   const matches = timingSafeEqual(presented, row ? new Uint8Array(row.secret_hash) : new Uint8Array(32));
-  return matches && usable(row, Date.now()) ? principalOf(sql, row) : null;
+  return matches && usable(row, now) ? principalOf(sql, row) : null;
 }
 
 /** The two halves of Basic credentials around the first colon; null when they are not base64 text with a non-empty first half. */
@@ -84,7 +84,7 @@ export function parseBasic(value: string): [string, string] | null {
   return [decoded.slice(0, sep), decoded.slice(sep + 1)];
 }
 
-export async function authenticate(database: Database, jwtSecret: string, header: string | undefined): Promise<Principal> {
+export async function authenticate(database: Database, jwtSecret: string, header: string | undefined, now: number): Promise<Principal> {
   if (!header) throw unauthorized("Authorization header is required: a PAT as Basic base64(client_id:client_secret), or an access token from POST /auth/token as Bearer");
   const space = header.indexOf(" ");
   const scheme = header.slice(0, space).toLowerCase();
@@ -93,16 +93,16 @@ export async function authenticate(database: Database, jwtSecret: string, header
   if (scheme === "basic") {
     const pair = parseBasic(value);
     if (!pair) throw unauthorized("Malformed Basic credentials");
-    const principal = await database.system((sql) => verifyPat(sql, pair[0], pair[1]));
+    const principal = await database.system((sql) => verifyPat(sql, pair[0], pair[1], now));
     if (!principal) throw unauthorized("Invalid, expired or revoked API token, or its user is deactivated");
     return principal;
   }
   if (scheme === "bearer") {
-    const claims = await verifyAccessToken(jwtSecret, value);
+    const claims = await verifyAccessToken(jwtSecret, value, now);
     if (!claims) throw unauthorized("Invalid or expired access token", INVALID_TOKEN_CHALLENGE);
     return database.system(async (sql) => {
       const row = await findTokenById(sql, claims.sub);
-      if (!usable(row, Date.now()) || row.tenant_id !== claims.tid) {
+      if (!usable(row, now) || row.tenant_id !== claims.tid) {
         throw unauthorized("The access token's API token is expired or revoked, or its user is deactivated", INVALID_TOKEN_CHALLENGE);
       }
       return principalOf(sql, row);

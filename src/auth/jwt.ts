@@ -17,7 +17,7 @@ export interface AccessClaims {
 
 const encode = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
 
-export async function signAccessToken(secret: string, tokenId: string, tenantId: string, now = Date.now()): Promise<string> {
+export async function signAccessToken(secret: string, tokenId: string, tenantId: string, now: number): Promise<string> {
   const iat = Math.floor(now / 1000);
   const claims: AccessClaims = { iss: ISSUER, sub: tokenId, tid: tenantId, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS };
   const unsigned = `${encode({ alg: "HS256", typ: "JWT" })}.${encode(claims)}`;
@@ -25,7 +25,7 @@ export async function signAccessToken(secret: string, tokenId: string, tenantId:
 }
 
 /** The claims of a well-formed, correctly signed, unexpired token; otherwise null. */
-export async function verifyAccessToken(secret: string, token: string, now = Date.now()): Promise<AccessClaims | null> {
+export async function verifyAccessToken(secret: string, token: string, now: number): Promise<AccessClaims | null> {
   const parts = token.split(".");
   if (parts.length !== 3) return null;
   const [header, payload, signature] = parts;

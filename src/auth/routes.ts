@@ -65,9 +65,9 @@ export const authRoutes = [
     },
     handler: async (c) => {
       const client = await clientOf(c);
-      const principal = await c.var.ctx.database.system((sql) => verifyPat(sql, client.clientId, client.clientSecret));
+      const principal = await c.var.ctx.database.system((sql) => verifyPat(sql, client.clientId, client.clientSecret, c.var.ctx.clock.now()));
       if (!principal) throw unauthorized("Invalid, expired or revoked client credentials", CLIENT_CHALLENGE);
-      const accessToken = await signAccessToken(c.env.JWT_SECRET, principal.tokenId, principal.tenantId);
+      const accessToken = await signAccessToken(c.env.JWT_SECRET, principal.tokenId, principal.tenantId, c.var.ctx.clock.now());
       c.header("Cache-Control", "no-store");
       return c.json({ access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
     },

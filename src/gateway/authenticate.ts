@@ -8,7 +8,7 @@ import type { HonoEnv } from "../env";
 import { hasPermission } from "./principal";
 
 export const authenticate: MiddlewareHandler<HonoEnv> = async (c, next) => {
-  const principal = await resolvePrincipal(c.var.ctx.database, c.env.JWT_SECRET, c.req.header("Authorization"));
+  const principal = await resolvePrincipal(c.var.ctx.database, c.env.JWT_SECRET, c.req.header("Authorization"), c.var.ctx.clock.now());
   const ctx = c.var.ctx.forTenant(principal.tenantId, principal);
   c.set("ctx", ctx);
   await next();

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from "../lib/logger";
 import { DurableRateLimits } from "../lib/ratelimit/do-client";
 import type { RateLimits } from "../lib/ratelimit/interface";
 import type { Principal } from "./principal";
+import { systemClock, type Clock } from "../lib/clock";
 
 /**
  * What a handler and the services it calls need from the request: bindings,
@@ -21,6 +22,8 @@ export class RequestContext {
   readonly log: Logger;
   readonly rateLimits: RateLimits;
   readonly files: FileStore;
+  /** The one source of the time for everything a request decides by it (link and token expiry). */
+  readonly clock: Clock = systemClock;
 
   constructor(
     readonly requestId: string,

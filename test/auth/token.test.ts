@@ -270,7 +270,7 @@ describe("WWW-Authenticate on Bearer refusals", () => {
   it("a Bearer token that fails verification adds error=\"invalid_token\"", async () => {
     const t = await createTenant();
     const jwt = await accessToken(t);
-    const forged = await signAccessToken("some-other-secret-0123456789abcdef", t.tokenId, t.tenantId);
+    const forged = await signAccessToken("some-other-secret-0123456789abcdef", t.tokenId, t.tenantId, Date.now());
     for (const token of [forged, "not-a-jwt", `${jwt}x`]) {
       const res = await permissionsWith(bearer(token));
       expectError(res, 401, "UNAUTHORIZED");
@@ -341,7 +341,7 @@ describe("Bearer access tokens follow their PAT", () => {
 describe("forged and tampered access tokens are 401", () => {
   it("a token signed here with the service's key is accepted (control for the cases below)", async () => {
     const t = await createTenant();
-    const jwt = await signAccessToken(env.JWT_SECRET, t.tokenId, t.tenantId);
+    const jwt = await signAccessToken(env.JWT_SECRET, t.tokenId, t.tenantId, Date.now());
     expect((await permissionsWith(bearer(jwt))).status).toBe(200);
   });
 
@@ -372,7 +372,7 @@ describe("forged and tampered access tokens are 401", () => {
 
   it("refuses a token signed with another key", async () => {
     const t = await createTenant();
-    const jwt = await signAccessToken("some-other-secret-0123456789abcdef", t.tokenId, t.tenantId);
+    const jwt = await signAccessToken("some-other-secret-0123456789abcdef", t.tokenId, t.tenantId, Date.now());
     expectError(await permissionsWith(bearer(jwt)), 401, "UNAUTHORIZED");
   });
 
@@ -392,13 +392,13 @@ describe("forged and tampered access tokens are 401", () => {
   it("refuses a correctly signed token whose tenant does not own the PAT it names", async () => {
     const a = await createTenant();
     const b = await createTenant();
-    const jwt = await signAccessToken(env.JWT_SECRET, a.tokenId, b.tenantId);
+    const jwt = await signAccessToken(env.JWT_SECRET, a.tokenId, b.tenantId, Date.now());
     expectError(await permissionsWith(bearer(jwt)), 401, "UNAUTHORIZED");
   });
 
   it("refuses a token naming a PAT that does not exist", async () => {
     const t = await createTenant();
-    const jwt = await signAccessToken(env.JWT_SECRET, crypto.randomUUID(), t.tenantId);
+    const jwt = await signAccessToken(env.JWT_SECRET, crypto.randomUUID(), t.tenantId, Date.now());
     expectError(await permissionsWith(bearer(jwt)), 401, "UNAUTHORIZED");
   });
 

@@ -114,7 +114,7 @@ export const artifactRoutes = [
       422: { description: "Byte count differs from the size announced (SIZE_MISMATCH)" },
     },
     handler: async (c, { params, query }) => {
-      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-upload", params.versionId, query);
+      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-upload", params.versionId, query, c.var.ctx.clock.now());
       return c.json({ data: await receiveUpload(c.var.ctx.forTenant(tenantId), params.versionId, rawUpload(c)) });
     },
   }),
@@ -215,7 +215,7 @@ export const artifactRoutes = [
       404: { description: "The version, its artifact or its entity is gone" },
     },
     handler: async (c, { params, query }) => {
-      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-download", params.versionId, query);
+      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-download", params.versionId, query, c.var.ctx.clock.now());
       return download(await readLinkedVersion(c.var.ctx.forTenant(tenantId), params.versionId));
     },
   }),

@@ -12,6 +12,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { expiresIn, signLink, type Link } from "../../lib/files/capability";
 import { artifactStorageKey, fileTooLarge, MAX_FILE_BYTES, type FileStore, type Upload } from "../../lib/files/object-store";
+import type { Clock } from "../../lib/clock";
 
 export interface ArtifactDeps {
   tenant: TenantDb;
@@ -20,6 +21,8 @@ export interface ArtifactDeps {
   secret: string;
   /** Where the links point. */
   origin: string;
+  /** When the links expire is counted from. */
+  clock: Clock;
 }
 
 /** Link lifetimes in seconds: the default and the most a caller may ask for. */
@@ -159,7 +162,7 @@ export async function createUploadUrl(deps: ArtifactDeps, entityId: string, inpu
     row.version_id,
     deps.origin,
     `/entity/uploads/${row.version_id}`,
-    expiresIn(input.ttl ?? UPLOAD_TTL.default),
+    expiresIn(input.ttl ?? UPLOAD_TTL.default, deps.clock.now()),
   );
   return { artifact: presentArtifact(row), upload_url: link.url, expires_at: link.expires_at };
 }
@@ -348,7 +351,7 @@ export async function artifactDownloadUrl(deps: ArtifactDeps, entityId: string, 
     row.version_id,
     deps.origin,
     `/entity/downloads/${row.version_id}`,
-    expiresIn(opts.ttl ?? DOWNLOAD_TTL.default),
+    expiresIn(opts.ttl ?? DOWNLOAD_TTL.default, deps.clock.now()),
   );
 }
 

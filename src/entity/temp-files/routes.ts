@@ -125,7 +125,7 @@ export const tempFileRoutes = [
       404: { description: "The temp file expired or is gone" },
     },
     handler: async (c, { params, query }) => {
-      const tenantId = await verifyLink(c.var.ctx.secret, "temp-file-download", params.id, query);
+      const tenantId = await verifyLink(c.var.ctx.secret, "temp-file-download", params.id, query, c.var.ctx.clock.now());
       const { file, body } = await readTempFile(c.var.ctx.forTenant(tenantId), params.id);
       return tempFileResponse(file, body, { "Content-Disposition": attachment(file.name) });
     },

@@ -7,6 +7,7 @@ import { validate } from "../../lib/validate";
 import { expiresIn, signLink, type Link } from "../../lib/files/capability";
 import { tempFileStorageKey, type FileStore, type Upload } from "../../lib/files/object-store";
 import { contentTypeSchema, fileNameSchema } from "../../lib/files/schemas";
+import type { Clock } from "../../lib/clock";
 
 /** How long a temp file lives; its download links last LINK_TTL seconds (default and most a caller may ask for). */
 const LIFETIME_HOURS = 24;
@@ -88,9 +89,9 @@ export async function readTempFile(deps: TempFileDeps, id: string): Promise<{ fi
 }
 
 /** A download link valid for `ttl` seconds, shortened to the file's remaining life. */
-export async function tempFileDownloadUrl(deps: { tenant: TenantDb; secret: string; origin: string }, id: string, ttl: number = LINK_TTL.default): Promise<Link> {
+export async function tempFileDownloadUrl(deps: { tenant: TenantDb; secret: string; origin: string; clock: Clock }, id: string, ttl: number = LINK_TTL.default): Promise<Link> {
   const row = await liveTempFile(deps.tenant, id);
-  const expires = Math.min(expiresIn(ttl), Math.floor(Date.parse(row.expires_at) / 1000));
+  const expires = Math.min(expiresIn(ttl, deps.clock.now()), Math.floor(Date.parse(row.expires_at) / 1000));
   return signLink(deps.secret, "temp-file-download", deps.tenant.tenantId, id, deps.origin, `/entity/temp-files/${id}/download`, expires);
 }
 

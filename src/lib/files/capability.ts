@@ -51,7 +51,7 @@ export async function signLink(secret: string, purpose: Purpose, tenantId: strin
 }
 
 /** Checks a link's parameters for `purpose` on `resourceId` and returns the tenant it was issued in. */
-export async function verifyLink(secret: string, purpose: Purpose, resourceId: string, params: CapabilityParams, nowMs = Date.now()): Promise<string> {
+export async function verifyLink(secret: string, purpose: Purpose, resourceId: string, params: CapabilityParams, nowMs: number): Promise<string> {
   const { tenant, expires, signature } = params;
   if (!isUuid(tenant) || !expires || !/^\d{1,12}$/.test(expires) || !signature) {
     throw new ApiError({ code: "LINK_MALFORMED" }, "The link is incomplete: tenant, expires and signature are required");
@@ -65,6 +65,6 @@ export async function verifyLink(secret: string, purpose: Purpose, resourceId: s
 }
 
 /** Link expiry for a ttl in seconds from now. */
-export function expiresIn(ttlSeconds: number, nowMs = Date.now()): number {
+export function expiresIn(ttlSeconds: number, nowMs: number): number {
   return Math.floor(nowMs / 1000) + ttlSeconds;
 }

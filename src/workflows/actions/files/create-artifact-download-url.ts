@@ -30,7 +30,7 @@ export const createArtifactDownloadURL: ActionModule<CreateArtifactDownloadUrlCo
   },
   async execute(config, _invocation, ctx) {
     return withPermissions(ctx, ["entity:read"], async (services) => {
-      const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin };
+      const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin, clock: { now: ctx.now } };
       return { kind: "success", result: await artifactDownloadUrl(deps, config.entityId, config.artifactId, { ttl: config.ttl, version: config.version }) };
     });
   },

@@ -22,7 +22,7 @@ export const createTempFileDownloadURL: ActionModule<CreateTempFileDownloadUrlCo
   },
   async execute(config, _invocation, ctx) {
     return withPermissions(ctx, ["entity:read"], async (services) => {
-      const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin };
+      const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin, clock: { now: ctx.now } };
       return { kind: "success", result: await tempFileDownloadUrl(deps, config.tempFileId, config.ttl) };
     });
   },

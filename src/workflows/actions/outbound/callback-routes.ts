@@ -36,7 +36,7 @@ export const callbackRoutes = [
       409: { description: "The action is not waiting for this callback (already answered, superseded by a later attempt, or the run finished)" },
     },
     handler: async (c, { params }) => {
-      const claim = await verifyCallbackToken(c.var.ctx.secret, params.token, Date.now());
+      const claim = await verifyCallbackToken(c.var.ctx.secret, params.token, c.var.ctx.clock.now());
       const body = parsedBody(c.req.header("Content-Type"), new Uint8Array(await c.req.arrayBuffer()));
       const headers = Object.fromEntries(c.req.raw.headers);
       guardJson(headers, { message: "The callback's headers cannot be stored" });
