@@ -23,7 +23,7 @@ import { executeAction } from "../src/workflows/actions/catalog";
 import { actionContext } from "../src/workflows/actions/context";
 import { tenantDb } from "../src/db/client";
 import { Redactor } from "../src/lib/redact";
-import { resolveEnvSecrets } from "../src/workflows/engine/secrets";
+import { resolveEnvSecrets } from "../src/access/secrets/env-secrets";
 import { actionPositions } from "../src/workflows/engine/positions";
 import { journalForRetry } from "../src/workflows/engine/retry";
 import { TERMINAL_STEP, type ActionRecord, type Effects, type Journal, type RunDocument, type StepRecord } from "../src/workflows/engine/types";

@@ -361,6 +361,8 @@ export interface TenantDb {
    * inside a transaction. Never for tenant rows.
    */
   ddl<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** The same tenant with other entity access: a principal's confined handle. */
+  withAccess(access: EntityAccess): TenantDb;
 }
 
 export function tenantDb(database: Database, tenantId: string, access = EntityAccess.everything): TenantDb {
@@ -379,6 +381,7 @@ export function tenantDb(database: Database, tenantId: string, access = EntityAc
       }
     },
     ddl: (fn) => database.system(fn),
+    withAccess: (other) => tenantDb(database, tenantId, other),
   };
 }
 

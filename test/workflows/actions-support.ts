@@ -2,10 +2,10 @@
 import { env } from "cloudflare:test";
 import type { Database } from "../../src/db/client";
 import type { ActionName } from "../../src/definition/language/workflow-schema";
+import type { AuthProfile } from "../../src/lib/outbound/profile-schema";
 import type { ActionRecord } from "../../src/workflows/engine/types";
 import type { ActionContext } from "../../src/workflows/actions/types";
 import { actionContext } from "../../src/workflows/actions/context";
-import type { AuthProfile } from "../../src/definition/language/workflow-schema";
 import { Redactor } from "../../src/lib/redact";
 import { call, type TenantCreds } from "../support/api";
 

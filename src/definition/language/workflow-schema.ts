@@ -4,6 +4,7 @@
 // secret references) is checked in checks.ts. Keys inside a definition are
 // camelCase.
 import { uuidSchema } from "../../lib/schemas";
+import { AUTH_PROFILE_SCHEMA, type AuthProfile } from "../../lib/outbound/profile-schema";
 
 /** Bounds on one document, so a definition of at most 1 MiB is checked in bounded work. */
 export const LIMITS = {
@@ -63,8 +64,6 @@ const id = { type: "string", pattern: ID_PATTERN } as const;
 const expression = { type: "string", minLength: 1, maxLength: 10_000 } as const;
 /** A smart value: a literal, `{{ }}` templates, or `$`-directives. */
 const smartValue = { description: "A smart value: a literal, {{ }} JSONata templates, or $jsonata / $literal / $rows directives" } as const;
-/** A profile field: a literal string or a `{{ }}` template. */
-const profileText = { type: "string" } as const;
 const policy = { enum: ["continue", "abort", "fail"], default: "fail" } as const;
 const embeddedSchema = { type: ["object", "boolean"], additionalProperties: true, description: "An embedded JSON Schema; $ref only within the same document (#...)" } as const;
 const schemaName = { type: "string", minLength: 1, maxLength: 200, description: "A registered schema name" } as const;
@@ -82,46 +81,7 @@ const contract = {
 const sequence = { type: "array", maxItems: LIMITS.actionsPerJob, items: { $ref: "#/$defs/action" } } as const;
 
 const defs = {
-  /** An outbound auth profile; `type`, `grant`, `in`, `name` and `clientAuth` are literals, the rest literal or `{{ }}`. */
-  profile: {
-    required: ["type"],
-    properties: { type: { enum: ["basic", "bearer", "apiKey", "oauth2"] } },
-    allOf: [
-      {
-        if: { required: ["type"], properties: { type: { const: "basic" } } },
-        then: { required: ["username", "password"], properties: { type: true, username: profileText, password: profileText }, additionalProperties: false },
-      },
-      {
-        if: { required: ["type"], properties: { type: { const: "bearer" } } },
-        then: { required: ["token"], properties: { type: true, token: profileText }, additionalProperties: false },
-      },
-      {
-        if: { required: ["type"], properties: { type: { const: "apiKey" } } },
-        then: {
-          required: ["in", "name", "value"],
-          properties: { type: true, in: { enum: ["header", "query"] }, name: { type: "string", minLength: 1 }, value: profileText },
-          additionalProperties: false,
-        },
-      },
-      {
-        if: { required: ["type"], properties: { type: { const: "oauth2" } } },
-        then: {
-          required: ["tokenUrl", "clientId", "clientSecret"],
-          properties: {
-            type: true,
-            grant: { const: "clientCredentials", default: "clientCredentials" },
-            tokenUrl: profileText,
-            clientId: profileText,
-            clientSecret: profileText,
-            scope: profileText,
-            audience: profileText,
-            clientAuth: { enum: ["basic", "body"], default: "basic" },
-          },
-          additionalProperties: false,
-        },
-      },
-    ],
-  },
+  profile: AUTH_PROFILE_SCHEMA,
   /** The `http` action's config: the `$http` fields plus the request knobs. */
   httpConfig: {
     type: "object",
@@ -296,13 +256,6 @@ export const JOB_LANGUAGE_SCHEMA = {
 // The document types are written out: json-schema-to-ts infers the recursive
 // `$ref` of onSuccess/onError as unknown. They describe a document that passed
 // the checks of validate.ts.
-
-/** An outbound auth profile block. */
-export type AuthProfile =
-  | { type: "basic"; username: string; password: string }
-  | { type: "bearer"; token: string }
-  | { type: "apiKey"; in: "header" | "query"; name: string; value: string }
-  | { type: "oauth2"; grant?: "clientCredentials"; tokenUrl: string; clientId: string; clientSecret: string; scope?: string; audience?: string; clientAuth?: "basic" | "body" };
 
 export type ActionName = (typeof ACTION_NAMES)[number];
 

@@ -5,7 +5,7 @@
 // Every refusal is a 400 BAD_REQUEST error whose `details.code` says why, and
 // every credential is concealed the moment it is known, before anything can
 // be recorded, logged or put into an error.
-import type { AuthProfile } from "../../definition/language/workflow-schema";
+import type { AuthProfile } from "./profile-schema";
 import { errorValue, type ErrorValue } from "../errors";
 import { oauth2Token, type ResolvedOAuth2, type TokenCacheEnv } from "./token-cache-client";
 

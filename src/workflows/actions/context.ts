@@ -4,7 +4,8 @@
 import { tenantDb, type Database } from "../../db/client";
 import type { Principal } from "../../gateway/principal";
 import { Redactor } from "../../lib/redact";
-import { runPrincipal } from "../engine/principal";
+import { policyPrincipal } from "../../access/policy-principal";
+import { confinedServices } from "../../access/confined-services";
 import type { RunDocument } from "../engine/types";
 import type { ActionContext } from "./types";
 
@@ -22,6 +23,8 @@ export interface ContextSources {
 
 export function actionContext(s: ContextSources): ActionContext {
   let principal: Promise<Principal> | undefined;
+  const tenant = tenantDb(s.database, s.doc.tenantId);
+  const policy = () => (principal ??= tenant.tx((sql) => policyPrincipal(sql, s.doc.policyId)));
   return {
     runId: s.doc.runId,
     tenantId: s.doc.tenantId,
@@ -29,11 +32,11 @@ export function actionContext(s: ContextSources): ActionContext {
     database: s.database,
     now: s.now,
     policyId: s.doc.policyId,
-    principal: () => (principal ??= tenantDb(s.database, s.doc.tenantId).tx((sql) => runPrincipal(sql, s.doc.policyId))),
+    services: async () => confinedServices(await policy(), tenant, s.bindings),
     kick: s.kick,
     origin: s.bindings.PUBLIC_URL.replace(/\/+$/, ""),
     authProfiles: s.doc.definition.auth ?? {},
-    runConstants: { config: { env: s.env }, context: s.doc.context },
+    profileScope: { config: { env: s.env }, context: s.doc.context },
     conceal: (value) => s.redactor.conceal(value),
     redact: (value) => s.redactor.value(value),
     persist: s.persist,

@@ -2,7 +2,7 @@
 // run's state. An action that makes bytes stores them as a temp file and
 // answers a file reference; an action that reads bytes takes a temp file id.
 import { createTempFile, readTempFile, type TempFileView } from "../../entity/temp-files/service";
-import type { RunServices } from "./services";
+import type { ConfinedServices } from "../../access/confined-services";
 
 /**
  * What an action's result carries for a file it made or read. Results are
@@ -25,7 +25,7 @@ export function fileRef(view: TempFileView): FileRef {
 export const tempFileIdSchema = { type: "string", format: "uuid" } as const;
 
 /** A live temp file of the run's tenant, streaming; 404 NOT_FOUND (the action's error) when unknown or expired. */
-export async function openTempFile(services: RunServices, id: string): Promise<{ ref: FileRef; body: ReadableStream<Uint8Array> }> {
+export async function openTempFile(services: ConfinedServices, id: string): Promise<{ ref: FileRef; body: ReadableStream<Uint8Array> }> {
   const { file, body } = await readTempFile(services, id);
   return { ref: fileRef(file), body };
 }
@@ -36,7 +36,7 @@ export async function openTempFile(services: RunServices, id: string): Promise<{
  * bytes then stream straight through instead of in 5 MiB parts.
  */
 export async function saveTempFile(
-  services: RunServices,
+  services: ConfinedServices,
   file: { name: string; contentType: string; body: ReadableStream<Uint8Array> | Uint8Array; length?: number },
 ): Promise<FileRef> {
   const bytes = file.body instanceof Uint8Array ? file.body : undefined;

@@ -7,7 +7,7 @@
 // grant it.
 import { uuidSchema } from "../../lib/schemas";
 import { dispatchRun } from "../dispatch";
-import { withPermissions } from "./services";
+import { withPermissions } from "../../access/confined-services";
 import type { ActionModule } from "./types";
 
 interface InvokeWorkflowConfig {

@@ -4,7 +4,7 @@
 import { removeTempFiles } from "../../entity/temp-files/service";
 import type { ActionOutcome } from "../engine/types";
 import type { FileRef } from "./file-ref";
-import { withPermissions, type RunServices } from "./services";
+import { withPermissions, type ConfinedServices } from "../../access/confined-services";
 import type { ActionContext } from "./types";
 
 /**
@@ -13,7 +13,7 @@ import type { ActionContext } from "./types";
  * (POST /entity/temp-files); the run's policy must grant both, else 403.
  * A 4xx refusal thrown by `work` is the action's error outcome.
  */
-export async function withTempFiles(ctx: ActionContext, work: (services: RunServices) => Promise<ActionOutcome>): Promise<ActionOutcome> {
+export async function withTempFiles(ctx: ActionContext, work: (services: ConfinedServices) => Promise<ActionOutcome>): Promise<ActionOutcome> {
   return withPermissions(ctx, ["entity:read", "entity:create"], work);
 }
 
@@ -22,7 +22,7 @@ export async function withTempFiles(ctx: ActionContext, work: (services: RunServ
  * it fails, those files are removed before the failure goes on, so a failed
  * action leaves nothing behind.
  */
-export async function allOrNothing<T>(services: RunServices, work: (made: (ref: FileRef) => FileRef) => Promise<T>): Promise<T> {
+export async function allOrNothing<T>(services: ConfinedServices, work: (made: (ref: FileRef) => FileRef) => Promise<T>): Promise<T> {
   const ids: string[] = [];
   try {
     return await work((ref) => (ids.push(ref.temp_file_id), ref));

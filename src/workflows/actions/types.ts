@@ -1,8 +1,9 @@
 // What an action module is and what it is given: the catalog (catalog.ts)
 // maps each action name to one module; the run's object builds the context.
 import type { Database } from "../../db/client";
-import type { ActionName, AuthProfile } from "../../definition/language/workflow-schema";
-import type { Principal } from "../../gateway/principal";
+import type { ActionName } from "../../definition/language/workflow-schema";
+import type { AuthProfile } from "../../lib/outbound/profile-schema";
+import type { ConfinedServices } from "../../access/confined-services";
 import type { JsonSchema } from "../../lib/validate";
 import type { ActionInvocation, ActionOutcome } from "../engine/types";
 
@@ -15,8 +16,8 @@ export interface ActionContext {
   now(): number;
   /** The access policy the run acts with; null: no permissions. */
   policyId: string | null;
-  /** The run's principal: exactly its policy's grants, read once per walk. */
-  principal(): Promise<Principal>;
+  /** The confined services of the run's principal (exactly its policy's grants, read once per walk), new for each call: their `published` waits for that action's events only. */
+  services(): Promise<ConfinedServices>;
   /** Kicks child runs after commit. */
   kick(runs: { tenantId: string; runId: string }[]): Promise<void>;
   /** The service's public origin (PUBLIC_URL), for the absolute links an action makes. */
@@ -25,10 +26,10 @@ export interface ActionContext {
   authProfiles: Record<string, AuthProfile>;
   /**
    * What a root auth profile's templates read: `config.env` with secret
-   * references resolved (a missing one as a marker: engine/secrets.ts) and
+   * references resolved (a missing one as a marker: lib/secret-markers.ts) and
    * the run's `context`.
    */
-  runConstants: { config: { env: Record<string, unknown> }; context: Record<string, unknown> };
+  profileScope: { config: { env: Record<string, unknown> }; context: Record<string, unknown> };
   /** Adds a credential (a resolved secret, a token) to what no record, error or log line may carry. */
   conceal(value: string): void;
   /** A value or text with every concealed credential replaced by `***`. */

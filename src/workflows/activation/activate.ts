@@ -8,7 +8,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { latestSchema } from "../../schema/registry";
 import { grantPermissions, requireCovered } from "../../access/escalation";
-import { effectiveEnv, mergeEnv, missingEnvVars, type Env } from "./env";
+import { effectiveEnv, mergeEnv, missingEnvVars, type Env } from "../../lib/env-merge";
 import { configStatus, inDefinitionOrder, reconcileTriggers, type TriggerRow } from "./triggers";
 import type { TriggerBlock } from "../triggers/fire";
 

@@ -8,7 +8,7 @@
 import { ApiError, errorValue, type ErrorValue } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError } from "../../lib/smart-values";
-import { missingSecretsIn } from "./secrets";
+import { missingSecretsIn } from "../../lib/secret-markers";
 import {
   TERMINAL_STEP,
   type ActionDocument,

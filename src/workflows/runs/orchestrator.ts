@@ -9,7 +9,7 @@ import type { Database, Sql } from "../../db/client";
 import type { JobDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
 import { ApiError, type ErrorValue } from "../../lib/errors";
 import { log } from "../../lib/logger";
-import { effectiveEnv } from "../activation/env";
+import { effectiveEnv } from "../../lib/env-merge";
 import type { ActionRecord, RunDocument, StepRecord } from "../engine/types";
 import type { RunStatus } from "./record";
 

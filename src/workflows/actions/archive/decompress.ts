@@ -2,7 +2,7 @@
 // its format from its first bytes, extract.
 import { ApiError } from "../../../lib/errors";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import type { RunServices } from "../services";
+import type { ConfinedServices } from "../../../access/confined-services";
 import { concat, readHead } from "./bytes";
 import { detectFormat, SNIFF_BYTES, type ArchiveFormat } from "./detect";
 import { extractEntries, type ExtractedFile } from "./extract";
@@ -26,7 +26,7 @@ export const decompressProperties = {
  * said, except that zip must look like a zip (zipDecompress is asked to
  * read nothing else).
  */
-export async function decompress(services: RunServices, config: DecompressConfig, format: ArchiveFormat | "detect"): Promise<{ files: ExtractedFile[] }> {
+export async function decompress(services: ConfinedServices, config: DecompressConfig, format: ArchiveFormat | "detect"): Promise<{ files: ExtractedFile[] }> {
   const { ref, body } = await openTempFile(services, config.tempFileId);
   const head = await readHead(body, SNIFF_BYTES);
   const seen = detectFormat(concat(head.chunks));

@@ -4,7 +4,7 @@
 // the whole extraction and removes the temp files made so far.
 import { ApiError } from "../../../lib/errors";
 import { saveTempFile, type FileRef } from "../file-ref";
-import type { RunServices } from "../services";
+import type { ConfinedServices } from "../../../access/confined-services";
 import { concat, readHead } from "./bytes";
 import { contentTypeOf } from "./content-type";
 import type { ArchiveEntry } from "./entries";
@@ -27,7 +27,7 @@ const WHOLE_ENTRY_BYTES = 1024 * 1024;
  * over MAX_ENTRY_BYTES or all entries together over MAX_TOTAL_BYTES
  * (entries left out by `include` count too: they are inflated all the same).
  */
-export async function extractEntries(services: RunServices, entries: AsyncIterable<ArchiveEntry>, include?: string[]): Promise<ExtractedFile[]> {
+export async function extractEntries(services: ConfinedServices, entries: AsyncIterable<ArchiveEntry>, include?: string[]): Promise<ExtractedFile[]> {
   return allOrNothing(services, async (made) => {
     const files: ExtractedFile[] = [];
     const paths = new Set<string>();
@@ -76,7 +76,7 @@ async function drain(body: ReadableStream<Uint8Array>): Promise<void> {
   while (!(await reader.read()).done);
 }
 
-async function saveEntry(services: RunServices, path: string, body: ReadableStream<Uint8Array>): Promise<FileRef> {
+async function saveEntry(services: ConfinedServices, path: string, body: ReadableStream<Uint8Array>): Promise<FileRef> {
   const name = baseName(path);
   const contentType = contentTypeOf(name);
   const head = await readHead(body, WHOLE_ENTRY_BYTES + 1);

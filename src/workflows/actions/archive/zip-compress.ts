@@ -5,7 +5,7 @@ import { Zip, ZipDeflate } from "fflate";
 import { ApiError } from "../../../lib/errors";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";
-import type { RunServices } from "../services";
+import type { ConfinedServices } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { streamOf } from "./bytes";
 import { entryPath } from "./entry-path";
@@ -51,7 +51,7 @@ export const zipCompress: ActionModule<ZipCompressConfig> = {
 };
 
 /** The zip's bytes, made as the reader asks for them. */
-async function* zipped(services: RunServices, files: ZipCompressConfig["files"]): AsyncGenerator<Uint8Array> {
+async function* zipped(services: ConfinedServices, files: ZipCompressConfig["files"]): AsyncGenerator<Uint8Array> {
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((err, chunk) => (err ? (failure ??= err) : out.push(chunk)));

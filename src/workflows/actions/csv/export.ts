@@ -6,7 +6,7 @@ import { exportStream, prepareExport, type ExportInput } from "../../../entity/c
 import { exportBody } from "../../../entity/csv/routes";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { saveTempFile } from "../file-ref";
-import { camelSchema, restBody } from "../rest-body";
+import { camelSchema, restBody } from "../../../lib/rest-body";
 import type { JsonSchema } from "../../../lib/validate";
 import type { ActionModule } from "../types";
 import { withTempFiles } from "../temp-output";

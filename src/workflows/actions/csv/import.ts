@@ -4,7 +4,7 @@
 // config's, in camelCase.
 import { importEntities, importConfigSchema, type ImportConfig } from "../../../entity/csv/import";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { camelSchema, restBody } from "../rest-body";
+import { camelSchema, restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
 import type { JsonSchema } from "../../../lib/validate";
 import type { ActionModule } from "../types";

@@ -7,13 +7,13 @@ import { csvLine } from "../../../entity/csv/columns";
 import { ApiError } from "../../../lib/errors";
 import { validationFailed } from "../../../lib/validate";
 import { saveTempFile, type FileRef } from "../file-ref";
-import type { RunServices } from "../services";
+import type { ConfinedServices } from "../../../access/confined-services";
 import { CSV_MAX_ROWS, WRITE_CHUNK_CHARS } from "./limits";
 
 export type Write = (chunk: Uint8Array) => Promise<void>;
 
 /** Streams what `produce` writes into a new temp file; resolves when both are done. */
-export async function streamToTempFile(services: RunServices, file: { name: string; contentType: string }, produce: (write: Write) => Promise<void>): Promise<FileRef> {
+export async function streamToTempFile(services: ConfinedServices, file: { name: string; contentType: string }, produce: (write: Write) => Promise<void>): Promise<FileRef> {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const producing = (async () => {
@@ -47,7 +47,7 @@ export interface CsvWriter {
  * with the line writer the REST export uses. More than CSV_MAX_ROWS rows is
  * a 422 naming `field`.
  */
-export async function writeCsv(services: RunServices, name: string, field: string, produce: (out: CsvWriter) => Promise<void>): Promise<FileRef & { rows: number }> {
+export async function writeCsv(services: ConfinedServices, name: string, field: string, produce: (out: CsvWriter) => Promise<void>): Promise<FileRef & { rows: number }> {
   const encoder = new TextEncoder();
   let lines = 0;
   const ref = await streamToTempFile(services, { name, contentType: "text/csv" }, async (write) => {

@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import { CsvError, parse } from "csv-parse/stream";
 import { validationFailed } from "../../../lib/validate";
 import { openTempFile } from "../file-ref";
-import type { RunServices } from "../services";
+import type { ConfinedServices } from "../../../access/confined-services";
 import { CSV_MAX_ROWS } from "./limits";
 
 export interface CsvRow {
@@ -37,7 +37,7 @@ type Parsed = { record: (string | undefined)[]; info: { lines: number } };
  * (`config.tempFileId`), prefixed to every problem line. An unknown or
  * expired id, or one of another tenant, is 404 NOT_FOUND.
  */
-export async function openCsv(services: RunServices, id: string, field: string, delimiter = ","): Promise<CsvSource> {
+export async function openCsv(services: ConfinedServices, id: string, field: string, delimiter = ","): Promise<CsvSource> {
   const { ref, body } = await openTempFile(services, id);
   const parser = parse({
     delimiter,

@@ -4,9 +4,9 @@
 // `page_info`, and `warnings` beside it when there are any.
 import { graphBody } from "../../../entity/query/graph-routes";
 import { runGraphQuery, type GraphQueryInput } from "../../../entity/query/graph";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
-import { camelSchema, restBody } from "../rest-body";
+import { camelSchema, restBody } from "../../../lib/rest-body";
 
 export const queryEntityGraph: ActionModule = {
   name: "queryEntityGraph",

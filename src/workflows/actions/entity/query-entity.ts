@@ -5,9 +5,9 @@
 // `includeCount`) and `warnings`.
 import { queryBody } from "../../../entity/query/routes";
 import { runQuery, type QueryInput } from "../../../entity/query/service";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
-import { camelSchema, restBody } from "../rest-body";
+import { camelSchema, restBody } from "../../../lib/rest-body";
 
 export const queryEntity: ActionModule = {
   name: "queryEntity",

@@ -4,9 +4,9 @@
 // another tenant's or already deleted).
 import { bulkDeleteBody } from "../../../entity/entities/routes";
 import { bulkDeleteEntities } from "../../../entity/entities/service";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
-import { camelSchema } from "../rest-body";
+import { camelSchema } from "../../../lib/rest-body";
 
 export const removeEntities: ActionModule<{ ids: string[] }> = {
   name: "removeEntities",

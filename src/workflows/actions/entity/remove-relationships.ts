@@ -10,9 +10,9 @@
 import { exactlyOneOf, forbidden, uuidSchema } from "../../../lib/schemas";
 import { MAX_REMOVE_IDS, removeLinks, removeLinksBetween } from "../../../entity/relationships/link-set";
 import { RULE_NAME } from "../../../entity/relationships/routes";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
-import { camelSchema, restBody } from "../rest-body";
+import { camelSchema, restBody } from "../../../lib/rest-body";
 
 const body = {
   type: "object",

@@ -10,9 +10,9 @@ import type { RowSource } from "../../../entity/upsert/body-scan";
 import { upsertBody } from "../../../entity/upsert/routes";
 import { rowSchema } from "../../../entity/upsert/rows";
 import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
-import { camelSchema, restBody } from "../rest-body";
+import { camelSchema, restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
 
 // The body with its rows described, as the route documents it: here the

@@ -8,9 +8,9 @@
 import { ApiError } from "../../../lib/errors";
 import { createLink, getLink, type CreateLinkInput } from "../../../entity/relationships/links";
 import { linkBody } from "../../../entity/relationships/routes";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
-import { camelSchema, restBody } from "../rest-body";
+import { camelSchema, restBody } from "../../../lib/rest-body";
 
 export const upsertRelationship: ActionModule = {
   name: "upsertRelationship",

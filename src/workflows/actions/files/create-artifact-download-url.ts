@@ -4,7 +4,7 @@
 import { uuidSchema } from "../../../lib/schemas";
 import { artifactVersionSchema } from "../../../lib/files/schemas";
 import { artifactDownloadUrl, DOWNLOAD_TTL } from "../../../entity/artifacts/service";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 
 interface CreateArtifactDownloadUrlConfig {

@@ -3,7 +3,7 @@
 // on the service's public origin, never outliving the file.
 import { LINK_TTL, tempFileDownloadUrl } from "../../../entity/temp-files/service";
 import { tempFileIdSchema } from "../file-ref";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 
 interface CreateTempFileDownloadUrlConfig {

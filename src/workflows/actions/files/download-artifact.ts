@@ -7,7 +7,7 @@ import { uuidSchema } from "../../../lib/schemas";
 import { artifactVersionSchema } from "../../../lib/files/schemas";
 import { readArtifact } from "../../../entity/artifacts/service";
 import { saveTempFile } from "../file-ref";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 

@@ -2,7 +2,7 @@
 // `text` or as `base64`, capped by `maxTextBytes` (of the file's bytes);
 // `entity:read`, as `GET /entity/temp-files/{id}` is.
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { base64Of, maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 

@@ -3,7 +3,7 @@
 import { pageOf } from "../../../lib/pagination";
 import { paginationQuery, uuidSchema } from "../../../lib/schemas";
 import { listArtifacts } from "../../../entity/artifacts/service";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 
 interface ListEntityArtifactsConfig {

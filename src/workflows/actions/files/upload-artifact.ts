@@ -9,7 +9,7 @@ import { storeArtifactVersion } from "../../../entity/artifacts/service";
 import type { Upload } from "../../../lib/files/object-store";
 import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
 

@@ -3,7 +3,7 @@
 import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { forbidden } from "../../../lib/schemas";
 import { saveTempFile } from "../file-ref";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
 

@@ -8,7 +8,7 @@
 import type { ActionModule } from "../types";
 import { callbackUrl } from "./callback-link";
 import type { CallbackDelivery } from "./callback-routes";
-import { bodyPreview, delays, failureError, prepare, retryAfter, send } from "./request";
+import { bodyPreview, delays, failureError, prepare, retryAt, send } from "../../../lib/outbound/request";
 import { bodyRule, httpProperties, payloadOf, type HttpConfig } from "./http";
 import { errorValue } from "../../../lib/errors";
 
@@ -92,8 +92,8 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
       };
     }
     const sent = await send(prepared, config, ctx, !config.binaryUpload);
-    const retry = retryAfter(sent, rec.attempt, config, bounds, ctx, armed);
-    if (retry) return retry;
+    const until = retryAt(sent, rec.attempt, config, bounds, ctx);
+    if (until !== undefined) return { kind: "wait", retry: true, until, detail: armed };
     if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx), detail: armed };
     const { status } = sent.response;
     if (status >= 200 && status < 300) return { kind: "wait", until: deadline, detail: { ...armed, awaiting: true } };

@@ -3,12 +3,12 @@
 // the result. After the last attempt a 4xx or 5xx answer is still a result,
 // so the action's `errorWhen` (by default `result.status >= 400`) decides.
 import { tempFileIdSchema, openTempFile } from "../file-ref";
-import { withPermissions } from "../services";
+import { withPermissions } from "../../../access/confined-services";
 import type { ActionContext, ActionModule } from "../types";
 import type { ActionOutcome } from "../../engine/types";
 import type { JsonSchema } from "../../../lib/validate";
 import { forbidden } from "../../../lib/schemas";
-import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAfter, send, validationError, type Payload, type RequestConfig } from "./request";
+import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAt, send, validationError, type Payload, type RequestConfig } from "../../../lib/outbound/request";
 
 export interface HttpConfig extends RequestConfig {
   method?: (typeof HTTP_METHODS)[number];
@@ -46,16 +46,13 @@ export async function payloadOf(config: HttpConfig, ctx: ActionContext): Promise
   if (!config.binaryUpload) return jsonPayload(config, config.body);
   if (config.body !== undefined) return { kind: "error", error: validationError("config.binaryUpload: cannot be set together with body") };
   const { tempFileId } = config.binaryUpload;
-  let payload: Payload | undefined;
   // An unknown or expired file is the action's 404, as the REST download answers it.
-  const refusal = await withPermissions(ctx, ["entity:read"], async (services) => {
+  return withPermissions(ctx, ["entity:read"], async (services): Promise<Payload> => {
     const file = await openTempFile(services, tempFileId);
     // Read whole (at most 25 MiB): the client sends bytes, and a retry reads the file again.
     const bytes = new Uint8Array(await new Response(file.body).arrayBuffer());
-    payload = { ...jsonPayload(config, undefined), body: bytes, contentType: file.ref.content_type };
-    return { kind: "success", result: null };
+    return { ...jsonPayload(config, undefined), body: bytes, contentType: file.ref.content_type };
   });
-  return payload ?? refusal;
 }
 
 export const http: ActionModule<HttpConfig> = {
@@ -70,8 +67,8 @@ export const http: ActionModule<HttpConfig> = {
     if ("error" in prepared) return { kind: "error", error: prepared.error };
     // A file's bytes are not sent twice in one attempt: a refreshed token waits for the next one.
     const sent = await send(prepared, config, ctx, !config.binaryUpload);
-    const retry = retryAfter(sent, invocation.record.attempt, config, bounds, ctx);
-    if (retry) return retry;
+    const until = retryAt(sent, invocation.record.attempt, config, bounds, ctx);
+    if (until !== undefined) return { kind: "wait", retry: true, until };
     if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx) };
     return { kind: "success", result: responseResult(sent.response, ctx) };
   },

@@ -3,7 +3,7 @@
 // provider's answer is reduced to what a workflow reads: the content, the
 // message, why it stopped, the usage and the model that answered.
 import type { ActionModule } from "../types";
-import { bodyPreview, delays, failureError, knobProperties, prepare, requestProperties, retryAfter, send, validationError, type RequestConfig } from "./request";
+import { bodyPreview, delays, failureError, knobProperties, prepare, requestProperties, retryAt, send, validationError, type RequestConfig } from "../../../lib/outbound/request";
 import { errorValue } from "../../../lib/errors";
 
 /** Appended to the provider's base URL unless the URL already ends with it. */
@@ -80,8 +80,8 @@ export const llmCallback: ActionModule<LlmCallbackConfig> = {
     );
     if ("error" in prepared) return { kind: "error", error: prepared.error };
     const sent = await send(prepared, config, ctx);
-    const retry = retryAfter(sent, invocation.record.attempt, config, bounds, ctx);
-    if (retry) return retry;
+    const until = retryAt(sent, invocation.record.attempt, config, bounds, ctx);
+    if (until !== undefined) return { kind: "wait", retry: true, until };
     if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx) };
     const { status } = sent.response;
     const preview = bodyPreview(sent.response, ctx);

@@ -4,7 +4,7 @@ import { EncryptedPDFError, ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
 import { ApiError } from "../../../lib/errors";
 import { overLimit } from "../archive/limits";
 import { openTempFile, saveTempFile, type FileRef } from "../file-ref";
-import type { RunServices } from "../services";
+import type { ConfinedServices } from "../../../access/confined-services";
 import { MAX_PDF_PAGES } from "./limits";
 
 export interface LoadedPdf {
@@ -18,7 +18,7 @@ export interface LoadedPdf {
  * reference before its bytes are read, and may refuse it. Not a PDF,
  * encrypted, no pages or too many: 422 naming the file.
  */
-export async function loadPdf(services: RunServices, tempFileId: string, admit?: (ref: FileRef) => void): Promise<LoadedPdf> {
+export async function loadPdf(services: ConfinedServices, tempFileId: string, admit?: (ref: FileRef) => void): Promise<LoadedPdf> {
   const { ref, body } = await openTempFile(services, tempFileId);
   try {
     admit?.(ref);
@@ -46,7 +46,7 @@ function refused(ref: FileRef, why: string): ApiError {
 }
 
 /** Pages `first`..`last` (1-based, inclusive) of `source` as a new PDF temp file. */
-export async function savePages(services: RunServices, source: LoadedPdf, first: number, last: number): Promise<FileRef> {
+export async function savePages(services: ConfinedServices, source: LoadedPdf, first: number, last: number): Promise<FileRef> {
   const part = await PDFDocument.create({ updateMetadata: false });
   const indices = Array.from({ length: last - first + 1 }, (_, i) => first - 1 + i);
   for (const page of await part.copyPages(source.doc, indices)) part.addPage(page);

@@ -1,8 +1,8 @@
-// runPrincipal: a run acts with exactly its bound policy's grants.
+// policyPrincipal: a run acts with exactly its bound policy's grants.
 import { env } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import { Database, tenantDb } from "../../src/db/client";
-import { runPrincipal } from "../../src/workflows/engine/principal";
+import { policyPrincipal } from "../../src/access/policy-principal";
 import { hasPermission } from "../../src/gateway/principal";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
@@ -10,7 +10,7 @@ import { createEntity, createProductType } from "../support/entities";
 const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
 afterAll(() => database.close());
 
-const principalOf = (t: TenantCreds, policyId: string | null) => tenantDb(database, t.tenantId).tx((sql) => runPrincipal(sql, policyId));
+const principalOf = (t: TenantCreds, policyId: string | null) => tenantDb(database, t.tenantId).tx((sql) => policyPrincipal(sql, policyId));
 
 async function createPolicy(t: TenantCreds, grants: object[]): Promise<string> {
   const res = await call("POST", "/access/policies", { auth: t.auth, body: { name: `pol-${crypto.randomUUID().slice(0, 8)}`, grants } });
@@ -18,7 +18,7 @@ async function createPolicy(t: TenantCreds, grants: object[]): Promise<string> {
   return res.json.data.id;
 }
 
-describe("runPrincipal", () => {
+describe("policyPrincipal", () => {
   it("folds the policy's unnarrowed grants into permissions and its narrowed entity grants into scoped", async () => {
     const t = await createTenant();
     await createProductType(t.auth);

@@ -1,7 +1,7 @@
-// Activation env: the stored values are a patch over the definition's
-// `config.env` defaults. A write merges (a key set sets, null unsets,
-// unmentioned keys keep their value); a default of null is a sentinel the
-// activating tenant must supply.
+// Values stored per activation (a workflow's env; an app's config scopes) are
+// a patch over the definition's defaults. A write merges (a key set sets,
+// null unsets, unmentioned keys keep their value); a default of null is a
+// sentinel the activating tenant must supply.
 export type Env = Record<string, unknown>;
 
 /** The stored values after a write: `patch` merged over `stored`, null removing a key. */

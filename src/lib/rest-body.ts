@@ -1,11 +1,11 @@
-// The entity actions take the body of the REST route they stand for, with its
-// keys in camelCase as every key of a definition is. The config schema is
+// A workflow action or an app command that stands for a REST route takes that
+// route's body with its keys in camelCase, as every key of a document is. The config schema is
 // that route's body schema with its declared property names renamed, so the
 // rules (types, bounds, one-of pairs) are the route's own; the resolved
 // config goes back to the route's body by the same schema before the service
 // sees it. Values under keys no schema declares (a filter, attributes) are
 // data and keep their keys as written.
-import type { JsonSchema } from "../../lib/validate";
+import type { JsonSchema } from "./validate";
 
 type Node = Record<string, unknown>;
 

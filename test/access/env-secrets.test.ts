@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { tenantDb } from "../../src/db/client";
-import { missingSecretsIn, resolveEnvSecrets } from "../../src/workflows/engine/secrets";
+import { resolveEnvSecrets } from "../../src/access/secrets/env-secrets";
+import { missingSecretsIn } from "../../src/lib/secret-markers";
 import { call, createTenant, withSystemDb } from "../support/api";
 
 describe("resolveEnvSecrets", () => {

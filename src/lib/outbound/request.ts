@@ -1,22 +1,26 @@
-// What the outbound actions (`http`, `httpCallback`, `llmCallback`) share:
-// the request knobs and their ranges, building the request from a config,
+// What every configured outbound request shares (the workflow actions
+// `http`, `httpCallback` and `llmCallback`; an app's `$http` source): the
+// request knobs and their ranges, building the request from a config,
 // sending it with its credentials (an OAuth2 token refused with 401 is
 // refreshed once), the answer as a result, and when a failed attempt is
 // tried again.
-import type { AuthProfile } from "../../../definition/language/workflow-schema";
-import { WORKFLOW_LANGUAGE_SCHEMA } from "../../../definition/language/workflow-schema";
-import { outboundFetch } from "../../../lib/outbound/client";
-import { outboundRunError } from "../../../lib/outbound/errors";
-import { backoffDelay, isRetryable } from "../../../lib/outbound/retry";
-import { OutboundError, type OutboundResponse } from "../../../lib/outbound/types";
-import type { JsonSchema } from "../../../lib/validate";
-import type { ActionOutcome } from "../../engine/types";
-import type { ActionContext } from "../types";
-import { authorize, type Credentials } from "../../../lib/outbound/auth-profiles";
-import { credentialsFor } from "./profiles";
-import { errorValue, type ErrorValue } from "../../../lib/errors";
+import { AUTH_PROFILE_SCHEMA, type AuthProfile } from "./profile-schema";
+import { outboundFetch } from "./client";
+import { outboundRunError } from "./errors";
+import { backoffDelay, isRetryable } from "./retry";
+import { OutboundError, type OutboundEnv, type OutboundResponse } from "./types";
+import type { JsonSchema } from "../validate";
+import { authorize, type Credentials, type ProfileContext } from "./auth-profiles";
+import { credentialsFor, type ProfileSource } from "./profiles";
+import { errorValue, type ErrorValue } from "../errors";
 
-/** A response body larger than this fails the action (it would become part of the run's state). */
+/** What a request needs from its caller: the profiles it may name, the tenant's token cache, the masking of credentials, the time. */
+export interface OutboundContext extends ProfileSource, ProfileContext {
+  env: OutboundEnv & ProfileContext["env"];
+  now(): number;
+}
+
+/** A response body larger than this fails the request (a run would keep it as state; a render, in memory). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 export const DEFAULTS = { method: "GET", timeoutMs: 115_000, maxRetries: 2, initialRetryDelayMs: 15_000, maxRetryDelayMs: 60_000, redirect: "follow" } as const;
@@ -41,7 +45,7 @@ export const requestProperties: Record<"url" | "headers" | "query" | "auth", Jso
   auth: {
     anyOf: [
       { type: "string", minLength: 1 },
-      { type: "object", ...(WORKFLOW_LANGUAGE_SCHEMA.$defs.profile as unknown as JsonSchema) },
+      { type: "object", ...(AUTH_PROFILE_SCHEMA as unknown as JsonSchema) },
     ],
   },
   ...knobProperties,
@@ -95,7 +99,7 @@ export interface Payload {
 }
 
 /** Builds the request and checks its auth against it; an error outcome's error when either is refused. */
-export async function prepare(config: RequestConfig, payload: Payload, ctx: ActionContext): Promise<Prepared | { error: ErrorValue }> {
+export async function prepare(config: RequestConfig, payload: Payload, ctx: OutboundContext): Promise<Prepared | { error: ErrorValue }> {
   let url: URL;
   try {
     url = new URL(config.url);
@@ -120,7 +124,7 @@ export type Sent = { response: OutboundResponse } | { failure: OutboundError } |
  * more, unless `resend` is false (a body that must not go twice); a 401 to
  * a token minted for this very send is the target's answer.
  */
-export async function send(req: Prepared, knobs: Knobs, ctx: ActionContext, resend = true): Promise<Sent> {
+export async function send(req: Prepared, knobs: Knobs, ctx: OutboundContext, resend = true): Promise<Sent> {
   let auth = await authorize(req.credentials, ctx);
   if ("error" in auth) return auth;
   let sent = await sendOnce(req, auth.headers, auth.query, knobs, ctx);
@@ -131,7 +135,7 @@ export async function send(req: Prepared, knobs: Knobs, ctx: ActionContext, rese
   return sent;
 }
 
-async function sendOnce(req: Prepared, authHeaders: Record<string, string>, authQuery: [string, string][], knobs: Knobs, ctx: ActionContext): Promise<Sent> {
+async function sendOnce(req: Prepared, authHeaders: Record<string, string>, authQuery: [string, string][], knobs: Knobs, ctx: OutboundContext): Promise<Sent> {
   const url = new URL(req.url);
   for (const [k, v] of authQuery) url.searchParams.append(k, v);
   try {
@@ -155,26 +159,26 @@ async function sendOnce(req: Prepared, authHeaders: Record<string, string>, auth
 }
 
 /**
- * Whether a failed attempt is tried again: on 408, 425, 429, 5xx and a failed
- * connection (never a timeout), while this attempt is within `maxRetries`.
- * The outcome then waits for the back-off as the next attempt.
+ * When a failed attempt is tried again (epoch ms), if it is: on 408, 425,
+ * 429, 5xx and a failed connection (never a timeout), while this attempt is
+ * within `maxRetries`, after the back-off.
  */
-export function retryAfter(sent: Sent, attempt: number, knobs: Knobs, bounds: { initial: number; max: number }, ctx: ActionContext, detail?: unknown): ActionOutcome | undefined {
+export function retryAt(sent: Sent, attempt: number, knobs: Knobs, bounds: { initial: number; max: number }, ctx: Pick<OutboundContext, "now">): number | undefined {
   if ("error" in sent) return undefined;
   const retryable = "failure" in sent ? isRetryable(sent.failure) : isRetryable(sent.response);
   if (!retryable || attempt > (knobs.maxRetries ?? DEFAULTS.maxRetries)) return undefined;
-  return { kind: "wait", retry: true, until: ctx.now() + backoffDelay(attempt, bounds.initial, bounds.max), detail };
+  return ctx.now() + backoffDelay(attempt, bounds.initial, bounds.max);
 }
 
 /** A send that produced no answer, as the action's error (credentials masked). */
-export function failureError(sent: { failure: OutboundError } | { error: ErrorValue }, ctx: ActionContext): ErrorValue {
+export function failureError(sent: { failure: OutboundError } | { error: ErrorValue }, ctx: Pick<OutboundContext, "redact">): ErrorValue {
   return ctx.redact("error" in sent ? sent.error : outboundRunError(sent.failure));
 }
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /** A response as a result: `{ status, headers, body }`, the body parsed when it says JSON, else text. */
-export function responseResult(response: OutboundResponse, ctx: ActionContext): { status: number; headers: Record<string, string>; body: unknown } {
+export function responseResult(response: OutboundResponse, ctx: Pick<OutboundContext, "redact">): { status: number; headers: Record<string, string>; body: unknown } {
   const text = new TextDecoder().decode(response.body);
   let body: unknown = text;
   if (JSON_TYPE.test(response.headers["content-type"] ?? "") && text.trim() !== "") {
@@ -191,6 +195,6 @@ export function responseResult(response: OutboundResponse, ctx: ActionContext): 
 /** At most this many characters of a body appear in an error. */
 export const BODY_PREVIEW_CHARS = 200;
 
-export function bodyPreview(response: OutboundResponse, ctx: ActionContext): string {
+export function bodyPreview(response: OutboundResponse, ctx: Pick<OutboundContext, "redact">): string {
   return ctx.redact(new TextDecoder().decode(response.body.slice(0, 4 * BODY_PREVIEW_CHARS)).slice(0, BODY_PREVIEW_CHARS));
 }

@@ -1,9 +1,10 @@
-// Who a run acts as: exactly the grants of the access policy bound at
-// activation, folded as a token's grants are (access/permissions.ts). A run
-// has no user, no token and no roles; with no policy it may do nothing.
-import type { Sql } from "../../db/client";
-import { foldGrants, type GrantRow } from "../../access/permissions";
-import type { Principal } from "../../gateway/principal";
+// Who acts with an access policy alone (a workflow run; an app's commands):
+// exactly the grants of the bound policy, folded as a token's grants are
+// (permissions.ts). Such a principal has no user, no token and no roles; with
+// no policy it may do nothing.
+import type { Sql } from "../db/client";
+import { foldGrants, type GrantRow } from "./permissions";
+import type { Principal } from "../gateway/principal";
 
 const POLICY_GRANTS = `
   SELECT g.resource, g.actions, g.resource_name, g.resource_id, et.name AS entity_type
@@ -13,14 +14,14 @@ const POLICY_GRANTS = `
    WHERE g.tenant_id = $1 AND g.policy_id = $2`;
 
 /**
- * The run's principal, read in a tenant transaction (`sql.tenantId` names the
- * tenant). `userId` and `tokenId` are empty: nothing a run does is done by a
+ * The policy's principal, read in a tenant transaction (`sql.tenantId` names
+ * the tenant). `userId` and `tokenId` are empty: nothing it does is done by a
  * user or a token. `accessVersion` is the tenant's current one, so caches of
- * what the run may see are keyed as a caller's are.
+ * what it may see are keyed as a caller's are.
  */
-export async function runPrincipal(sql: Sql, policyId: string | null): Promise<Principal> {
+export async function policyPrincipal(sql: Sql, policyId: string | null): Promise<Principal> {
   const tenantId = sql.tenantId;
-  if (!tenantId) throw new Error("runPrincipal needs a tenant transaction");
+  if (!tenantId) throw new Error("policyPrincipal needs a tenant transaction");
   const { rows } = await sql.query<{ version: number }>(`SELECT coalesce((SELECT version FROM access_versions WHERE tenant_id = $1), 0) AS version`, [tenantId]);
   const grants = policyId === null ? [] : (await sql.query<GrantRow>(POLICY_GRANTS, [tenantId, policyId])).rows;
   const { permissions, scoped } = foldGrants(grants);

@@ -4,14 +4,11 @@
 // marker string instead of failing the walk: only what reads it fails (a
 // step's input: the job; an auth profile: the requests naming it).
 import type { TenantDb } from "../../db/client";
-import { resolveSecrets, secretRef, type WantedSecret } from "../../access/secrets/resolver";
-import type { SecretScope } from "../../access/secrets/secret-box";
+import { resolveSecrets, secretRef, type WantedSecret } from "./resolver";
+import type { SecretScope } from "./secret-box";
+import { missingSecretMarker } from "../../lib/secret-markers";
 
 const REFERENCE = /\{\{\s*secrets\.(tenant|user|company|team)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-/** NUL cannot reach an env value (the input guard refuses it), so the marker never collides with data. */
-const MARKER = /\u0000missing-secret:([^\u0000]+)\u0000/g;
-
-const marker = (ref: string) => `\u0000missing-secret:${ref}\u0000`;
 
 export interface ResolvedEnv {
   /** The env with every reference replaced by its value, or by a marker when it has none. */
@@ -41,21 +38,7 @@ export async function resolveEnvSecrets(tenant: TenantDb, masterKey: string, env
   const resolved: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(env)) {
     resolved[key] =
-      typeof value === "string" ? value.replace(REFERENCE, (_, scope: SecretScope, name: string) => values.get(secretRef(scope, name)) ?? marker(secretRef(scope, name))) : value;
+      typeof value === "string" ? value.replace(REFERENCE, (_, scope: SecretScope, name: string) => values.get(secretRef(scope, name)) ?? missingSecretMarker(secretRef(scope, name))) : value;
   }
   return { env: resolved, values: [...values.values()] };
-}
-
-/** The references a resolved value still carries as markers (what it read but has no value), in order, once each. */
-export function missingSecretsIn(value: unknown): string[] {
-  const found = new Set<string>();
-  const pending: unknown[] = [value];
-  while (pending.length) {
-    const v = pending.pop();
-    if (typeof v === "string") {
-      if (v.includes("\u0000missing-secret:")) for (const m of v.matchAll(MARKER)) found.add(m[1]);
-    } else if (Array.isArray(v)) pending.push(...v);
-    else if (v !== null && typeof v === "object") pending.push(...Object.values(v));
-  }
-  return [...found].sort();
 }
