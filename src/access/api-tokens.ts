@@ -9,13 +9,10 @@ import type { Principal } from "../gateway/principal";
 import { requireCovered } from "./escalation";
 import { powerOfRoles, rolesByName } from "./roles";
 import { newPat } from "./token-format";
+import type { FromSchema } from "json-schema-to-ts";
+import type { mintTokenBody } from "./schemas";
 
-export interface MintInput {
-  name: string;
-  expires_at?: string;
-  role_names?: string[];
-  user_id?: string;
-}
+export type MintInput = FromSchema<typeof mintTokenBody>;
 
 const publicColumns = {
   id: apiTokens.id,

@@ -1,155 +1,19 @@
 // /access/*: API tokens, users, roles, policies, grants and assignments, the caller itself.
-import { route, type RouteSpec } from "../lib/route";
+import { route } from "../lib/route";
 import { dataEnvelope, exactlyOneOf, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
-import { listTokens, mintToken, revokeToken } from "./api-tokens";
+import { listTokens, revokeToken } from "./api-tokens";
+import { mintTokenOperation } from "./mint-token";
 import { createRole, deleteRole, getRole, listRoles, updateRole } from "./roles";
 import { createUser, deleteUser, getUser, listUsers, setUserRoles, updateUser } from "./users";
-import { createPolicy, deletePolicy, getPolicy, grantFields, grantInput, grantNarrowing, listPolicies, updatePolicy } from "./policies";
+import { createPolicy, deletePolicy, getPolicy, grantFields, grantNarrowing, listPolicies, updatePolicy } from "./policies";
 import { createGrant, deleteGrant, listGrants } from "./grants";
 import { assignPolicy, listAssignments, unassignPolicy } from "./assignments";
 import { permissionStrings } from "../gateway/principal";
-
-const PERMISSION = "^(\\*|[a-z][a-z_]*):(\\*|[a-z][a-z_]*)$";
-
-const mintTokenBody = {
-  type: "object",
-  additionalProperties: false,
-  required: ["name"],
-  properties: {
-    name: { type: "string", minLength: 1, maxLength: 200 },
-    expires_at: { type: "string", format: "date-time" },
-    role_names: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true, maxItems: 50 },
-    user_id: { ...uuidSchema, description: "Mint for this user of the tenant instead of the caller's" },
-  },
-} as const;
-
-const mintedToken = {
-  type: "object",
-  required: ["id", "name", "client_id", "client_secret", "expires_at", "created_at", "user_id", "role_names"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    client_id: { type: "string" },
-    client_secret: { type: "string", description: "Shown once; only its hash is stored" },
-    expires_at: { type: ["string", "null"] },
-    created_at: { type: "string" },
-    user_id: { type: "string" },
-    role_names: { type: "array", items: { type: "string" } },
-  },
-} as const;
-
-/**
- * Minting a token, declared once: it is offered at two paths (this one and
- * POST /auth/tokens/api), each documented, with one schema and one handler.
- */
-export function mintTokenRoute(path: string, tag: string, summary: string): RouteSpec {
-  return route({
-    method: "post",
-    path,
-    tag,
-    summary,
-    permission: ["access", "create"],
-    // Not idempotent: a replay would need the raw secret stored (only its hash is kept) and would show it twice.
-    body: mintTokenBody,
-    responses: { 201: { description: "Minted; client_secret is shown only here", schema: dataEnvelope(mintedToken) } },
-    handler: async (c, { body }) => c.json({ data: await mintToken(c.var.ctx.tenant, c.var.ctx.principal, body, c.var.ctx.clock.now()) }, 201),
-  });
-}
-
-const tokenItem = {
-  type: "object",
-  required: ["id", "name", "client_id", "expires_at", "revoked_at", "created_at"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    client_id: { type: "string" },
-    expires_at: { type: ["string", "null"] },
-    revoked_at: { type: ["string", "null"] },
-    created_at: { type: "string" },
-  },
-} as const;
-
-const roleItem = {
-  type: "object",
-  required: ["id", "name", "permissions", "created_at", "updated_at"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    permissions: { type: "array", items: { type: "string" } },
-    created_at: { type: "string" },
-    updated_at: { type: "string" },
-  },
-} as const;
-
-const roleName = { type: "string", minLength: 1, maxLength: 200 } as const;
-const permissionList = { type: "array", items: { type: "string", pattern: PERMISSION }, maxItems: 200 } as const;
-const roleNames = { type: "array", items: roleName, uniqueItems: true, maxItems: 50 } as const;
-
-const userItem = {
-  type: "object",
-  required: ["id", "email", "name", "is_active", "role_names", "created_at", "updated_at"],
-  properties: {
-    id: uuidSchema,
-    email: { type: ["string", "null"] },
-    name: { type: ["string", "null"] },
-    is_active: { type: "boolean" },
-    role_names: { type: "array", items: { type: "string" } },
-    created_at: { type: "string" },
-    updated_at: { type: "string" },
-  },
-} as const;
-
-const userName = { type: ["string", "null"], minLength: 1, maxLength: 200 } as const;
-
-const grantItem = {
-  type: "object",
-  required: ["id", "policy_id", "resource", "actions", "resource_name", "resource_id"],
-  properties: {
-    id: uuidSchema,
-    policy_id: uuidSchema,
-    resource: { type: "string" },
-    actions: { type: "array", items: { type: "string" } },
-    resource_name: { type: ["string", "null"] },
-    resource_id: { type: ["string", "null"] },
-  },
-} as const;
-
-const policyItem = {
-  type: "object",
-  required: ["id", "name", "description", "grants", "created_at", "updated_at"],
-  properties: {
-    id: uuidSchema,
-    name: { type: "string" },
-    description: { type: ["string", "null"] },
-    grants: { type: "array", items: grantItem },
-    created_at: { type: "string" },
-    updated_at: { type: "string" },
-  },
-} as const;
-
-const policyFields = {
-  name: { type: "string", minLength: 1, maxLength: 200 },
-  description: { type: ["string", "null"], maxLength: 2000 },
-  grants: { type: "array", items: grantInput, maxItems: 200 },
-} as const;
-
-const assignmentItem = {
-  type: "object",
-  required: ["id", "policy_id", "role_name", "user_id", "created_at"],
-  properties: { id: uuidSchema, policy_id: uuidSchema, role_name: { type: ["string", "null"] }, user_id: { type: ["string", "null"] }, created_at: { type: "string" } },
-} as const;
-
-const assigneeFields = { role_name: roleName, user_id: uuidSchema } as const;
-
-/** What a hard delete answers. */
-const deleted = { type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } } as const;
-
-const listQuery = { type: "object", additionalProperties: false, properties: paginationQuery } as const;
-const byId = { id: uuidSchema } as const;
+import { tokenItem, roleItem, roleName, permissionList, roleNames, userItem, userName, grantItem, policyItem, policyFields, assignmentItem, assigneeFields, deleted, listQuery, byId } from "./schemas";
 
 export const accessRoutes = [
-  mintTokenRoute("/access/api-tokens", "access", "Mint a personal access token"),
+  route({ ...mintTokenOperation, path: "/access/api-tokens", tag: "access", summary: "Mint a personal access token" }),
   route({
     method: "get",
     path: "/access/api-tokens",

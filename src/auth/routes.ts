@@ -5,25 +5,11 @@ import type { HonoEnv } from "../env";
 import { route } from "../lib/route";
 import { jsonBody } from "../lib/body";
 import type { JsonSchema } from "../lib/validate";
-import { mintTokenRoute } from "../access/routes";
+import { mintTokenOperation } from "../access/mint-token";
 import { CLIENT_CHALLENGE, unauthorized, verifyPat } from "./credentials";
 import { basicClient, checkBodyBesideBasic, type ClientCredentials } from "./client-auth";
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
-
-/** The token request as documented: the client's credentials are body fields only when no Basic header carries them. */
-const tokenRequest = {
-  type: "object",
-  required: ["grant_type"],
-  properties: {
-    grant_type: { const: "client_credentials" },
-    client_id: { type: "string", minLength: 1, maxLength: 200, description: "Required unless the client authenticates with Authorization: Basic" },
-    client_secret: { type: "string", minLength: 1, maxLength: 500, description: "Required unless the client authenticates with Authorization: Basic; never together with it" },
-    scope: { type: "string", description: "Accepted and ignored" },
-  },
-} as const;
-
-/** Without a Basic header the body must name and authenticate the client. */
-const bodyClientRequest = { ...tokenRequest, required: ["grant_type", "client_id", "client_secret"] } as const;
+import { tokenRequest, bodyClientRequest } from "./schemas";
 
 /** The body as JSON or form-encoded, checked against `schema`, as the route declaration would read a declared body. */
 const readTokenRequest = <T>(c: Context<HonoEnv>, schema: JSONSchema) => jsonBody<T>(c, schema as JsonSchema, true);
@@ -72,5 +58,5 @@ export const authRoutes = [
       return c.json({ access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
     },
   }),
-  mintTokenRoute("/auth/tokens/api", "auth", "Mint a personal access token (same as POST /access/api-tokens)"),
+  route({ ...mintTokenOperation, path: "/auth/tokens/api", tag: "auth", summary: "Mint a personal access token (same as POST /access/api-tokens)" }),
 ];

@@ -3,20 +3,12 @@
 // otherwise take them as ids.
 import type { JSONSchema } from "json-schema-to-ts";
 import { route } from "../lib/route";
-import { dataEnvelope, exactlyOneOf, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
+import { dataEnvelope, freeFormObject, listEnvelope, paginationQuery } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { JOB_LANGUAGE_SCHEMA, WORKFLOW_LANGUAGE_SCHEMA } from "./language/workflow-schema";
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow, validateWorkflow } from "./workflows";
 import { getJob, listJobs, publishJob } from "./jobs";
-
-const WORKFLOW_NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^\\S(.*\\S)?$" } as const;
-/** Reference steps name jobs by this key. */
-const JOB_NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$" } as const;
-const DESCRIPTION = { type: "string", maxLength: 4000 } as const;
-/** The YAML text as written; parsed into `definition_json`. */
-const SOURCE_YAML = { type: "string", minLength: 1 } as const;
-
-const documentFields = { definition_json: freeFormObject, source_yaml: SOURCE_YAML } as const;
+import { JOB_NAME, workflowBody, validateBody, workflowItem, jobItem, validation, byId } from "./schemas";
 
 /**
  * A language schema as OpenAPI components: its `$defs` become components
@@ -40,65 +32,7 @@ function asComponents(name: string, schema: { $defs: Record<string, unknown> }) 
 const workflowLanguage = asComponents("WorkflowDefinition", WORKFLOW_LANGUAGE_SCHEMA);
 const jobLanguage = asComponents("JobDefinition", JOB_LANGUAGE_SCHEMA);
 
-// The handlers validate the documents themselves (every problem at once, by
-// the language's own checks); the OpenAPI description shows the language schema.
-const workflowBody = {
-  type: "object",
-  additionalProperties: false,
-  required: ["name"],
-  properties: { name: WORKFLOW_NAME, description: DESCRIPTION, ...documentFields },
-  ...exactlyOneOf("definition_json", "source_yaml"),
-} as const;
-
 const documentedWorkflowBody = { ...workflowBody, properties: { ...workflowBody.properties, definition_json: workflowLanguage.ref } };
-
-const validateBody = { ...workflowBody, required: [] } as const;
-
-const workflowItem = {
-  type: "object",
-  required: ["id", "name", "description", "status", "version", "definition_json", "job_refs", "created_at", "updated_at"],
-  properties: {
-    id: uuidSchema,
-    name: { type: "string" },
-    description: { type: ["string", "null"] },
-    status: { enum: ["draft", "active"] },
-    version: { type: "integer", minimum: 1 },
-    definition_json: freeFormObject,
-    source_yaml: { type: "string", description: "The YAML as written, when the definition was saved from YAML" },
-    job_refs: {
-      type: "object",
-      additionalProperties: uuidSchema,
-      description: "Reference step id → the job definition id it was bound to at this version's save",
-    },
-    created_at: { type: "string" },
-    updated_at: { type: "string" },
-  },
-} as const;
-
-const jobItem = {
-  type: "object",
-  required: ["id", "name", "version", "status", "definition_json", "created_at"],
-  properties: {
-    id: uuidSchema,
-    name: { type: "string" },
-    version: { type: "integer", minimum: 1 },
-    status: { const: "active" },
-    definition_json: freeFormObject,
-    created_at: { type: "string" },
-  },
-} as const;
-
-const validation = {
-  type: "object",
-  required: ["valid", "errors"],
-  properties: {
-    valid: { type: "boolean" },
-    errors: { type: "array", items: { type: "string" }, description: "One `<path>: <reason>` line per problem, as a save would answer them" },
-    code: { const: "SECRET_REF_IN_DEFINITION", description: "Present when the document holds a secret reference" },
-  },
-} as const;
-
-const byId = { id: uuidSchema } as const;
 
 export const definitionRoutes = [
   route({

@@ -1,22 +1,8 @@
 // /event/events: the entity event records, read-only, newest last, keyset-paged.
 import { route } from "../lib/route";
-import { freeFormObject, uuidSchema } from "../lib/schemas";
+import { uuidSchema } from "../lib/schemas";
 import { listEvents } from "./service";
-
-const eventItem = {
-  type: "object",
-  required: ["id", "action", "entity_id", "entity_type", "suppressed", "payload", "created_at", "delivered_at"],
-  properties: {
-    id: { type: "string" },
-    action: { enum: ["created", "updated", "deleted", "merged"] },
-    entity_id: { type: "string" },
-    entity_type: { type: "object", required: ["id", "name"], properties: { id: { type: "string" }, name: { type: ["string", "null"] } } },
-    suppressed: { type: "boolean" },
-    payload: { ...freeFormObject, description: "The entity as the event left it (payload.entity), with what the action adds" },
-    created_at: { type: "string" },
-    delivered_at: { type: ["string", "null"] },
-  },
-} as const;
+import { eventItem } from "./schemas";
 
 export const eventRoutes = [
   route({

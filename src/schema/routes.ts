@@ -3,24 +3,7 @@ import { route } from "../lib/route";
 import { dataEnvelope, listEnvelope, paginationQuery } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { getSchema, listSchemas, registerSchema, validateAgainst } from "./registry";
-
-/** A JSON Schema: an object of any keywords, or true or false. */
-const JSON_SCHEMA = { type: ["object", "boolean"], additionalProperties: true } as const;
-
-const NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$" } as const;
-
-const schemaItem = {
-  type: "object",
-  required: ["id", "name", "version", "schema", "created_at"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    version: { type: "integer" },
-    schema: JSON_SCHEMA,
-    created_at: { type: "string" },
-    source_type: { const: "shared", description: "Present on a schema version another tenant shares with this one" },
-  },
-} as const;
+import { JSON_SCHEMA, NAME, schemaItem } from "./schemas";
 
 export const schemaRoutes = [
   route({

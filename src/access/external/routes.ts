@@ -6,61 +6,12 @@ import type { FromSchema } from "json-schema-to-ts";
 import type { HonoEnv } from "../../env";
 import { readJson } from "../../lib/body";
 import { route } from "../../lib/route";
-import { dataEnvelope, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, listEnvelope, paginationQuery } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { validate, validationFailed } from "../../lib/validate";
 import { createCompany, getCompany, listCompanies, updateCompany } from "./companies";
 import { createExternalUser, getExternalUser, listExternalUsers, updateExternalUser } from "./users";
-
-const provider = { type: "string", minLength: 1, maxLength: 200 } as const;
-const externalId = { type: "string", minLength: 1, maxLength: 500 } as const;
-const email = { type: "string", format: "email", maxLength: 320 } as const;
-const nullableName = { type: ["string", "null"], minLength: 1, maxLength: 200 } as const;
-const nullableMetadata = { ...freeFormObject, type: ["object", "null"] } as const;
-
-const companyItem = {
-  type: "object",
-  required: ["id", "provider", "external_id", "name", "metadata", "is_active", "created_at", "updated_at"],
-  properties: {
-    id: uuidSchema,
-    provider: { type: "string" },
-    external_id: { type: "string" },
-    name: { type: ["string", "null"] },
-    metadata: nullableMetadata,
-    is_active: { type: "boolean" },
-    created_at: { type: "string" },
-    updated_at: { type: "string" },
-  },
-} as const;
-
-const externalUserItem = {
-  type: "object",
-  required: ["id", "provider", "external_id", "email", "user_id", "is_active", "created_at", "updated_at"],
-  properties: {
-    id: uuidSchema,
-    provider: { type: "string" },
-    external_id: { type: "string" },
-    email: { type: ["string", "null"] },
-    user_id: uuidSchema,
-    is_active: { type: "boolean" },
-    created_at: { type: "string" },
-    updated_at: { type: "string" },
-  },
-} as const;
-
-const companyChange = {
-  type: "object",
-  additionalProperties: false,
-  properties: { name: nullableName, metadata: nullableMetadata, is_active: { type: "boolean" } },
-} as const;
-
-const externalUserChange = {
-  type: "object",
-  additionalProperties: false,
-  properties: { email, is_active: { type: "boolean" } },
-} as const;
-
-const IDENTITY = ["provider", "external_id"] as const;
+import { provider, externalId, email, nullableName, nullableMetadata, companyItem, externalUserItem, companyChange, externalUserChange, IDENTITY, byId } from "./schemas";
 
 /**
  * A change body, read by the handler so that naming the identity fields says
@@ -72,8 +23,6 @@ async function changeBody<T>(c: Context<HonoEnv>, schema: object): Promise<T> {
   if (named.length) throw validationFailed(named.map((k) => `${k}: cannot be changed`), `${named.join(" and ")} cannot be changed`);
   return validate<T>(schema, raw);
 }
-
-const byId = { id: uuidSchema } as const;
 
 export const externalRoutes = [
   route({

@@ -2,28 +2,8 @@
 import { route } from "../../lib/route";
 import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
-import { shares } from "../../db/schema";
 import { createShare, deleteShare, getShare, listOutgoing, listReceived } from "./store";
-
-const RESOURCE_TYPE = { enum: shares.resourceType.enumValues } as const;
-
-const shareProperties = {
-  id: uuidSchema,
-  resource_type: RESOURCE_TYPE,
-  resource_id: uuidSchema,
-  target_tenant_id: uuidSchema,
-  actions: { type: "array", items: { type: "string" } },
-  source: { enum: ["api", "manifest"], description: "`manifest` for shares an app spec's manifest provisions" },
-  created_at: { type: "string" },
-} as const;
-
-const shareItem = { type: "object", required: Object.keys(shareProperties), properties: shareProperties } as const;
-
-const receivedItem = {
-  type: "object",
-  required: [...Object.keys(shareProperties), "owner_tenant_id"],
-  properties: { ...shareProperties, owner_tenant_id: { ...uuidSchema, description: "The tenant that made the share" } },
-} as const;
+import { RESOURCE_TYPE, shareItem, receivedItem } from "./schemas";
 
 export const shareRoutes = [
   route({

@@ -9,53 +9,8 @@ import { capabilityQuery, verifyLink } from "../../lib/files/capability";
 import { attachment, fileResponse, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { artifactVersionSchema, contentTypeSchema, fileNameSchema, linkSchema } from "../../lib/files/schemas";
-import {
-  artifactDownloadUrl,
-  confirmArtifact,
-  createUploadUrl,
-  deleteArtifact,
-  DOWNLOAD_TTL,
-  listArtifacts,
-  readArtifact,
-  readLinkedVersion,
-  receiveUpload,
-  UPLOAD_TTL,
-  type StoredFile,
-} from "./service";
-
-const versionFields = {
-  content_type: { type: "string" },
-  version: { type: "integer", description: "1, 2, … per artifact; a pending version holds the next number" },
-  status: { enum: ["pending", "confirmed"] },
-  size: { type: ["integer", "null"], description: "Bytes; null until uploaded" },
-  checksum: { type: ["string", "null"], description: "Lowercase hex SHA-256 of the bytes; null until uploaded" },
-  created_at: { type: "string" },
-  confirmed_at: { type: ["string", "null"] },
-} as const;
-
-const versionRequired = ["content_type", "version", "status", "size", "checksum", "created_at", "confirmed_at"] as const;
-
-const artifactSchema = {
-  type: "object",
-  required: ["id", "entity_id", "artifact_type", "filename", ...versionRequired],
-  properties: {
-    id: uuidSchema,
-    entity_id: uuidSchema,
-    artifact_type: { type: "string" },
-    filename: { type: "string" },
-    ...versionFields,
-    versions: { type: "array", description: "Every version, newest first (include_versions=true)", items: { type: "object", required: versionRequired, properties: versionFields } },
-  },
-} as const;
-
-const ttlSchema = (ttl: { default: number; max: number }) => ({ type: "integer", minimum: 1, maximum: ttl.max, default: ttl.default, description: "Seconds the link is valid" }) as const;
-
-const downloadUrlInput = { type: "object", additionalProperties: false, properties: { ttl: ttlSchema(DOWNLOAD_TTL), version: artifactVersionSchema } } as const;
-const confirmBody = {
-  type: "object",
-  additionalProperties: false,
-  properties: { checksum: { type: "string", pattern: "^(sha256:)?[0-9a-f]{64}$", description: "Lowercase hex SHA-256 of the bytes, optionally prefixed sha256:" } },
-} as const;
+import { artifactDownloadUrl, confirmArtifact, createUploadUrl, deleteArtifact, listArtifacts, readArtifact, readLinkedVersion, receiveUpload, UPLOAD_TTL, type StoredFile } from "./service";
+import { artifactSchema, downloadUrlInput, confirmBody, ttlSchema } from "./schemas";
 
 function download(file: StoredFile): Response {
   return fileResponse(file.body, { "Content-Type": file.contentType, "Content-Disposition": attachment(file.filename) });

@@ -2,40 +2,9 @@
 import { route } from "../../lib/route";
 import { dataEnvelope, exactlyOneOf, forbidden, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
-import { configSchema, indexedAttributeSchema } from "./config";
+import { configSchema } from "./config";
 import { activateType, createType, getType, listTypes, patchType } from "./service";
-
-export const TYPE_NAME = { type: "string", minLength: 1, maxLength: 100, pattern: "^[A-Za-z][A-Za-z0-9_]*$" } as const;
-
-/** The config as stored and answered: every field there, defaults filled in. */
-const storedConfig = {
-  ...configSchema,
-  required: ["identifier_key", "indexed_attributes", "sort_by_updated_at", "name_search"],
-  properties: {
-    ...configSchema.properties,
-    indexed_attributes: {
-      ...configSchema.properties.indexed_attributes,
-      items: { ...indexedAttributeSchema, required: ["path", "type", "filterable", "sortable", "searchable"] },
-    },
-  },
-} as const;
-
-const entityTypeItem = {
-  type: "object",
-  required: ["id", "name", "status", "schema", "schema_name", "config", "created_at", "updated_at"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    status: { enum: ["draft", "active"] },
-    schema: { type: ["object", "boolean"], additionalProperties: true, description: "The JSON Schema entities are validated against (a registered one may be a boolean)" },
-    schema_name: { type: ["string", "null"] },
-    config: storedConfig,
-    created_at: { type: "string" },
-    updated_at: { type: "string" },
-  },
-} as const;
-
-const patchConfigSchema = { ...configSchema, required: [] } as const;
+import { TYPE_NAME, entityTypeItem, patchConfigSchema } from "./schemas";
 
 export const entityTypeRoutes = [
   route({

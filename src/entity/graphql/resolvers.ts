@@ -8,7 +8,7 @@ import { Kind, type GraphQLFieldResolver, type GraphQLResolveInfo, type Selectio
 import type { TenantDb } from "../../db/client";
 import { validate, validationFailed } from "../../lib/validate";
 import { ENTITY_COLUMNS, presentEntity, type EntityRow, type PresentedEntity } from "../entities/rows";
-import { queryBody } from "../query/routes";
+import { queryBody } from "../query/schemas";
 import { runQuery, type IncludeSpecInput, type QueryInput } from "../query/service";
 import type { SortEntry } from "../query/sort";
 import type { Batches } from "./batch";

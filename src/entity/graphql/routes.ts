@@ -1,25 +1,9 @@
 // /entity/graphql (docs/api.md, GraphQL): the tenant's
 // entities through GraphQL, answered by the REST query engine (resolvers.ts).
 import { route } from "../../lib/route";
-import { freeFormObject } from "../../lib/schemas";
 import { tenantSchema } from "./catalog";
 import { executeGraphql } from "./execute";
-
-const formattedError = {
-  type: "object",
-  required: ["message", "extensions"],
-  properties: {
-    message: { type: "string" },
-    locations: { type: "array", items: { type: "object", required: ["line", "column"], properties: { line: { type: "integer" }, column: { type: "integer" } } } },
-    path: { type: "array", items: { type: ["string", "integer"] } },
-    extensions: {
-      type: "object",
-      required: ["code"],
-      properties: { code: { type: "string" }, status: { type: "integer" }, details: freeFormObject },
-      additionalProperties: true,
-    },
-  },
-} as const;
+import { formattedError } from "./schemas";
 
 export const graphqlRoutes = [
   route({

@@ -10,18 +10,11 @@ import { capabilityQuery, verifyLink } from "../../lib/files/capability";
 import { attachment, fileResponse, fromHeaderText, headerText, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { linkSchema } from "../../lib/files/schemas";
-import { createTempFile, LINK_TTL, readTempFile, tempFileDownloadUrl, type NewTempFile, type TempFileView } from "./service";
+import { createTempFile, readTempFile, tempFileDownloadUrl, type NewTempFile, type TempFileView } from "./service";
+import { tempFileSchema, downloadUrlBody } from "./schemas";
 
 const NAME_HEADER = "X-Temp-File-Name";
 const OCTET_STREAM = "application/octet-stream";
-
-const tempFileSchema = {
-  type: "object",
-  required: ["id", "name", "content_type", "size", "expires_at"],
-  properties: { id: uuidSchema, name: { type: "string" }, content_type: { type: "string" }, size: { type: "integer" }, expires_at: { type: "string" } },
-} as const;
-
-const downloadUrlBody = { type: "object", additionalProperties: false, properties: { ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max, default: LINK_TTL.default } } } as const;
 
 /** A file of MAX_FILE_BYTES with room for its multipart framing. */
 const UPLOAD_BODY_LIMIT = MAX_FILE_BYTES + 1024 * 1024;

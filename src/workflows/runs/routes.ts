@@ -2,7 +2,6 @@
 // /workflows/schedules: the cron schedules of activated workflows.
 import type { FromSchema } from "json-schema-to-ts";
 import type { TenantDb } from "../../db/client";
-import { RUN_STATUSES } from "../../db/schema";
 import { decodeCursor } from "../../lib/cursor";
 import { ApiError } from "../../lib/errors";
 import { log } from "../../lib/logger";
@@ -14,18 +13,7 @@ import { validationFailed } from "../../lib/validate";
 import { runObject } from "./orchestrator";
 import { runDetail, runItem, scheduleItem } from "./record";
 import { cancelRun, retryRun, selectRun, selectRuns, selectSchedules, type RunFilter, type RunPosition } from "./store";
-
-const runListQuery = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    workflow_id: uuidSchema,
-    status_in: { type: "array", minItems: 1, items: { enum: RUN_STATUSES }, description: "Runs in any of these statuses (comma-separated)" },
-    entity_id: { ...uuidSchema, description: "Runs started by an event of this entity" },
-    ...paginationQuery,
-    cursor: { type: "string", maxLength: 500, description: "The next_cursor of the previous page, with the same filters and limit; not with page" },
-  },
-} as const;
+import { runListQuery, byId } from "./schemas";
 
 type RunListQuery = FromSchema<typeof runListQuery>;
 
@@ -76,8 +64,6 @@ function listRunsRoute(path: string): RouteSpec {
     handler: async (c, { query }) => c.json(await listRuns(c.var.ctx.tenant, c.var.ctx.secret, query ?? {})),
   });
 }
-
-const byId = { id: uuidSchema } as const;
 
 /**
  * Cancel and retry: the run's row moves first, in one conditional UPDATE

@@ -3,7 +3,7 @@
 // in one snapshot and the same line writer, streamed into the file as pages
 // come. The options are the export body's, in camelCase.
 import { exportStream, prepareExport, type ExportInput } from "../../../entity/csv/export";
-import { exportBody } from "../../../entity/csv/routes";
+import { exportBody } from "../../../entity/csv/schemas";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { saveTempFile } from "../file-ref";
 import { camelSchema, restBody } from "../../../lib/rest-body";

@@ -2,7 +2,7 @@
 // the graph query body in camelCase (nested `include` entries too); the
 // result is the route's answer: `data` with `roots`, `nodes`, `edges` and
 // `page_info`, and `warnings` beside it when there are any.
-import { graphBody } from "../../../entity/query/graph-routes";
+import { graphBody } from "../../../entity/query/schemas";
 import { runGraphQuery, type GraphQueryInput } from "../../../entity/query/graph";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";

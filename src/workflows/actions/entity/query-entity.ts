@@ -3,7 +3,7 @@
 // `next_cursor` (keyset, when a full page came back; pass it back as
 // `cursor`), `pagination` (with `page`), `count` and `count_strategy` (with
 // `includeCount`) and `warnings`.
-import { queryBody } from "../../../entity/query/routes";
+import { queryBody } from "../../../entity/query/schemas";
 import { runQuery, type QueryInput } from "../../../entity/query/service";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";

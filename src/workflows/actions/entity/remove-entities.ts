@@ -2,7 +2,7 @@
 // ids soft-deleted with their links in one transaction, as the route does.
 // The result is the route's `data`: `deleted` and `not_found` (unknown,
 // another tenant's or already deleted).
-import { bulkDeleteBody } from "../../../entity/entities/routes";
+import { bulkDeleteBody } from "../../../entity/entities/schemas";
 import { bulkDeleteEntities } from "../../../entity/entities/service";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";

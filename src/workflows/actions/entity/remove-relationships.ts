@@ -9,7 +9,7 @@
 // unknown rule or entity is a 404 instead).
 import { exactlyOneOf, forbidden, uuidSchema } from "../../../lib/schemas";
 import { MAX_REMOVE_IDS, removeLinks, removeLinksBetween } from "../../../entity/relationships/link-set";
-import { RULE_NAME } from "../../../entity/relationships/routes";
+import { RULE_NAME } from "../../../entity/relationships/schemas";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../../../lib/rest-body";

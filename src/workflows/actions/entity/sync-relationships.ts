@@ -8,7 +8,7 @@
 // them), the links removed (the same, with `deleted_at`) and how many stayed.
 import { exactlyOneOf, uuidSchema } from "../../../lib/schemas";
 import { MAX_SYNC_TARGETS, syncLinks, type SyncLinksInput } from "../../../entity/relationships/link-set";
-import { RULE_NAME } from "../../../entity/relationships/routes";
+import { RULE_NAME } from "../../../entity/relationships/schemas";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../../../lib/rest-body";

@@ -7,7 +7,7 @@
 // (left out past MAX_RESULT_IDS), `errors` for skipped relationships.
 import { guardJson } from "../../../lib/input-guard";
 import type { RowSource } from "../../../entity/upsert/body-scan";
-import { upsertBody } from "../../../entity/upsert/routes";
+import { upsertBody } from "../../../entity/upsert/schemas";
 import { rowSchema } from "../../../entity/upsert/rows";
 import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service";
 import { withPermissions } from "../../../access/confined-services";

@@ -7,7 +7,7 @@
 // makes sure the link exists, so a replayed attempt does not fail.
 import { ApiError } from "../../../lib/errors";
 import { createLink, getLink, type CreateLinkInput } from "../../../entity/relationships/links";
-import { linkBody } from "../../../entity/relationships/routes";
+import { linkBody } from "../../../entity/relationships/schemas";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 import { camelSchema, restBody } from "../../../lib/rest-body";

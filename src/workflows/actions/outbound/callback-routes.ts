@@ -10,12 +10,7 @@ import { guardJson } from "../../../lib/input-guard";
 import { runObject } from "../../runs/orchestrator";
 import { parsedBody } from "../../triggers/webhook";
 import { CALLBACK_PATH, verifyCallbackToken } from "./callback-link";
-
-/** What the waiting action receives; its result is this (see http-callback.ts). */
-export interface CallbackDelivery {
-  body: unknown;
-  headers: Record<string, string>;
-}
+import type { CallbackDelivery } from "./http-callback";
 
 export const callbackRoutes = [
   route({

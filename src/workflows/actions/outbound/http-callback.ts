@@ -7,10 +7,15 @@
 // answer 409.
 import type { ActionModule } from "../types";
 import { callbackUrl } from "./callback-link";
-import type { CallbackDelivery } from "./callback-routes";
 import { bodyPreview, delays, failureError, prepare, retryAt, send } from "../../../lib/outbound/request";
 import { bodyRule, httpProperties, payloadOf, type HttpConfig } from "./http";
 import { errorValue } from "../../../lib/errors";
+
+/** What the waiting action receives from its callback route; its result is this. */
+export interface CallbackDelivery {
+  body: unknown;
+  headers: Record<string, string>;
+}
 
 /** How long the target has to call back, by default and at most. */
 export const CALLBACK_TIMEOUT_MS = { default: 3_600_000, min: 1000, max: 7 * 24 * 3_600_000 } as const;

@@ -1,0 +1,53 @@
+// Request and response schemas of workflows/activation: the routes validate with them and
+// document them, and service input types are derived from them.
+import { uuidSchema } from "../../lib/schemas";
+
+const ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$";
+const STEP_ID = "^[^\\u0000]{1,200}$";
+
+export const envPatch = {
+  type: "object",
+  description: "Merged into the stored env: a key set sets, null unsets, unmentioned keys keep their value",
+  propertyNames: { pattern: ENV_NAME, maxLength: 200 },
+  additionalProperties: true,
+  maxProperties: 200,
+} as const;
+
+export const bindingsPatch = {
+  type: "object",
+  description: "Job step id → job definition id; merged like env (null unbinds)",
+  propertyNames: { pattern: STEP_ID },
+  additionalProperties: { anyOf: [uuidSchema, { type: "null" }] },
+  maxProperties: 200,
+} as const;
+
+export const triggerItem = {
+  type: "object",
+  required: ["id", "trigger_id", "type", "enabled", "config_status"],
+  properties: {
+    id: { type: "string", description: "The definition's trigger id" },
+    trigger_id: { type: "string", description: "The trigger row's uuid, stable across re-activations" },
+    type: { enum: ["event", "cron", "webhook"] },
+    enabled: { type: "boolean" },
+    webhook_url: { type: "string", description: "Webhook triggers: the absolute URL senders call" },
+    config_status: { enum: ["ready", "secret_missing"], description: "secret_missing: a verified webhook without a minted secret" },
+  },
+} as const;
+
+export const activation = {
+  type: "object",
+  required: ["workflow_id", "status", "version", "env", "job_bindings", "policy_id", "triggers"],
+  properties: {
+    workflow_id: { type: "string" },
+    status: { const: "active" },
+    version: { type: "integer", description: "The definition version runs follow" },
+    env: { type: "object", additionalProperties: true, description: "Effective env: the definition's defaults with the stored values over them; secret references as written" },
+    job_bindings: { type: "object", additionalProperties: { type: "string" }, description: "Job step id → job definition id" },
+    policy_id: { type: ["string", "null"] },
+    triggers: { type: "array", items: triggerItem },
+  },
+} as const;
+
+export const idParams = { id: uuidSchema } as const;
+
+export const triggerParams = { id: uuidSchema, triggerId: { type: "string", minLength: 1, maxLength: 200 } } as const;
