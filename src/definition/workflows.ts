@@ -10,13 +10,10 @@ import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { validationFailed } from "../lib/validate";
 import { checkWorkflowDefinition, workflowProblems, type WorkflowDocument } from "./language/validate";
 import { bindJobRefs, type JobRefs } from "./bindings";
+import type { FromSchema } from "json-schema-to-ts";
+import type { workflowBody } from "./schemas";
 
-export interface WorkflowInput {
-  name: string;
-  description?: string;
-  definition_json?: Record<string, unknown>;
-  source_yaml?: string;
-}
+export type WorkflowInput = FromSchema<typeof workflowBody, { keepDefaultedPropertiesOptional: true }>;
 
 const columns = {
   id: workflowDefinitions.id,

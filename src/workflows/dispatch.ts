@@ -5,12 +5,10 @@ import type { TenantDb } from "../db/client";
 import { ApiError, notFound } from "../lib/errors";
 import { runFor, type FiringTrigger } from "./triggers/fire";
 import { startRun, type StartedRun } from "./runs/start";
+import type { FromSchema } from "json-schema-to-ts";
+import type { dispatchBody } from "./activation/schemas";
 
-export interface DispatchInput {
-  workflow_id: string;
-  trigger_id: string;
-  input?: unknown;
-}
+export type DispatchInput = FromSchema<typeof dispatchBody, { keepDefaultedPropertiesOptional: true }>;
 
 /** What a run started by another run's `invokeWorkflow` action carries. */
 export interface DispatchOrigin {

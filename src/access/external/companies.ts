@@ -5,6 +5,8 @@ import { pgCode, type TenantDb } from "../../db/client";
 import { externalCompanies } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
+import type { FromSchema } from "json-schema-to-ts";
+import type { companyBody } from "./schemas";
 
 const columns = {
   id: externalCompanies.id,
@@ -17,12 +19,7 @@ const columns = {
   updated_at: externalCompanies.updatedAt,
 };
 
-export interface CompanyInput {
-  provider: string;
-  external_id: string;
-  name?: string | null;
-  metadata?: Record<string, unknown> | null;
-}
+export type CompanyInput = FromSchema<typeof companyBody, { keepDefaultedPropertiesOptional: true }>;
 
 export interface CompanyChange {
   name?: string | null;

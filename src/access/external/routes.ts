@@ -11,7 +11,7 @@ import { pageOf } from "../../lib/pagination";
 import { validate, validationFailed } from "../../lib/validate";
 import { createCompany, getCompany, listCompanies, updateCompany } from "./companies";
 import { createExternalUser, getExternalUser, listExternalUsers, updateExternalUser } from "./users";
-import { provider, externalId, email, nullableName, nullableMetadata, companyItem, externalUserItem, companyChange, externalUserChange, IDENTITY, byId } from "./schemas";
+import { provider, externalId, companyItem, externalUserItem, companyChange, externalUserChange, IDENTITY, byId, companyBody, externalUserBody } from "./schemas";
 
 /**
  * A change body, read by the handler so that naming the identity fields says
@@ -32,12 +32,7 @@ export const externalRoutes = [
     summary: "Register an external company",
     permission: ["access", "create"],
     idempotent: true,
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["provider", "external_id"],
-      properties: { provider, external_id: externalId, name: nullableName, metadata: nullableMetadata },
-    },
+    body: companyBody,
     responses: { 201: { description: "Created", schema: dataEnvelope(companyItem) }, 409: { description: "This provider's external_id is already registered" } },
     handler: async (c, { body }) => c.json({ data: await createCompany(c.var.ctx.tenant, body) }, 201),
   }),
@@ -81,19 +76,7 @@ export const externalRoutes = [
     tag: "access",
     summary: "Map an external user to a tenant user (creating it, or linking one by email)",
     permission: ["access", "create"],
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["provider", "external_id"],
-      properties: {
-        provider,
-        external_id: externalId,
-        email,
-        first_name: { type: "string", minLength: 1, maxLength: 100 },
-        last_name: { type: "string", minLength: 1, maxLength: 100 },
-        link_existing_email: { type: "boolean", default: false, description: "Link to the tenant user already holding this email instead of refusing" },
-      },
-    },
+    body: externalUserBody,
     responses: {
       201: { description: "Created (and the tenant user, unless one was linked)", schema: dataEnvelope(externalUserItem) },
       200: { description: "This provider's external_id is already mapped and active: the existing mapping", schema: dataEnvelope(externalUserItem) },

@@ -57,3 +57,24 @@ export const externalUserChange = {
 export const IDENTITY = ["provider", "external_id"] as const;
 
 export const byId = { id: uuidSchema } as const;
+
+export const companyBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["provider", "external_id"],
+  properties: { provider, external_id: externalId, name: nullableName, metadata: nullableMetadata },
+} as const;
+
+export const externalUserBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["provider", "external_id"],
+  properties: {
+    provider,
+    external_id: externalId,
+    email,
+    first_name: { type: "string", minLength: 1, maxLength: 100 },
+    last_name: { type: "string", minLength: 1, maxLength: 100 },
+    link_existing_email: { type: "boolean", default: false, description: "Link to the tenant user already holding this email instead of refusing" },
+  },
+} as const;

@@ -7,6 +7,8 @@ import { pgCode, type Sql, type TenantDb } from "../../db/client";
 import { externalUsers, users } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
+import type { FromSchema } from "json-schema-to-ts";
+import type { externalUserBody } from "./schemas";
 
 const columns = {
   id: externalUsers.id,
@@ -19,14 +21,7 @@ const columns = {
   updated_at: externalUsers.updatedAt,
 };
 
-export interface ExternalUserInput {
-  provider: string;
-  external_id: string;
-  email?: string;
-  first_name?: string;
-  last_name?: string;
-  link_existing_email?: boolean;
-}
+export type ExternalUserInput = FromSchema<typeof externalUserBody, { keepDefaultedPropertiesOptional: true }>;
 
 const sameEmail = (email: string) => sql`lower(${users.email}) = lower(${email})`;
 

@@ -3,7 +3,7 @@ import { route } from "../../lib/route";
 import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { createShare, deleteShare, getShare, listOutgoing, listReceived } from "./store";
-import { RESOURCE_TYPE, shareItem, receivedItem } from "./schemas";
+import { RESOURCE_TYPE, shareItem, receivedItem, createShareBody } from "./schemas";
 
 export const shareRoutes = [
   route({
@@ -13,18 +13,7 @@ export const shareRoutes = [
     summary: "Share a resource with another tenant (read-only)",
     permission: ["access", "create"],
     idempotent: true,
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["resource_type", "resource_id", "target_tenant_id"],
-      properties: {
-        resource_type: RESOURCE_TYPE,
-        resource_id: uuidSchema,
-        target_tenant_id: uuidSchema,
-        // Only reads can be shared: shared rows are read-only in the target tenant.
-        actions: { type: "array", items: { enum: ["read"] }, minItems: 1, uniqueItems: true, default: ["read"] },
-      },
-    },
+    body: createShareBody,
     responses: {
       201: { description: "Shared", schema: dataEnvelope(shareItem) },
       404: { description: "The resource is not one of the caller's" },

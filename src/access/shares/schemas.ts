@@ -22,3 +22,16 @@ export const receivedItem = {
   required: [...Object.keys(shareProperties), "owner_tenant_id"],
   properties: { ...shareProperties, owner_tenant_id: { ...uuidSchema, description: "The tenant that made the share" } },
 } as const;
+
+export const createShareBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["resource_type", "resource_id", "target_tenant_id"],
+  properties: {
+    resource_type: RESOURCE_TYPE,
+    resource_id: uuidSchema,
+    target_tenant_id: uuidSchema,
+    // Only reads can be shared: shared rows are read-only in the target tenant.
+    actions: { type: "array", items: { enum: ["read"] }, minItems: 1, uniqueItems: true, default: ["read"] },
+  },
+} as const;

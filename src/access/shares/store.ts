@@ -8,15 +8,12 @@ import { entities, entityTypes, schemas, shares } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { validationFailed } from "../../lib/validate";
+import type { FromSchema } from "json-schema-to-ts";
+import type { createShareBody } from "./schemas";
 
 export type ResourceType = (typeof shares.resourceType.enumValues)[number];
 
-export interface ShareInput {
-  resource_type: ResourceType;
-  resource_id: string;
-  target_tenant_id: string;
-  actions?: "read"[];
-}
+export type ShareInput = FromSchema<typeof createShareBody, { keepDefaultedPropertiesOptional: true }>;
 
 export interface ShareFilter {
   resource_type?: ResourceType;

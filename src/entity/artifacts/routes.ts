@@ -8,9 +8,9 @@ import { binarySchema, dataEnvelope, listEnvelope, paginationQuery, uuidSchema }
 import { capabilityQuery, verifyLink } from "../../lib/files/capability";
 import { attachment, fileResponse, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
-import { artifactVersionSchema, contentTypeSchema, fileNameSchema, linkSchema } from "../../lib/files/schemas";
-import { artifactDownloadUrl, confirmArtifact, createUploadUrl, deleteArtifact, listArtifacts, readArtifact, readLinkedVersion, receiveUpload, UPLOAD_TTL, type StoredFile } from "./service";
-import { artifactSchema, downloadUrlInput, confirmBody, ttlSchema } from "./schemas";
+import { artifactVersionSchema, linkSchema } from "../../lib/files/schemas";
+import { artifactDownloadUrl, confirmArtifact, createUploadUrl, deleteArtifact, listArtifacts, readArtifact, readLinkedVersion, receiveUpload, type StoredFile } from "./service";
+import { artifactSchema, downloadUrlInput, confirmBody, uploadUrlBody } from "./schemas";
 
 function download(file: StoredFile): Response {
   return fileResponse(file.body, { "Content-Type": file.contentType, "Content-Disposition": attachment(file.filename) });
@@ -26,18 +26,7 @@ export const artifactRoutes = [
     summary: "Open a new artifact version and get a signed URL to PUT its bytes to",
     permission: ["entity", "update"],
     params: { id: uuidSchema },
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["artifact_type", "filename", "content_type"],
-      properties: {
-        artifact_type: { type: "string", minLength: 1, maxLength: 100 },
-        filename: fileNameSchema,
-        content_type: contentTypeSchema,
-        size: { type: "integer", minimum: 0, description: `Bytes that will be PUT (at most ${MAX_FILE_BYTES}); checked against the upload when sent` },
-        ttl: ttlSchema(UPLOAD_TTL),
-      },
-    },
+    body: uploadUrlBody,
     responses: {
       201: {
         description: "The pending version and its upload URL",

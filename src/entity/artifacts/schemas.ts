@@ -2,7 +2,12 @@
 // document them, and service input types are derived from them.
 import { uuidSchema } from "../../lib/schemas";
 import { artifactVersionSchema } from "../../lib/files/schemas";
-import { DOWNLOAD_TTL } from "./service";
+import { MAX_FILE_BYTES } from "../../lib/files/object-store";
+import { contentTypeSchema, fileNameSchema } from "../../lib/files/schemas";
+
+/** Link lifetimes in seconds: the default and the most a caller may ask for. */
+export const UPLOAD_TTL = { default: 1800, max: 7200 } as const;
+export const DOWNLOAD_TTL = { default: 900, max: 7200 } as const;
 
 export const ttlSchema = (ttl: { default: number; max: number }) => ({ type: "integer", minimum: 1, maximum: ttl.max, default: ttl.default, description: "Seconds the link is valid" }) as const;
 
@@ -37,4 +42,17 @@ export const confirmBody = {
   type: "object",
   additionalProperties: false,
   properties: { checksum: { type: "string", pattern: "^(sha256:)?[0-9a-f]{64}$", description: "Lowercase hex SHA-256 of the bytes, optionally prefixed sha256:" } },
+} as const;
+
+export const uploadUrlBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["artifact_type", "filename", "content_type"],
+  properties: {
+    artifact_type: { type: "string", minLength: 1, maxLength: 100 },
+    filename: fileNameSchema,
+    content_type: contentTypeSchema,
+    size: { type: "integer", minimum: 0, description: `Bytes that will be PUT (at most ${MAX_FILE_BYTES}); checked against the upload when sent` },
+    ttl: ttlSchema(UPLOAD_TTL),
+  },
 } as const;

@@ -13,6 +13,9 @@ import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { expiresIn, signLink, type Link } from "../../lib/files/capability";
 import { artifactStorageKey, fileTooLarge, MAX_FILE_BYTES, type FileStore, type Upload } from "../../lib/files/object-store";
 import type { Clock } from "../../lib/clock";
+import type { FromSchema } from "json-schema-to-ts";
+import type { uploadUrlBody } from "./schemas";
+import { DOWNLOAD_TTL, UPLOAD_TTL } from "./schemas";
 
 export interface ArtifactDeps {
   tenant: TenantDb;
@@ -25,9 +28,6 @@ export interface ArtifactDeps {
   clock: Clock;
 }
 
-/** Link lifetimes in seconds: the default and the most a caller may ask for. */
-export const UPLOAD_TTL = { default: 1800, max: 7200 } as const;
-export const DOWNLOAD_TTL = { default: 900, max: 7200 } as const;
 
 interface ArtifactRow {
   id: string;
@@ -99,13 +99,7 @@ async function confirmedVersion(access: EntityAccess, sql: Sql, entityId: string
   return rows[0];
 }
 
-export interface UploadUrlInput {
-  artifact_type: string;
-  filename: string;
-  content_type: string;
-  size?: number;
-  ttl?: number;
-}
+export type UploadUrlInput = FromSchema<typeof uploadUrlBody, { keepDefaultedPropertiesOptional: true }>;
 
 /**
  * Opens a new version: of the entity's artifact with this type and filename,

@@ -9,20 +9,15 @@ import { valueAt } from "../entities/identifier-key";
 import { relatedTypeNames } from "../query/filter";
 import type { QueryType } from "../query/operands";
 import { compiled, Params } from "../query/params";
-import { applyTrigramThreshold, compileQuery, pageStatement, readTypes, type QueryInput } from "../query/service";
+import { applyTrigramThreshold, compileQuery, pageStatement, readTypes } from "../query/service";
 import type { EntityType } from "../entity-types/store";
 import { attributeColumns, columnOf, csvLine, schemaColumns, type Column } from "./columns";
+import type { FromSchema } from "json-schema-to-ts";
+import type { exportBody } from "./schemas";
 
 export const EXPORT_PAGE = 1000;
 
-export interface ExportInput {
-  type_name: string;
-  filter?: unknown;
-  sort?: QueryInput["sort"];
-  columns?: string[];
-  /** OWASP escaping of cells a spreadsheet would run as formulas; on unless false. */
-  escape_formulas?: boolean;
-}
+export type ExportInput = FromSchema<typeof exportBody, { keepDefaultedPropertiesOptional: true }>;
 
 interface Prepared {
   type: EntityType;

@@ -1,10 +1,9 @@
 // /entity/entity-types
 import { route } from "../../lib/route";
-import { dataEnvelope, exactlyOneOf, forbidden, freeFormObject, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
-import { configSchema } from "./config";
 import { activateType, createType, getType, listTypes, patchType } from "./service";
-import { TYPE_NAME, entityTypeItem, patchConfigSchema } from "./schemas";
+import { entityTypeItem, createTypeBody, patchTypeBody } from "./schemas";
 
 export const entityTypeRoutes = [
   route({
@@ -14,19 +13,7 @@ export const entityTypeRoutes = [
     summary: "Create an entity type (inline schema or registered schema name)",
     permission: ["entity_type", "create"],
     idempotent: true,
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["name", "config"],
-      properties: {
-        name: TYPE_NAME,
-        schema: freeFormObject,
-        schema_name: { type: "string", minLength: 1 },
-        status: { enum: ["draft", "active"] },
-        config: configSchema,
-      },
-      ...exactlyOneOf("schema", "schema_name"),
-    },
+    body: createTypeBody,
     responses: { 201: { description: "Created", schema: dataEnvelope(entityTypeItem) }, 409: { description: "Name taken" } },
     handler: async (c, { body }) => c.json({ data: await createType(c.var.ctx.tenant, body) }, 201),
   }),
@@ -57,14 +44,7 @@ export const entityTypeRoutes = [
     summary: "Change config (indexed attributes, tri-states) or schema; indexes follow",
     permission: ["entity_type", "update"],
     params: { id: uuidSchema },
-    body: {
-      type: "object",
-      additionalProperties: false,
-      minProperties: 1,
-      properties: { schema: freeFormObject, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
-      // A patch may leave the schema as it is, but names at most one of its forms.
-      dependentSchemas: { schema: { properties: { schema_name: forbidden } } },
-    },
+    body: patchTypeBody,
     responses: { 200: { description: "Updated", schema: dataEnvelope(entityTypeItem) }, 404: { description: "Unknown type" } },
     handler: async (c, { params, body }) => c.json({ data: await patchType(c.var.ctx.tenant, params.id, body) }),
   }),

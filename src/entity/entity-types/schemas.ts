@@ -1,6 +1,7 @@
 // Request and response schemas of entity/entity-types: the routes validate with them and
 // document them, and service input types are derived from them.
 import { configSchema, indexedAttributeSchema } from "./config";
+import { exactlyOneOf, forbidden, freeFormObject } from "../../lib/schemas";
 
 export const TYPE_NAME = { type: "string", minLength: 1, maxLength: 100, pattern: "^[A-Za-z][A-Za-z0-9_]*$" } as const;
 
@@ -33,3 +34,26 @@ export const entityTypeItem = {
 } as const;
 
 export const patchConfigSchema = { ...configSchema, required: [] } as const;
+
+export const createTypeBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name", "config"],
+  properties: {
+    name: TYPE_NAME,
+    schema: freeFormObject,
+    schema_name: { type: "string", minLength: 1 },
+    status: { enum: ["draft", "active"] },
+    config: configSchema,
+  },
+  ...exactlyOneOf("schema", "schema_name"),
+} as const;
+
+export const patchTypeBody = {
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { schema: freeFormObject, schema_name: { type: "string", minLength: 1 }, config: patchConfigSchema },
+  // A patch may leave the schema as it is, but names at most one of its forms.
+  dependentSchemas: { schema: { properties: { schema_name: forbidden } } },
+} as const;

@@ -10,25 +10,11 @@ import { assertUsableSchema, resolveSchemaName } from "../../schema/registry";
 import { desiredIndexes, desiredStatistics, indexPrefix, STATISTICS_PREFIX } from "../indexed-attributes";
 import { assertConfigFits, assertIdentifierUnchanged, normalizeIndexed, type TypeConfig } from "./config";
 import { present, requireType, toEntityType, type EntityType } from "./store";
+import type { FromSchema } from "json-schema-to-ts";
+import type { createTypeBody, patchTypeBody } from "./schemas";
 
-export interface CreateTypeInput {
-  name: string;
-  schema?: Record<string, unknown>;
-  schema_name?: string;
-  status?: "draft" | "active";
-  config: {
-    identifier_key: string[];
-    indexed_attributes?: Parameters<typeof normalizeIndexed>[0];
-    sort_by_updated_at?: boolean;
-    name_search?: boolean;
-  };
-}
-
-export interface PatchTypeInput {
-  schema?: Record<string, unknown>;
-  schema_name?: string;
-  config?: Partial<CreateTypeInput["config"]>;
-}
+export type CreateTypeInput = FromSchema<typeof createTypeBody>;
+export type PatchTypeInput = FromSchema<typeof patchTypeBody>;
 
 /**
  * Brings the type's partial indexes in line with its config: creates what is

@@ -3,8 +3,10 @@
 import { paginationQuery, paginationSchema, uuidSchema } from "../../lib/schemas";
 import { TYPE_NAME } from "../entity-types/schemas";
 import { entitySchema } from "../entities/schemas";
-import { MAX_DISTINCT_PATHS } from "./service";
 import { DEFAULT_INCLUDE_LIMIT, MAX_GRAPH_DEPTH, MAX_GRAPH_ENTRIES, NODE_BUDGET } from "./graph";
+
+/** How many paths `distinct_on` may name. */
+export const MAX_DISTINCT_PATHS = 5;
 
 export const pathSchema = { type: "array", items: { type: "string", minLength: 1, maxLength: 500 }, minItems: 1, maxItems: 12 } as const;
 

@@ -20,34 +20,15 @@ import type { QueryType } from "./operands";
 import { compiled, Params } from "./params";
 import { after, orderBy, orderKeys, sortPathAt, type OrderKey, type SortEntry } from "./sort";
 import { noType, warningsField } from "./warnings";
+import type { FromSchema } from "json-schema-to-ts";
+import { MAX_DISTINCT_PATHS, type queryBody } from "./schemas";
 
 export const COUNT_CAP = 10_000;
-export const MAX_DISTINCT_PATHS = 5;
 
 export type CountStrategy = "exact" | "capped" | "estimate";
 
-export interface IncludeSpecInput {
-  type_name: string;
-  rule_name?: string;
-  filter?: unknown;
-  sort?: SortEntry[];
-  limit?: number;
-}
-
-export interface QueryInput {
-  type_name: string;
-  filter?: unknown;
-  sort?: SortEntry[];
-  page?: number;
-  limit?: number;
-  cursor?: string;
-  include?: string[];
-  include_specs?: IncludeSpecInput[];
-  max_relationships?: number;
-  include_count?: boolean;
-  count_strategy?: CountStrategy;
-  distinct_on?: { paths: string[][]; sort?: SortEntry[] };
-}
+export type QueryInput = FromSchema<typeof queryBody, { keepDefaultedPropertiesOptional: true }>;
+export type IncludeSpecInput = NonNullable<QueryInput["include_specs"]>[number];
 
 /** The types a query's relationship paths and includes name, read in one statement. */
 export async function loadTypes(reader: TenantReader, names: Set<string>): Promise<Map<string, QueryType>> {

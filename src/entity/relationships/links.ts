@@ -7,16 +7,12 @@ import type { Sql, TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { lockEntities, overCap, retireOldest, violationOf } from "./cardinality";
 import { requireRule, type RuleRow } from "./rules";
+import type { FromSchema } from "json-schema-to-ts";
+import type { linkBody } from "./schemas";
 
 export type CardinalityPolicy = "raise" | "replace" | "ignore";
 
-export interface CreateLinkInput {
-  rule_id?: string;
-  rule_name?: string;
-  from_entity_id: string;
-  to_entity_id: string;
-  on_cardinality_violation?: CardinalityPolicy;
-}
+export type CreateLinkInput = FromSchema<typeof linkBody>;
 
 export interface LinkRow {
   id: string;

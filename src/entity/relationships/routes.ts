@@ -1,11 +1,11 @@
 // /entity/relationship-rules and /entity/relationships
 import { route } from "../../lib/route";
-import { dataEnvelope, exactlyOneOf, listEnvelope, paginationQuery, softDeleted, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, listEnvelope, paginationQuery, softDeleted, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { TYPE_NAME } from "../entity-types/schemas";
 import { createLink, deleteLink, getLink } from "./links";
 import { createRule, getRule, listRules } from "./rules";
-import { RULE_NAME, CAP, ruleItem, linkItem, linkBody } from "./schemas";
+import { RULE_NAME, ruleItem, linkItem, linkBody, createRuleBody } from "./schemas";
 
 export const relationshipRoutes = [
   route({
@@ -15,21 +15,7 @@ export const relationshipRoutes = [
     summary: "Create a relationship rule with cardinality caps",
     permission: ["entity_type", "create"],
     idempotent: true,
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["name"],
-      properties: {
-        name: RULE_NAME,
-        from_entity_type_name: TYPE_NAME,
-        from_entity_type_id: uuidSchema,
-        to_entity_type_name: TYPE_NAME,
-        to_entity_type_id: uuidSchema,
-        max_from_cardinality: CAP,
-        max_to_cardinality: CAP,
-      },
-      allOf: [exactlyOneOf("from_entity_type_name", "from_entity_type_id"), exactlyOneOf("to_entity_type_name", "to_entity_type_id")],
-    },
+    body: createRuleBody,
     responses: { 201: { description: "Created", schema: dataEnvelope(ruleItem) }, 409: { description: "Name taken" } },
     handler: async (c, { body }) => c.json({ data: await createRule(c.var.ctx.tenant, body) }, 201),
   }),

@@ -5,6 +5,8 @@ import { pgCode } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { requireType } from "../entity-types/store";
+import type { FromSchema } from "json-schema-to-ts";
+import type { createRuleBody } from "./schemas";
 
 export interface RuleRow {
   id: string;
@@ -51,15 +53,7 @@ export async function requireRule(sql: Sql, ref: { rule_id?: string; rule_name?:
   return rule;
 }
 
-export interface CreateRuleInput {
-  name: string;
-  from_entity_type_name?: string;
-  from_entity_type_id?: string;
-  to_entity_type_name?: string;
-  to_entity_type_id?: string;
-  max_from_cardinality?: number | null;
-  max_to_cardinality?: number | null;
-}
+export type CreateRuleInput = FromSchema<typeof createRuleBody>;
 
 export async function createRule(tenant: TenantDb, input: CreateRuleInput) {
   try {

@@ -1,6 +1,7 @@
 // Request and response schemas of entity/relationships: the routes validate with them and
 // document them, and service input types are derived from them.
 import { exactlyOneOf, uuidSchema } from "../../lib/schemas";
+import { TYPE_NAME } from "../entity-types/schemas";
 
 export const RULE_NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
 
@@ -42,4 +43,20 @@ export const linkBody = {
     on_cardinality_violation: { enum: ["raise", "replace", "ignore"] },
   },
   ...exactlyOneOf("rule_id", "rule_name"),
+} as const;
+
+export const createRuleBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["name"],
+  properties: {
+    name: RULE_NAME,
+    from_entity_type_name: TYPE_NAME,
+    from_entity_type_id: uuidSchema,
+    to_entity_type_name: TYPE_NAME,
+    to_entity_type_id: uuidSchema,
+    max_from_cardinality: CAP,
+    max_to_cardinality: CAP,
+  },
+  allOf: [exactlyOneOf("from_entity_type_name", "from_entity_type_id"), exactlyOneOf("to_entity_type_name", "to_entity_type_id")],
 } as const;

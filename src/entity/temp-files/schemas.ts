@@ -1,7 +1,9 @@
 // Request and response schemas of entity/temp-files: the routes validate with them and
 // document them, and service input types are derived from them.
 import { uuidSchema } from "../../lib/schemas";
-import { LINK_TTL } from "./service";
+
+/** Download link lifetimes in seconds: the default and the most a caller may ask for. */
+export const LINK_TTL = { default: 900, max: 7200 } as const;
 
 export const tempFileSchema = {
   type: "object",

@@ -8,10 +8,10 @@ import { expiresIn, signLink, type Link } from "../../lib/files/capability";
 import { tempFileStorageKey, type FileStore, type Upload } from "../../lib/files/object-store";
 import { contentTypeSchema, fileNameSchema } from "../../lib/files/schemas";
 import type { Clock } from "../../lib/clock";
+import { LINK_TTL } from "./schemas";
 
-/** How long a temp file lives; its download links last LINK_TTL seconds (default and most a caller may ask for). */
+/** How long a temp file lives; its download links last LINK_TTL seconds (schemas.ts). */
 const LIFETIME_HOURS = 24;
-export const LINK_TTL = { default: 900, max: 7200 } as const;
 
 export interface TempFileDeps {
   tenant: TenantDb;

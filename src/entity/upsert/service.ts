@@ -8,24 +8,19 @@ import { ApiError, type PlainDetails } from "../../lib/errors";
 import { recordEvents, type NewEvent } from "../../events/outbox";
 import { requireActiveType, type EntityType } from "../entity-types/store";
 import type { EntityDeps } from "../entities/service";
-import { absorb, type MergeCardinality } from "../entities/merge";
+import { absorb } from "../entities/merge";
 import { lockKeys, retryKeyRace } from "../entities/key-lock";
 import { dedupe, loadBatch, prepareRows, type PreparedRow, type PreparedRows } from "./rows";
 import { LINK_BATCH, planLinks, writeLinks, type PlannedLink, type Unresolved } from "./relationships";
 import type { RowSource } from "./body-scan";
-import { writeById, writeByKey, type BatchResult, type OnConflict } from "./write";
+import { writeById, writeByKey, type BatchResult } from "./write";
+import type { FromSchema } from "json-schema-to-ts";
+import type { upsertBody } from "./schemas";
 
 export const COMMIT_BATCH = 1000;
 
-export interface UpsertInput {
-  type_name?: string;
-  type_id?: string;
-  on_conflict?: OnConflict;
-  merge_on_conflict?: boolean;
-  merge_cardinality?: MergeCardinality;
-  skip_unresolved_relationships?: boolean;
-  suppress_events?: boolean;
-}
+/** The body's envelope: its rows are read one by one (body-scan.ts). */
+export type UpsertInput = Omit<FromSchema<typeof upsertBody>, "data">;
 
 export interface UpsertResult {
   created: number;

@@ -11,12 +11,10 @@ import { grantPermissions, requireCovered } from "../../access/escalation";
 import { effectiveEnv, mergeEnv, missingEnvVars, type Env } from "../../lib/env-merge";
 import { configStatus, inDefinitionOrder, reconcileTriggers, type TriggerRow } from "./triggers";
 import type { TriggerBlock } from "../triggers/fire";
+import type { FromSchema } from "json-schema-to-ts";
+import type { activateBody } from "./schemas";
 
-export interface ActivationInput {
-  env?: Env;
-  job_bindings?: Record<string, string | null>;
-  policy_id?: string | null;
-}
+export type ActivationInput = FromSchema<typeof activateBody, { keepDefaultedPropertiesOptional: true }>;
 
 type DefinitionRow = {
   id: string;

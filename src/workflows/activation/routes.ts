@@ -1,12 +1,12 @@
 // /workflows/*: activation, config, trigger toggles and direct dispatch.
 import { route, type RouteSpec } from "../../lib/route";
-import { dataEnvelope, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope } from "../../lib/schemas";
 import { activateWorkflow, configureWorkflow, triggerView } from "./activate";
 import { setTriggerEnabled } from "./triggers";
 import { dispatchRun } from "../dispatch";
 import { kickRuns } from "../runs/orchestrator";
 import { systemClock } from "../../lib/clock";
-import { envPatch, bindingsPatch, triggerItem, activation, idParams, triggerParams } from "./schemas";
+import { envPatch, bindingsPatch, triggerItem, activation, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
 
 function toggle(enabled: boolean): RouteSpec {
   return route({
@@ -32,16 +32,7 @@ export const activationRoutes: RouteSpec[] = [
     summary: "Dispatch a run directly through a webhook or cron trigger",
     permission: ["workflow", "create"],
     idempotent: true,
-    body: {
-      type: "object",
-      additionalProperties: false,
-      required: ["workflow_id", "trigger_id"],
-      properties: {
-        workflow_id: uuidSchema,
-        trigger_id: { type: "string", minLength: 1, maxLength: 200, description: "The definition's trigger id (for example `manual`)" },
-        input: { description: "The run's `context.input`; `{}` when left out" },
-      },
-    },
+    body: dispatchBody,
     responses: {
       202: {
         description: "A pending run was created (or, for a repeated idempotency key, the earlier run is answered)",
@@ -67,15 +58,7 @@ export const activationRoutes: RouteSpec[] = [
     permission: ["workflow", "update"],
     params: idParams,
     bodyOptional: true,
-    body: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        env: envPatch,
-        job_bindings: bindingsPatch,
-        policy_id: { anyOf: [uuidSchema, { type: "null" }], description: "The access policy every run acts with; null unbinds; left out keeps the bound one" },
-      },
-    },
+    body: activateBody,
     responses: { 200: { description: "The activation", schema: dataEnvelope(activation) } },
     handler: async (c, { params, body }) =>
       c.json({ data: await activateWorkflow(c.var.ctx.tenant, c.var.ctx.principal, params.id, body, c.var.ctx.origin, new Date(systemClock.now())) }),

@@ -51,3 +51,24 @@ export const activation = {
 export const idParams = { id: uuidSchema } as const;
 
 export const triggerParams = { id: uuidSchema, triggerId: { type: "string", minLength: 1, maxLength: 200 } } as const;
+
+export const activateBody = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    env: envPatch,
+    job_bindings: bindingsPatch,
+    policy_id: { anyOf: [uuidSchema, { type: "null" }], description: "The access policy every run acts with; null unbinds; left out keeps the bound one" },
+  },
+} as const;
+
+export const dispatchBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["workflow_id", "trigger_id"],
+  properties: {
+    workflow_id: uuidSchema,
+    trigger_id: { type: "string", minLength: 1, maxLength: 200, description: "The definition's trigger id (for example `manual`)" },
+    input: { description: "The run's `context.input`; `{}` when left out" },
+  },
+} as const;

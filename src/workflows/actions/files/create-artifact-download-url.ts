@@ -3,7 +3,8 @@
 // public origin; the result is that route's `{ url, expires_at }`.
 import { uuidSchema } from "../../../lib/schemas";
 import { artifactVersionSchema } from "../../../lib/files/schemas";
-import { artifactDownloadUrl, DOWNLOAD_TTL } from "../../../entity/artifacts/service";
+import { artifactDownloadUrl } from "../../../entity/artifacts/service";
+import { DOWNLOAD_TTL } from "../../../entity/artifacts/schemas";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
 

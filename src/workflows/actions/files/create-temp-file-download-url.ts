@@ -1,7 +1,8 @@
 // `createTempFileDownloadURL`: the credential-free link
 // `POST /entity/temp-files/{id}/download-url` makes (`entity:read`), absolute
 // on the service's public origin, never outliving the file.
-import { LINK_TTL, tempFileDownloadUrl } from "../../../entity/temp-files/service";
+import { tempFileDownloadUrl } from "../../../entity/temp-files/service";
+import { LINK_TTL } from "../../../entity/temp-files/schemas";
 import { tempFileIdSchema } from "../file-ref";
 import { withPermissions } from "../../../access/confined-services";
 import type { ActionModule } from "../types";
