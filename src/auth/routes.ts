@@ -10,6 +10,7 @@ import { CLIENT_CHALLENGE, unauthorized, verifyPat } from "./credentials";
 import { basicClient, checkBodyBesideBasic, type ClientCredentials } from "./client-auth";
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
 import { tokenRequest, bodyClientRequest } from "./schemas";
+import { noAuth } from "../lib/route-auth";
 
 /** The body as JSON or form-encoded, checked against `schema`, as the route declaration would read a declared body. */
 const readTokenRequest = <T>(c: Context<HonoEnv>, schema: JSONSchema) => jsonBody<T>(c, schema as JsonSchema, true);
@@ -33,7 +34,7 @@ export const authRoutes = [
     path: "/auth/token",
     tag: "auth",
     summary: "Exchange PAT client credentials, sent as HTTP Basic or in the body, for a Bearer access token (OAuth2 client_credentials)",
-    auth: false,
+    auth: noAuth,
     // Read by the handler: which fields are required depends on the Authorization header.
     documentedBody: tokenRequest,
     documentedRequest: { content: { "application/x-www-form-urlencoded": { schema: tokenRequest } } },

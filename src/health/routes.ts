@@ -2,6 +2,7 @@
 import { route } from "../lib/route";
 import { ApiError } from "../lib/errors";
 import { dataEnvelope } from "../lib/schemas";
+import { noAuth } from "../lib/route-auth";
 
 export const healthRoutes = [
   route({
@@ -9,7 +10,7 @@ export const healthRoutes = [
     path: "/healthz",
     tag: "health",
     summary: "Gateway health and database reachability",
-    auth: false,
+    auth: noAuth,
     responses: {
       200: {
         description: "Healthy",

@@ -11,6 +11,7 @@ import { jsonBody, optionalJsonBody, queryParams } from "./body";
 import { pathParams } from "./ids";
 import { guardJson } from "./input-guard";
 import type { JsonSchema } from "./validate";
+import { credentials, type AuthStrategy } from "./route-auth";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -26,8 +27,6 @@ interface RouteMeta {
   path: string;
   summary: string;
   tag: string;
-  /** `false` for the routes that take no credentials (docs/api.md, Authentication). */
-  auth?: false;
   permission?: [resource: string, action: string];
   /**
    * The body as documented, when the handler reads and validates it itself
@@ -61,28 +60,32 @@ type ParamSchemas = Record<string, JSONSchema>;
 /** No `params` declared leaves P its wide default: nothing typed to read. */
 type Params<P> = string extends keyof P ? Record<string, never> : { [K in keyof P]: P[K] extends JSONSchema ? FromSchema<P[K]> : never };
 
-/** A route as authored: the handler's params, body and query types follow from the schemas. */
-export interface TypedRoute<P, B, Q> extends RouteMeta {
+/** A route as authored: the handler's params, body and query types follow from the schemas, `auth` from its strategy. */
+export interface TypedRoute<P, B, Q, A> extends RouteMeta {
+  /** Who may call: credentials unless declared otherwise (docs/api.md, Authentication). */
+  auth?: AuthStrategy<A>;
   /** One schema per `:name` of the path (a uuid is `uuidSchema`); checked before the body is read. */
   params?: P;
   body?: B;
   query?: Q;
-  handler: (c: Context<HonoEnv>, input: { params: Params<P>; body: Input<B>; query: Input<Q> }) => Promise<Response> | Response;
+  handler: (c: Context<HonoEnv>, input: { params: Params<P>; body: Input<B>; query: Input<Q>; auth: A }) => Promise<Response> | Response;
 }
 
 /** A route as stored and mounted: the schemas' literal types erased. */
 export interface RouteSpec extends RouteMeta {
+  auth?: AuthStrategy;
   params?: ParamSchemas;
   body?: JSONSchema;
   query?: JSONSchema;
-  handler: (c: Context<HonoEnv>, input: { params: Record<string, string>; body: unknown; query: unknown }) => Promise<Response> | Response;
+  handler: (c: Context<HonoEnv>, input: { params: Record<string, string>; body: unknown; query: unknown; auth: unknown }) => Promise<Response> | Response;
 }
 
 export function route<
   const P extends ParamSchemas = {},
   const B extends JSONSchema | undefined = undefined,
   const Q extends JSONSchema | undefined = undefined,
->(spec: TypedRoute<P, B, Q>): RouteSpec {
+  A = undefined,
+>(spec: TypedRoute<P, B, Q, A>): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 
@@ -102,7 +105,8 @@ export function routeTable(routes: RouteSpec[]) {
 export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
   for (const spec of routes) {
     const chain: MiddlewareHandler<HonoEnv>[] = [];
-    if (spec.auth !== false) chain.push(authenticate, identityRateLimit);
+    const strategy = spec.auth ?? credentials;
+    if (strategy === credentials) chain.push(authenticate, identityRateLimit);
     if (spec.permission) chain.push(requirePermission(...spec.permission));
     if (spec.idempotent) chain.push(idempotency);
     app.on([spec.method.toUpperCase()], [spec.path], ...chain, async (c) => {
@@ -110,10 +114,11 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
       const params = c.req.param();
       guardJson(params, { message: "Path parameters failed validation" });
       if (spec.params) pathParams(spec.params, params);
+      const query = spec.query ? queryParams(c, spec.query as JsonSchema) : undefined;
+      const auth = await strategy.authenticate(c, { params, query });
       const read = spec.bodyOptional ? optionalJsonBody : jsonBody;
       const body = spec.body ? await read(c, spec.body as JsonSchema) : undefined;
-      const query = spec.query ? queryParams(c, spec.query as JsonSchema) : undefined;
-      return spec.handler(c, { params, body, query });
+      return spec.handler(c, { params, body, query, auth });
     });
   }
 }

@@ -44,7 +44,7 @@ export function buildOpenApi(routes: RouteSpec[]) {
       };
     }
     for (const [status, description] of Object.entries(COMMON_ERRORS)) {
-      if (r.auth === false && (status === "401" || status === "403")) continue;
+      if (r.auth && r.auth.scheme !== "credentials" && (status === "401" || status === "403")) continue;
       responses[status] ??= { description, content: { "application/json": { schema: ERROR_SCHEMA } } };
     }
     (paths[path] ??= {})[r.method] = {
@@ -52,7 +52,7 @@ export function buildOpenApi(routes: RouteSpec[]) {
       tags: [r.tag],
       operationId: `${r.method}${path.replace(/[{}]/g, "").replace(/[^a-zA-Z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ?? "").toUpperCase())}`,
       ...(r.permission ? { "x-permission": `${r.permission[0]}:${r.permission[1]}` } : {}),
-      security: r.auth === false ? [] : [{ basicAuth: [] }, { bearerAuth: [] }],
+      security: r.auth === undefined || r.auth.scheme === "credentials" ? [{ basicAuth: [] }, { bearerAuth: [] }] : [],
       parameters: [
         ...pathParams(r),
         ...queryParams(r.query),

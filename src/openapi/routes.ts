@@ -3,6 +3,7 @@
 import { route, type RouteSpec } from "../lib/route";
 import { freeFormObject } from "../lib/schemas";
 import { buildOpenApi } from "./document";
+import { noAuth } from "../lib/route-auth";
 
 const documentSchema = {
   type: "object",
@@ -24,7 +25,7 @@ export function openApiRoutes(all: () => RouteSpec[]): RouteSpec[] {
       path: "/openapi.json",
       tag: "openapi",
       summary: "This document: OpenAPI 3.1, built from the route declarations that validate requests",
-      auth: false,
+      auth: noAuth,
       responses: { 200: { description: "The OpenAPI document", schema: documentSchema } },
       handler: (c) => c.json((document ??= buildOpenApi(all()))),
     }),

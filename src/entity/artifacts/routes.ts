@@ -5,7 +5,7 @@
 import { pageOf } from "../../lib/pagination";
 import { route } from "../../lib/route";
 import { binarySchema, dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
-import { capabilityQuery, verifyLink } from "../../lib/files/capability";
+import { capability, capabilityQuery } from "../../lib/files/capability";
 import { attachment, fileResponse, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { artifactVersionSchema, linkSchema } from "../../lib/files/schemas";
@@ -45,7 +45,7 @@ export const artifactRoutes = [
     path: "/entity/uploads/:versionId",
     tag: "artifacts",
     summary: `Upload URL: the raw bytes of one artifact version (at most ${MAX_FILE_BYTES}); authorised by the signed link`,
-    auth: false,
+    auth: capability("artifact-upload", "versionId"),
     bodyLimit: MAX_FILE_BYTES,
     params: { versionId: uuidSchema },
     query: capabilityQuery,
@@ -57,10 +57,7 @@ export const artifactRoutes = [
       409: { description: "Version already confirmed" },
       422: { description: "Byte count differs from the size announced (SIZE_MISMATCH)" },
     },
-    handler: async (c, { params, query }) => {
-      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-upload", params.versionId, query, c.var.ctx.clock.now());
-      return c.json({ data: await receiveUpload(c.var.ctx.forTenant(tenantId), params.versionId, rawUpload(c)) });
-    },
+    handler: async (c, { params }) => c.json({ data: await receiveUpload(c.var.ctx, params.versionId, rawUpload(c)) }),
   }),
   route({
     method: "post",
@@ -150,7 +147,7 @@ export const artifactRoutes = [
     path: "/entity/downloads/:versionId",
     tag: "artifacts",
     summary: "Download link: one artifact version as an attachment; authorised by the signed link",
-    auth: false,
+    auth: capability("artifact-download", "versionId"),
     params: { versionId: uuidSchema },
     query: capabilityQuery,
     responses: {
@@ -158,9 +155,6 @@ export const artifactRoutes = [
       401: { description: "Link malformed, tampered with or expired (details.code)" },
       404: { description: "The version, its artifact or its entity is gone" },
     },
-    handler: async (c, { params, query }) => {
-      const tenantId = await verifyLink(c.var.ctx.secret, "artifact-download", params.versionId, query, c.var.ctx.clock.now());
-      return download(await readLinkedVersion(c.var.ctx.forTenant(tenantId), params.versionId));
-    },
+    handler: async (c, { params }) => download(await readLinkedVersion(c.var.ctx, params.versionId)),
   }),
 ];

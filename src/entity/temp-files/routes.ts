@@ -6,7 +6,7 @@ import { ApiError } from "../../lib/errors";
 import { route } from "../../lib/route";
 import { binarySchema, dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
-import { capabilityQuery, verifyLink } from "../../lib/files/capability";
+import { capability, capabilityQuery } from "../../lib/files/capability";
 import { attachment, fileResponse, fromHeaderText, headerText, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { linkSchema } from "../../lib/files/schemas";
@@ -109,7 +109,7 @@ export const tempFileRoutes = [
     path: "/entity/temp-files/:id/download",
     tag: "temp-files",
     summary: "Download link: the temp file as an attachment until the link expires; authorised by the signed link",
-    auth: false,
+    auth: capability("temp-file-download", "id"),
     params: { id: uuidSchema },
     query: capabilityQuery,
     responses: {
@@ -117,9 +117,8 @@ export const tempFileRoutes = [
       401: { description: "Link malformed, tampered with or expired (details.code)" },
       404: { description: "The temp file expired or is gone" },
     },
-    handler: async (c, { params, query }) => {
-      const tenantId = await verifyLink(c.var.ctx.secret, "temp-file-download", params.id, query, c.var.ctx.clock.now());
-      const { file, body } = await readTempFile(c.var.ctx.forTenant(tenantId), params.id);
+    handler: async (c, { params }) => {
+      const { file, body } = await readTempFile(c.var.ctx, params.id);
       return tempFileResponse(file, body, { "Content-Disposition": attachment(file.name) });
     },
   }),

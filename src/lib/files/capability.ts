@@ -13,6 +13,7 @@ import { isoTimestamp } from "../../db/timestamps";
 import { base64url, hmacSha256, timingSafeEqualText } from "../crypto";
 import { ApiError } from "../errors";
 import { isUuid } from "../ids";
+import type { AuthStrategy } from "../route-auth";
 
 export type Purpose = "artifact-upload" | "artifact-download" | "temp-file-download";
 
@@ -67,4 +68,20 @@ export async function verifyLink(secret: string, purpose: Purpose, resourceId: s
 /** Link expiry for a ttl in seconds from now. */
 export function expiresIn(ttlSeconds: number, nowMs: number): number {
   return Math.floor(nowMs / 1000) + ttlSeconds;
+}
+
+/**
+ * The route authorisation a signed link carries: the link for `purpose` over
+ * the path parameter `param`, checked before anything else, names the tenant
+ * the request then works in.
+ */
+export function capability(purpose: Purpose, param: string): AuthStrategy<{ tenantId: string }> {
+  return {
+    scheme: "capability",
+    authenticate: async (c, { params, query }) => {
+      const tenantId = await verifyLink(c.var.ctx.secret, purpose, params[param], query as CapabilityParams, c.var.ctx.clock.now());
+      c.set("ctx", c.var.ctx.forTenant(tenantId));
+      return { tenantId };
+    },
+  };
 }

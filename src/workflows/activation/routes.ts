@@ -8,10 +8,10 @@ import { kickRuns } from "../runs/orchestrator";
 import { systemClock } from "../../lib/clock";
 import { envPatch, bindingsPatch, triggerItem, activation, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
 
-function toggle(enabled: boolean): RouteSpec {
+function toggle(path: "/workflows/:id/triggers/:triggerId/enable" | "/workflows/:id/triggers/:triggerId/disable", enabled: boolean): RouteSpec {
   return route({
     method: "put",
-    path: `/workflows/:id/triggers/:triggerId/${enabled ? "enable" : "disable"}`,
+    path,
     tag: "workflows",
     summary: `${enabled ? "Enable" : "Disable"} a trigger (by its definition id or uuid); no re-activation needed`,
     permission: ["workflow", "update"],
@@ -74,6 +74,6 @@ export const activationRoutes: RouteSpec[] = [
     responses: { 200: { description: "The activation", schema: dataEnvelope(activation) } },
     handler: async (c, { params, body }) => c.json({ data: await configureWorkflow(c.var.ctx.tenant, params.id, body, c.var.ctx.origin) }),
   }),
-  toggle(true),
-  toggle(false),
+  toggle("/workflows/:id/triggers/:triggerId/enable", true),
+  toggle("/workflows/:id/triggers/:triggerId/disable", false),
 ];

@@ -43,7 +43,7 @@ async function listRuns(tenant: TenantDb, secret: string, query: RunListQuery) {
   return { data: records, pagination: paginationOf({ page, limit }, total), ...next };
 }
 
-function listRunsRoute(path: string): RouteSpec {
+function listRunsRoute(path: "/workflows/runs/workflows" | "/workflows/runs"): RouteSpec {
   return route({
     method: "get",
     path,
@@ -72,10 +72,10 @@ function listRunsRoute(path: string): RouteSpec {
  * its own: it adopts a cancel at its next walk, and the sweep kicks a
  * retried run still pending.
  */
-function moveRoute(action: "cancel" | "retry", summary: string, move: typeof cancelRun): RouteSpec {
+function moveRoute(path: "/workflows/runs/workflows/:id/cancel" | "/workflows/runs/workflows/:id/retry", action: "cancel" | "retry", summary: string, move: typeof cancelRun): RouteSpec {
   return route({
     method: "post",
-    path: `/workflows/runs/workflows/:id/${action}`,
+    path,
     tag: "workflows",
     summary,
     permission: ["workflow", "update"],
@@ -143,8 +143,8 @@ export const runRoutes: RouteSpec[] = [
     responses: { 200: { description: "The run", schema: dataEnvelope(runDetail) }, 404: { description: "No such run" } },
     handler: async (c, { params }) => c.json({ data: await c.var.ctx.tenant.tx((sql) => selectRun(sql, params.id)) }),
   }),
-  moveRoute("cancel", "Cancel a pending or running run", cancelRun),
-  moveRoute("retry", "Retry a finished run in place, one attempt more; each step's rerunPolicy decides what runs again. Answers the run as its retry left it", retryRun),
+  moveRoute("/workflows/runs/workflows/:id/cancel", "cancel", "Cancel a pending or running run", cancelRun),
+  moveRoute("/workflows/runs/workflows/:id/retry", "retry", "Retry a finished run in place, one attempt more; each step's rerunPolicy decides what runs again. Answers the run as its retry left it", retryRun),
   inputRoute,
   route({
     method: "get",

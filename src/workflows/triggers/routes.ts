@@ -2,7 +2,7 @@
 import { route, type Method, type RouteSpec } from "../../lib/route";
 import { dataEnvelope, freeFormObject, uuidSchema } from "../../lib/schemas";
 import { rotateWebhookSecret } from "./webhook-secret";
-import { receiveWebhook } from "./webhook";
+import { startWebhookRun, webhookSignature } from "./webhook";
 
 const runAccepted = dataEnvelope({
   type: "object",
@@ -42,11 +42,11 @@ export const webhookRoutes: RouteSpec[] = [
       path: "/workflows/hooks/:triggerId",
       tag: "workflows",
       summary: `Call a webhook trigger (${method.toUpperCase()})`,
-      auth: false,
+      auth: webhookSignature,
       params: { triggerId: uuidSchema },
       ...(method === "get" ? {} : { documentedRequest: hookBody }),
       responses: hookResponses,
-      handler: (c, { params }) => receiveWebhook(c, params.triggerId),
+      handler: (c, { auth: call }) => ("handshake" in call ? call.handshake : startWebhookRun(c, call)),
     }),
   ),
   route({

@@ -14,6 +14,7 @@ import { startRun } from "../runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "./fire";
 import { verifySignature, type Verification } from "./webhook-signature";
 import { openWebhookSecret } from "./webhook-secret";
+import type { AuthStrategy } from "../../lib/route-auth";
 
 /** What a trigger's `webhook` block asks for, read from the activated definition. */
 interface WebhookConfig {
@@ -99,8 +100,22 @@ function unauthorized(message: string): ApiError {
   return new ApiError("UNAUTHORIZED", message);
 }
 
-/** The whole of `/workflows/hooks/{triggerId}`, for every method it is mounted on. */
-export async function receiveWebhook(c: Context<HonoEnv>, triggerId: string): Promise<Response> {
+/** A call that proved itself: the trigger it reached and what it sent; or a handshake, answered before any signature. */
+export type WebhookCall =
+  | { handshake: Response }
+  | { triggerId: string; hook: HookRow; input: { body: unknown; headers: Record<string, string>; query: Record<string, string | string[]>; method: string } };
+
+/**
+ * The route authorisation of `/workflows/hooks/{triggerId}`: the trigger's
+ * own rate budget, its challenge, its methods and, when it declares
+ * verification, the signature over what was sent; its tenant is bound.
+ */
+export const webhookSignature: AuthStrategy<WebhookCall> = {
+  scheme: "signature",
+  authenticate: (c, { params }) => verifyWebhookCall(c, params.triggerId),
+};
+
+async function verifyWebhookCall(c: Context<HonoEnv>, triggerId: string): Promise<WebhookCall> {
   // Each trigger is its own caller, with its own budget; spent while the trigger is looked up.
   const [found, budget, bytes] = await Promise.allSettled([
     findHook(c, triggerId),
@@ -119,7 +134,7 @@ export async function receiveWebhook(c: Context<HonoEnv>, triggerId: string): Pr
   // A handshake proves the URL to the sender before any signed call, so it is answered before verification.
   const { challenge } = config;
   const handshake = challenge ? url.searchParams.get(challenge.queryParam) : null;
-  if (challenge && handshake !== null && (method === "GET" || method === "POST")) return challengeAnswer(challenge, handshake);
+  if (challenge && handshake !== null && (method === "GET" || method === "POST")) return { handshake: challengeAnswer(challenge, handshake) };
   if (!config.methods.includes(method)) {
     const allowed = [...new Set([...config.methods, ...(challenge ? ["GET"] : [])])];
     throw new ApiError("METHOD_NOT_ALLOWED", `Webhook trigger ${triggerId} does not accept ${method}`, { allowed }, { Allow: allowed.join(", ") });
@@ -139,11 +154,16 @@ export async function receiveWebhook(c: Context<HonoEnv>, triggerId: string): Pr
     const verdict = await verifySignature(config.verification, secret, { headers: c.req.raw.headers, query: url.searchParams, body, raw });
     if (!verdict.ok) throw unauthorized(verdict.reason);
   }
+  c.set("ctx", c.var.ctx.forTenant(hook.tenant_id));
+  return { triggerId, hook, input: { body, headers, query, method } };
+}
 
+/** The run a verified call starts, written and kicked. */
+export async function startWebhookRun(c: Context<HonoEnv>, call: Exclude<WebhookCall, { handshake: Response }>): Promise<Response> {
+  const { triggerId, hook } = call;
   const trigger: FiringTrigger = { id: triggerId, key: hook.key, type: "webhook", workflowId: hook.workflow_id, workflowVersion: hook.version, definition: hook.definition };
   // A condition gates event triggers only, so a webhook firing always yields a run.
-  const run = (await runFor(trigger, { input: { body, headers, query, method } }))!;
-  c.set("ctx", c.var.ctx.forTenant(hook.tenant_id));
+  const run = (await runFor(trigger, { input: call.input }))!;
   // One autocommitted INSERT as the connecting role, not a tenant transaction
   // (BEGIN, INSERT, COMMIT): two round trips fewer on the path every sender
   // waits on. The tenant comes from the trigger row the lookup read, and the

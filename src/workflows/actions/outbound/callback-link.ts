@@ -9,6 +9,7 @@
 import { base64url, fromBase64url, hmacSha256, timingSafeEqualText } from "../../../lib/crypto";
 import { ApiError } from "../../../lib/errors";
 import { isUuid } from "../../../lib/ids";
+import type { AuthStrategy } from "../../../lib/route-auth";
 
 export const CALLBACK_PATH = "/workflows/callbacks";
 
@@ -47,3 +48,13 @@ export async function verifyCallbackToken(secret: string, token: string, nowMs: 
   if ((e as number) <= nowMs) throw unauthorized("The callback URL has expired");
   return { tenantId: t, runId: r, key: k, attempt: a as number, expiresAt: e as number };
 }
+
+/** The route authorisation a callback URL carries: its token, checked before the body is read, names the tenant and the waiting attempt. */
+export const callbackToken: AuthStrategy<CallbackClaim> = {
+  scheme: "callback",
+  authenticate: async (c, { params }) => {
+    const claim = await verifyCallbackToken(c.var.ctx.secret, params.token, c.var.ctx.clock.now());
+    c.set("ctx", c.var.ctx.forTenant(claim.tenantId));
+    return claim;
+  },
+};

@@ -9,16 +9,16 @@ import { ApiError } from "../../../lib/errors";
 import { guardJson } from "../../../lib/input-guard";
 import { runObject } from "../../runs/orchestrator";
 import { parsedBody } from "../../triggers/webhook";
-import { CALLBACK_PATH, verifyCallbackToken } from "./callback-link";
+import { callbackToken } from "./callback-link";
 import type { CallbackDelivery } from "./http-callback";
 
 export const callbackRoutes = [
   route({
     method: "post",
-    path: `${CALLBACK_PATH}/:token`,
+    path: "/workflows/callbacks/:token",
     tag: "workflows",
     summary: "Answer an httpCallback action: the signed URL it sent as X-Callback-Url",
-    auth: false,
+    auth: callbackToken,
     params: { token: { type: "string", minLength: 1, maxLength: 2000, description: "The signed token of the callback URL" } },
     documentedRequest: {
       content: { "application/json": { schema: freeFormObject }, "text/plain": { schema: { type: "string" } as const } },
@@ -30,8 +30,7 @@ export const callbackRoutes = [
       404: { description: "The run or its action is unknown" },
       409: { description: "The action is not waiting for this callback (already answered, superseded by a later attempt, or the run finished)" },
     },
-    handler: async (c, { params }) => {
-      const claim = await verifyCallbackToken(c.var.ctx.secret, params.token, c.var.ctx.clock.now());
+    handler: async (c, { auth: claim }) => {
       const body = parsedBody(c.req.header("Content-Type"), new Uint8Array(await c.req.arrayBuffer()));
       const headers = Object.fromEntries(c.req.raw.headers);
       guardJson(headers, { message: "The callback's headers cannot be stored" });
