@@ -13,8 +13,9 @@ import { permissionStrings } from "../gateway/principal";
 import { tokenItem, roleItem, roleName, permissionList, roleNames, userItem, userName, grantItem, policyItem, policyFields, assignmentItem, assigneeFields, deleted, listQuery, byId } from "./schemas";
 
 export const accessRoutes = [
-  route({ ...mintTokenOperation, path: "/access/api-tokens", tag: "access", summary: "Mint a personal access token" }),
+  route({ ...mintTokenOperation, operation: "mintApiToken", path: "/access/api-tokens", tag: "access", summary: "Mint a personal access token" }),
   route({
+    operation: "listApiTokens",
     method: "get",
     path: "/access/api-tokens",
     tag: "access",
@@ -25,6 +26,7 @@ export const accessRoutes = [
     handler: async (c, { query }) => c.json(await listTokens(c.var.ctx.tenant, pageOf(query))),
   }),
   route({
+    operation: "revokeApiToken",
     method: "delete",
     path: "/access/api-tokens/:id",
     tag: "access",
@@ -41,6 +43,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await revokeToken(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "createRole",
     method: "post",
     path: "/access/roles",
     tag: "access",
@@ -57,6 +60,7 @@ export const accessRoutes = [
     handler: async (c, { body }) => c.json({ data: await createRole(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listRoles",
     method: "get",
     path: "/access/roles",
     tag: "access",
@@ -67,6 +71,7 @@ export const accessRoutes = [
     handler: async (c, { query }) => c.json(await listRoles(c.var.ctx.tenant, pageOf(query))),
   }),
   route({
+    operation: "getRole",
     method: "get",
     path: "/access/roles/:id",
     tag: "access",
@@ -77,6 +82,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await getRole(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "replaceRole",
     method: "put",
     path: "/access/roles/:id",
     tag: "access",
@@ -93,6 +99,7 @@ export const accessRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await updateRole(c.var.ctx.tenant, c.var.ctx.principal, params.id, body) }),
   }),
   route({
+    operation: "deleteRole",
     method: "delete",
     path: "/access/roles/:id",
     tag: "access",
@@ -103,6 +110,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await deleteRole(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "createUser",
     method: "post",
     path: "/access/users",
     tag: "access",
@@ -124,6 +132,7 @@ export const accessRoutes = [
     handler: async (c, { body }) => c.json({ data: await createUser(c.var.ctx.tenant, c.var.ctx.principal, body) }, 201),
   }),
   route({
+    operation: "listUsers",
     method: "get",
     path: "/access/users",
     tag: "access",
@@ -134,6 +143,7 @@ export const accessRoutes = [
     handler: async (c, { query }) => c.json(await listUsers(c.var.ctx.tenant, pageOf(query), query.email)),
   }),
   route({
+    operation: "getUser",
     method: "get",
     path: "/access/users/:id",
     tag: "access",
@@ -144,6 +154,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await getUser(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "replaceUser",
     method: "put",
     path: "/access/users/:id",
     tag: "access",
@@ -159,6 +170,7 @@ export const accessRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await updateUser(c.var.ctx.tenant, c.var.ctx.principal, params.id, body) }),
   }),
   route({
+    operation: "setUserRoles",
     method: "put",
     path: "/access/users/:id/roles",
     tag: "access",
@@ -175,6 +187,7 @@ export const accessRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await setUserRoles(c.var.ctx.tenant, c.var.ctx.principal, params.id, body.role_names) }),
   }),
   route({
+    operation: "deleteUser",
     method: "delete",
     path: "/access/users/:id",
     tag: "access",
@@ -189,6 +202,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await deleteUser(c.var.ctx.tenant, c.var.ctx.principal, params.id) }),
   }),
   route({
+    operation: "createPolicy",
     method: "post",
     path: "/access/policies",
     tag: "access",
@@ -200,6 +214,7 @@ export const accessRoutes = [
     handler: async (c, { body }) => c.json({ data: await createPolicy(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listPolicies",
     method: "get",
     path: "/access/policies",
     tag: "access",
@@ -210,6 +225,7 @@ export const accessRoutes = [
     handler: async (c, { query }) => c.json(await listPolicies(c.var.ctx.tenant, pageOf(query))),
   }),
   route({
+    operation: "getPolicy",
     method: "get",
     path: "/access/policies/:id",
     tag: "access",
@@ -220,6 +236,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await getPolicy(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "replacePolicy",
     method: "put",
     path: "/access/policies/:id",
     tag: "access",
@@ -236,6 +253,7 @@ export const accessRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await updatePolicy(c.var.ctx.tenant, c.var.ctx.principal, params.id, body) }),
   }),
   route({
+    operation: "deletePolicy",
     method: "delete",
     path: "/access/policies/:id",
     tag: "access",
@@ -246,6 +264,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await deletePolicy(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "assignPolicy",
     method: "post",
     path: "/access/policies/:id/assignments",
     tag: "access",
@@ -264,6 +283,7 @@ export const accessRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await assignPolicy(c.var.ctx.tenant, c.var.ctx.principal, params.id, body) }, 201),
   }),
   route({
+    operation: "listAssignments",
     method: "get",
     path: "/access/policies/:id/assignments",
     tag: "access",
@@ -275,6 +295,7 @@ export const accessRoutes = [
     handler: async (c, { params, query }) => c.json(await listAssignments(c.var.ctx.tenant, params.id, pageOf(query))),
   }),
   route({
+    operation: "unassignPolicy",
     method: "delete",
     path: "/access/policies/:id/assignments",
     tag: "access",
@@ -286,6 +307,7 @@ export const accessRoutes = [
     handler: async (c, { params, query }) => c.json({ data: await unassignPolicy(c.var.ctx.tenant, params.id, query) }),
   }),
   route({
+    operation: "createGrant",
     method: "post",
     path: "/access/grants",
     tag: "access",
@@ -307,6 +329,7 @@ export const accessRoutes = [
     handler: async (c, { body }) => c.json({ data: await createGrant(c.var.ctx.tenant, c.var.ctx.principal, body) }, 201),
   }),
   route({
+    operation: "listGrants",
     method: "get",
     path: "/access/grants",
     tag: "access",
@@ -317,6 +340,7 @@ export const accessRoutes = [
     handler: async (c, { query }) => c.json(await listGrants(c.var.ctx.tenant, pageOf(query), query.policy_id)),
   }),
   route({
+    operation: "deleteGrant",
     method: "delete",
     path: "/access/grants/:id",
     tag: "access",
@@ -327,6 +351,7 @@ export const accessRoutes = [
     handler: async (c, { params }) => c.json({ data: await deleteGrant(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "getMe",
     method: "get",
     path: "/access/me",
     tag: "access",
@@ -343,6 +368,7 @@ export const accessRoutes = [
     },
   }),
   route({
+    operation: "getMyPermissions",
     method: "get",
     path: "/access/me/permissions",
     tag: "access",

@@ -30,6 +30,7 @@ async function clientOf(c: Context<HonoEnv>): Promise<ClientCredentials> {
 
 export const authRoutes = [
   route({
+    operation: "exchangeToken",
     method: "post",
     path: "/auth/token",
     tag: "auth",
@@ -59,5 +60,5 @@ export const authRoutes = [
       return c.json({ access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
     },
   }),
-  route({ ...mintTokenOperation, path: "/auth/tokens/api", tag: "auth", summary: "Mint a personal access token (same as POST /access/api-tokens)" }),
+  route({ ...mintTokenOperation, operation: "mintAuthToken", path: "/auth/tokens/api", tag: "auth", summary: "Mint a personal access token (same as POST /access/api-tokens)" }),
 ];

@@ -36,6 +36,7 @@ const documentedWorkflowBody = { ...workflowBody, properties: { ...workflowBody.
 
 export const definitionRoutes = [
   route({
+    operation: "getWorkflowLanguageSchema",
     method: "get",
     path: "/definition/workflows/schema",
     tag: "definitions",
@@ -45,6 +46,7 @@ export const definitionRoutes = [
     handler: (c) => c.json({ data: WORKFLOW_LANGUAGE_SCHEMA }),
   }),
   route({
+    operation: "validateWorkflow",
     method: "post",
     path: "/definition/workflows/validate",
     tag: "definitions",
@@ -56,6 +58,7 @@ export const definitionRoutes = [
     handler: async (c, { body }) => c.json({ data: await validateWorkflow(c.var.ctx.tenant, body) }),
   }),
   route({
+    operation: "createWorkflow",
     method: "post",
     path: "/definition/workflows",
     tag: "definitions",
@@ -72,6 +75,7 @@ export const definitionRoutes = [
     handler: async (c, { body }) => c.json({ data: await createWorkflow(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listWorkflows",
     method: "get",
     path: "/definition/workflows",
     tag: "definitions",
@@ -82,6 +86,7 @@ export const definitionRoutes = [
     handler: async (c, { query }) => c.json(await listWorkflows(c.var.ctx.tenant, query, pageOf(query))),
   }),
   route({
+    operation: "getWorkflow",
     method: "get",
     path: "/definition/workflows/:id",
     tag: "definitions",
@@ -92,6 +97,7 @@ export const definitionRoutes = [
     handler: async (c, { params }) => c.json({ data: await getWorkflow(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "replaceWorkflow",
     method: "put",
     path: "/definition/workflows/:id",
     tag: "definitions",
@@ -108,6 +114,7 @@ export const definitionRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await updateWorkflow(c.var.ctx.tenant, params.id, body) }),
   }),
   route({
+    operation: "deleteWorkflow",
     method: "delete",
     path: "/definition/workflows/:id",
     tag: "definitions",
@@ -127,6 +134,7 @@ export const definitionRoutes = [
     },
   }),
   route({
+    operation: "createJob",
     method: "post",
     path: "/definition/jobs",
     tag: "definitions",
@@ -140,6 +148,7 @@ export const definitionRoutes = [
     handler: async (c, { body }) => c.json({ data: await publishJob(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listJobs",
     method: "get",
     path: "/definition/jobs",
     tag: "definitions",
@@ -150,6 +159,7 @@ export const definitionRoutes = [
     handler: async (c, { query }) => c.json(await listJobs(c.var.ctx.tenant, query, pageOf(query))),
   }),
   route({
+    operation: "getJob",
     method: "get",
     path: "/definition/jobs/:id",
     tag: "definitions",

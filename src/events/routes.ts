@@ -6,6 +6,7 @@ import { eventItem } from "./schemas";
 
 export const eventRoutes = [
   route({
+    operation: "listEvents",
     method: "get",
     path: "/event/events",
     tag: "events",

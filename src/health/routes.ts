@@ -6,6 +6,7 @@ import { noAuth } from "../lib/route-auth";
 
 export const healthRoutes = [
   route({
+    operation: "health",
     method: "get",
     path: "/healthz",
     tag: "health",

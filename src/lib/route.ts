@@ -22,6 +22,8 @@ export interface ResponseSpec {
 }
 
 interface RouteMeta {
+  /** The operation's one name: its OpenAPI operationId, unique across the API (test/lib/route.test.ts). */
+  operation: string;
   method: Method;
   /** Full path in Hono form (`/entity/entities/:id`). */
   path: string;

@@ -50,7 +50,7 @@ export function buildOpenApi(routes: RouteSpec[]) {
     (paths[path] ??= {})[r.method] = {
       summary: r.summary,
       tags: [r.tag],
-      operationId: `${r.method}${path.replace(/[{}]/g, "").replace(/[^a-zA-Z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ?? "").toUpperCase())}`,
+      operationId: r.operation,
       ...(r.permission ? { "x-permission": `${r.permission[0]}:${r.permission[1]}` } : {}),
       security: r.auth === undefined || r.auth.scheme === "credentials" ? [{ basicAuth: [] }, { bearerAuth: [] }] : [],
       parameters: [

@@ -21,6 +21,7 @@ export function openApiRoutes(all: () => RouteSpec[]): RouteSpec[] {
   let document: ReturnType<typeof buildOpenApi> | undefined;
   return [
     route({
+      operation: "getOpenApi",
       method: "get",
       path: "/openapi.json",
       tag: "openapi",

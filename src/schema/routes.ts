@@ -7,6 +7,7 @@ import { JSON_SCHEMA, NAME, schemaItem } from "./schemas";
 
 export const schemaRoutes = [
   route({
+    operation: "createSchema",
     method: "post",
     path: "/schema/schemas",
     tag: "schema",
@@ -18,6 +19,7 @@ export const schemaRoutes = [
     handler: async (c, { body }) => c.json({ data: await registerSchema(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listSchemas",
     method: "get",
     path: "/schema/schemas",
     tag: "schema",
@@ -28,6 +30,7 @@ export const schemaRoutes = [
     handler: async (c, { query }) => c.json(await listSchemas(c.var.ctx.tenant, pageOf(query))),
   }),
   route({
+    operation: "getSchema",
     method: "get",
     path: "/schema/schemas/:idOrName",
     tag: "schema",
@@ -37,6 +40,7 @@ export const schemaRoutes = [
     handler: async (c) => c.json({ data: await getSchema(c.var.ctx.tenant, c.req.param("idOrName") ?? "") }),
   }),
   route({
+    operation: "validateAgainstSchema",
     method: "post",
     path: "/schema/validate",
     tag: "schema",

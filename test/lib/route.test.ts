@@ -155,3 +155,17 @@ describe("exactly-one-of rules in the schemas", () => {
     expect(csv.details.validation_errors[0]).toMatch(/^X-Import-Config: does not match any allowed shape \(.*type_name: is not allowed.*\| .*entity_type_id: is not allowed.*\)$/);
   });
 });
+
+describe("operation names", () => {
+  it("name each operation once: its operationId, unique, in camelCase", async () => {
+    const res = await call("GET", "/openapi.json");
+    const ids = Object.entries(res.json.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, id: op.operationId })),
+    );
+    expect(ids.length).toBeGreaterThan(100);
+    expect(ids.filter((o) => !/^[a-z][A-Za-z]*$/.test(o.id))).toEqual([]);
+    expect(new Set(ids.map((o) => o.id)).size).toBe(ids.length);
+    expect(ids.find((o) => o.path === "/entity/entity-types" && o.method === "post")?.id).toBe("createEntityType");
+    expect(ids.find((o) => o.path === "/workflows/hooks/{triggerId}" && o.method === "put")?.id).toBe("callWebhookPut");
+  });
+});

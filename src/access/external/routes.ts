@@ -26,6 +26,7 @@ async function changeBody<T>(c: Context<HonoEnv>, schema: object): Promise<T> {
 
 export const externalRoutes = [
   route({
+    operation: "createExternalCompany",
     method: "post",
     path: "/access/external-companies",
     tag: "access",
@@ -37,6 +38,7 @@ export const externalRoutes = [
     handler: async (c, { body }) => c.json({ data: await createCompany(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listExternalCompanies",
     method: "get",
     path: "/access/external-companies",
     tag: "access",
@@ -47,6 +49,7 @@ export const externalRoutes = [
     handler: async (c, { query }) => c.json(await listCompanies(c.var.ctx.tenant, query, pageOf(query))),
   }),
   route({
+    operation: "getExternalCompany",
     method: "get",
     path: "/access/external-companies/:id",
     tag: "access",
@@ -57,6 +60,7 @@ export const externalRoutes = [
     handler: async (c, { params }) => c.json({ data: await getCompany(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "replaceExternalCompany",
     method: "put",
     path: "/access/external-companies/:id",
     tag: "access",
@@ -71,6 +75,7 @@ export const externalRoutes = [
     },
   }),
   route({
+    operation: "createExternalUser",
     method: "post",
     path: "/access/external-users",
     tag: "access",
@@ -88,6 +93,7 @@ export const externalRoutes = [
     },
   }),
   route({
+    operation: "listExternalUsers",
     method: "get",
     path: "/access/external-users",
     tag: "access",
@@ -98,6 +104,7 @@ export const externalRoutes = [
     handler: async (c, { query }) => c.json(await listExternalUsers(c.var.ctx.tenant, query, pageOf(query))),
   }),
   route({
+    operation: "getExternalUser",
     method: "get",
     path: "/access/external-users/:id",
     tag: "access",
@@ -108,6 +115,7 @@ export const externalRoutes = [
     handler: async (c, { params }) => c.json({ data: await getExternalUser(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "replaceExternalUser",
     method: "put",
     path: "/access/external-users/:id",
     tag: "access",

@@ -13,6 +13,7 @@ const encoder = new TextEncoder();
 
 export const secretRoutes = [
   route({
+    operation: "putSecret",
     method: "post",
     path: "/access/secrets",
     tag: "access",
@@ -36,6 +37,7 @@ export const secretRoutes = [
     },
   }),
   route({
+    operation: "listSecrets",
     method: "get",
     path: "/access/secrets",
     tag: "access",
@@ -46,6 +48,7 @@ export const secretRoutes = [
     handler: async (c, { query }) => c.json(await listSecrets(c.var.ctx.tenant, query, pageOf(query))),
   }),
   route({
+    operation: "deleteSecret",
     method: "delete",
     path: "/access/secrets/:id",
     tag: "access",

@@ -7,6 +7,7 @@ import { RESOURCE_TYPE, shareItem, receivedItem, createShareBody } from "./schem
 
 export const shareRoutes = [
   route({
+    operation: "createShare",
     method: "post",
     path: "/access/shares",
     tag: "access",
@@ -23,6 +24,7 @@ export const shareRoutes = [
     handler: async (c, { body }) => c.json({ data: await createShare(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listShares",
     method: "get",
     path: "/access/shares",
     tag: "access",
@@ -38,6 +40,7 @@ export const shareRoutes = [
   }),
   // Declared before /access/shares/:id, which would otherwise take "received" as an id.
   route({
+    operation: "listReceivedShares",
     method: "get",
     path: "/access/shares/received",
     tag: "access",
@@ -52,6 +55,7 @@ export const shareRoutes = [
     handler: async (c, { query }) => c.json(await listReceived(c.var.ctx.tenant, query ?? {}, pageOf(query))),
   }),
   route({
+    operation: "getShare",
     method: "get",
     path: "/access/shares/:id",
     tag: "access",
@@ -62,6 +66,7 @@ export const shareRoutes = [
     handler: async (c, { params }) => c.json({ data: await getShare(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "deleteShare",
     method: "delete",
     path: "/access/shares/:id",
     tag: "access",

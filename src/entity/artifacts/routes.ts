@@ -20,6 +20,7 @@ const binary = { description: "The bytes, with the Content-Type recorded for the
 
 export const artifactRoutes = [
   route({
+    operation: "createArtifactUploadUrl",
     method: "post",
     path: "/entity/entities/:id/artifacts/upload-url",
     tag: "artifacts",
@@ -41,6 +42,7 @@ export const artifactRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await createUploadUrl(c.var.ctx, params.id, body) }, 201),
   }),
   route({
+    operation: "uploadArtifactVersion",
     method: "put",
     path: "/entity/uploads/:versionId",
     tag: "artifacts",
@@ -60,6 +62,7 @@ export const artifactRoutes = [
     handler: async (c, { params }) => c.json({ data: await receiveUpload(c.var.ctx, params.versionId, rawUpload(c)) }),
   }),
   route({
+    operation: "confirmArtifact",
     method: "post",
     path: "/entity/entities/:id/artifacts/:artifactId/confirm",
     tag: "artifacts",
@@ -76,6 +79,7 @@ export const artifactRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await confirmArtifact(c.var.ctx, params.id, params.artifactId, body.checksum) }),
   }),
   route({
+    operation: "listArtifacts",
     method: "get",
     path: "/entity/entities/:id/artifacts",
     tag: "artifacts",
@@ -96,6 +100,7 @@ export const artifactRoutes = [
     handler: async (c, { params, query }) => c.json(await listArtifacts(c.var.ctx, params.id, query, pageOf(query))),
   }),
   route({
+    operation: "getArtifact",
     method: "get",
     path: "/entity/entities/:id/artifacts/:artifactId",
     tag: "artifacts",
@@ -107,6 +112,7 @@ export const artifactRoutes = [
     handler: async (c, { params, query }) => download(await readArtifact(c.var.ctx, params.id, params.artifactId, query.version)),
   }),
   route({
+    operation: "deleteArtifact",
     method: "delete",
     path: "/entity/entities/:id/artifacts/:artifactId",
     tag: "artifacts",
@@ -120,6 +126,7 @@ export const artifactRoutes = [
     handler: async (c, { params }) => c.json({ data: await deleteArtifact(c.var.ctx, params.id, params.artifactId) }),
   }),
   route({
+    operation: "getArtifactDownloadUrl",
     method: "get",
     path: "/entity/entities/:id/artifacts/:artifactId/download-url",
     tag: "artifacts",
@@ -131,6 +138,7 @@ export const artifactRoutes = [
     handler: async (c, { params, query }) => c.json({ data: await artifactDownloadUrl(c.var.ctx, params.id, params.artifactId, query) }),
   }),
   route({
+    operation: "createArtifactDownloadUrl",
     method: "post",
     path: "/entity/entities/:id/artifacts/:artifactId/download-url",
     tag: "artifacts",
@@ -143,6 +151,7 @@ export const artifactRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await artifactDownloadUrl(c.var.ctx, params.id, params.artifactId, body) }),
   }),
   route({
+    operation: "downloadArtifactVersion",
     method: "get",
     path: "/entity/downloads/:versionId",
     tag: "artifacts",

@@ -9,6 +9,7 @@ import { exportBody } from "./schemas";
 
 export const csvRoutes = [
   route({
+    operation: "importEntities",
     method: "post",
     path: "/entity/entities/import",
     tag: "entities",
@@ -40,6 +41,7 @@ export const csvRoutes = [
     },
   }),
   route({
+    operation: "exportEntities",
     method: "post",
     path: "/entity/entities/export",
     tag: "entities",

@@ -34,6 +34,7 @@ const attributesSchema = freeFormObject;
 
 export const entityRoutes = [
   route({
+    operation: "listEntities",
     method: "get",
     path: "/entity/entities",
     tag: "entities",
@@ -45,6 +46,7 @@ export const entityRoutes = [
       c.json(await listEntities(c.var.ctx.tenant, { ...query, include_specs: parseIncludeSpecs(query.include_specs) }, pageOf(query))),
   }),
   route({
+    operation: "createEntity",
     method: "post",
     path: "/entity/entities",
     tag: "entities",
@@ -62,6 +64,7 @@ export const entityRoutes = [
     handler: async (c, { body }) => c.json({ data: await createEntity(c.var.ctx, body) }, 201),
   }),
   route({
+    operation: "getEntity",
     method: "get",
     path: "/entity/entities/:id",
     tag: "entities",
@@ -74,6 +77,7 @@ export const entityRoutes = [
       c.json({ data: await getEntity(c.var.ctx.tenant, params.id, { ...query, include_specs: parseIncludeSpecs(query?.include_specs) }) }),
   }),
   route({
+    operation: "replaceEntity",
     method: "put",
     path: "/entity/entities/:id",
     tag: "entities",
@@ -90,6 +94,7 @@ export const entityRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await replaceEntity(c.var.ctx, params.id, body) }),
   }),
   route({
+    operation: "patchEntityAttributes",
     method: "patch",
     path: "/entity/entities/:id/attributes",
     tag: "entities",
@@ -106,6 +111,7 @@ export const entityRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await patchEntity(c.var.ctx, params.id, body) }),
   }),
   route({
+    operation: "deleteEntity",
     method: "delete",
     path: "/entity/entities/:id",
     tag: "entities",
@@ -119,6 +125,7 @@ export const entityRoutes = [
     handler: async (c, { params }) => c.json({ data: await deleteEntity(c.var.ctx, params.id) }),
   }),
   route({
+    operation: "bulkDeleteEntities",
     method: "post",
     path: "/entity/entities/bulk-delete",
     tag: "entities",

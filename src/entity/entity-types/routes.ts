@@ -7,6 +7,7 @@ import { entityTypeItem, createTypeBody, patchTypeBody } from "./schemas";
 
 export const entityTypeRoutes = [
   route({
+    operation: "createEntityType",
     method: "post",
     path: "/entity/entity-types",
     tag: "entity-types",
@@ -18,6 +19,7 @@ export const entityTypeRoutes = [
     handler: async (c, { body }) => c.json({ data: await createType(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listEntityTypes",
     method: "get",
     path: "/entity/entity-types",
     tag: "entity-types",
@@ -28,6 +30,7 @@ export const entityTypeRoutes = [
     handler: async (c, { query }) => c.json(await listTypes(c.var.ctx.tenant, { name: query?.name, status: query?.status }, pageOf(query))),
   }),
   route({
+    operation: "getEntityType",
     method: "get",
     path: "/entity/entity-types/:id",
     tag: "entity-types",
@@ -38,6 +41,7 @@ export const entityTypeRoutes = [
     handler: async (c, { params }) => c.json({ data: await getType(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "updateEntityType",
     method: "patch",
     path: "/entity/entity-types/:id",
     tag: "entity-types",
@@ -49,6 +53,7 @@ export const entityTypeRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await patchType(c.var.ctx.tenant, params.id, body) }),
   }),
   route({
+    operation: "activateEntityType",
     method: "post",
     path: "/entity/entity-types/:id/activate",
     tag: "entity-types",

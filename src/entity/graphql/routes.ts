@@ -7,6 +7,7 @@ import { formattedError } from "./schemas";
 
 export const graphqlRoutes = [
   route({
+    operation: "getGraphqlSchema",
     method: "get",
     path: "/entity/graphql/schema",
     tag: "graphql",
@@ -16,6 +17,7 @@ export const graphqlRoutes = [
     handler: async (c) => c.text((await tenantSchema(c.var.ctx.tenant)).sdl()),
   }),
   route({
+    operation: "graphql",
     method: "post",
     path: "/entity/graphql",
     tag: "graphql",

@@ -5,6 +5,7 @@ import { graphBody, graphAnswer } from "./schemas";
 
 export const queryGraphRoutes = [
   route({
+    operation: "queryGraph",
     method: "post",
     path: "/entity/query-graph",
     tag: "query",

@@ -9,6 +9,7 @@ import { filterSchema, queryBody, warningsSchema, queryAnswer } from "./schemas"
 
 export const queryRoutes = [
   route({
+    operation: "queryEntities",
     method: "post",
     path: "/entity/query",
     tag: "query",
@@ -22,6 +23,7 @@ export const queryRoutes = [
     },
   }),
   route({
+    operation: "queryDistinct",
     method: "post",
     path: "/entity/query/distinct",
     tag: "query",

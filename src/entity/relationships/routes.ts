@@ -9,6 +9,7 @@ import { RULE_NAME, ruleItem, linkItem, linkBody, createRuleBody } from "./schem
 
 export const relationshipRoutes = [
   route({
+    operation: "createRelationshipRule",
     method: "post",
     path: "/entity/relationship-rules",
     tag: "relationships",
@@ -20,6 +21,7 @@ export const relationshipRoutes = [
     handler: async (c, { body }) => c.json({ data: await createRule(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "listRelationshipRules",
     method: "get",
     path: "/entity/relationship-rules",
     tag: "relationships",
@@ -30,6 +32,7 @@ export const relationshipRoutes = [
     handler: async (c, { query }) => c.json(await listRules(c.var.ctx.tenant, { entity_type_name: query?.entity_type_name, name: query?.name }, pageOf(query))),
   }),
   route({
+    operation: "getRelationshipRule",
     method: "get",
     path: "/entity/relationship-rules/:id",
     tag: "relationships",
@@ -40,6 +43,7 @@ export const relationshipRoutes = [
     handler: async (c, { params }) => c.json({ data: await getRule(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "createRelationship",
     method: "post",
     path: "/entity/relationships",
     tag: "relationships",
@@ -56,6 +60,7 @@ export const relationshipRoutes = [
     handler: async (c, { body }) => c.json({ data: await createLink(c.var.ctx.tenant, body) }, 201),
   }),
   route({
+    operation: "getRelationship",
     method: "get",
     path: "/entity/relationships/:id",
     tag: "relationships",
@@ -66,6 +71,7 @@ export const relationshipRoutes = [
     handler: async (c, { params }) => c.json({ data: await getLink(c.var.ctx.tenant, params.id) }),
   }),
   route({
+    operation: "deleteRelationship",
     method: "delete",
     path: "/entity/relationships/:id",
     tag: "relationships",

@@ -56,6 +56,7 @@ const binary = {
 
 export const tempFileRoutes = [
   route({
+    operation: "createTempFile",
     method: "post",
     path: "/entity/temp-files",
     tag: "temp-files",
@@ -80,6 +81,7 @@ export const tempFileRoutes = [
     handler: async (c) => c.json({ data: await createTempFile(c.var.ctx, await incoming(c)) }, 201),
   }),
   route({
+    operation: "getTempFile",
     method: "get",
     path: "/entity/temp-files/:id",
     tag: "temp-files",
@@ -93,6 +95,7 @@ export const tempFileRoutes = [
     },
   }),
   route({
+    operation: "createTempFileDownloadUrl",
     method: "post",
     path: "/entity/temp-files/:id/download-url",
     tag: "temp-files",
@@ -105,6 +108,7 @@ export const tempFileRoutes = [
     handler: async (c, { params, body }) => c.json({ data: await tempFileDownloadUrl(c.var.ctx, params.id, body.ttl) }),
   }),
   route({
+    operation: "downloadTempFile",
     method: "get",
     path: "/entity/temp-files/:id/download",
     tag: "temp-files",

@@ -9,6 +9,7 @@ import { upsertBody, upsertResult, UPSERT_BODY_LIMIT } from "./schemas";
 
 export const upsertRoutes = [
   route({
+    operation: "upsertEntities",
     method: "post",
     path: "/entity/entities/upsert",
     tag: "entities",

@@ -8,8 +8,9 @@ import { kickRuns } from "../runs/orchestrator";
 import { systemClock } from "../../lib/clock";
 import { envPatch, bindingsPatch, triggerItem, activation, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
 
-function toggle(path: "/workflows/:id/triggers/:triggerId/enable" | "/workflows/:id/triggers/:triggerId/disable", enabled: boolean): RouteSpec {
+function toggle(operation: "enableTrigger" | "disableTrigger", path: "/workflows/:id/triggers/:triggerId/enable" | "/workflows/:id/triggers/:triggerId/disable", enabled: boolean): RouteSpec {
   return route({
+    operation,
     method: "put",
     path,
     tag: "workflows",
@@ -26,6 +27,7 @@ function toggle(path: "/workflows/:id/triggers/:triggerId/enable" | "/workflows/
 
 export const activationRoutes: RouteSpec[] = [
   route({
+    operation: "dispatchRun",
     method: "post",
     path: "/workflows/wr",
     tag: "workflows",
@@ -51,6 +53,7 @@ export const activationRoutes: RouteSpec[] = [
     },
   }),
   route({
+    operation: "activateWorkflow",
     method: "post",
     path: "/workflows/:id/activate",
     tag: "workflows",
@@ -64,6 +67,7 @@ export const activationRoutes: RouteSpec[] = [
       c.json({ data: await activateWorkflow(c.var.ctx.tenant, c.var.ctx.principal, params.id, body, c.var.ctx.origin, new Date(systemClock.now())) }),
   }),
   route({
+    operation: "configureWorkflow",
     method: "put",
     path: "/workflows/:id/config",
     tag: "workflows",
@@ -74,6 +78,6 @@ export const activationRoutes: RouteSpec[] = [
     responses: { 200: { description: "The activation", schema: dataEnvelope(activation) } },
     handler: async (c, { params, body }) => c.json({ data: await configureWorkflow(c.var.ctx.tenant, params.id, body, c.var.ctx.origin) }),
   }),
-  toggle("/workflows/:id/triggers/:triggerId/enable", true),
-  toggle("/workflows/:id/triggers/:triggerId/disable", false),
+  toggle("enableTrigger", "/workflows/:id/triggers/:triggerId/enable", true),
+  toggle("disableTrigger", "/workflows/:id/triggers/:triggerId/disable", false),
 ];

@@ -43,8 +43,9 @@ async function listRuns(tenant: TenantDb, secret: string, query: RunListQuery) {
   return { data: records, pagination: paginationOf({ page, limit }, total), ...next };
 }
 
-function listRunsRoute(path: "/workflows/runs/workflows" | "/workflows/runs"): RouteSpec {
+function listRunsRoute(operation: "listRuns" | "listRunsAlias", path: "/workflows/runs/workflows" | "/workflows/runs"): RouteSpec {
   return route({
+    operation,
     method: "get",
     path,
     tag: "workflows",
@@ -72,8 +73,9 @@ function listRunsRoute(path: "/workflows/runs/workflows" | "/workflows/runs"): R
  * its own: it adopts a cancel at its next walk, and the sweep kicks a
  * retried run still pending.
  */
-function moveRoute(path: "/workflows/runs/workflows/:id/cancel" | "/workflows/runs/workflows/:id/retry", action: "cancel" | "retry", summary: string, move: typeof cancelRun): RouteSpec {
+function moveRoute(operation: "cancelRun" | "retryRun", path: "/workflows/runs/workflows/:id/cancel" | "/workflows/runs/workflows/:id/retry", action: "cancel" | "retry", summary: string, move: typeof cancelRun): RouteSpec {
   return route({
+    operation,
     method: "post",
     path,
     tag: "workflows",
@@ -99,6 +101,7 @@ function moveRoute(path: "/workflows/runs/workflows/:id/cancel" | "/workflows/ru
 }
 
 const inputRoute = route({
+  operation: "answerRunInput",
   method: "post",
   path: "/workflows/runs/workflows/:id/input",
   tag: "workflows",
@@ -131,9 +134,10 @@ const inputRoute = route({
 });
 
 export const runRoutes: RouteSpec[] = [
-  listRunsRoute("/workflows/runs/workflows"),
-  listRunsRoute("/workflows/runs"),
+  listRunsRoute("listRuns", "/workflows/runs/workflows"),
+  listRunsRoute("listRunsAlias", "/workflows/runs"),
   route({
+    operation: "getRun",
     method: "get",
     path: "/workflows/runs/workflows/:id",
     tag: "workflows",
@@ -143,10 +147,11 @@ export const runRoutes: RouteSpec[] = [
     responses: { 200: { description: "The run", schema: dataEnvelope(runDetail) }, 404: { description: "No such run" } },
     handler: async (c, { params }) => c.json({ data: await c.var.ctx.tenant.tx((sql) => selectRun(sql, params.id)) }),
   }),
-  moveRoute("/workflows/runs/workflows/:id/cancel", "cancel", "Cancel a pending or running run", cancelRun),
-  moveRoute("/workflows/runs/workflows/:id/retry", "retry", "Retry a finished run in place, one attempt more; each step's rerunPolicy decides what runs again. Answers the run as its retry left it", retryRun),
+  moveRoute("cancelRun", "/workflows/runs/workflows/:id/cancel", "cancel", "Cancel a pending or running run", cancelRun),
+  moveRoute("retryRun", "/workflows/runs/workflows/:id/retry", "retry", "Retry a finished run in place, one attempt more; each step's rerunPolicy decides what runs again. Answers the run as its retry left it", retryRun),
   inputRoute,
   route({
+    operation: "listSchedules",
     method: "get",
     path: "/workflows/schedules",
     tag: "workflows",

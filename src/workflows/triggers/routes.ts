@@ -38,6 +38,7 @@ const HOOK_METHODS: Method[] = ["post", "get", "put", "patch", "delete"];
 export const webhookRoutes: RouteSpec[] = [
   ...HOOK_METHODS.map((method) =>
     route({
+      operation: `callWebhook${method[0].toUpperCase()}${method.slice(1)}`,
       method,
       path: "/workflows/hooks/:triggerId",
       tag: "workflows",
@@ -50,6 +51,7 @@ export const webhookRoutes: RouteSpec[] = [
     }),
   ),
   route({
+    operation: "rotateWebhookSecret",
     method: "post",
     path: "/workflows/:id/triggers/:triggerId/secret",
     tag: "workflows",

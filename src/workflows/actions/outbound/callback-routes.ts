@@ -14,6 +14,7 @@ import type { CallbackDelivery } from "./http-callback";
 
 export const callbackRoutes = [
   route({
+    operation: "answerCallback",
     method: "post",
     path: "/workflows/callbacks/:token",
     tag: "workflows",
