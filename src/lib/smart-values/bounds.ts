@@ -40,7 +40,8 @@ const PASS_THROUGH = new Set(["name", "variable", "string", "number", "value", "
 /**
  * Time, steps and volume that evaluations drawing from it may spend
  * together; depth bounds each evaluation on its own. Time is the time spent
- * inside evaluations, read from `clock`.
+ * inside evaluations, read from `clock` (overlapping evaluations each count
+ * their own), not the time between them.
  */
 export class EvaluationBudget {
   readonly limits: Required<EvaluationLimits>;

@@ -6,7 +6,7 @@
 // as a variable. A name outside the scope is therefore undefined, never a
 // value from elsewhere, and JSONata's built-in functions stay as they are.
 import jsonata from "jsonata";
-import { budgetOf, Guard, MAX_ITEMS, type EvaluationBudget, type EvaluationLimits } from "./bounds";
+import { budgetOf, MAX_ITEMS, type EvaluationBudget, type EvaluationLimits, type Guard } from "./bounds";
 import { ExpressionError, ExpressionSyntaxError, messageOf } from "./errors";
 import { toJson } from "./json";
 import { LinearRegexEngine, regexProblem } from "./regex";
