@@ -6,7 +6,7 @@
 // as a variable. A name outside the scope is therefore undefined, never a
 // value from elsewhere, and JSONata's built-in functions stay as they are.
 import jsonata from "jsonata";
-import { Guard, MAX_ITEMS, type EvaluationLimits } from "./bounds";
+import { budgetOf, MAX_ITEMS, type EvaluationBudget, type EvaluationLimits, type Guard } from "./bounds";
 import { ExpressionError, ExpressionSyntaxError, messageOf } from "./errors";
 import { toJson } from "./json";
 import { LinearRegexEngine, regexProblem } from "./regex";
@@ -17,8 +17,12 @@ export type Scope = Record<string, unknown>;
 export interface CompiledExpression {
   readonly text: string;
   readonly ast: jsonata.ExprNode;
-  /** The expression's value against `scope`, as JSON (undefined when it selects nothing); throws ExpressionError. */
-  evaluate(scope: Scope, limits?: EvaluationLimits): Promise<unknown>;
+  /**
+   * The expression's value against `scope`, as JSON (undefined when it
+   * selects nothing), under bounds of its own (`limits`) or drawn from a
+   * caller's shared budget; throws ExpressionError.
+   */
+  evaluate(scope: Scope, bounds?: EvaluationLimits | EvaluationBudget): Promise<unknown>;
   /** The same under a Guard shared with other expressions (one smart value), with extra variables (`$rows`). */
   run(guard: Guard, scope: Scope, variables?: Record<string, unknown>): Promise<unknown>;
 }
@@ -131,8 +135,8 @@ class Compiled implements CompiledExpression {
     return this.expr.ast();
   }
 
-  evaluate(scope: Scope, limits?: EvaluationLimits): Promise<unknown> {
-    return this.run(new Guard(limits), scope);
+  evaluate(scope: Scope, bounds?: EvaluationLimits | EvaluationBudget): Promise<unknown> {
+    return budgetOf(bounds).evaluation((guard) => this.run(guard, scope));
   }
 
   async run(guard: Guard, scope: Scope, variables: Record<string, unknown> = {}): Promise<unknown> {
@@ -183,6 +187,6 @@ export function compileExpression(text: string): CompiledExpression {
 }
 
 /** A bare JSONata expression (a condition, `if`, `errorWhen`) against `scope`. */
-export function evaluateExpression(text: string, scope: Scope, limits?: EvaluationLimits): Promise<unknown> {
-  return compileExpression(text).evaluate(scope, limits);
+export function evaluateExpression(text: string, scope: Scope, bounds?: EvaluationLimits | EvaluationBudget): Promise<unknown> {
+  return compileExpression(text).evaluate(scope, bounds);
 }

@@ -1,11 +1,15 @@
 // The smart-value evaluator: JSONata expressions and the smart values built
 // from them, evaluated against explicit scopes under time, depth and size
-// bounds. Free of workflow specifics: the app renderer shares it.
+// bounds (per evaluation, or drawn from a budget a caller shares), with
+// `$`-directives from a registry a caller can extend. Free of workflow
+// specifics: the app renderer shares it.
 import { compileExpression } from "./expression";
 import { rootNames } from "./roots";
 
 export type { EvaluationLimits } from "./bounds";
-export { DEFAULT_LIMITS, MAX_ITEMS, MAX_VOLUME } from "./bounds";
+export { DEFAULT_LIMITS, EvaluationBudget, MAX_ITEMS, MAX_VOLUME } from "./bounds";
+export { SMART_VALUE_DIRECTIVES } from "./directives";
+export { DirectiveRegistry, type Directive, type DirectiveCheck, type DirectiveRun } from "./registry";
 export { ExpressionError, ExpressionSyntaxError } from "./errors";
 export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, type CompiledExpression, type Scope } from "./expression";
 export { isTruthy } from "./json";

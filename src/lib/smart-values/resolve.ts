@@ -1,58 +1,41 @@
 // Smart values: the authoring form of workflow fields (and later app specs).
 // A value is resolved member by member; strings may hold `{{ }}` templates,
-// and an object with a `$` key is a directive:
-//   { "$jsonata": "expr" }               the expression's raw value
-//   { "$literal": x }                    x exactly as written, never resolved
-//   { "$rows": <smart value>, "$pipe": "expr" }
-//                                        the rows (an array), reshaped by expr, which reads them as `$rows`
+// and an object with a `$` key is a directive of the registry in use
+// (./directives.ts lists the built-in ones).
 // One smart value is one evaluation: its expressions share one set of bounds.
-import { Guard, type EvaluationLimits } from "./bounds";
+import { budgetOf, type EvaluationBudget, type EvaluationLimits, type Guard } from "./bounds";
+import { SMART_VALUE_DIRECTIVES } from "./directives";
 import { ExpressionError, ExpressionSyntaxError } from "./errors";
 import { compileExpression, type Scope } from "./expression";
+import { at, expressionText, fail, item, member, refuse, type DirectiveRegistry } from "./registry";
 import { parseTemplate, stringForm } from "./template";
 
-export interface ResolveOptions {
+export type ResolveOptions = {
   /** What the field takes: a whole-string `{{ }}` gives its value as is (`json`, the default) or its string form (`string`). */
   expects?: "string" | "json";
-  limits?: EvaluationLimits;
-}
-
-type Directive = { kind: "jsonata"; text: unknown } | { kind: "literal"; value: unknown } | { kind: "rows"; rows: unknown; pipe: unknown };
-
-const DIRECTIVES = "$jsonata, $literal, or $rows with $pipe";
-
-/** The directive an object spells, undefined for a plain object, or a thrown ExpressionSyntaxError for a malformed one. */
-function directiveOf(value: Record<string, unknown>, path: string): Directive | undefined {
-  const keys = Object.keys(value);
-  const dollar = keys.filter((key) => key.startsWith("$"));
-  if (dollar.length === 0) return undefined;
-  const shape = keys.slice().sort().join(",");
-  if (shape === "$jsonata") return { kind: "jsonata", text: value.$jsonata };
-  if (shape === "$literal") return { kind: "literal", value: value.$literal };
-  if (shape === "$pipe,$rows") return { kind: "rows", rows: value.$rows, pipe: value.$pipe };
-  const unknown = dollar.find((key) => key !== "$jsonata" && key !== "$literal" && key !== "$rows" && key !== "$pipe");
-  const reason = unknown
-    ? `${JSON.stringify(unknown)} is not a directive (directives: ${DIRECTIVES}; wrap data with $-keys in {"$literal": ...})`
-    : `an object with ${dollar.map((key) => JSON.stringify(key)).join(", ")} must hold exactly ${DIRECTIVES}`;
-  throw new ExpressionSyntaxError(at(path, reason));
-}
-
-function expressionText(text: unknown, path: string): string {
-  if (typeof text !== "string") throw new ExpressionSyntaxError(at(path, "must be a JSONata expression string"));
-  return text;
-}
-
-const at = (path: string, message: string) => (path ? `${path}: ${message}` : message);
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const member = (path: string, key: string) => (!IDENTIFIER.test(key) ? `${path}[${JSON.stringify(key)}]` : path ? `${path}.${key}` : key);
-const item = (path: string, index: number) => `${path}[${index}]`;
+  /** The directives understood (default: the built-in ones). */
+  directives?: DirectiveRegistry;
+} & (
+  | { limits?: EvaluationLimits; budget?: never }
+  /** A budget shared with the caller's other evaluations, drawn from instead of bounds of its own. */
+  | { budget: EvaluationBudget; limits?: never }
+);
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function templateParts(text: string, path: string) {
+  try {
+    return parseTemplate(text);
+  } catch (err) {
+    throw new ExpressionSyntaxError(at(path, (err as Error).message), (err as ExpressionSyntaxError).position);
+  }
+}
 
 class Resolver {
   constructor(
     private readonly scope: Scope,
     private readonly guard: Guard,
+    private readonly directives: DirectiveRegistry,
   ) {}
 
   private async expression(text: string, path: string, variables?: Record<string, unknown>): Promise<unknown> {
@@ -72,37 +55,29 @@ class Resolver {
       return out;
     }
     if (!isPlainObject(value)) return value;
-    const directive = directiveOf(value, path);
-    if (!directive) {
-      const entries: [string, unknown][] = [];
-      for (const [key, member_] of Object.entries(value)) {
-        // A member that resolves to nothing is absent, as JSON would carry it.
-        const resolved = await this.resolve(member_, member(path, key), "json");
-        if (resolved !== undefined) entries.push([key, resolved]);
-      }
-      return Object.fromEntries(entries);
+    const directive = this.directives.match(value, path);
+    if (directive) {
+      const use = { value, path };
+      return directive.evaluate({
+        ...use,
+        scope: this.scope,
+        text: (key) => expressionText(use, key),
+        expression: (key, variables) => this.expression(expressionText(use, key), member(path, key), variables),
+        resolve: (key) => this.resolve(value[key], member(path, key), "json"),
+        fail: (key, reason) => fail(use, key, reason),
+      });
     }
-    switch (directive.kind) {
-      case "literal":
-        return directive.value;
-      case "jsonata":
-        return this.expression(expressionText(directive.text, member(path, "$jsonata")), member(path, "$jsonata"));
-      case "rows": {
-        const pipe = expressionText(directive.pipe, member(path, "$pipe"));
-        const rows = await this.resolve(directive.rows, member(path, "$rows"), "json");
-        if (!Array.isArray(rows)) throw new ExpressionError(at(member(path, "$rows"), `must give an array, got ${rows === undefined ? "nothing" : JSON.stringify(rows).slice(0, 60)}`));
-        return this.expression(pipe, member(path, "$pipe"), { rows });
-      }
+    const entries: [string, unknown][] = [];
+    for (const [key, member_] of Object.entries(value)) {
+      // A member that resolves to nothing is absent, as JSON would carry it.
+      const resolved = await this.resolve(member_, member(path, key), "json");
+      if (resolved !== undefined) entries.push([key, resolved]);
     }
+    return Object.fromEntries(entries);
   }
 
   private async template(text: string, path: string, expects: "string" | "json"): Promise<unknown> {
-    let parts;
-    try {
-      parts = parseTemplate(text);
-    } catch (err) {
-      throw new ExpressionSyntaxError(at(path, (err as Error).message), (err as ExpressionSyntaxError).position);
-    }
+    const parts = templateParts(text, path);
     if (parts.length === 1 && "expression" in parts[0]) {
       const value = await this.expression(parts[0].expression, path);
       return expects === "string" ? stringForm(value) : value;
@@ -117,36 +92,38 @@ class Resolver {
 }
 
 /** Resolves a smart value against `scope`; throws ExpressionSyntaxError (malformed) or ExpressionError (failed evaluation). */
-export function resolveSmartValue(value: unknown, scope: Scope, options: ResolveOptions = {}): Promise<unknown> {
-  return new Resolver(scope, new Guard(options.limits)).resolve(value, "", options.expects ?? "json");
+export async function resolveSmartValue(value: unknown, scope: Scope, options: ResolveOptions = {}): Promise<unknown> {
+  return budgetOf(options.budget ?? options.limits).evaluation((guard) =>
+    new Resolver(scope, guard, options.directives ?? SMART_VALUE_DIRECTIVES).resolve(value, "", options.expects ?? "json"),
+  );
 }
 
 /**
  * Every JSONata expression inside a smart value with the path of the field
- * holding it (`<path>.headers.x`, `<path>.items[2]`, `<path>.$pipe`), for
- * compile checks at save time; throws ExpressionSyntaxError, naming the path,
- * for a malformed directive or an unclosed `{{`.
+ * holding it (`<path>.headers.x`, `<path>.items[2]`, `<path>.$pipe`), as the
+ * directives of `directives` declare theirs, for compile checks at save time;
+ * throws ExpressionSyntaxError, naming the path, for a malformed directive or
+ * an unclosed `{{`.
  */
-export function expressionsIn(value: unknown, path: string): { path: string; text: string }[] {
+export function expressionsIn(value: unknown, path: string, directives: DirectiveRegistry = SMART_VALUE_DIRECTIVES): { path: string; text: string }[] {
   const found: { path: string; text: string }[] = [];
   const walk = (node: unknown, where: string): void => {
     if (typeof node === "string") {
-      let parts;
-      try {
-        parts = parseTemplate(node);
-      } catch (err) {
-        throw new ExpressionSyntaxError(at(where, (err as Error).message), (err as ExpressionSyntaxError).position);
-      }
-      for (const part of parts) if ("expression" in part) found.push({ path: where, text: part.expression });
+      for (const part of templateParts(node, where)) if ("expression" in part) found.push({ path: where, text: part.expression });
     } else if (Array.isArray(node)) node.forEach((child, i) => walk(child, item(where, i)));
     else if (isPlainObject(node)) {
-      const directive = directiveOf(node, where);
-      if (!directive) for (const [key, child] of Object.entries(node)) walk(child, member(where, key));
-      else if (directive.kind === "jsonata") found.push({ path: member(where, "$jsonata"), text: expressionText(directive.text, member(where, "$jsonata")) });
-      else if (directive.kind === "rows") {
-        walk(directive.rows, member(where, "$rows"));
-        found.push({ path: member(where, "$pipe"), text: expressionText(directive.pipe, member(where, "$pipe")) });
+      const directive = directives.match(node, where);
+      if (!directive) {
+        for (const [key, child] of Object.entries(node)) walk(child, member(where, key));
+        return;
       }
+      const use = { value: node, path: where };
+      directive.check({
+        ...use,
+        expression: (key) => void found.push({ path: member(where, key), text: expressionText(use, key) }),
+        smartValue: (key) => walk(node[key], member(where, key)),
+        refuse: (key, reason) => refuse(use, key, reason),
+      });
     }
   };
   walk(value, path);

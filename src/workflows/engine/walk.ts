@@ -1,12 +1,14 @@
 // The run walker: one pass over a run's job DAG that starts every step whose
 // dependencies have finished (independent steps concurrently), and inside a
-// job runs its actions in order with `if`, `errorWhen`, `onSuccess`,
-// `onError` and `errorPolicy`. Everything it decides is recorded through
+// job runs its actions in order (`if`, `onSuccess`, `onError` and
+// `errorPolicy` through the shared sequencing of ../../lib/sequence.ts;
+// `errorWhen` and the config here). Everything it decides is recorded through
 // `effects` before it acts on it, and a recorded outcome is replayed, never
 // redone: a walk after a crash, an alarm or an input continues where the
 // journal ends. A pass ends when the run is decided or nothing can move.
 import { ApiError, errorValue, type ErrorValue } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
+import { runSequence, type SequenceEffects, type SequenceResult, type StepOutcome } from "../../lib/sequence";
 import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError } from "../../lib/smart-values";
 import { missingSecretsIn } from "../../lib/secret-markers";
 import {
@@ -22,18 +24,10 @@ import {
   type WalkResult,
 } from "./types";
 
-/** The job failed: its error ends it, and the step's `errorPolicy` decides what the run does. */
-class JobFailed {
-  constructor(readonly error: ErrorValue) {}
-}
-
 /** An action waits (input, a retry): the job stops here until it is woken. */
 class JobSuspended {
   constructor(readonly wakeAt?: number) {}
 }
-
-/** The run was decided by another step: the job starts no further action. */
-class JobCancelled {}
 
 /** `errorWhen` an action has without writing one: an `http` answer of 4xx or 5xx is a failure. */
 const DEFAULT_ERROR_WHEN: Partial<Record<ActionDocument["name"], string>> = { http: "result.status >= 400" };
@@ -67,6 +61,13 @@ function decisionOf(step: StepDocument, rec: StepRecord): "success" | "error" | 
   const policy = rec.status === "skipped" ? step.conditionPolicy : rec.status === "error" ? step.errorPolicy : "continue";
   if (policy === "continue") return undefined;
   return policy === "abort" ? "success" : "error";
+}
+
+/** What sequencing reads of an action's terminal record; a replayed `cancelled` or `timeout` counts as an error. */
+function outcomeOf(rec: ActionRecord): StepOutcome<ErrorValue> {
+  if (rec.status === "skipped") return { status: "skipped" };
+  if (rec.status === "success") return { status: "success", result: rec.result };
+  return { status: "error", error: rec.error!, consumed: rec.consumed };
 }
 
 export class Walker {
@@ -203,18 +204,21 @@ export class Walker {
     }
 
     const outputs: Record<string, unknown> = {};
+    let job: SequenceResult<ErrorValue>;
     try {
-      await this.runSequence(step, step.actions ?? [], `${step.id}/`, rec.input, outputs);
+      const input = rec.input;
+      job = await runSequence({ steps: step.actions ?? [], prefix: `${step.id}/`, scope: { input, outputs }, outputs, effects: this.sequenceEffects(step, input, outputs) });
     } catch (e) {
       if (e instanceof JobSuspended) {
         if (rec.status !== "waiting") await this.recordStep(step.id, { ...rec, status: "waiting" });
         return e;
       }
-      if (e instanceof JobFailed) return this.stepFailed(step, rec, e.error);
-      // The walk records the step `cancelled` once every running step has stopped.
-      if (e instanceof JobCancelled) return undefined;
       throw e;
     }
+    // The run was decided by another step: the walk records this one `cancelled` once every running step has stopped.
+    if (job.status === "stopped") return undefined;
+    // The job's error ends it, and the step's `errorPolicy` decides what the run does.
+    if (job.status === "error") return this.stepFailed(step, rec, job.error);
 
     let output: unknown;
     try {
@@ -239,24 +243,27 @@ export class Walker {
     return undefined;
   }
 
-  /** Runs `actions` in order; a failure not consumed throws JobFailed, a wait JobSuspended. */
-  private async runSequence(step: StepDocument, actions: ActionDocument[], prefix: string, input: unknown, outputs: Record<string, unknown>): Promise<void> {
-    for (let i = 0; i < actions.length; i++) {
-      if (this.decided) throw new JobCancelled();
-      const action = actions[i];
-      const key = `${prefix}${i}`;
-      const rec = await this.runAction(step, action, key, input, outputs);
-      if (rec.status === "skipped") continue;
-      if (rec.status === "success") {
-        if (action.stepId) outputs[action.stepId] = rec.result;
-        await this.runSequence(step, action.onSuccess ?? [], `${key}.onSuccess.`, input, outputs);
-        continue;
-      }
-      // An error: onError runs first, then the action's errorPolicy decides.
-      await this.runSequence(step, action.onError ?? [], `${key}.onError.`, input, outputs);
-      if ((action.errorPolicy ?? "fail") === "fail") throw new JobFailed(rec.error!);
-      if (!rec.consumed) await this.recordAction({ ...rec, consumed: true });
-    }
+  /** The walker's side of a job's action list: journal, replay, execution. */
+  private sequenceEffects(step: StepDocument, input: unknown, outputs: Record<string, unknown>): SequenceEffects<ActionDocument, ErrorValue> {
+    return {
+      stopped: () => this.decided !== undefined,
+      resume: async (action, key) => {
+        const rec = await this.resumeAction(action, key, input, outputs);
+        return rec && outcomeOf(rec);
+      },
+      execute: async (action, key) => outcomeOf(await this.startAction(step, action, key, input, outputs)),
+      notRun: async (action, key, failure) => {
+        const base = this.base(step, action, key);
+        // A retried run's forgotten action keeps its attempt count.
+        const attempt = this.journal.actions[key]?.attempt ?? 0;
+        const now = this.effects.now();
+        const rec: ActionRecord = failure
+          ? { ...base, status: "error", attempt, error: expressionError(failure, "if"), startedAt: now, finishedAt: now }
+          : { ...base, status: "skipped", attempt, startedAt: now, finishedAt: now };
+        return outcomeOf(await this.recordAction(rec));
+      },
+      consumed: async (_action, key) => void (await this.recordAction({ ...this.journal.actions[key], consumed: true })),
+    };
   }
 
   private async recordAction(rec: ActionRecord): Promise<ActionRecord> {
@@ -265,41 +272,44 @@ export class Walker {
     return rec;
   }
 
-  /** One action to a terminal record (replayed when recorded), or JobSuspended. */
-  private async runAction(step: StepDocument, action: ActionDocument, key: string, input: unknown, outputs: Record<string, unknown>): Promise<ActionRecord> {
-    const now = () => this.effects.now();
-    let rec = this.journal.actions[key];
-    if (rec && TERMINAL_STEP.has(rec.status)) return rec;
-    const scope = { input, outputs };
-    const base = { key, jobId: step.id, stepId: action.stepId, name: action.name };
+  private base(step: StepDocument, action: ActionDocument, key: string) {
+    return { key, jobId: step.id, stepId: action.stepId, name: action.name };
+  }
 
-    if (!rec || rec.status === "pending") {
-      // A retried run's forgotten action keeps its attempt count, so this
-      // attempt's idempotency key differs from every earlier one.
-      const attempt = rec?.attempt ?? 0;
-      if (action.if !== undefined) {
-        let pass: boolean;
-        try {
-          pass = isTruthy(await evaluateExpression(action.if, scope));
-        } catch (e) {
-          return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "if"), startedAt: now(), finishedAt: now() });
-        }
-        if (!pass) return this.recordAction({ ...base, status: "skipped", attempt, startedAt: now(), finishedAt: now() });
-      }
-      let config: unknown;
-      try {
-        config = action.config === undefined ? {} : await resolveSmartValue(action.config, scope);
-      } catch (e) {
-        return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "config"), startedAt: now(), finishedAt: now() });
-      }
-      rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, config, startedAt: now() });
-    } else if (rec.status === "waiting") {
-      if (rec.until === undefined || rec.until > now()) throw new JobSuspended(rec.until);
+  /** An action the journal has under way or finished: replayed when finished, executed again when due. Undefined for a new one. */
+  private async resumeAction(action: ActionDocument, key: string, input: unknown, outputs: Record<string, unknown>): Promise<ActionRecord | undefined> {
+    let rec = this.journal.actions[key];
+    if (!rec || rec.status === "pending") return undefined;
+    if (TERMINAL_STEP.has(rec.status)) return rec;
+    if (rec.status === "waiting") {
+      if (rec.until === undefined || rec.until > this.effects.now()) throw new JobSuspended(rec.until);
       // Due: this execution is recorded before it starts, as the first one was.
       // `until` stays, so the action can tell a retry or a deadline passed.
       rec = await this.recordAction({ ...rec, status: "running" });
     }
+    return this.executeAction(action, key, rec, input, outputs);
+  }
 
+  /** A new action whose `if` held: its config resolved and recorded, then executed. */
+  private async startAction(step: StepDocument, action: ActionDocument, key: string, input: unknown, outputs: Record<string, unknown>): Promise<ActionRecord> {
+    const now = () => this.effects.now();
+    // A retried run's forgotten action keeps its attempt count, so this
+    // attempt's idempotency key differs from every earlier one.
+    const attempt = this.journal.actions[key]?.attempt ?? 0;
+    const base = this.base(step, action, key);
+    let config: unknown;
+    try {
+      config = action.config === undefined ? {} : await resolveSmartValue(action.config, { input, outputs });
+    } catch (e) {
+      return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "config"), startedAt: now(), finishedAt: now() });
+    }
+    const rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, config, startedAt: now() });
+    return this.executeAction(action, key, rec, input, outputs);
+  }
+
+  /** One execution of a running action to a terminal record, or JobSuspended. */
+  private async executeAction(action: ActionDocument, key: string, rec: ActionRecord, input: unknown, outputs: Record<string, unknown>): Promise<ActionRecord> {
+    const now = () => this.effects.now();
     const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: `${this.doc.runId}:${key}:${rec.attempt}` });
     if (outcome.kind === "wait") {
       const attempt = outcome.retry ? rec.attempt + 1 : rec.attempt;

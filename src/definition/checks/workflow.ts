@@ -1,0 +1,225 @@
+// The save-time checks only a workflow or a published job has: the job
+// graph (step ids, dependencies, cycles), the action lists (stepIds, nesting,
+// the `http` knobs), triggers and their filters. The checks any document kind
+// shares (profiles, secrets, expressions, embedded schemas) are given the
+// workflow's read scopes here. Each check reads the document defensively, so
+// they all run even when the schema layer has already refused its shape.
+import { cronProblem } from "../../workflows/triggers/cron-expression";
+import { attributeFilterProblems } from "../../workflows/triggers/events";
+import { LIMITS } from "../language/workflow-schema";
+import { checkRequestAuth, checkRootProfiles, inlineProfileScope, profileScope } from "./auth-profiles";
+import { child, Collector, has, isObject, items, type Findings, type Obj } from "./collector";
+import { Expressions } from "./expressions";
+import { checkContracts } from "./schemas";
+import { secretTexts } from "./secrets";
+
+/** A root profile reads the activation's env and the run's context. */
+const PROFILE_SCOPE = profileScope(["config.env", "context"]);
+/** An inline auth block on an action reads what the action's config reads. */
+const ACTION_AUTH_SCOPE = inlineProfileScope(["input", "outputs"]);
+
+const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+/** Actions whose config carries `auth`, `headers` and `query` of an outbound request. */
+const OUTBOUND_ACTIONS = new Set(["http", "httpCallback"]);
+/** A value decided at run time: a string with a `{{ }}` template, or a `$jsonata` directive. */
+const templated = (v: unknown) => (typeof v === "string" && v.includes("{{")) || (isObject(v) && has(v, "$jsonata"));
+
+// --- actions --------------------------------------------------------------
+
+const integerIn = (min: number, max: number) => (v: unknown) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+/** Literal `http` knobs and what each accepts; a templated value is checked when the action runs. */
+const KNOBS: Record<string, [accepts: (v: unknown) => boolean, rule: string]> = {
+  timeoutMs: [integerIn(1000, 115_000), "must be an integer from 1000 to 115000"],
+  maxRetries: [integerIn(0, 5), "must be an integer from 0 to 5"],
+  initialRetryDelayMs: [integerIn(0, Number.MAX_SAFE_INTEGER), "must be an integer of 0 or more"],
+  maxRetryDelayMs: [integerIn(0, Number.MAX_SAFE_INTEGER), "must be an integer of 0 or more"],
+  redirect: [(v) => v === "follow" || v === "manual", "must be follow or manual"],
+  method: [(v) => typeof v === "string" && HTTP_METHODS.includes(v), `must be one of ${HTTP_METHODS.join(", ")}`],
+};
+const DEFAULT_DELAYS = { initialRetryDelayMs: 15_000, maxRetryDelayMs: 60_000 };
+
+function checkHttpKnobs(found: Collector, config: Obj, path: string): void {
+  for (const [knob, [accepts, rule]] of Object.entries(KNOBS)) {
+    const value = config[knob];
+    if (value === undefined || templated(value) || accepts(value)) continue;
+    found.add(child(path, knob), `${rule}, or a {{ }} template`);
+  }
+  const initial = config.initialRetryDelayMs ?? DEFAULT_DELAYS.initialRetryDelayMs;
+  const max = config.maxRetryDelayMs ?? DEFAULT_DELAYS.maxRetryDelayMs;
+  if (Number.isInteger(initial) && Number.isInteger(max) && (max as number) < (initial as number)) {
+    found.add(child(path, "maxRetryDelayMs"), `must be at least initialRetryDelayMs (${initial})`);
+  }
+}
+
+interface JobContext {
+  declared: Map<string, Obj> | null;
+  stepIds: Map<string, string>;
+  count: number;
+  expressions: Expressions;
+}
+
+function checkSequence(found: Collector, sequence: unknown, path: string, depth: number, job: JobContext): void {
+  if (!Array.isArray(sequence)) return;
+  if (depth > LIMITS.nesting) {
+    found.add(path, `nests onSuccess/onError deeper than ${LIMITS.nesting} levels`);
+    return;
+  }
+  sequence.forEach((action, i) => {
+    if (job.count++ === LIMITS.actionsPerJob) found.add(path, `a job holds at most ${LIMITS.actionsPerJob} actions, onSuccess and onError included`);
+    if (job.count > LIMITS.actionsPerJob || !isObject(action)) return;
+    const at = child(path, i);
+    if (typeof action.stepId === "string") {
+      const first = job.stepIds.get(action.stepId);
+      if (first) found.add(child(at, "stepId"), `${JSON.stringify(action.stepId)} is already the stepId of ${first}`);
+      else job.stepIds.set(action.stepId, at);
+    }
+    job.expressions.bare(action, "if", at);
+    job.expressions.bare(action, "errorWhen", at);
+    const config = action.config;
+    if (isObject(config)) {
+      const configAt = child(at, "config");
+      // An inline auth block is collected with its narrower scope; the rest of the config is a smart value.
+      const { auth, ...rest } = config;
+      job.expressions.smartValue(rest, configAt);
+      if (typeof action.name === "string" && OUTBOUND_ACTIONS.has(action.name)) checkRequestAuth(found, config, configAt, job.declared, ACTION_AUTH_SCOPE, job.expressions);
+      else job.expressions.smartValue(auth, child(configAt, "auth"));
+      if (action.name === "http") checkHttpKnobs(found, config, configAt);
+    }
+    checkSequence(found, action.onSuccess, child(at, "onSuccess"), depth + 1, job);
+    checkSequence(found, action.onError, child(at, "onError"), depth + 1, job);
+  });
+}
+
+// --- steps and the graph --------------------------------------------------
+
+/** The first cycle of the dependency graph, as its step ids in order, first repeated at the end. */
+function findCycle(graph: Map<string, string[]>): string[] | null {
+  const state = new Map<string, "open" | "done">();
+  for (const start of graph.keys()) {
+    if (state.has(start)) continue;
+    // Iterative depth-first search: the path on the stack is the chain being explored.
+    const path: string[] = [];
+    const stack: [string, number][] = [[start, 0]];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const [node, next] = top;
+      if (next === 0) {
+        state.set(node, "open");
+        path.push(node);
+      }
+      const deps = graph.get(node) ?? [];
+      if (next < deps.length) {
+        top[1]++;
+        const dep = deps[next];
+        if (state.get(dep) === "open") return [...path.slice(path.indexOf(dep)), dep];
+        if (!state.has(dep) && graph.has(dep)) stack.push([dep, 0]);
+        continue;
+      }
+      state.set(node, "done");
+      path.pop();
+      stack.pop();
+    }
+  }
+  return null;
+}
+
+function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map<string, Obj>, expressions: Expressions): void {
+  const steps = items(jobs, LIMITS.jobs);
+  const ids = new Map<string, string>();
+  const graph = new Map<string, string[]>();
+  steps.forEach((step, i) => {
+    if (!isObject(step) || typeof step.id !== "string") return;
+    const at = child(path, i);
+    const first = ids.get(step.id);
+    if (first) found.add(child(at, "id"), `${JSON.stringify(step.id)} is already the id of ${first}`);
+    else ids.set(step.id, at);
+  });
+  steps.forEach((step, i) => {
+    if (!isObject(step)) return;
+    const at = child(path, i);
+    const inline = has(step, "actions");
+    if (inline && has(step, "name")) found.add(at, "has both actions (an inline job) and name (a reference to a published job); keep one");
+    if (!inline && !has(step, "name")) found.add(at, "needs actions (an inline job) or name (a reference to a published job)");
+    const deps = items(step.dependencies, LIMITS.jobs).filter((d): d is string => typeof d === "string");
+    deps.forEach((dep, j) => {
+      if (!ids.has(dep)) found.add(child(child(at, "dependencies"), j), `names ${JSON.stringify(dep)}, which is not a step id`);
+    });
+    if (typeof step.id === "string" && ids.get(step.id) === at) graph.set(step.id, deps.filter((d) => ids.has(d)));
+    expressions.bare(step, "condition", at);
+    expressions.smartValue(step.input, child(at, "input"));
+    expressions.smartValue(step.output, child(at, "output"));
+    checkContracts(found, step, at);
+    // A reference step's job is checked when it is published.
+    if (inline) checkSequence(found, step.actions, child(at, "actions"), 0, { declared, stepIds: new Map(), count: 0, expressions });
+  });
+  const cycle = findCycle(graph);
+  if (cycle) found.add(path, `the dependencies form a cycle: ${cycle.join(" -> ")}`);
+}
+
+// --- triggers -------------------------------------------------------------
+
+const TRIGGER_KINDS = ["source", "cron", "webhook"];
+
+function checkTriggers(found: Collector, triggers: unknown, path: string, expressions: Expressions): void {
+  const ids = new Map<string, string>();
+  items(triggers, LIMITS.triggers).forEach((trigger, i) => {
+    if (!isObject(trigger)) return;
+    const at = child(path, i);
+    if (typeof trigger.id === "string") {
+      const first = ids.get(trigger.id);
+      if (first) found.add(child(at, "id"), `${JSON.stringify(trigger.id)} is already the id of ${first}`);
+      else ids.set(trigger.id, at);
+    }
+    const kinds = TRIGGER_KINDS.filter((k) => has(trigger, k));
+    if (kinds.length !== 1) found.add(at, `needs exactly one of source, cron and webhook${kinds.length ? ` (has ${kinds.join(", ")})` : ""}`);
+    if (typeof trigger.cron === "string") {
+      const problem = cronProblem(trigger.cron);
+      if (problem) found.add(child(at, "cron"), problem);
+    }
+    const verification = isObject(trigger.webhook) ? trigger.webhook.verification : undefined;
+    if (isObject(verification) && verification.location === "body" && typeof verification.method === "string" && verification.method.startsWith("hmac-")) {
+      found.add(child(child(child(at, "webhook"), "verification"), "location"), `body cannot carry a ${verification.method} signature (a signature cannot sign the body that holds it); use header or query`);
+    }
+    expressions.bare(trigger, "condition", at);
+    expressions.smartValue(trigger.contextData, child(at, "contextData"));
+    expressions.smartValue(trigger.idempotencyKey, child(at, "idempotencyKey"));
+  });
+}
+
+/** What the attribute filter compiler says of filters whose shape the schema accepted. */
+function checkAttributeFilters(found: Collector, triggers: unknown, path: string, schemaLines: string[]): void {
+  items(triggers, LIMITS.triggers).forEach((trigger, i) => {
+    if (!isObject(trigger) || !isObject(trigger.source) || trigger.source.attributeFilters === undefined) return;
+    const at = child(child(child(path, i), "source"), "attributeFilters");
+    if (schemaLines.some((line) => line.startsWith(at))) return;
+    for (const line of attributeFilterProblems(trigger.source.attributeFilters, at)) found.lines.push(line);
+  });
+}
+
+// --- entry points ---------------------------------------------------------
+
+/** The semantic problems of a workflow document (`definition_json`), given the schema layer's lines. */
+export function workflowFindings(doc: Obj, base: string, schemaLines: string[]): Findings {
+  const found = new Collector();
+  const expressions = new Expressions(found);
+  const declared = checkRootProfiles(found, doc.auth, child(base, "auth"), PROFILE_SCOPE, LIMITS.profiles, expressions);
+  checkSteps(found, doc.jobs, child(base, "jobs"), declared, expressions);
+  checkTriggers(found, doc.triggers, child(base, "triggers"), expressions);
+  checkAttributeFilters(found, doc.triggers, child(base, "triggers"), schemaLines);
+  expressions.check();
+  secretTexts(found, doc, base);
+  return found.findings();
+}
+
+/** The semantic problems of a published job's document: no root auth map, so profile names and conflicts wait for run time. */
+export function jobFindings(doc: Obj, base: string): Findings {
+  const found = new Collector();
+  const expressions = new Expressions(found);
+  expressions.smartValue(doc.input, child(base, "input"));
+  expressions.smartValue(doc.output, child(base, "output"));
+  checkContracts(found, doc, base);
+  checkSequence(found, doc.actions, child(base, "actions"), 0, { declared: null, stepIds: new Map(), count: 0, expressions });
+  expressions.check();
+  secretTexts(found, doc, base);
+  return found.findings();
+}
