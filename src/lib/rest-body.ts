@@ -5,8 +5,6 @@
 // config goes back to the route's body by the same schema before the service
 // sees it. Values under keys no schema declares (a filter, attributes) are
 // data and keep their keys as written.
-import type { JsonSchema } from "./validate";
-
 type Node = Record<string, unknown>;
 
 const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -16,12 +14,33 @@ export function camelKey(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
+type Alphanumeric = "a" | "b" | "c" | "d" | "e" | "f" | "g" | "h" | "i" | "j" | "k" | "l" | "m" | "n" | "o" | "p" | "q" | "r" | "s" | "t" | "u" | "v" | "w" | "x" | "y" | "z" | "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
+
+/** `camelKey` at the type level: each `_` before a lowercase letter or digit dropped and that character upper-cased. */
+export type CamelKey<K extends string> = K extends `${infer Head}_${infer C}${infer Rest}`
+  ? C extends Alphanumeric
+    ? `${Head}${Uppercase<C>}${CamelKey<Rest>}`
+    : `${Head}_${CamelKey<`${C}${Rest}`>}`
+  : K;
+
 // Keywords whose values are instances, not schemas: never renamed.
 const INSTANCE_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+type InstanceKeyword = "enum" | "const" | "default" | "examples";
+
+/** What `camelSchema` makes of a schema, as a type: FromSchema of it is the camelCase config. */
+export type CamelSchema<S> = S extends readonly unknown[]
+  ? { readonly [I in keyof S]: CamelSchema<S[I]> }
+  : S extends object
+    ? { readonly [K in keyof S]: K extends "properties" ? CamelProperties<S[K]> : K extends "required" ? CamelNames<S[K]> : K extends InstanceKeyword ? S[K] : CamelSchema<S[K]> }
+    : S;
+
+type CamelProperties<P> = P extends readonly unknown[] ? CamelSchema<P> : P extends object ? { readonly [N in keyof P as N extends string ? CamelKey<N> : N]: CamelSchema<P[N]> } : P;
+
+type CamelNames<R> = R extends readonly unknown[] ? { readonly [I in keyof R]: R[I] extends string ? CamelKey<R[I]> : R[I] } : CamelSchema<R>;
 
 /** A REST body schema with every declared property name in camelCase (`properties` keys and `required` lists, at any depth). */
-export function camelSchema(schema: object): JsonSchema {
-  return rename(schema) as JsonSchema;
+export function camelSchema<S extends object>(schema: S): CamelSchema<S> {
+  return rename(schema) as CamelSchema<S>;
 }
 
 function rename(node: unknown): unknown {

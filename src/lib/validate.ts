@@ -1,9 +1,17 @@
 // The one way bodies, queries and stored data are checked against JSON Schema.
 import { dereference, format, validate as evaluate, type OutputUnit, type Schema } from "@cfworker/json-schema";
+import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import { ApiError } from "./errors";
 import { withLinearRegExp } from "./linear-regexp";
 
 export type JsonSchema = Schema;
+
+/**
+ * What a value a literal schema accepted holds, as a type. The check fills in
+ * no `default`, so a defaulted property stays optional; `if`/`then` branches
+ * are followed (an auth profile's fields hang on its `type`).
+ */
+export type Accepted<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true; parseIfThenElseKeywords: true }>;
 /** Any schema: an object (including `as const` literals whose readonly arrays Schema's type rejects) or a boolean. */
 type SchemaLike = Schema | object | boolean;
 

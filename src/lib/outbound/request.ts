@@ -4,15 +4,15 @@
 // sending it with its credentials (an OAuth2 token refused with 401 is
 // refreshed once), the answer as a result, and when a failed attempt is
 // tried again.
-import { AUTH_PROFILE_SCHEMA, type AuthProfile } from "./profile-schema";
+import { AUTH_PROFILE_SCHEMA } from "./profile-schema";
 import { outboundFetch } from "./client";
 import { outboundRunError } from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
 import { OutboundError, type OutboundEnv, type OutboundResponse } from "./types";
-import type { JsonSchema } from "../validate";
 import { authorize, type Credentials, type ProfileContext } from "./auth-profiles";
 import { credentialsFor, type ProfileSource } from "./profiles";
 import { errorValue, type ErrorValue } from "../errors";
+import type { Accepted } from "../validate";
 
 /** What a request needs from its caller: the profiles it may name, the tenant's token cache, the masking of credentials, the time. */
 export interface OutboundContext extends ProfileSource, ProfileContext {
@@ -26,44 +26,36 @@ export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "O
 export const DEFAULTS = { method: "GET", timeoutMs: 115_000, maxRetries: 2, initialRetryDelayMs: 15_000, maxRetryDelayMs: 60_000, redirect: "follow" } as const;
 
 /** A header name is an HTTP token; a value has no line breaks or NUL (fetch would throw on either). */
-const headerValue: JsonSchema = { type: ["string", "number", "boolean"], pattern: "^[^\\r\\n\\u0000]*$" };
-const scalar: JsonSchema = { type: ["string", "number", "boolean"] };
+const headerValue = { type: ["string", "number", "boolean"], pattern: "^[^\\r\\n\\u0000]*$" } as const;
+const scalar = { type: ["string", "number", "boolean"] } as const;
 
 /** The knobs every outbound action takes, with their ranges: a templated knob out of range fails the action with its path. */
-export const knobProperties: Record<string, JsonSchema> = {
+export const knobProperties = {
   timeoutMs: { type: "integer", minimum: 1000, maximum: 115_000 },
   maxRetries: { type: "integer", minimum: 0, maximum: 5 },
   initialRetryDelayMs: { type: "integer", minimum: 0 },
   maxRetryDelayMs: { type: "integer", minimum: 0 },
-};
+} as const;
 
 /** The request fields every outbound action takes. */
-export const requestProperties: Record<"url" | "headers" | "query" | "auth", JsonSchema> & Record<string, JsonSchema> = {
+export const requestProperties = {
   url: { type: "string", minLength: 1 },
   headers: { type: "object", propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }, additionalProperties: headerValue },
   query: { type: "object", additionalProperties: scalar },
   auth: {
     anyOf: [
       { type: "string", minLength: 1 },
-      { type: "object", ...(AUTH_PROFILE_SCHEMA as unknown as JsonSchema) },
+      { type: "object", ...AUTH_PROFILE_SCHEMA },
     ],
   },
   ...knobProperties,
-};
+} as const;
 
-export interface Knobs {
-  timeoutMs?: number;
-  maxRetries?: number;
-  initialRetryDelayMs?: number;
-  maxRetryDelayMs?: number;
-}
+/** The knobs as a config the schema accepted holds them. */
+export type Knobs = Accepted<{ type: "object"; properties: typeof knobProperties; additionalProperties: false }>;
 
-export interface RequestConfig extends Knobs {
-  url: string;
-  headers?: Record<string, string | number | boolean>;
-  query?: Record<string, string | number | boolean>;
-  auth?: string | AuthProfile;
-}
+/** The request fields as a config the schema accepted holds them; an inline profile's fields follow its `type` (its `if`/`then` branches). */
+export type RequestConfig = Accepted<{ type: "object"; required: ["url"]; properties: typeof requestProperties; additionalProperties: false }>;
 
 /** The back-off bounds, defaults applied; a maximum below the initial delay is refused as at save. */
 export function delays(config: Knobs): { initial: number; max: number } | { error: ErrorValue } {

@@ -3,34 +3,35 @@
 // records the data as the result), or fails once `timeoutMs` has passed.
 import { check } from "../../lib/validate";
 import { schemaProblems } from "../../schema/schema-check";
-import type { ActionModule } from "./types";
+import { action } from "./action";
+import type { Accepted } from "../../lib/validate";
 import { errorValue } from "../../lib/errors";
 
 const MIN_TIMEOUT_MS = 1000;
 const MAX_TIMEOUT_MS = 30 * 24 * 60 * 60 * 1000;
 
-export interface AwaitInputConfig {
-  /** What the posted data must satisfy; any data when absent. */
-  schema?: object | boolean;
-  /** How long to wait; forever when absent. */
-  timeoutMs?: number;
-}
+const awaitInputConfigSchema = {
+  type: "object",
+  properties: {
+    /** What the posted data must satisfy; any data when absent. */
+    schema: { type: ["object", "boolean"] },
+    /** How long to wait; forever when absent. */
+    timeoutMs: { type: "integer", minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS },
+  },
+  additionalProperties: false,
+} as const;
+
+/** The config of a waiting `awaitInput`, as the run's object checks posted data against it. */
+export type AwaitInputConfig = Accepted<typeof awaitInputConfigSchema>;
 
 /** `data.<path>: <reason>` lines for data the action's schema refuses; none when it is accepted. */
 export function inputProblems(config: AwaitInputConfig, data: unknown): string[] {
   return config.schema === undefined ? [] : check(config.schema, data, "data");
 }
 
-export const awaitInput: ActionModule<AwaitInputConfig> = {
+export const awaitInput = action({
   name: "awaitInput",
-  configSchema: {
-    type: "object",
-    properties: {
-      schema: { type: ["object", "boolean"] },
-      timeoutMs: { type: "integer", minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS },
-    },
-    additionalProperties: false,
-  },
+  configSchema: awaitInputConfigSchema,
   async execute(config, { record }, ctx) {
     // Executed again only when the walker found `until` passed; it records the
     // action `running` for that execution and keeps `until`, so `until` alone tells.
@@ -48,4 +49,4 @@ export const awaitInput: ActionModule<AwaitInputConfig> = {
     const until = config.timeoutMs === undefined ? undefined : ctx.now() + config.timeoutMs;
     return { kind: "wait", until, detail: { schema: config.schema } };
   },
-};
+});

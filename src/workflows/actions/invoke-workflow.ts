@@ -8,24 +8,18 @@
 import { uuidSchema } from "../../lib/schemas";
 import { dispatchRun } from "../dispatch";
 import { withPermissions } from "../../access/confined-services";
-import type { ActionModule } from "./types";
+import { action } from "./action";
 
-interface InvokeWorkflowConfig {
-  workflowId: string;
-  /** The child's definition trigger id; `manual` when absent. */
-  triggerId?: string;
-  /** The child's `context.input`; `{}` when absent. */
-  input?: unknown;
-}
-
-export const invokeWorkflow: ActionModule<InvokeWorkflowConfig> = {
+export const invokeWorkflow = action({
   name: "invokeWorkflow",
   configSchema: {
     type: "object",
     required: ["workflowId"],
     properties: {
       workflowId: uuidSchema,
+      /** The child's definition trigger id; `manual` when absent. */
       triggerId: { type: "string", minLength: 1, maxLength: 200 },
+      /** The child's `context.input`; `{}` when absent. */
       input: true,
     },
     additionalProperties: false,
@@ -44,4 +38,4 @@ export const invokeWorkflow: ActionModule<InvokeWorkflowConfig> = {
       return { kind: "success", result: { run_id: child.id }, detail: { child_run_id: child.id } };
     });
   },
-};
+});

@@ -1,13 +1,9 @@
 // `pipe`: answers its resolved `value`, so a job can shape data between
 // actions. A config without `value` answers null: the result is always a
 // JSON value, and `outputs.<stepId>` then says "nothing" explicitly.
-import type { ActionModule } from "./types";
+import { action } from "./action";
 
-interface PipeConfig {
-  value?: unknown;
-}
-
-export const pipe: ActionModule<PipeConfig> = {
+export const pipe = action({
   name: "pipe",
   configSchema: {
     type: "object",
@@ -17,4 +13,4 @@ export const pipe: ActionModule<PipeConfig> = {
   async execute(config) {
     return { kind: "success", result: config.value === undefined ? null : config.value };
   },
-};
+});

@@ -4,7 +4,7 @@ import type { Database } from "../../db/client";
 import type { ActionName } from "../../definition/language/workflow-schema";
 import type { AuthProfile } from "../../lib/outbound/profile-schema";
 import type { ConfinedServices } from "../../access/confined-services";
-import type { JsonSchema } from "../../lib/validate";
+import type { JSONSchema } from "json-schema-to-ts";
 import type { ActionInvocation, ActionOutcome } from "../engine/types";
 
 export interface ActionContext {
@@ -42,10 +42,11 @@ export interface ActionContext {
   persist(detail: unknown): Promise<void>;
 }
 
-export interface ActionModule<C = any> {
+/** An action as the catalog holds it; written with `action()` (action.ts), which derives `C` from the schema. */
+export interface ActionModule<C = unknown> {
   name: ActionName;
   /** The resolved config is checked against it before `execute` sees it. */
-  configSchema: JsonSchema;
+  configSchema: JSONSchema;
   execute(config: C, invocation: ActionInvocation, ctx: ActionContext): Promise<ActionOutcome>;
 }
 

@@ -9,17 +9,18 @@ import { extractEntries, type ExtractedFile } from "./extract";
 import { MAX_ARCHIVE_ENTRIES } from "./limits";
 import { tarEntries } from "./tar-entries";
 import { zipEntries } from "./zip-entries";
-
-export interface DecompressConfig {
-  tempFileId: string;
-  /** Path prefixes (whole segments) of the files to extract; all files when absent. */
-  include?: string[];
-}
+import type { Accepted } from "../../../lib/validate";
 
 export const decompressProperties = {
   tempFileId: tempFileIdSchema,
+  /** Path prefixes (whole segments) of the files to extract; all files when absent. */
   include: { type: "array", minItems: 1, maxItems: MAX_ARCHIVE_ENTRIES, items: { type: "string", minLength: 1, maxLength: 1024 } },
 } as const;
+
+/** zipDecompress's config; archiveDecompress adds `format`. */
+export const decompressConfigSchema = { type: "object", required: ["tempFileId"], properties: decompressProperties, additionalProperties: false } as const;
+
+export type DecompressConfig = Accepted<typeof decompressConfigSchema>;
 
 /**
  * `format` "detect" reads it from the magic numbers; a named one is taken as

@@ -6,36 +6,30 @@ import { ApiError } from "../../../lib/errors";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";
 import type { ConfinedServices } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
+import type { Accepted } from "../../../lib/validate";
 import { streamOf } from "./bytes";
 import { entryPath } from "./entry-path";
 import { MAX_ARCHIVE_ENTRIES, MAX_TOTAL_BYTES, overLimit } from "./limits";
 import { withTempFiles } from "../temp-output";
 
-interface ZipCompressConfig {
-  /** The files in archive order; `path` (default: the temp file's name) is the entry's path. */
-  files: { tempFileId: string; path?: string }[];
-  /** The zip's temp file name; `archive.zip` when absent. */
-  name?: string;
-}
+/** A file to pack: `path` (default: the temp file's name) is its entry's path. */
+const fileSchema = {
+  type: "object",
+  required: ["tempFileId"],
+  properties: { tempFileId: tempFileIdSchema, path: { type: "string", minLength: 1, maxLength: 1024 } },
+  additionalProperties: false,
+} as const;
 
-export const zipCompress: ActionModule<ZipCompressConfig> = {
+export const zipCompress = action({
   name: "zipCompress",
   configSchema: {
     type: "object",
     required: ["files"],
     properties: {
-      files: {
-        type: "array",
-        minItems: 1,
-        maxItems: MAX_ARCHIVE_ENTRIES,
-        items: {
-          type: "object",
-          required: ["tempFileId"],
-          properties: { tempFileId: tempFileIdSchema, path: { type: "string", minLength: 1, maxLength: 1024 } },
-          additionalProperties: false,
-        },
-      },
+      /** The files in archive order. */
+      files: { type: "array", minItems: 1, maxItems: MAX_ARCHIVE_ENTRIES, items: fileSchema },
+      /** The zip's temp file name; `archive.zip` when absent. */
       name: fileNameSchema,
     },
     additionalProperties: false,
@@ -48,10 +42,10 @@ export const zipCompress: ActionModule<ZipCompressConfig> = {
       const ref = await saveTempFile(services, { name: config.name ?? "archive.zip", contentType: "application/zip", body });
       return { kind: "success", result: ref };
     }),
-};
+});
 
 /** The zip's bytes, made as the reader asks for them. */
-async function* zipped(services: ConfinedServices, files: ZipCompressConfig["files"]): AsyncGenerator<Uint8Array> {
+async function* zipped(services: ConfinedServices, files: Accepted<typeof fileSchema>[]): AsyncGenerator<Uint8Array> {
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((err, chunk) => (err ? (failure ??= err) : out.push(chunk)));

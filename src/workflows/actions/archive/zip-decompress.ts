@@ -1,10 +1,10 @@
 // `zipDecompress`: each file of a zip temp file as its own temp file.
-import { decompress, decompressProperties, type DecompressConfig } from "./decompress";
+import { decompress, decompressConfigSchema } from "./decompress";
 import { withTempFiles } from "../temp-output";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 
-export const zipDecompress: ActionModule<DecompressConfig> = {
+export const zipDecompress = action({
   name: "zipDecompress",
-  configSchema: { type: "object", required: ["tempFileId"], properties: decompressProperties, additionalProperties: false },
+  configSchema: decompressConfigSchema,
   execute: (config, _invocation, ctx) => withTempFiles(ctx, async (services) => ({ kind: "success", result: await decompress(services, config, "zip") })),
-};
+});

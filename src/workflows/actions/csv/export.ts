@@ -7,21 +7,21 @@ import { exportBody } from "../../../entity/csv/schemas";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { saveTempFile } from "../file-ref";
 import { camelSchema, restBody } from "../../../lib/rest-body";
-import type { JsonSchema } from "../../../lib/validate";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { withTempFiles } from "../temp-output";
-
-interface ExportEntitiesConfig {
-  /** The temp file's name; `<type name>.csv` by default, as the REST download is named. */
-  name?: string;
-  [option: string]: unknown;
-}
 
 const options = camelSchema(exportBody);
 
-export const exportEntitiesToCsv: ActionModule<ExportEntitiesConfig> = {
+export const exportEntitiesToCsv = action({
   name: "exportEntitiesToCsv",
-  configSchema: { ...options, properties: { ...options.properties, name: fileNameSchema } as Record<string, JsonSchema> },
+  configSchema: {
+    ...options,
+    properties: {
+      ...options.properties,
+      /** The temp file's name; `<type name>.csv` by default, as the REST download is named. */
+      name: fileNameSchema,
+    },
+  },
   async execute(config, _invocation, ctx) {
     return withTempFiles(ctx, async (services) => {
       const { name, ...rest } = config;
@@ -41,4 +41,4 @@ export const exportEntitiesToCsv: ActionModule<ExportEntitiesConfig> = {
       return { kind: "success", result: ref };
     });
   },
-};
+});

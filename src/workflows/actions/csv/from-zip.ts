@@ -9,26 +9,24 @@ import { validationFailed } from "../../../lib/validate";
 import { zipEntries } from "../archive/zip-entries";
 import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";
 import { withTempFiles } from "../temp-output";
-import type { ActionModule } from "../types";
-
-interface FromZipConfig {
-  tempFileId: string;
-  /** The entry's path in the zip; without it, the first entry whose name ends in `.csv`. */
-  entry?: string;
-  /** The new temp file's name; the entry's file name by default. */
-  name?: string;
-}
+import { action } from "../action";
 
 /** macOS archivers add `__MACOSX/._x.csv` resource forks beside the real files. */
 const isCsvEntry = (path: string) => /\.csv$/i.test(path) && !path.startsWith("__MACOSX/");
 const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
-export const csvFromZipStream: ActionModule<FromZipConfig> = {
+export const csvFromZipStream = action({
   name: "csvFromZipStream",
   configSchema: {
     type: "object",
     required: ["tempFileId"],
-    properties: { tempFileId: tempFileIdSchema, entry: { type: "string", minLength: 1, maxLength: 1000 }, name: fileNameSchema },
+    properties: {
+      tempFileId: tempFileIdSchema,
+      /** The entry's path in the zip; without it, the first entry whose name ends in `.csv`. */
+      entry: { type: "string", minLength: 1, maxLength: 1000 },
+      /** The new temp file's name; the entry's file name by default. */
+      name: fileNameSchema,
+    },
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
@@ -53,4 +51,4 @@ export const csvFromZipStream: ActionModule<FromZipConfig> = {
       throw validationFailed([line], "The zip has no such entry");
     });
   },
-};
+});

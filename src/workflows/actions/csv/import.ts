@@ -6,20 +6,14 @@ import { importEntities, importConfigSchema, type ImportConfig } from "../../../
 import { openTempFile, tempFileIdSchema } from "../file-ref";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
-import type { JsonSchema } from "../../../lib/validate";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { withTempFiles } from "../temp-output";
-
-interface ImportEntitiesConfig {
-  tempFileId: string;
-  [option: string]: unknown;
-}
 
 const options = camelSchema(importConfigSchema);
 
-export const importEntitiesFromCsv: ActionModule<ImportEntitiesConfig> = {
+export const importEntitiesFromCsv = action({
   name: "importEntitiesFromCsv",
-  configSchema: { ...options, required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema, ...options.properties } as Record<string, JsonSchema> },
+  configSchema: { ...options, required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema, ...options.properties } },
   async execute(config, _invocation, ctx) {
     return withTempFiles(ctx, async (services) => {
       const { body } = await openTempFile(services, config.tempFileId);
@@ -35,4 +29,4 @@ export const importEntitiesFromCsv: ActionModule<ImportEntitiesConfig> = {
       }
     });
   },
-};
+});

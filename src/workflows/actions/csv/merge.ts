@@ -5,7 +5,7 @@
 // record), then each file's rows are streamed through in turn.
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { tempFileIdSchema } from "../file-ref";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { writeCsv } from "./output";
 import { withTempFiles } from "../temp-output";
 import { openCsv } from "./records";
@@ -14,14 +14,7 @@ import { delimiterSchema } from "./schemas";
 /** Files one merge takes. */
 export const MAX_MERGE_FILES = 50;
 
-interface MergeConfig {
-  tempFileIds: string[];
-  columns?: "union" | "first";
-  delimiter?: string;
-  name?: string;
-}
-
-export const mergeCsvStreams: ActionModule<MergeConfig> = {
+export const mergeCsvStreams = action({
   name: "mergeCsvStreams",
   configSchema: {
     type: "object",
@@ -61,4 +54,4 @@ export const mergeCsvStreams: ActionModule<MergeConfig> = {
       return { kind: "success", result };
     });
   },
-};
+});

@@ -8,20 +8,11 @@ import { ExpressionError, ExpressionSyntaxError, MAX_EXPRESSION_LENGTH, compileE
 import { ApiError, errorValue } from "../../../lib/errors";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { tempFileIdSchema } from "../file-ref";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { columnsSchema, delimiterSchema } from "./schemas";
 import { openCsv } from "./records";
 import { writeCsv } from "./output";
 import { withTempFiles } from "../temp-output";
-
-interface TransformConfig {
-  tempFileId: string;
-  mapping: string;
-  /** The output header; without it, the first mapped row's keys. */
-  columns?: string[];
-  delimiter?: string;
-  name?: string;
-}
 
 function mappingFailed(line: number, reason: string): ApiError {
   return new ApiError("UNPROCESSABLE_ENTITY", `config.mapping: line ${line}: ${reason}`, { field: "config.mapping", line });
@@ -31,7 +22,7 @@ function kindOf(value: unknown): string {
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
-export const transformCsvStream: ActionModule<TransformConfig> = {
+export const transformCsvStream = action({
   name: "transformCsvStream",
   configSchema: {
     type: "object",
@@ -39,6 +30,7 @@ export const transformCsvStream: ActionModule<TransformConfig> = {
     properties: {
       tempFileId: tempFileIdSchema,
       mapping: { type: "string", minLength: 1, maxLength: MAX_EXPRESSION_LENGTH },
+      /** The output header; without it, the first mapped row's keys. */
       columns: columnsSchema,
       delimiter: delimiterSchema,
       name: fileNameSchema,
@@ -94,4 +86,4 @@ export const transformCsvStream: ActionModule<TransformConfig> = {
       }
     });
   },
-};
+});

@@ -5,13 +5,13 @@
 import { graphBody } from "../../../entity/query/schemas";
 import { runGraphQuery, type GraphQueryInput } from "../../../entity/query/graph";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
-export const queryEntityGraph: ActionModule = {
+export const queryEntityGraph = action({
   name: "queryEntityGraph",
   configSchema: camelSchema(graphBody),
   async execute(config, _invocation, ctx) {
     return withPermissions(ctx, ["entity:read"], async (services) => ({ kind: "success", result: await runGraphQuery(services.tenant, ctx.env.MASTER_KEY, restBody<GraphQueryInput>(graphBody, config)) }));
   },
-};
+});

@@ -6,13 +6,13 @@
 import { queryBody } from "../../../entity/query/schemas";
 import { runQuery, type QueryInput } from "../../../entity/query/service";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
-export const queryEntity: ActionModule = {
+export const queryEntity = action({
   name: "queryEntity",
   configSchema: camelSchema(queryBody),
   async execute(config, _invocation, ctx) {
     return withPermissions(ctx, ["entity:read"], async (services) => ({ kind: "success", result: await runQuery(services.tenant, ctx.env.MASTER_KEY, restBody<QueryInput>(queryBody, config)) }));
   },
-};
+});

@@ -5,10 +5,10 @@
 import { bulkDeleteBody } from "../../../entity/entities/schemas";
 import { bulkDeleteEntities } from "../../../entity/entities/service";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { camelSchema } from "../../../lib/rest-body";
 
-export const removeEntities: ActionModule<{ ids: string[] }> = {
+export const removeEntities = action({
   name: "removeEntities",
   configSchema: camelSchema(bulkDeleteBody),
   async execute(config, _invocation, ctx) {
@@ -20,4 +20,4 @@ export const removeEntities: ActionModule<{ ids: string[] }> = {
       }
     });
   },
-};
+});

@@ -11,7 +11,7 @@ import { exactlyOneOf, forbidden, uuidSchema } from "../../../lib/schemas";
 import { MAX_REMOVE_IDS, removeLinks, removeLinksBetween } from "../../../entity/relationships/link-set";
 import { RULE_NAME } from "../../../entity/relationships/schemas";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
 const body = {
@@ -32,7 +32,7 @@ const body = {
 
 type RemoveInput = { ids: string[] } | { rule_id?: string; rule_name?: string; from_entity_id: string; to_entity_id?: string; ids?: undefined };
 
-export const removeRelationships: ActionModule = {
+export const removeRelationships = action({
   name: "removeRelationships",
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
@@ -42,4 +42,4 @@ export const removeRelationships: ActionModule = {
       result: input.ids ? await removeLinks(services.tenant, input.ids) : await removeLinksBetween(services.tenant, input),
     }));
   },
-};
+});

@@ -10,7 +10,7 @@ import { exactlyOneOf, uuidSchema } from "../../../lib/schemas";
 import { MAX_SYNC_TARGETS, syncLinks, type SyncLinksInput } from "../../../entity/relationships/link-set";
 import { RULE_NAME } from "../../../entity/relationships/schemas";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
 const body = {
@@ -27,10 +27,10 @@ const body = {
   ...exactlyOneOf("rule_id", "rule_name"),
 } as const;
 
-export const syncRelationships: ActionModule = {
+export const syncRelationships = action({
   name: "syncRelationships",
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
     return withPermissions(ctx, ["entity:update"], async (services) => ({ kind: "success", result: await syncLinks(services.tenant, restBody<SyncLinksInput>(body, config)) }));
   },
-};
+});

@@ -11,7 +11,7 @@ import { upsertBody } from "../../../entity/upsert/schemas";
 import { rowSchema } from "../../../entity/upsert/rows";
 import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
 
@@ -19,12 +19,7 @@ import { upsertActionResult } from "../upsert-result";
 // rows are checked with the config, so a bad row is refused at its path.
 const body = { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } };
 
-interface UpsertEntityConfig {
-  data: unknown[];
-  [envelope: string]: unknown;
-}
-
-export const upsertEntity: ActionModule<UpsertEntityConfig> = {
+export const upsertEntity = action({
   name: "upsertEntity",
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
@@ -39,7 +34,7 @@ export const upsertEntity: ActionModule<UpsertEntityConfig> = {
       }
     });
   },
-};
+});
 
 /** The config's rows as the upsert service reads a body's: each guarded as the route guards a row, errors at `config.data[i]`. */
 function rowSource(rows: unknown[]): RowSource {

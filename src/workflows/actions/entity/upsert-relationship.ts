@@ -9,10 +9,10 @@ import { ApiError } from "../../../lib/errors";
 import { createLink, getLink, type CreateLinkInput } from "../../../entity/relationships/links";
 import { linkBody } from "../../../entity/relationships/schemas";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
-export const upsertRelationship: ActionModule = {
+export const upsertRelationship = action({
   name: "upsertRelationship",
   configSchema: camelSchema(linkBody),
   async execute(config, _invocation, ctx) {
@@ -28,4 +28,4 @@ export const upsertRelationship: ActionModule = {
       }
     });
   },
-};
+});

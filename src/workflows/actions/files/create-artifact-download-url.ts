@@ -6,17 +6,9 @@ import { artifactVersionSchema } from "../../../lib/files/schemas";
 import { artifactDownloadUrl } from "../../../entity/artifacts/service";
 import { DOWNLOAD_TTL } from "../../../entity/artifacts/schemas";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 
-interface CreateArtifactDownloadUrlConfig {
-  entityId: string;
-  artifactId: string;
-  version?: number;
-  /** Seconds the link is valid. */
-  ttl?: number;
-}
-
-export const createArtifactDownloadURL: ActionModule<CreateArtifactDownloadUrlConfig> = {
+export const createArtifactDownloadURL = action({
   name: "createArtifactDownloadURL",
   configSchema: {
     type: "object",
@@ -25,6 +17,7 @@ export const createArtifactDownloadURL: ActionModule<CreateArtifactDownloadUrlCo
       entityId: uuidSchema,
       artifactId: uuidSchema,
       version: artifactVersionSchema,
+      /** Seconds the link is valid. */
       ttl: { type: "integer", minimum: 1, maximum: DOWNLOAD_TTL.max },
     },
     additionalProperties: false,
@@ -35,4 +28,4 @@ export const createArtifactDownloadURL: ActionModule<CreateArtifactDownloadUrlCo
       return { kind: "success", result: await artifactDownloadUrl(deps, config.entityId, config.artifactId, { ttl: config.ttl, version: config.version }) };
     });
   },
-};
+});

@@ -5,20 +5,18 @@ import { tempFileDownloadUrl } from "../../../entity/temp-files/service";
 import { LINK_TTL } from "../../../entity/temp-files/schemas";
 import { tempFileIdSchema } from "../file-ref";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 
-interface CreateTempFileDownloadUrlConfig {
-  tempFileId: string;
-  /** Seconds the link is valid, shortened to the file's remaining life. */
-  ttl?: number;
-}
-
-export const createTempFileDownloadURL: ActionModule<CreateTempFileDownloadUrlConfig> = {
+export const createTempFileDownloadURL = action({
   name: "createTempFileDownloadURL",
   configSchema: {
     type: "object",
     required: ["tempFileId"],
-    properties: { tempFileId: tempFileIdSchema, ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max } },
+    properties: {
+      tempFileId: tempFileIdSchema,
+      /** Seconds the link is valid, shortened to the file's remaining life. */
+      ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max },
+    },
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
@@ -27,4 +25,4 @@ export const createTempFileDownloadURL: ActionModule<CreateTempFileDownloadUrlCo
       return { kind: "success", result: await tempFileDownloadUrl(deps, config.tempFileId, config.ttl) };
     });
   },
-};
+});

@@ -8,18 +8,10 @@ import { artifactVersionSchema } from "../../../lib/files/schemas";
 import { readArtifact } from "../../../entity/artifacts/service";
 import { saveTempFile } from "../file-ref";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 
-interface DownloadArtifactConfig {
-  entityId: string;
-  artifactId: string;
-  version?: number;
-  as?: "tempFile" | "text";
-  maxTextBytes?: number;
-}
-
-export const downloadArtifact: ActionModule<DownloadArtifactConfig> = {
+export const downloadArtifact = action({
   name: "downloadArtifact",
   configSchema: {
     type: "object",
@@ -49,4 +41,4 @@ export const downloadArtifact: ActionModule<DownloadArtifactConfig> = {
       return { kind: "success", result: ref };
     });
   },
-};
+});

@@ -3,16 +3,10 @@
 // `entity:read`, as `GET /entity/temp-files/{id}` is.
 import { openTempFile, tempFileIdSchema } from "../file-ref";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { base64Of, maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 
-interface DownloadTempFileConfig {
-  tempFileId: string;
-  as: "text" | "base64";
-  maxTextBytes?: number;
-}
-
-export const downloadTempFile: ActionModule<DownloadTempFileConfig> = {
+export const downloadTempFile = action({
   name: "downloadTempFile",
   configSchema: {
     type: "object",
@@ -28,4 +22,4 @@ export const downloadTempFile: ActionModule<DownloadTempFileConfig> = {
       return { kind: "success", result: { ...value, content_type: ref.content_type, size: ref.size } };
     });
   },
-};
+});

@@ -4,18 +4,9 @@ import { pageOf } from "../../../lib/pagination";
 import { paginationQuery, uuidSchema } from "../../../lib/schemas";
 import { listArtifacts } from "../../../entity/artifacts/service";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 
-interface ListEntityArtifactsConfig {
-  entityId: string;
-  artifactType?: string;
-  artifactTypeIn?: string[];
-  includeVersions?: boolean;
-  page?: number;
-  limit?: number;
-}
-
-export const listEntityArtifacts: ActionModule<ListEntityArtifactsConfig> = {
+export const listEntityArtifacts = action({
   name: "listEntityArtifacts",
   configSchema: {
     type: "object",
@@ -35,4 +26,4 @@ export const listEntityArtifacts: ActionModule<ListEntityArtifactsConfig> = {
       return { kind: "success", result: await listArtifacts(services, config.entityId, query, pageOf(config)) };
     });
   },
-};
+});

@@ -4,6 +4,7 @@
 // fails with 413 naming the cap instead of cutting the bytes short.
 import { ApiError } from "../../../lib/errors";
 import { validationFailed } from "../../../lib/validate";
+import type { Accepted } from "../../../lib/validate";
 
 /** The most bytes a config's `text` (UTF-8 encoded) or `base64` (decoded) may carry. */
 export const MAX_INLINE_BYTES = 1024 * 1024;
@@ -15,10 +16,7 @@ export const maxTextBytesSchema = { type: "integer", minimum: 1, maximum: TEXT_B
 /** Config fields giving bytes in scope; a module requires exactly one of them. */
 export const inlineBytesProperties = { text: { type: "string" }, base64: { type: "string" } } as const;
 
-export interface InlineBytes {
-  text?: string;
-  base64?: string;
-}
+export type InlineBytes = Accepted<{ type: "object"; properties: typeof inlineBytesProperties; additionalProperties: false }>;
 
 function decodeBase64(text: string): Uint8Array {
   let binary: string;

@@ -10,19 +10,10 @@ import type { Upload } from "../../../lib/files/object-store";
 import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
-import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
+import { action } from "../action";
+import { inlineBytes, inlineBytesProperties } from "./scope-bytes";
 
-interface UploadArtifactConfig extends InlineBytes {
-  entityId: string;
-  artifactType: string;
-  /** The temp file to promote; `name` and `contentType` default to its own. */
-  tempFileId?: string;
-  name?: string;
-  contentType?: string;
-}
-
-export const uploadArtifact: ActionModule<UploadArtifactConfig> = {
+export const uploadArtifact = action({
   name: "uploadArtifact",
   configSchema: {
     type: "object",
@@ -30,6 +21,7 @@ export const uploadArtifact: ActionModule<UploadArtifactConfig> = {
     properties: {
       entityId: uuidSchema,
       artifactType: { type: "string", minLength: 1, maxLength: 100 },
+      /** The temp file to promote; `name` and `contentType` default to its own. */
       tempFileId: tempFileIdSchema,
       ...inlineBytesProperties,
       name: fileNameSchema,
@@ -62,4 +54,4 @@ export const uploadArtifact: ActionModule<UploadArtifactConfig> = {
       }
     });
   },
-};
+});

@@ -4,15 +4,10 @@ import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { forbidden } from "../../../lib/schemas";
 import { saveTempFile } from "../file-ref";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionModule } from "../types";
-import { inlineBytes, inlineBytesProperties, type InlineBytes } from "./scope-bytes";
+import { action } from "../action";
+import { inlineBytes, inlineBytesProperties } from "./scope-bytes";
 
-interface UploadTempFileConfig extends InlineBytes {
-  name: string;
-  contentType: string;
-}
-
-export const uploadTempFile: ActionModule<UploadTempFileConfig> = {
+export const uploadTempFile = action({
   name: "uploadTempFile",
   configSchema: {
     type: "object",
@@ -29,4 +24,4 @@ export const uploadTempFile: ActionModule<UploadTempFileConfig> = {
       result: await saveTempFile(services, { name: config.name, contentType: config.contentType, body: inlineBytes(config) }),
     }));
   },
-};
+});

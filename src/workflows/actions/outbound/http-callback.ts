@@ -5,10 +5,10 @@
 // run's storage before anything is sent: an attempt replayed after a crash
 // sends the same URL again, and a retry's new attempt makes the earlier URL
 // answer 409.
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { callbackUrl } from "./callback-link";
 import { bodyPreview, delays, failureError, prepare, retryAt, send } from "../../../lib/outbound/request";
-import { bodyRule, httpProperties, payloadOf, type HttpConfig } from "./http";
+import { bodyRule, httpProperties, payloadOf } from "./http";
 import { errorValue } from "../../../lib/errors";
 
 /** What the waiting action receives from its callback route; its result is this. */
@@ -19,12 +19,6 @@ export interface CallbackDelivery {
 
 /** How long the target has to call back, by default and at most. */
 export const CALLBACK_TIMEOUT_MS = { default: 3_600_000, min: 1000, max: 7 * 24 * 3_600_000 } as const;
-
-export interface HttpCallbackConfig extends HttpConfig {
-  callbackTimeoutMs?: number;
-  /** A field of a JSON object body that also carries the callback URL. */
-  callbackField?: string;
-}
 
 /**
  * What the action keeps about its current attempt. Not the callback URL:
@@ -41,7 +35,7 @@ interface Armed {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export const httpCallback: ActionModule<HttpCallbackConfig> = {
+export const httpCallback = action({
   name: "httpCallback",
   configSchema: {
     type: "object",
@@ -49,6 +43,7 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
     properties: {
       ...httpProperties,
       callbackTimeoutMs: { type: "integer", minimum: CALLBACK_TIMEOUT_MS.min, maximum: CALLBACK_TIMEOUT_MS.max },
+      /** A field of a JSON object body that also carries the callback URL. */
       callbackField: { type: "string", minLength: 1, maxLength: 200 },
     },
     additionalProperties: false,
@@ -108,4 +103,4 @@ export const httpCallback: ActionModule<HttpCallbackConfig> = {
       detail: armed,
     };
   },
-};
+});

@@ -4,33 +4,36 @@
 // so the action's `errorWhen` (by default `result.status >= 400`) decides.
 import { tempFileIdSchema, openTempFile } from "../file-ref";
 import { withPermissions } from "../../../access/confined-services";
-import type { ActionContext, ActionModule } from "../types";
+import type { ActionContext } from "../types";
+import { action } from "../action";
+import type { Accepted } from "../../../lib/validate";
 import type { ActionOutcome } from "../../engine/types";
-import type { JsonSchema } from "../../../lib/validate";
 import { forbidden } from "../../../lib/schemas";
-import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAt, send, validationError, type Payload, type RequestConfig } from "../../../lib/outbound/request";
+import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAt, send, validationError, type Payload } from "../../../lib/outbound/request";
 
-export interface HttpConfig extends RequestConfig {
-  method?: (typeof HTTP_METHODS)[number];
-  body?: unknown;
-  redirect?: "follow" | "manual";
-  /** The body is this temp file's bytes, its content type the file's unless a header sets one. */
-  binaryUpload?: { tempFileId: string };
-}
-
-export const httpProperties: Record<string, JsonSchema> = {
+export const httpProperties = {
   ...requestProperties,
   method: { enum: [...HTTP_METHODS] },
   body: {},
   redirect: { enum: ["follow", "manual"] },
+  /** The body is this temp file's bytes, its content type the file's unless a header sets one. */
   binaryUpload: { type: "object", required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema }, additionalProperties: false },
-};
+} as const;
 
-/** GET and HEAD (GET by default) carry no body: refused with the body's path rather than left to fail in fetch. */
-export const bodyRule: JsonSchema = {
+/**
+ * GET and HEAD (GET by default) carry no body: refused with the body's path
+ * rather than left to fail in fetch. Typed `object`, so the config types do
+ * not see it: json-schema-to-ts would set this `if` against the whole config,
+ * auth profiles' own branches included, past what the compiler computes, and
+ * the rule adds nothing to a type (a `not` is not followed).
+ */
+export const bodyRule: object = {
   if: { not: { required: ["method"], properties: { method: { enum: ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"] } } } },
   then: { properties: { body: forbidden, binaryUpload: forbidden } },
 };
+
+/** The config of `http`, and of `httpCallback` past its own fields: what builds the request. */
+export type HttpConfig = Accepted<{ type: "object"; required: ["url"]; properties: typeof httpProperties; additionalProperties: false }>;
 
 /** A JSON body (anything but a string) goes as JSON; a string goes as written. */
 export function jsonPayload(config: HttpConfig, body: unknown): Payload {
@@ -55,7 +58,7 @@ export async function payloadOf(config: HttpConfig, ctx: ActionContext): Promise
   });
 }
 
-export const http: ActionModule<HttpConfig> = {
+export const http = action({
   name: "http",
   configSchema: { type: "object", required: ["url"], properties: httpProperties, additionalProperties: false, ...bodyRule },
   async execute(config, invocation, ctx) {
@@ -72,4 +75,4 @@ export const http: ActionModule<HttpConfig> = {
     if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx) };
     return { kind: "success", result: responseResult(sent.response, ctx) };
   },
-};
+});

@@ -2,34 +2,17 @@
 // through the same guarded client, auth profiles and retries as `http`. The
 // provider's answer is reduced to what a workflow reads: the content, the
 // message, why it stopped, the usage and the model that answered.
-import type { ActionModule } from "../types";
-import { bodyPreview, delays, failureError, knobProperties, prepare, requestProperties, retryAt, send, validationError, type RequestConfig } from "../../../lib/outbound/request";
+import { action } from "../action";
+import { bodyPreview, delays, failureError, knobProperties, prepare, requestProperties, retryAt, send, validationError } from "../../../lib/outbound/request";
 import { errorValue } from "../../../lib/errors";
 
 /** Appended to the provider's base URL unless the URL already ends with it. */
 export const COMPLETIONS_PATH = "/chat/completions";
 export const MAX_MESSAGES = 1000;
 
-interface Message {
-  role: "system" | "user" | "assistant" | "tool" | "developer";
-  content: unknown;
-  name?: string;
-}
-
-export interface LlmCallbackConfig extends RequestConfig {
-  model: string;
-  messages?: Message[];
-  /** One user message: the shorthand for `messages: [{ role: "user", content: prompt }]`. */
-  prompt?: string;
-  temperature?: number;
-  maxTokens?: number;
-  /** The provider's `response_format` (for example `{ "type": "json_object" }`), passed as given. */
-  responseFormat?: Record<string, unknown>;
-}
-
 const { url, headers, auth } = requestProperties;
 
-export const llmCallback: ActionModule<LlmCallbackConfig> = {
+export const llmCallback = action({
   name: "llmCallback",
   configSchema: {
     type: "object",
@@ -51,9 +34,11 @@ export const llmCallback: ActionModule<LlmCallbackConfig> = {
           additionalProperties: true,
         },
       },
+      /** One user message: the shorthand for `messages: [{ role: "user", content: prompt }]`. */
       prompt: { type: "string", minLength: 1 },
       temperature: { type: "number", minimum: 0, maximum: 2 },
       maxTokens: { type: "integer", minimum: 1 },
+      /** The provider's `response_format` (for example `{ "type": "json_object" }`), passed as given. */
       responseFormat: { type: "object", required: ["type"], properties: { type: { type: "string" } }, additionalProperties: true },
     },
     additionalProperties: false,
@@ -94,7 +79,7 @@ export const llmCallback: ActionModule<LlmCallbackConfig> = {
     }
     return { kind: "success", result: ctx.redact(completion) };
   },
-};
+});
 
 /** The first choice of a chat completion, or undefined when the answer is not one. */
 function parseCompletion(bytes: Uint8Array): { content: unknown; message: unknown; finish_reason: unknown; usage: unknown; model: unknown } | undefined {

@@ -1,17 +1,12 @@
 // `chunkPdf`: a PDF temp file cut into consecutive files of `pagesPerChunk`
 // pages (the last one holds what is left).
 import { tempFileIdSchema } from "../file-ref";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { withTempFiles } from "../temp-output";
 import { MAX_PDF_PAGES } from "./limits";
 import { writeParts, type PageRange } from "./parts";
 
-interface ChunkPdfConfig {
-  tempFileId: string;
-  pagesPerChunk: number;
-}
-
-export const chunkPdf: ActionModule<ChunkPdfConfig> = {
+export const chunkPdf = action({
   name: "chunkPdf",
   configSchema: {
     type: "object",
@@ -21,7 +16,7 @@ export const chunkPdf: ActionModule<ChunkPdfConfig> = {
   },
   execute: (config, _invocation, ctx) =>
     withTempFiles(ctx, async (services) => ({ kind: "success", result: await writeParts(services, config.tempFileId, (pages) => chunks(pages, config.pagesPerChunk)) })),
-};
+});
 
 export function chunks(pages: number, size: number): PageRange[] {
   return Array.from({ length: Math.ceil(pages / size) }, (_, i) => ({ first: i * size + 1, last: Math.min(pages, (i + 1) * size) }));

@@ -5,23 +5,18 @@ import { fileNameSchema } from "../../../lib/files/schemas";
 import { overLimit } from "../archive/limits";
 import { withTempFiles } from "../temp-output";
 import { saveTempFile, tempFileIdSchema } from "../file-ref";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { loadPdf } from "./document";
 import { MAX_MERGE_BYTES, MAX_MERGE_FILES, MAX_PDF_PAGES } from "./limits";
 
-interface MergePdfConfig {
-  tempFileIds: string[];
-  /** The merged file's name; `merged.pdf` when absent. */
-  name?: string;
-}
-
-export const mergePdf: ActionModule<MergePdfConfig> = {
+export const mergePdf = action({
   name: "mergePdf",
   configSchema: {
     type: "object",
     required: ["tempFileIds"],
     properties: {
       tempFileIds: { type: "array", minItems: 2, maxItems: MAX_MERGE_FILES, items: tempFileIdSchema },
+      /** The merged file's name; `merged.pdf` when absent. */
       name: fileNameSchema,
     },
     additionalProperties: false,
@@ -41,4 +36,4 @@ export const mergePdf: ActionModule<MergePdfConfig> = {
       const ref = await saveTempFile(services, { name: config.name ?? "merged.pdf", contentType: "application/pdf", body: await merged.save() });
       return { kind: "success", result: { ...ref, pages: merged.getPageCount() } };
     }),
-};
+});

@@ -2,17 +2,12 @@
 // temp file; every page its own file when no ranges are given.
 import { ApiError } from "../../../lib/errors";
 import { tempFileIdSchema } from "../file-ref";
-import type { ActionModule } from "../types";
+import { action } from "../action";
 import { withTempFiles } from "../temp-output";
 import { MAX_PDF_PARTS } from "./limits";
 import { writeParts, type PageRange } from "./parts";
 
-interface SplitPdfConfig {
-  tempFileId: string;
-  ranges?: string[];
-}
-
-export const splitPdf: ActionModule<SplitPdfConfig> = {
+export const splitPdf = action({
   name: "splitPdf",
   configSchema: {
     type: "object",
@@ -28,7 +23,7 @@ export const splitPdf: ActionModule<SplitPdfConfig> = {
       const result = await writeParts(services, config.tempFileId, (pages) => (config.ranges ? config.ranges.map((r, i) => parseRange(r, i, pages)) : everyPage(pages)));
       return { kind: "success", result };
     }),
-};
+});
 
 const everyPage = (pages: number): PageRange[] => Array.from({ length: pages }, (_, i) => ({ first: i + 1, last: i + 1 }));
 
