@@ -23,13 +23,13 @@ const bindings = (inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "
   FUZZ_SEED: process.env.FUZZ_SEED ?? "",
 });
 
-const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }, extra: Record<string, string> = {}) => ({
+const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }, options: { extra?: Record<string, string>; isolate?: boolean } = {}) => ({
   plugins: [
     cloudflareTest(({ inject }) => ({
       main: "./src/index.ts",
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { ...bindings(inject as never, limits), ...extra },
+        bindings: { ...bindings(inject as never, limits), ...options.extra },
         // Every write through the gateway still sends to the real events queue; a 50 ms batch
         // timeout (wrangler.toml: 1 s) has its consumer done within the test that wrote. The
         // entry replaces wrangler.toml's whole consumer, so it repeats the other settings.
@@ -37,17 +37,53 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
       },
     })),
   ],
-  test: { name, include, exclude, testTimeout: 30_000, hookTimeout: 60_000 },
+  test: { name, include, exclude, isolate: options.isolate ?? true, testTimeout: 30_000, hookTimeout: 60_000 },
 });
+
+// Files that test pure modules: no database, no request through the Worker,
+// no Durable Object, no queue. An isolated file starts its own workerd (a
+// Miniflare instance, the Worker bundled and loaded), about 2 s of CPU, which
+// is more than most of these files' tests take; they share one instead
+// (docs/performance.md, Test suite). The files that do I/O stay isolated:
+// sharing one workerd slowed them file after file (what an earlier file
+// started, such as run alarms and queue retries, would keep running in it).
+const UNITS = [
+  "test/db/timestamps.test.ts",
+  "test/definition/language.test.ts",
+  "test/definition/language-hostile.test.ts",
+  "test/definition/language-yaml.test.ts",
+  "test/entity/csv-formula.test.ts",
+  "test/entity/entity-type-config.test.ts",
+  "test/entity/schema-paths.test.ts",
+  "test/graphql/batch.test.ts",
+  "test/lib/errors.test.ts",
+  "test/lib/input-guard.test.ts",
+  "test/lib/oauth2.test.ts",
+  "test/lib/outbound-address.test.ts",
+  "test/lib/outbound-errors.test.ts",
+  "test/lib/outbound-retry.test.ts",
+  "test/lib/pagination.test.ts",
+  "test/lib/raw-json.test.ts",
+  "test/lib/redact.test.ts",
+  "test/lib/regex.test.ts",
+  "test/lib/smart-values.test.ts",
+  "test/lib/validate.test.ts",
+  "test/query/filter.test.ts",
+  "test/workflows/cron-expression.test.ts",
+  "test/workflows/engine-retry.test.ts",
+  "test/workflows/upsert-result.test.ts",
+  "test/workflows/webhook-signature.test.ts",
+];
 
 export default defineConfig({
   test: {
     globalSetup: ["./test/support/global-setup.ts"],
     projects: [
-      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts", "test/db/statement-timeout.test.ts"], { ip: "1000000", identity: "1000000" }),
+      workers("units", UNITS, [], { ip: "1000000", identity: "1000000" }, { isolate: false }),
+      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts", "test/db/statement-timeout.test.ts", ...UNITS], { ip: "1000000", identity: "1000000" }),
       workers("rate-limits", ["test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts"], [], { ip: "8", identity: "3" }),
       // A statement_timeout short enough to hit without slowing the run.
-      workers("statement-limits", ["test/db/statement-timeout.test.ts"], [], { ip: "1000000", identity: "1000000" }, { STATEMENT_TIMEOUT_MS: "300" }),
+      workers("statement-limits", ["test/db/statement-timeout.test.ts"], [], { ip: "1000000", identity: "1000000" }, { extra: { STATEMENT_TIMEOUT_MS: "300" } }),
       { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 180_000 } },
     ],
   },
