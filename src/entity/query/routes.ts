@@ -9,12 +9,12 @@ import { MAX_DISTINCT_PATHS, queryPage } from "./service";
 import { warningsField } from "./warnings";
 
 const pathSchema = { type: "array", items: { type: "string", minLength: 1, maxLength: 500 }, minItems: 1, maxItems: 12 } as const;
-const sortSchema = {
+export const sortSchema = {
   type: "array",
   maxItems: 10,
   items: { type: "object", additionalProperties: false, required: ["path"], properties: { path: pathSchema, direction: { enum: ["asc", "desc"] } } },
 } as const;
-const filterSchema = { type: "object", additionalProperties: true, description: "A particle { operator, path, value, optional?, threshold? } or a composite { operator: and|or|not, filters }" } as const;
+export const filterSchema = { type: "object", additionalProperties: true, description: "A particle { operator, path, value, optional?, threshold? } or a composite { operator: and|or|not, filters }" } as const;
 
 export const queryBody = {
   type: "object",
