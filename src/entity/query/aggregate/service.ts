@@ -23,10 +23,17 @@ export interface AggregateAnswer {
   warnings?: string[];
 }
 
+/** A value with every object's keys in one order: a workflow's config comes back from jsonb with its keys reordered. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v === null || typeof v !== "object") return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+}
+
 /** What a cursor continues: the same type and the same request but for limit and cursor. */
 function cursorScope(type: QueryType, input: AggregateInput): string {
-  const { type_name: _name, limit: _limit, cursor: _cursor, ...request } = input;
-  return JSON.stringify({ aggregate: type.id, ...request });
+  const { filter = null, group_by = [], aggregates, sort = [] } = input;
+  return JSON.stringify(canonical({ aggregate: type.id, filter, group_by, aggregates, sort }));
 }
 
 export async function aggregateGroups(tenant: TenantDb, cursorSecret: string, input: AggregateInput): Promise<AggregateAnswer> {
