@@ -67,10 +67,8 @@ export interface CompiledAggregate {
   compilation: Compilation;
   groups: OutputColumn[];
   aggregates: OutputColumn[];
-  /** The order of the groups, over the grouped columns; empty without group_by (one row, nothing to page). */
+  /** The order of the groups, each key's `sql` a grouped column (g0.., a0..); empty without group_by (one row, nothing to page). */
   keys: OrderKey[];
-  /** The grouped column of each order key. */
-  keyColumns: string[];
 }
 
 /** A value an aggregate or group reads: its SQL over `e`, its Postgres type, and how the caller names it in errors. */
@@ -191,7 +189,6 @@ export function compileAggregate(scope: ReadScope, type: QueryType, types: Map<s
   const aggregates = input.aggregates.map((spec, i): OutputColumn => ({ name: spec.as, column: `a${i}`, kind: aggSql[i].kind }));
 
   const keys: OrderKey[] = [];
-  const keyColumns: string[] = [];
   if (groups.length) {
     const named = new Set<string>();
     (input.sort ?? []).forEach((s, i) => {
@@ -202,18 +199,16 @@ export function compileAggregate(scope: ReadScope, type: QueryType, types: Map<s
       named.add(s.key);
       const col = g >= 0 ? groupSql[g] : aggSql[a];
       keys.push({ sql: g >= 0 ? `g${g}` : `a${a}`, cast: col.cast, desc: s.direction === "desc", nullable: col.nullable });
-      keyColumns.push(g >= 0 ? `g${g}` : `a${a}`);
     });
     // The group keys together are unique: ending the order with those not yet named makes it total.
     groups.forEach((g, i) => {
       if (named.has(g.name)) return;
       keys.push({ sql: `g${i}`, cast: groupSql[i].cast, desc: false, nullable: groupSql[i].nullable });
-      keyColumns.push(`g${i}`);
     });
   } else if (input.sort?.length) {
     throw bad("sort", "applies to groups: without group_by the answer is one row");
   }
-  return { grouped, params: query.params, compilation: c, groups, aggregates, keys, keyColumns };
+  return { grouped, params: query.params, compilation: c, groups, aggregates, keys };
 }
 
 /**
@@ -222,8 +217,8 @@ export function compileAggregate(scope: ReadScope, type: QueryType, types: Map<s
  * the next cursor. Binds what it adds.
  */
 export function aggregateStatement(plan: CompiledAggregate, position: unknown[] | null, limit: number): string {
-  const column = (i: number) => `q.${plan.keyColumns[i]}`;
-  const cursorKeys = plan.keyColumns.map((col, i) => `, q.${col}::text AS c${i}`).join("");
+  const column = (i: number) => `q.${plan.keys[i].sql}`;
+  const cursorKeys = plan.keys.map((k, i) => `, q.${k.sql}::text AS c${i}`).join("");
   let text = `SELECT q.*${cursorKeys} FROM (${plan.grouped}) q`;
   if (position) text += ` WHERE ${after(plan.keys, position, column, plan.params)}`;
   if (plan.keys.length) text += ` ORDER BY ${orderBy(plan.keys, column)}`;
