@@ -49,6 +49,7 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
 // started, such as run alarms and queue retries, would keep running in it).
 const UNITS = [
   "test/db/timestamps.test.ts",
+  "test/definition/checks-generic.test.ts",
   "test/definition/language.test.ts",
   "test/definition/language-hostile.test.ts",
   "test/definition/language-yaml.test.ts",
@@ -66,9 +67,12 @@ const UNITS = [
   "test/lib/raw-json.test.ts",
   "test/lib/redact.test.ts",
   "test/lib/regex.test.ts",
+  "test/lib/sequence.test.ts",
+  "test/lib/smart-values-registry.test.ts",
   "test/lib/smart-values.test.ts",
   "test/lib/validate.test.ts",
   "test/query/filter.test.ts",
+  "test/workflows/action-types.test.ts",
   "test/workflows/cron-expression.test.ts",
   "test/workflows/engine-retry.test.ts",
   "test/workflows/upsert-result.test.ts",

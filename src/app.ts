@@ -23,6 +23,7 @@ import { entityRoutes } from "./entity/entities/routes";
 import { relationshipRoutes } from "./entity/relationships/routes";
 import { upsertRoutes } from "./entity/upsert/routes";
 import { queryRoutes } from "./entity/query/routes";
+import { aggregateRoutes } from "./entity/query/aggregate/routes";
 import { csvRoutes } from "./entity/csv/routes";
 import { queryGraphRoutes } from "./entity/query/graph-routes";
 import { graphqlRoutes } from "./entity/graphql/routes";
@@ -50,6 +51,7 @@ export const routes: RouteSpec[] = [
   ...entityRoutes,
   ...relationshipRoutes,
   ...queryRoutes,
+  ...aggregateRoutes,
   ...queryGraphRoutes,
   ...graphqlRoutes,
   ...eventRoutes,

@@ -60,7 +60,7 @@ describe("GET /entity/graphql/schema", () => {
     });
     expect(fieldsOf(schema, "Maker")).toMatchObject({ code: "String", country: "String", made_by_inverse: "[Item!]" });
     expect(Object.keys(fieldsOf(schema, "Maker"))).not.toContain("made_by");
-    expect(fieldsOf(schema, "Query")).toEqual({ _entity_types: "[String!]!", Item: "ItemConnection", Maker: "MakerConnection" });
+    expect(fieldsOf(schema, "Query")).toEqual({ _entity_types: "[String!]!", Item: "ItemConnection", Maker: "MakerConnection", Item_aggregate: "AggregateGroups", Maker_aggregate: "AggregateGroups" });
     expect(fieldsOf(schema, "ItemConnection")).toEqual({ nodes: "[Item!]!", next_cursor: "String", count: "Int", count_strategy: "CountStrategy" });
     // The draft type and the rule to it are not served.
     expect(schema.getType("Sketch")).toBeUndefined();
@@ -108,7 +108,7 @@ describe("GET /entity/graphql/schema", () => {
     await createType(other.auth, { name: "Secret", schema: { type: "object", properties: { code: { type: "string" } } }, config: { identifier_key: ["code"] } });
     expect((await schemaOf(t.auth)).getType("Secret")).toBeUndefined();
     const theirs = await schemaOf(other.auth);
-    expect(fieldsOf(theirs, "Query")).toEqual({ _entity_types: "[String!]!", Secret: "SecretConnection" });
+    expect(fieldsOf(theirs, "Query")).toEqual({ _entity_types: "[String!]!", Secret: "SecretConnection", Secret_aggregate: "AggregateGroups" });
     expect(theirs.getType("Item")).toBeUndefined();
 
     const empty = await createTenant();
@@ -123,7 +123,13 @@ describe("GET /entity/graphql/schema", () => {
     await createType(u.auth, { name: "Query", schema: { type: "object", properties: odd }, config: { identifier_key: ["a b"] } });
     await createType(u.auth, { name: "QueryConnection", schema: { type: "object" }, config: { identifier_key: ["k"] } });
     const schema = await schemaOf(u.auth);
-    expect(fieldsOf(schema, "Query")).toEqual({ _entity_types: "[String!]!", Query: "Entity_QueryConnection", QueryConnection: "QueryConnectionConnection" });
+    expect(fieldsOf(schema, "Query")).toEqual({
+      _entity_types: "[String!]!",
+      Query: "Entity_QueryConnection",
+      QueryConnection: "QueryConnectionConnection",
+      Query_aggregate: "AggregateGroups",
+      QueryConnection_aggregate: "AggregateGroups",
+    });
     expect(fieldsOf(schema, "Entity_Query")).toMatchObject({ f9lives: "String", f__x: "String", a_b: "String", attr_a_b: "String", attr_and: "Int", attr_true: "Boolean" });
     expect(fieldsOf(schema, "QueryConnection")).toMatchObject({ id: "ID!", attributes: "JSON!" });
 
@@ -136,7 +142,7 @@ describe("GET /entity/graphql/schema", () => {
   it("follows every change at once: a patched schema, an activated draft, a new rule", async () => {
     const u = await createTenant();
     const widget = await createType(u.auth, { name: "Widget", schema: { type: "object", properties: { sku: { type: "string" } } }, config: { identifier_key: ["sku"] } });
-    expect(fieldsOf(await schemaOf(u.auth), "Query")).toEqual({ _entity_types: "[String!]!", Widget: "WidgetConnection" });
+    expect(fieldsOf(await schemaOf(u.auth), "Query")).toEqual({ _entity_types: "[String!]!", Widget: "WidgetConnection", Widget_aggregate: "AggregateGroups" });
 
     const patched = await call("PATCH", `/entity/entity-types/${widget.id}`, { auth: u.auth, body: { schema: { type: "object", properties: { sku: { type: "string" }, weight: { type: "number" } } } } });
     expect(patched.status, patched.text).toBe(200);
@@ -145,7 +151,7 @@ describe("GET /entity/graphql/schema", () => {
     const gadget = await createType(u.auth, { name: "Gadget", status: "draft", schema: { type: "object", properties: { code: { type: "string" } } }, config: { identifier_key: ["code"] } });
     expect((await schemaOf(u.auth)).getType("Gadget")).toBeUndefined();
     expect((await call("POST", `/entity/entity-types/${gadget.id}/activate`, { auth: u.auth })).status).toBe(200);
-    expect(fieldsOf(await schemaOf(u.auth), "Query")).toEqual({ _entity_types: "[String!]!", Gadget: "GadgetConnection", Widget: "WidgetConnection" });
+    expect(fieldsOf(await schemaOf(u.auth), "Query")).toEqual({ _entity_types: "[String!]!", Gadget: "GadgetConnection", Widget: "WidgetConnection", Gadget_aggregate: "AggregateGroups", Widget_aggregate: "AggregateGroups" });
 
     const rule = await call("POST", "/entity/relationship-rules", { auth: u.auth, body: { name: "fits", from_entity_type_name: "Widget", to_entity_type_name: "Gadget" } });
     expect(rule.status, rule.text).toBe(201);

@@ -185,6 +185,18 @@ export function examples(w: World): Record<string, Example[]> {
       },
       { body: { type_name: "Product", page: 1, limit: 5, distinct_on: { paths: [["attributes", "title"]], sort: [{ path: ["attributes", "title"] }] }, filter: { operator: "fuzzy", path: ["attributes", "title"], value: "chiar", threshold: 0.3 } } },
     ],
+    "POST /entity/query/aggregate": [
+      {
+        body: {
+          type_name: "Product",
+          filter: productFilter(a),
+          group_by: [["attributes", "title"], { path: ["created_at"], bucket: "month", as: "month" }],
+          aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }, { fn: "count_distinct", path: ["attributes", "tags"], as: "tag_sets" }],
+          sort: [{ key: "total", direction: "desc" }],
+          limit: 10,
+        },
+      },
+    ],
     "POST /entity/query/distinct": [{ body: { type_name: "Product", attribute_name: "tags", filter: { operator: "cs", path: ["attributes", "tags"], value: ["home"] }, limit: 10 } }],
     "POST /entity/query-graph": [
       {

@@ -54,13 +54,19 @@ export interface Link {
   direction: "to" | "from";
 }
 
-/** The filter, sort and limit of a list field, in the REST body's terms; absent and null arguments are left out. */
-function listInput(typeName: string, args: ListArgs, shapes: Map<string, WhereShape>, info: GraphQLResolveInfo) {
+/** The filter of a field's where and filter arguments (both must hold), or undefined when it has neither. */
+export function filterInput(typeName: string, args: Pick<ListArgs, "where" | "filter">, shapes: Map<string, WhereShape>, info: GraphQLResolveInfo): Filter | undefined {
   const whereNode = info.fieldNodes[0].arguments?.find((a) => a.name.value === "where")?.value;
   if (whereNode) checkVariablesSet(whereNode, info.variableValues, "where");
   const filters = [args.filter, args.where == null ? undefined : whereToFilter(args.where, typeName, shapes)].filter((f) => f != null) as Filter[];
+  return filters.length ? (filters.length === 1 ? filters[0] : { operator: "and", filters }) : undefined;
+}
+
+/** The filter, sort and limit of a list field, in the REST body's terms; absent and null arguments are left out. */
+function listInput(typeName: string, args: ListArgs, shapes: Map<string, WhereShape>, info: GraphQLResolveInfo) {
+  const filter = filterInput(typeName, args, shapes, info);
   const out: { filter?: Filter; sort?: SortEntry[]; limit: number } = { limit: args.limit };
-  if (filters.length) out.filter = filters.length === 1 ? filters[0] : { operator: "and", filters };
+  if (filter) out.filter = filter;
   if (args.sort != null) out.sort = args.sort.map(sortEntry);
   return out;
 }

@@ -1,6 +1,7 @@
 // One tenant's GraphQL schema, built from its active entity types and the
 // rules between them. Per type T (names in docs/api.md, "GraphQL"):
 //   Query.T(where, filter, sort, limit, cursor, count_strategy): TConnection
+//   Query.T_aggregate(where, filter, group_by, aggregates, sort, limit, cursor): AggregateGroups
 //   type T { id name type identifier_key created_at updated_at attributes,
 //            one field per top-level schema property, one per rule side }
 //   input TWhere, TRelated, TOrder; enum TOrderField
@@ -26,6 +27,7 @@ import type { PresentedEntity } from "../entities/rows";
 import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
 import type { EntityType } from "../entity-types/store";
 import { CountStrategy, EntityTypeRef, FILTER_INPUTS, GraphQLJSON, RESERVED_TYPE_NAMES, SortDirection, type FilterKind } from "./inputs";
+import { aggregateField, AGGREGATE_TYPE_NAMES } from "./aggregate";
 import { graphqlName, Namespace } from "./names";
 import { connectionResolver, relationshipResolver, type GraphqlContext, type Link } from "./resolvers";
 import type { WhereField, WhereShape } from "./where";
@@ -131,7 +133,7 @@ function attributeField(field: string, key: string, prop: unknown): AttributeFie
 }
 
 function plan(catalog: Catalog): Map<string, Plan> {
-  const typeNames = new Namespace(RESERVED_TYPE_NAMES);
+  const typeNames = new Namespace([...RESERVED_TYPE_NAMES, ...AGGREGATE_TYPE_NAMES]);
   const types = [...catalog.types].sort((a, b) => (a.name < b.name ? -1 : 1));
   // Entity types claim their names before any derived name, so a type called ProductConnection keeps its name.
   const objects = types.map((t) => typeNames.claim(t.name, "Entity_"));
@@ -278,6 +280,9 @@ export function buildSchema(catalog: Catalog): GraphQLSchema {
   }
 
   const typeNames = [...plans.keys()];
+  // `<Type>_aggregate` per type, unless another type holds that name: then it is prefixed.
+  const rootFields = new Namespace(["_entity_types", ...typeNames]);
+  const aggregateFields = typeNames.map((typeName) => [rootFields.claim(`${typeName}_aggregate`, "agg_"), aggregateField(typeName, wheres.get(typeName)!, shapes)] as const);
   const query = new GraphQLObjectType<unknown, GraphqlContext>({
     name: "Query",
     fields: () => ({
@@ -298,6 +303,7 @@ export function buildSchema(catalog: Catalog): GraphQLSchema {
           },
         ]),
       ),
+      ...Object.fromEntries(aggregateFields),
     }),
   });
   return new GraphQLSchema({ query });

@@ -2,17 +2,28 @@
 // body in camelCase; the result is the route's answer: `data` and beside it
 // `next_cursor` (keyset, when a full page came back; pass it back as
 // `cursor`), `pagination` (with `page`), `count` and `count_strategy` (with
-// `includeCount`) and `warnings`.
+// `includeCount`) and `warnings`. A config with `aggregates` is the body of
+// POST /entity/query/aggregate instead (`groupBy`, `aggregates`, `sort` by
+// group key or alias), and the result that route's answer: group rows.
 import { queryBody } from "../../../entity/query/schemas";
 import { runQuery, type QueryInput } from "../../../entity/query/service";
+import type { AggregateInput } from "../../../entity/query/aggregate/compile";
+import { aggregateBody } from "../../../entity/query/aggregate/schemas";
+import { aggregateGroups } from "../../../entity/query/aggregate/service";
 import { withPermissions } from "../../../access/confined-services";
 import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
 export const queryEntity = action({
   name: "queryEntity",
-  configSchema: camelSchema(queryBody),
+  configSchema: { if: { type: "object", required: ["aggregates"] }, then: camelSchema(aggregateBody), else: camelSchema(queryBody) },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:read"], async (services) => ({ kind: "success", result: await runQuery(services.tenant, ctx.env.MASTER_KEY, restBody<QueryInput>(queryBody, config)) }));
+    return withPermissions(ctx, ["entity:read"], async (services) => {
+      const result =
+        "aggregates" in config
+          ? await aggregateGroups(services.tenant, ctx.env.MASTER_KEY, restBody<AggregateInput>(aggregateBody, config))
+          : await runQuery(services.tenant, ctx.env.MASTER_KEY, restBody<QueryInput>(queryBody, config));
+      return { kind: "success", result };
+    });
   },
 });
