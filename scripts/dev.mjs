@@ -4,7 +4,10 @@
 // CF-Connecting-IP from the socket, as Cloudflare's edge does, and the cron
 // trigger fired every minute as in production (DEV_CRON_INTERVAL_MS shortens
 // the period, for tests). Ctrl-C (or SIGTERM) stops wrangler first, then the
-// bridge and Postgres, and exits only when all of them are gone.
+// bridge and Postgres, and exits only when all of them are gone. Killed
+// outright (kill -9 of its process group), Postgres goes with the group and
+// wrangler's guard kills wrangler's own group; if workerd dies alone, dev
+// says so and exits.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
@@ -14,7 +17,7 @@ import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
 import { devDataDir } from "./lib/paths.mjs";
 import { removeDevState, runningDev, writeDevState } from "./lib/dev-state.mjs";
-import { signalGroup, spawnWorker } from "./lib/worker.mjs";
+import { signalGroup, spawnWorker, watchWorkerd } from "./lib/worker.mjs";
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 const WRANGLER_STOP_MS = 10_000;
@@ -64,6 +67,7 @@ try {
 /** @type {import("node:child_process").ChildProcess | undefined} */
 let wrangler;
 let stopTicks = () => {};
+let stopWatch = () => {};
 /** @type {{ close: () => Promise<void> } | undefined} */
 let front;
 const workerPort = await freePort();
@@ -88,6 +92,12 @@ if (!stopping) {
   wrangler.on("exit", (code, signal) => {
     if (!stopping) shutdown(code ?? (signal ? 1 : 0));
   });
+  // workerd gone with wrangler still up would answer every request with 502: stop instead.
+  stopWatch = watchWorkerd(wrangler, () => {
+    if (stopping) return;
+    console.error("[dev] workerd exited; stopping (run npm run dev again)");
+    shutdown(1);
+  });
   // However this process ends, wrangler's group must not outlive it.
   process.on("exit", () => killWrangler("SIGKILL"));
 
@@ -105,6 +115,7 @@ async function shutdown(code, signal) {
   if (stopping) return;
   stopping = true;
   stopTicks();
+  stopWatch();
   await front?.close();
   if (wrangler && wrangler.exitCode === null && wrangler.signalCode === null) {
     const exited = new Promise((r) => wrangler.once("exit", r));

@@ -1,7 +1,7 @@
 // Runs the Worker under `wrangler dev` (workerd, every binding local) as a
 // child process, for `npm run dev` (the benchmarks use runtime.mjs).
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { root } from "./paths.mjs";
@@ -15,8 +15,10 @@ function dotenvValue(name, value) {
 
 /**
  * The Worker's secrets go to wrangler in an env file (readable by this user
- * only), not as --var arguments anyone can see in `ps`. wrangler gets a process
- * group of its own (workerd and esbuild run under it), so it can be killed whole.
+ * only), not as --var arguments anyone can see in `ps`. wrangler runs under
+ * worker-guard.mjs in a process group of its own (workerd and esbuild run
+ * under it), so it can be killed whole, and the guard kills that group when
+ * this process is gone however it ended.
  *
  * @param {{ port: number|string, dataDir: string, vars: Record<string,string>, extraArgs?: string[] }} opts
  */
@@ -27,6 +29,7 @@ export function spawnWorker({ port, dataDir, vars, extraArgs = [] }) {
   writeFileSync(varsFile, Object.entries(vars).map(([k, v]) => `${k}=${dotenvValue(k, v)}\n`).join(""), { mode: 0o600 });
   const wranglerBin = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
   const args = [
+    resolve(root, "scripts/lib/worker-guard.mjs"), String(process.pid), process.execPath,
     wranglerBin, "dev",
     "--ip", "127.0.0.1",
     "--port", String(port),
@@ -54,7 +57,7 @@ export function spawnWorker({ port, dataDir, vars, extraArgs = [] }) {
   });
 }
 
-/** Signals a worker's whole process group (wrangler, workerd, esbuild). */
+/** Signals a worker's whole process group (the guard, wrangler, workerd, esbuild). */
 export function signalGroup(child, signal) {
   if (!child?.pid) return;
   try {
@@ -62,4 +65,39 @@ export function signalGroup(child, signal) {
   } catch {
     // the group is gone
   }
+}
+
+/**
+ * Calls `onExit` once the worker's workerd, having run, is gone while its
+ * group lives on (wrangler would go on, and every request would get a 502).
+ * Linux only (/proc); elsewhere it watches nothing.
+ */
+export function watchWorkerd(child, onExit, intervalMs = 1000) {
+  if (!existsSync("/proc/self/stat") || !child?.pid) return () => {};
+  let seen = false;
+  const timer = setInterval(() => {
+    const running = workerdIn(child.pid);
+    if (running) seen = true;
+    else if (seen) {
+      clearInterval(timer);
+      onExit();
+    }
+  }, intervalMs);
+  return () => clearInterval(timer);
+}
+
+function workerdIn(group) {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      // After the comm: state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (comm === "workerd" && Number(pgrp) === group && state !== "Z") return true;
+    } catch {
+      // gone while we looked
+    }
+  }
+  return false;
 }

@@ -4,13 +4,14 @@
 // requests over TCP. Stopping it must take wrangler and Postgres down too.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./ports";
+import { alive, processes, processTree, sameProcess, sleep, userEnv, waitFor, type Proc } from "./processes";
 import { openPool, useWsProxy } from "../../scripts/lib/db.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -21,74 +22,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CRON_INTERVAL_MS = 1000;
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The environment a user's shell would have: no test-runner variables, no DATABASE_URL (so the embedded database is used). */
-function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith("VITEST") || k === "NODE_ENV" || k === "DATABASE_URL" || k === "TEST_DATABASE_URL") continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-interface Proc {
-  pid: number;
-  ppid: number;
-  state: string;
-  args: string;
-}
-
-/** Every process on the machine, from /proc (Linux) or else `ps`. */
-async function processes(): Promise<Proc[]> {
-  if (existsSync("/proc/self/stat")) {
-    const out: Proc[] = [];
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        // pid (comm) state ppid ...; comm may hold spaces and parentheses.
-        const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
-        out.push({ pid: Number(entry), ppid: Number(ppid), state, args });
-      } catch {
-        // gone while we looked
-      }
-    }
-    return out;
-  }
-  const { stdout } = await run("ps", ["-eo", "pid=,ppid=,stat=,args="]);
-  return stdout
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => {
-      const [pid, ppid, state, ...args] = l.trim().split(/\s+/);
-      return { pid: Number(pid), ppid: Number(ppid), state, args: args.join(" ") };
-    });
-}
-
-const alive = (p: Proc) => !p.state.startsWith("Z");
-/** A process is the same one if pid and command line match (pids get reused). */
-const sameProcess = (a: Proc, b: Proc) => a.pid === b.pid && a.args === b.args;
-
-/** `root` and everything it started, transitively, that is alive now. */
-async function processTree(root: number): Promise<Proc[]> {
-  const all = (await processes()).filter(alive);
-  const tree = all.filter((p) => p.pid === root);
-  for (let i = 0; i < tree.length; i++) tree.push(...all.filter((p) => p.ppid === tree[i].pid));
-  return tree;
-}
-
-/** Polls until `check` is true or the time is up. */
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs = 250): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await sleep(intervalMs);
-  }
-  return check();
-}
 
 let dataDir = "";
 let port = 0;
