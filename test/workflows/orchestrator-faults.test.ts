@@ -5,7 +5,7 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { catalog } from "../../src/workflows/actions/catalog";
 import { pipe } from "../../src/workflows/actions/pipe";
-import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { alarmOf, inObject, insertedRun, manualWorkflow, runRecord, stub } from "./orchestrator-support";
 import { policyGranting } from "./actions-support";
@@ -51,7 +51,7 @@ describe("a storage fault mid-walk", () => {
     for (let fault = 2; fault <= WRITES; fault++) {
       // Inserted without a kick, so the fault is armed before the object writes anything.
       const runId = await insertedRun(t, parent, Date.now());
-      await inObject(runId, (instance) => void (instance.writesUntilFault = fault));
+      await inObject(runId, (instance) => void (instance.store.writesUntilFault = fault));
       await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
       expect((await runRecord(t, runId)).status, `fault at write ${fault}`).toBe("running");
       expect(await alarmOf(runId), `fault at write ${fault}`).not.toBeNull();
@@ -100,7 +100,7 @@ describe("an object aborted at each boundary", () => {
     const parent = await fanOut(t);
     for (let boundary = 1; boundary < WRITES; boundary++) {
       const runId = await insertedRun(t, parent, Date.now());
-      await inObject(runId, (instance) => void (instance.writesUntilAbort = boundary));
+      await inObject(runId, (instance) => void (instance.store.writesUntilAbort = boundary));
       // The aborted call fails; what it kept survives in storage, and the next start replays it.
       const died = await stub(runId)
         .start(t.tenantId, runId)

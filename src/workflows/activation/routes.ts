@@ -4,7 +4,7 @@ import { dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { activateWorkflow, configureWorkflow, triggerView } from "./activate";
 import { setTriggerEnabled } from "./triggers";
 import { dispatchRun } from "../dispatch";
-import { kickRuns } from "../runs/orchestrator";
+import { kickRuns } from "../runs/run-client";
 import { systemClock } from "../../lib/clock";
 
 const ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$";

@@ -1,6 +1,6 @@
 // The Postgres side of the run orchestrator (durable-objects/workflow-run.ts):
 // loading what a run executes, mirroring the object's records into the run
-// tables the runs API reads, and kicking runs' objects. The object's own
+// tables the runs API reads (runs/run-client.ts kicks the objects). The object's own
 // storage is the truth; these tables are its mirror. Every write is one
 // autocommitted statement as the connecting role that names the run's tenant
 // on each row, as the trigger paths' inserts do: the object writes after
@@ -8,7 +8,6 @@
 import type { Database, Sql } from "../../db/client";
 import type { JobDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
 import { ApiError, type ErrorValue } from "../../lib/errors";
-import { log } from "../../lib/logger";
 import { effectiveEnv } from "../activation/env";
 import type { ActionRecord, RunDocument, StepRecord } from "../engine/types";
 import type { RunStatus } from "./record";
@@ -175,6 +174,11 @@ export interface RunOutcome {
   error?: ErrorValue;
 }
 
+/** What a run's object keeps as its status: open, or its outcome once finished. */
+export type RunState = { status: "pending" | "running" } | RunOutcome;
+
+export const isFinished = (state: RunState | undefined): state is RunOutcome => state !== undefined && state.status !== "pending" && state.status !== "running";
+
 /** The run's end, unless it already has one: a cancel that won is never overwritten. */
 export async function mirrorOutcome(sql: Sql, { tenantId, runId }: RunRef, outcome: RunOutcome): Promise<void> {
   await sql.query(
@@ -182,31 +186,4 @@ export async function mirrorOutcome(sql: Sql, { tenantId, runId }: RunRef, outco
       WHERE id = $1 AND tenant_id = $2 AND status IN ('pending', 'running')`,
     [runId, tenantId, outcome.status, json(outcome.outputs), json(outcome.error)],
   );
-}
-
-/** How many objects one kick calls at once. */
-const KICK_CONCURRENCY = 20;
-
-/**
- * Starts (or resumes) each run in its own object. Called once the runs'
- * rows are committed; never throws: a kick that fails is repeated by the
- * sweep (runs/sweep.ts), and starting a started run only walks it.
- */
-export async function kickRuns(env: Env, runs: RunRef[]): Promise<void> {
-  for (let i = 0; i < runs.length; i += KICK_CONCURRENCY) {
-    await Promise.all(
-      runs.slice(i, i + KICK_CONCURRENCY).map(async (run) => {
-        try {
-          await runObject(env, run.runId).start(run.tenantId, run.runId);
-        } catch (e) {
-          log.error("kicking a workflow run failed", { run_id: run.runId, tenant_id: run.tenantId, error: (e as Error).message });
-        }
-      }),
-    );
-  }
-}
-
-/** The object of one run. */
-export function runObject(env: Env, runId: string) {
-  return env.WORKFLOW_RUN.get(env.WORKFLOW_RUN.idFromName(runId));
 }

@@ -7,7 +7,8 @@
 // waiting run's kick touches its row, so waiting is not mistaken for being
 // stuck); a run that made no progress for an hour ends `error`.
 import type { Database } from "../../db/client";
-import { kickRuns, type RunRef } from "./orchestrator";
+import type { RunRef } from "./orchestrator";
+import { kickRuns } from "./run-client";
 import { errorValue } from "../../lib/errors";
 
 export const LOST_KICK_MS = 60_000;
