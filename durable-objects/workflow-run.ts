@@ -3,14 +3,17 @@
 // its own storage before the walk acts on it, so a walk resumed after a
 // crash, an alarm or an input replays what was recorded and executes only
 // what never finished. Postgres mirrors the records for the runs API
-// (runs/mirror.ts); what arrives from outside is admitted by
-// runs/admission.ts; callers reach the object through runs/run-client.ts.
+// (runs/mirror.ts); its one alarm keeps watch while it works, so a crash
+// resumes the run within seconds (runs/run-watch.ts); what arrives from
+// outside is admitted by runs/admission.ts; callers reach the object through
+// runs/run-client.ts.
 //
 // Storage keys: `doc` (the RunDocument), `state` (the run's status, and its
 // outputs and error once finished), `notBefore` (epoch ms the run may start
 // at), `step:<job id>` (StepRecord), `action:<action key>` (ActionRecord),
-// `dirty` (true while Postgres lags behind storage), `ref` and `startTries`
-// (a start waiting to reach the database again).
+// `dirty` (the mark kept with every record to be mirrored, removed once
+// Postgres acknowledged it), `ref` and `startTries` (a start waiting to reach
+// the database again).
 import { DurableObject } from "cloudflare:workers";
 import { Database, tenantDb } from "../src/db/client";
 import { backoffDelay } from "../src/lib/backoff";
@@ -20,7 +23,7 @@ import { log } from "../src/lib/logger";
 import { Redactor } from "../src/lib/redact";
 import { journalForRetry } from "../src/workflows/engine/retry";
 import { resolveEnvSecrets } from "../src/workflows/engine/secrets";
-import type { ActionRecord, RunDocument } from "../src/workflows/engine/types";
+import type { ActionRecord, RunDocument, StepRecord } from "../src/workflows/engine/types";
 import { Walker } from "../src/workflows/engine/walk";
 import { admitDelivery, admitInput, cancellation, closedRecords } from "../src/workflows/runs/admission";
 import { RunMirror } from "../src/workflows/runs/mirror";
@@ -28,9 +31,8 @@ import { runEffects, RunStopped } from "../src/workflows/runs/run-effects";
 import { claimRun, isFinished, runStatus, type RunOutcome, type RunRef, type RunState } from "../src/workflows/runs/orchestrator";
 import type { RunStatus } from "../src/workflows/runs/record";
 import { RecordTooLarge, RunStorage, StorageFailed } from "../src/workflows/runs/run-storage";
+import { RETRY_MS, RunWatch } from "../src/workflows/runs/run-watch";
 
-/** How soon a dirty mirror is written again, and a walk cut short by a storage fault resumed. */
-const RETRY_MS = 30_000;
 /** A start that found the database unreachable tries again by the back-off between these. */
 const START_RETRY = { initialMs: 1_000, maxMs: 30_000 };
 
@@ -40,13 +42,12 @@ const TOO_LARGE = errorValue(
 );
 
 export class WorkflowRun extends DurableObject<Env> {
-  /** Calls and alarms act one at a time: a walk never overlaps another. */
-  private queue: Promise<unknown> = Promise.resolve();
   /** Set by `cancel` at once, before it waits its turn, so a walk in flight stops at its next record. */
   private stopped = false;
   /** The run's records (tests reach its write seams here). */
   readonly store: RunStorage;
   private readonly mirror: RunMirror;
+  private readonly watch: RunWatch;
 
   /** The runtime passes only `ctx` and `env`; tests set the clock to the time they need. */
   constructor(
@@ -57,28 +58,21 @@ export class WorkflowRun extends DurableObject<Env> {
     super(ctx, env);
     this.store = new RunStorage(ctx);
     this.mirror = new RunMirror(ctx.storage);
+    this.watch = new RunWatch(ctx.storage, () => this.clock, () => this.mirror.lagging);
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => {});
-    return run;
-  }
-
-  /** A connection of its own per call or alarm (sockets do not outlive them); every queued mirror write is sent before it closes. */
-  private async withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  /** A call's work (runs/run-watch.ts), with a connection of its own: sockets do not outlive the call, and every mirror write is sent before it closes. */
+  private withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
     const db = new Database(this.env.DATABASE_URL, this.env.NEON_WS_PROXY);
-    try {
-      return await fn(db);
-    } finally {
-      await this.mirror.flush();
-      await db.close();
-    }
+    return this.watch.work(
+      () => fn(db),
+      () => this.mirror.flush().then(() => db.close()),
+    );
   }
 
   /** Starts the run, or walks it on if it started already (a kick is idempotent). */
   start(tenantId: string, runId: string): Promise<void> {
-    return this.serial(() => this.started({ tenantId, runId }));
+    return this.watch.serial(() => this.started({ tenantId, runId }));
   }
 
   /** A start that cannot reach the database is not lost: the object keeps whom it runs for and tries again by its alarm. */
@@ -101,7 +95,8 @@ export class WorkflowRun extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.serial(async () => {
+    if (await this.watch.watching()) return;
+    await this.watch.serial(async () => {
       const doc = await this.store.doc();
       if (doc) return this.withDatabase((db) => this.advance(db, doc));
       const ref = await this.store.pendingStart();
@@ -111,7 +106,7 @@ export class WorkflowRun extends DurableObject<Env> {
 
   /** Answers the `awaitInput` action `stepId` waits for with `data`, then walks on; undefined when taken. */
   input(tenantId: string, runId: string, stepId: string, data: unknown): Promise<ErrorValue | undefined> {
-    return this.serial(async () => {
+    return this.watch.serial(async () => {
       const [doc, journal, state] = await Promise.all([this.store.doc(), this.store.journal(), this.store.state()]);
       const admitted = admitInput(doc, journal, state, { tenantId, runId }, stepId, data, this.clock.now());
       if ("refused" in admitted) return admitted.refused;
@@ -123,13 +118,9 @@ export class WorkflowRun extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Hands `payload` (an httpCallback's callback) to the action `key` waiting
-   * in its attempt `attempt` and makes it due at once: the walk executes the
-   * action again, which reads the payload from its record and decides its outcome.
-   */
+  /** Hands an httpCallback's callback to the action waiting in `attempt`, due at once: its next execution decides its outcome. */
   deliver(tenantId: string, runId: string, key: string, attempt: number, payload: unknown): Promise<ErrorValue | undefined> {
-    return this.serial(async () => {
+    return this.watch.serial(async () => {
       const [doc, rec, state] = await Promise.all([this.store.doc(), this.store.action(key), this.store.state()]);
       const admitted = admitDelivery(doc, rec, state, { tenantId, runId }, key, attempt, payload, this.clock.now());
       if ("refused" in admitted) return admitted.refused;
@@ -142,7 +133,7 @@ export class WorkflowRun extends DurableObject<Env> {
   /** Stops the run: it is `cancelled`, its alarm gone, its open steps and actions cancelled. The caller has already moved the run's row. */
   cancel(_tenantId: string, _runId: string): Promise<void> {
     this.stopped = true;
-    return this.serial(async () => {
+    return this.watch.serial(async () => {
       try {
         const { state, ...closed } = cancellation(await this.store.journal(), this.clock.now());
         await this.store.put({ state });
@@ -155,9 +146,21 @@ export class WorkflowRun extends DurableObject<Env> {
     });
   }
 
+  /** The sweep's repair: the whole record written again from the journal, finished or not, then walked on; a run never started here is left alone. */
+  resync(_tenantId: string, _runId: string): Promise<void> {
+    return this.watch.serial(async () => {
+      const doc = await this.store.doc();
+      if (doc)
+        await this.withDatabase(async (db) => {
+          await this.secrets(db, doc, true);
+          await this.advance(db, doc);
+        });
+    });
+  }
+
   /** Runs a finished run again in place (its row is `pending` again). */
   retry(tenantId: string, runId: string): Promise<void> {
-    return this.serial(() =>
+    return this.watch.serial(() =>
       this.withDatabase(async (db) => {
         const stored = await this.store.doc();
         if (stored) return this.rerun(db, stored);
@@ -182,11 +185,11 @@ export class WorkflowRun extends DurableObject<Env> {
   private async advance(db: Database, doc: RunDocument): Promise<void> {
     const state = await this.store.state();
     if (isFinished(state)) {
-      if (await this.mirror.isDirty()) await this.mirror.resync(db, doc, await this.store.journal(), state);
-      return this.schedule();
+      if (await this.mirror.isDirty()) await this.secrets(db, doc, true);
+      return this.watch.schedule();
     }
     const notBefore = (await this.ctx.storage.get<number>("notBefore")) ?? 0;
-    if (notBefore > this.clock.now()) return this.ctx.storage.setAlarm(notBefore);
+    if (notBefore > this.clock.now()) return this.watch.schedule(notBefore);
     let row: RunStatus | null | undefined;
     try {
       row = await claimRun(db, doc);
@@ -195,7 +198,8 @@ export class WorkflowRun extends DurableObject<Env> {
       log.error("claiming a workflow run's row failed", { run_id: doc.runId, error: (e as Error).message });
       await this.mirror.markDirty();
     }
-    if (row === null) return this.forget();
+    // The run's row is gone (its workflow was deleted): so is everything here.
+    if (row === null) return this.store.forget();
     if (row !== undefined && row !== "running") return this.adopt(db, doc, row);
     try {
       if (state?.status !== "running") await this.store.put({ state: { status: "running" } satisfies RunState });
@@ -204,14 +208,21 @@ export class WorkflowRun extends DurableObject<Env> {
       if (!(e instanceof StorageFailed)) throw e;
       // Nothing more can be kept now: resume from what was kept, by the alarm or else the sweep.
       log.error("workflow run storage failed; resuming later", { run_id: doc.runId, error: e.message });
-      await this.ctx.storage.setAlarm(this.clock.now() + RETRY_MS).catch(() => {});
+      this.watch.schedule(this.clock.now() + RETRY_MS);
     }
   }
 
-  private async walk(db: Database, doc: RunDocument): Promise<void> {
+  /** Resolves the run's secrets again (everything mirrored or logged from now on is masked by them); `resync`: writes the whole journal again first. */
+  private async secrets(db: Database, doc: RunDocument, resync: boolean) {
     const secrets = await resolveEnvSecrets(tenantDb(db, doc.tenantId), this.env.MASTER_KEY, doc.env);
-    const redactor = (this.mirror.redactor = new Redactor(secrets.values));
-    if (await this.mirror.isDirty()) await this.mirror.resync(db, doc, await this.store.journal(), await this.store.state());
+    this.mirror.redactor = new Redactor(secrets.values);
+    if (resync) await this.mirror.resync(db, doc, await this.store.journal(), await this.store.state());
+    return secrets;
+  }
+
+  private async walk(db: Database, doc: RunDocument): Promise<void> {
+    const secrets = await this.secrets(db, doc, await this.mirror.isDirty());
+    const redactor = this.mirror.redactor;
     const effects = runEffects({
       db,
       doc,
@@ -220,10 +231,7 @@ export class WorkflowRun extends DurableObject<Env> {
       clock: this.clock,
       redactor,
       stopped: () => this.stopped,
-      recordStep: async (id, rec) => {
-        await this.store.putStep(id, rec);
-        this.mirror.step(db, doc, id, rec);
-      },
+      recordStep: (id, rec) => this.step(db, doc, id, rec),
       recordAction: (rec) => this.record(db, doc, rec),
       keepAction: (rec) => this.store.putAction(rec),
     });
@@ -241,58 +249,43 @@ export class WorkflowRun extends DurableObject<Env> {
       const error = e instanceof RecordTooLarge ? TOO_LARGE : redactor.value(errorValue("INTERNAL_ERROR", e instanceof Error ? e.message : String(e)));
       return this.finish(db, doc, { status: "error", outputs: walker.outputs(), error });
     }
-    if (result.status === "suspended") return this.schedule(result.wakeAt);
+    if (result.status === "suspended") return this.watch.schedule(result.wakeAt);
     return this.finish(db, doc, { status: result.status, outputs: result.outputs, error: result.error });
   }
 
-  /** An action record: stored, then mirrored. */
-  private async record(db: Database, doc: RunDocument, rec: ActionRecord): Promise<void> {
-    await this.store.putAction(rec);
-    this.mirror.action(db, doc, rec);
+  /** An action record: kept, then mirrored. */
+  private record(db: Database, doc: RunDocument, rec: ActionRecord): Promise<void> {
+    return this.mirror.keep((mark) => this.store.putAction(rec, mark), () => this.mirror.action(db, doc, rec));
+  }
+
+  private step(db: Database, doc: RunDocument, id: string, rec: StepRecord): Promise<void> {
+    return this.mirror.keep((mark) => this.store.putStep(id, rec, mark), () => this.mirror.step(db, doc, id, rec));
   }
 
   /** The run's end: kept, its alarm gone, mirrored (unless the row already ended otherwise). */
   private async finish(db: Database, doc: RunDocument, outcome: RunOutcome): Promise<void> {
     if (this.stopped) throw new RunStopped();
+    const end = (kept: RunOutcome) => this.mirror.keep((mark) => this.store.put({ state: kept, ...mark }), () => this.mirror.outcome(db, doc, kept));
     try {
-      await this.store.put({ state: outcome });
+      await end(outcome);
     } catch (e) {
       if (!(e instanceof RecordTooLarge)) throw e;
       // The outputs cannot be kept: the run ends `error` without them.
-      outcome = { status: "error", error: TOO_LARGE };
-      await this.store.put({ state: outcome });
+      await end({ status: "error", error: TOO_LARGE });
     }
-    this.mirror.outcome(db, doc, outcome);
-    await this.schedule();
+    this.watch.schedule();
   }
 
   /** The row ended without this object (a cancel it never heard of, the sweep's deadline): take its status. */
   private async adopt(db: Database, doc: RunDocument, status: RunStatus): Promise<void> {
     await this.store.put({ state: { status } as RunState });
     await this.writeClosed(db, doc, closedRecords(await this.store.journal(), this.clock.now()));
-    await this.schedule();
-  }
-
-  /** The run's row is gone (its workflow was deleted): so is everything here. */
-  private async forget(): Promise<void> {
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
+    this.watch.schedule();
   }
 
   /** Keeps and mirrors the closed records of what was still open. */
   private async writeClosed(db: Database, doc: RunDocument, closed: ReturnType<typeof closedRecords>): Promise<void> {
-    for (const [id, rec] of closed.steps) {
-      await this.store.putStep(id, rec);
-      this.mirror.step(db, doc, id, rec);
-    }
+    for (const [id, rec] of closed.steps) await this.step(db, doc, id, rec);
     for (const rec of closed.actions) await this.record(db, doc, rec);
-  }
-
-  /** One alarm for everything due: the earliest timer, or a re-sync while Postgres lags. */
-  private async schedule(wakeAt?: number): Promise<void> {
-    const resync = (await this.mirror.isDirty()) ? this.clock.now() + RETRY_MS : undefined;
-    const at = wakeAt === undefined ? resync : resync === undefined ? wakeAt : Math.min(wakeAt, resync);
-    if (at === undefined) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(at);
   }
 }

@@ -65,6 +65,13 @@ describe("admitDelivery", () => {
     expect(statusOf(waiting, 2, { status: "success" })).toEqual([409, "success"]);
   });
 
+  it("after a resend (a crash), waits on the callback URL of the attempt it repeated, which the resend sent again", () => {
+    const resent: ActionRecord = { ...waiting, attempt: 3, detail: { iteration: 2, deadline: NOW + 60_000, awaiting: true } };
+    expect(admitDelivery(doc, resent, { status: "running" }, ref, "a/0", 2, { body: 1 }, NOW)).toEqual({ write: { ...resent, delivered: { body: 1 }, until: NOW } });
+    const later = admitDelivery(doc, resent, { status: "running" }, ref, "a/0", 3, {}, NOW);
+    expect("refused" in later && later.refused.details.step_status).toBe("superseded");
+  });
+
   it("answers 404 for an unknown action or another tenant's run", () => {
     const notFound = { refused: { status: 404, code: "NOT_FOUND", message: "Run r-1 has no action a/0", details: {} } };
     expect(admitDelivery(doc, undefined, { status: "running" }, ref, "a/0", 2, {}, NOW)).toEqual(notFound);

@@ -35,6 +35,9 @@ class JobSuspended {
 /** The run was decided by another step: the job starts no further action. */
 class JobCancelled {}
 
+/** The key every attempt of one execution of an action carries (records written before keys were kept fall back to their attempt's). */
+const idempotencyKeyOf = (runId: string, rec: ActionRecord) => rec.idempotencyKey ?? `${runId}:${rec.key}:${rec.attempt}`;
+
 /** `errorWhen` an action has without writing one: an `http` answer of 4xx or 5xx is a failure. */
 const DEFAULT_ERROR_WHEN: Partial<Record<ActionDocument["name"], string>> = { http: "result.status >= 400" };
 
@@ -270,6 +273,11 @@ export class Walker {
     const now = () => this.effects.now();
     let rec = this.journal.actions[key];
     if (rec && TERMINAL_STEP.has(rec.status)) return rec;
+    // Still `running` from an execution whose end was never recorded (a crash,
+    // an eviction): its request may have left, so this one is a new attempt
+    // under the same idempotency key.
+    const resent = rec?.status === "running";
+    if (resent) rec = await this.recordAction({ ...rec, attempt: rec.attempt + 1, idempotencyKey: idempotencyKeyOf(this.doc.runId, rec) });
     const scope = { input, outputs };
     const base = { key, jobId: step.id, stepId: action.stepId, name: action.name };
 
@@ -292,7 +300,8 @@ export class Walker {
       } catch (e) {
         return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "config"), startedAt: now(), finishedAt: now() });
       }
-      rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, config, startedAt: now() });
+      const idempotencyKey = `${this.doc.runId}:${key}:${attempt + 1}`;
+      rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, idempotencyKey, config, startedAt: now() });
     } else if (rec.status === "waiting") {
       if (rec.until === undefined || rec.until > now()) throw new JobSuspended(rec.until);
       // Due: this execution is recorded before it starts, as the first one was.
@@ -300,7 +309,7 @@ export class Walker {
       rec = await this.recordAction({ ...rec, status: "running" });
     }
 
-    const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: `${this.doc.runId}:${key}:${rec.attempt}` });
+    const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: idempotencyKeyOf(this.doc.runId, rec), resent });
     if (outcome.kind === "wait") {
       const attempt = outcome.retry ? rec.attempt + 1 : rec.attempt;
       await this.recordAction({ ...rec, status: "waiting", attempt, until: outcome.until, detail: outcome.detail ?? rec.detail, delivered: undefined });

@@ -4,6 +4,7 @@
 // so every refusal is decided, and tested, without an object.
 import { errorValue, type ErrorValue } from "../../lib/errors";
 import { inputProblems, type AwaitInputConfig } from "../actions/await-input";
+import { callbackAttempt } from "../actions/outbound/http-callback";
 import { TERMINAL_STEP, type ActionRecord, type Journal, type RunDocument, type StepRecord } from "../engine/types";
 import { isFinished, type RunRef, type RunState } from "./orchestrator";
 
@@ -36,8 +37,9 @@ export function admitInput(doc: RunDocument | undefined, journal: Journal, state
  */
 export function admitDelivery(doc: RunDocument | undefined, rec: ActionRecord | undefined, state: RunState | undefined, { tenantId, runId }: RunRef, key: string, attempt: number, payload: unknown, now: number): Admission {
   if (!doc || doc.tenantId !== tenantId || !rec) return { refused: errorValue("NOT_FOUND", `Run ${runId} has no action ${key}`) };
-  if (rec.status !== "waiting" || rec.attempt !== attempt || rec.delivered !== undefined || isFinished(state)) {
-    const status = isFinished(state) ? state.status : rec.attempt !== attempt ? "superseded" : rec.delivered !== undefined ? "answered" : rec.status;
+  const current = callbackAttempt(rec);
+  if (rec.status !== "waiting" || current !== attempt || rec.delivered !== undefined || isFinished(state)) {
+    const status = isFinished(state) ? state.status : current !== attempt ? "superseded" : rec.delivered !== undefined ? "answered" : rec.status;
     return { refused: errorValue("CONFLICT", `Action ${key} of run ${runId} is ${status}, not waiting for this callback`, { step_status: status }) };
   }
   return { write: { ...rec, delivered: payload, until: now } };

@@ -1,8 +1,11 @@
 // The Postgres mirror of one run, owned by its object (durable-objects/
 // workflow-run.ts): every record the object keeps is queued here after it is
 // kept and written to the run tables in order, without the walk waiting for
-// each write. A write that fails leaves the object `dirty`; `resync` writes
-// the whole journal (and the end, if any) again.
+// each write. Postgres is written ahead of being trusted: each record is kept
+// together with the `dirty` mark (`mark()`), and the mark is removed only
+// once Postgres acknowledged every write queued up to then. An object that
+// dies with writes in flight therefore wakes dirty, and `resync` writes the
+// whole journal (and the end, if any) again.
 import type { Database, Sql } from "../../db/client";
 import { log } from "../../lib/logger";
 import { Redactor } from "../../lib/redact";
@@ -32,11 +35,36 @@ export class RunMirror {
    */
   private held?: { db: Database; doc: RunDocument; rec: ActionRecord; timer: ReturnType<typeof setTimeout> };
   private readonly positions = new Map<string, Map<string, number>>();
+  /** Records kept with the mark whose writes Postgres has not acknowledged yet. */
+  private pending = 0;
+  /** A write failed since the last re-sync: the mark stays until a re-sync goes through. */
+  private failed = false;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
+  /**
+   * Keeps a record with the dirty mark in the same put, then queues its
+   * mirror write (`mirror`: one `step`, `action` or `outcome` call); the
+   * mark is taken back if nothing gets queued.
+   */
+  async keep(put: (mark: Record<string, true>) => Promise<void>, mirror: () => void): Promise<void> {
+    this.pending++;
+    try {
+      await put({ [DIRTY]: true });
+      mirror();
+    } catch (e) {
+      this.pending--;
+      throw e;
+    }
+  }
+
+  /** Postgres trails storage: a write failed, or a marked record is not acknowledged yet. */
+  get lagging(): boolean {
+    return this.failed || this.pending > 0;
+  }
+
   step(db: Database, run: RunRef, id: string, rec: StepRecord): void {
-    this.write(db, (sql) => mirrorStep(sql, run, id, this.redactor.value(rec)));
+    this.write(db, 1, (sql) => mirrorStep(sql, run, id, this.redactor.value(rec)));
   }
 
   /** An action record at its position in its job; a `running` one is held for its next. */
@@ -44,15 +72,15 @@ export class RunMirror {
     const position = this.position(doc, rec);
     const held = this.held?.rec.key === rec.key ? this.take() : undefined;
     const shown = this.redactor.value(rec);
-    if (held) return this.write(db, (sql) => mirrorAction(sql, doc, shown, position, [held.status, rec.status]));
-    if (rec.status !== "running") return this.write(db, (sql) => mirrorAction(sql, doc, shown, position));
+    if (held) return this.write(db, 2, (sql) => mirrorAction(sql, doc, shown, position, [held.status, rec.status]));
+    if (rec.status !== "running") return this.write(db, 1, (sql) => mirrorAction(sql, doc, shown, position));
     this.release();
     this.held = { db, doc, rec, timer: setTimeout(() => this.release(), HOLD_MS) };
   }
 
   outcome(db: Database, run: RunRef, outcome: RunOutcome): void {
     const shown = this.redactor.value(outcome);
-    this.write(db, (sql) => mirrorOutcome(sql, run, shown));
+    this.write(db, 1, (sql) => mirrorOutcome(sql, run, shown));
   }
 
   /** Sends what is held and waits for every queued write: before the connection they use closes. */
@@ -65,7 +93,9 @@ export class RunMirror {
     return this.storage.get<boolean>(DIRTY).then((dirty) => dirty === true);
   }
 
+  /** A write to Postgres failed (the mirror's own or the object's): dirty until a re-sync goes through. */
   markDirty(): Promise<void> {
+    this.failed = true;
     return this.storage.put(DIRTY, true);
   }
 
@@ -78,25 +108,38 @@ export class RunMirror {
         for (const rec of actions) await mirrorAction(sql, doc, this.redactor.value(rec), this.position(doc, rec));
         if (isFinished(state)) await mirrorOutcome(sql, doc, this.redactor.value(state));
       });
-      await this.storage.delete(DIRTY);
+      this.failed = false;
+      await this.acknowledge(0);
     } catch (e) {
       log.error("re-syncing a workflow run failed", { run_id: doc.runId, error: (e as Error).message });
     }
   }
 
-  private write(db: Database, write: (sql: Sql) => Promise<void>): void {
+  /** `records`: how many marked records the write carries. */
+  private write(db: Database, records: number, write: (sql: Sql) => Promise<void>): void {
     this.release();
-    this.enqueue(db, write);
+    this.enqueue(db, records, write);
   }
 
   /** A failure is logged and leaves the object dirty, to be re-synced. */
-  private enqueue(db: Database, write: (sql: Sql) => Promise<void>): void {
+  private enqueue(db: Database, records: number, write: (sql: Sql) => Promise<void>): void {
     this.queue = this.queue
       .then(() => db.system(write))
-      .catch(async (e) => {
-        log.error("mirroring a workflow run record failed", { error: (e as Error).message });
-        await this.markDirty().catch(() => {});
-      });
+      .then(
+        () => this.acknowledge(records),
+        async (e) => {
+          log.error("mirroring a workflow run record failed", { error: (e as Error).message });
+          this.pending -= records;
+          await this.markDirty().catch(() => {});
+        },
+      );
+  }
+
+  /** `records` more are in Postgres: clean once nothing marked is outstanding and nothing failed. */
+  private async acknowledge(records: number): Promise<void> {
+    this.pending -= records;
+    // Decided before the delete is issued: a later mark's put is issued after it, so that mark is never lost.
+    if (!this.lagging) await this.storage.delete(DIRTY).catch(() => {});
   }
 
   private take(): ActionRecord | undefined {
@@ -111,7 +154,7 @@ export class RunMirror {
   private release(): void {
     const held = this.held;
     const rec = this.take();
-    if (held && rec) this.enqueue(held.db, (sql) => mirrorAction(sql, held.doc, this.redactor.value(rec), this.position(held.doc, rec)));
+    if (held && rec) this.enqueue(held.db, 1, (sql) => mirrorAction(sql, held.doc, this.redactor.value(rec), this.position(held.doc, rec)));
   }
 
   private position(doc: RunDocument, rec: ActionRecord): number {

@@ -141,15 +141,16 @@ export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: s
  * One action run, upserted by (job run, position), and a log row for each
  * status it passed through since the last mirror (`statuses`, in order: an
  * action that finished at once logs `running` and its end in this one
- * statement); the first is skipped when it equals the mirrored status, read
- * in the same statement (every part sees the snapshot before it), so writing
- * a record again (a re-sync) logs nothing twice. The record's error goes with
- * the last status.
+ * statement); the first is skipped when it equals the mirrored status and
+ * attempt, read in the same statement (every part sees the snapshot before
+ * it), so writing a record again (a re-sync) logs nothing twice while a
+ * resend after a crash (`running` again, one attempt more) logs its own
+ * `running`. The record's error goes with the last status.
  */
 export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: ActionRecord, position: number, statuses: string[] = [rec.status]): Promise<void> {
   await sql.query(
     `WITH job AS (SELECT id FROM workflow_job_runs WHERE run_id = $2 AND job_id = $3),
-     prev AS (SELECT a.status FROM workflow_action_runs a JOIN job ON a.job_run_id = job.id WHERE a.position = $4),
+     prev AS (SELECT a.status, a.attempts FROM workflow_action_runs a JOIN job ON a.job_run_id = job.id WHERE a.position = $4),
      action AS (
        INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, error, attempts, detail, started_at, finished_at)
        SELECT $1::uuid, job.id, $4::int, $5::text, $6::text, $7::text, $8::jsonb, $9::int, $10::jsonb, $11::timestamptz, $12::timestamptz FROM job
@@ -161,7 +162,7 @@ export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: A
        INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status, error)
        SELECT $1::uuid, action.job_run_id, $5::text, $6::text, l.status, CASE WHEN l.ord = cardinality($13::text[]) THEN $8::jsonb END
          FROM action, unnest($13::text[]) WITH ORDINALITY AS l(status, ord)
-        WHERE NOT (l.ord = 1 AND EXISTS (SELECT 1 FROM prev WHERE prev.status = l.status))
+        WHERE NOT (l.ord = 1 AND EXISTS (SELECT 1 FROM prev WHERE prev.status = l.status AND prev.attempts = $9::int))
         ORDER BY l.ord)
      ${TOUCH_RUN}`,
     [tenantId, runId, rec.jobId, position, rec.stepId ?? null, rec.name, rec.status, json(rec.error), rec.attempt, json(rec.detail), at(rec.startedAt), at(rec.finishedAt), statuses],

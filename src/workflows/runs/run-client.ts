@@ -18,6 +18,8 @@ export interface RunClient {
   cancel(run: RunRef): Promise<void>;
   /** Runs a finished run again in place (its row was already moved to `pending`). */
   retry(run: RunRef): Promise<void>;
+  /** Writes the run's whole record to Postgres again from its object's journal, finished or not, then walks it on. */
+  resync(run: RunRef): Promise<void>;
 }
 
 /** The object of one run, addressed by the run id. */
@@ -47,31 +49,48 @@ export class DurableRunClient implements RunClient {
   retry({ tenantId, runId }: RunRef): Promise<void> {
     return runObject(this.namespace, runId).retry(tenantId, runId);
   }
+
+  resync({ tenantId, runId }: RunRef): Promise<void> {
+    return runObject(this.namespace, runId).resync(tenantId, runId);
+  }
 }
 
-export function runClient(env: { WORKFLOW_RUN: DurableObjectNamespace<WorkflowRun> }): RunClient {
+export function runClient(env: RunEnv): RunClient {
   return new DurableRunClient(env.WORKFLOW_RUN);
 }
 
-/** How many objects one kick calls at once. */
-const KICK_CONCURRENCY = 20;
+/** How many objects one kick or re-sync calls at once. */
+const CONCURRENCY = 20;
+
+type RunEnv = { WORKFLOW_RUN: DurableObjectNamespace<WorkflowRun> };
+
+/** Calls `each` for every run, a few at a time; a failure is logged, never thrown. */
+async function forEachRun(runs: RunRef[], what: string, each: (run: RunRef) => Promise<void>): Promise<void> {
+  for (let i = 0; i < runs.length; i += CONCURRENCY) {
+    await Promise.all(
+      runs.slice(i, i + CONCURRENCY).map(async (run) => {
+        try {
+          await each(run);
+        } catch (e) {
+          log.error(`${what} a workflow run failed`, { run_id: run.runId, tenant_id: run.tenantId, error: (e as Error).message });
+        }
+      }),
+    );
+  }
+}
 
 /**
  * Starts (or resumes) each run in its own object. Called once the runs'
  * rows are committed; never throws: a kick that fails is repeated by the
  * sweep (runs/sweep.ts), and starting a started run only walks it.
  */
-export async function kickRuns(env: { WORKFLOW_RUN: DurableObjectNamespace<WorkflowRun> }, runs: RunRef[]): Promise<void> {
+export function kickRuns(env: RunEnv, runs: RunRef[]): Promise<void> {
   const client = runClient(env);
-  for (let i = 0; i < runs.length; i += KICK_CONCURRENCY) {
-    await Promise.all(
-      runs.slice(i, i + KICK_CONCURRENCY).map(async (run) => {
-        try {
-          await client.start(run);
-        } catch (e) {
-          log.error("kicking a workflow run failed", { run_id: run.runId, tenant_id: run.tenantId, error: (e as Error).message });
-        }
-      }),
-    );
-  }
+  return forEachRun(runs, "kicking", (run) => client.start(run));
+}
+
+/** Asks each run's object to re-sync its whole record and walk on (the sweep's repair); never throws. */
+export function resyncRuns(env: RunEnv, runs: RunRef[]): Promise<void> {
+  const client = runClient(env);
+  return forEachRun(runs, "re-syncing", (run) => client.resync(run));
 }

@@ -22,7 +22,7 @@ export class RecordTooLarge extends Error {}
 export class RunStorage {
   /** Test seam: the write this many writes from now fails, as a storage fault would. */
   writesUntilFault?: number;
-  /** Test seam: the object is aborted (evicted mid-call) right after this many more writes are kept. */
+  /** Test seam: the object is aborted (evicted mid-call) right after this many more writes are kept, durably. */
   writesUntilAbort?: number;
 
   constructor(private readonly ctx: DurableObjectState) {}
@@ -38,15 +38,20 @@ export class RunStorage {
       const message = (e as Error).message;
       throw /SQLITE_TOOBIG|too big/i.test(message) ? new RecordTooLarge(message) : new StorageFailed(message);
     }
-    if (this.writesUntilAbort !== undefined && --this.writesUntilAbort <= 0) this.ctx.abort("injected abort");
+    if (this.writesUntilAbort !== undefined && --this.writesUntilAbort <= 0) {
+      // What was written so far survives the abort, as a crash just after the write would find it.
+      await this.ctx.storage.sync();
+      this.ctx.abort("injected abort");
+    }
   }
 
-  putStep(id: string, rec: StepRecord): Promise<void> {
-    return this.put({ [STEP + id]: rec });
+  /** `also`: entries written in the same put (the mirror's dirty mark). */
+  putStep(id: string, rec: StepRecord, also: Record<string, unknown> = {}): Promise<void> {
+    return this.put({ [STEP + id]: rec, ...also });
   }
 
-  putAction(rec: ActionRecord): Promise<void> {
-    return this.put({ [ACTION + rec.key]: rec });
+  putAction(rec: ActionRecord, also: Record<string, unknown> = {}): Promise<void> {
+    return this.put({ [ACTION + rec.key]: rec, ...also });
   }
 
   state(): Promise<RunState | undefined> {
@@ -115,5 +120,11 @@ export class RunStorage {
 
   startSucceeded(): Promise<boolean> {
     return this.ctx.storage.delete("startTries");
+  }
+
+  /** Everything the run kept, and its alarm, gone (its row was deleted with its workflow). */
+  async forget(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
   }
 }
