@@ -188,6 +188,32 @@ describe("an object that dies with an action in flight", () => {
   });
 });
 
+describe("an httpCallback whose object dies with its request in flight", () => {
+  it("resends the same callback URL under the same key, and the target's callback to it is taken", async () => {
+    const t = await createTenant();
+    const s = await scenario({ "/start": [{ status: 202, delayMs: 60_000 }, { status: 202 }] });
+    const wf = await manualWorkflow(t, [{ id: "call", actions: [{ stepId: "job", name: "httpCallback", config: { url: s.url("/start"), method: "POST", body: {} } }] }]);
+    const runId = await insertedRun(t, wf, Date.now());
+    const started = stub(runId)
+      .start(t.tenantId, runId)
+      .catch(() => undefined);
+    await until("the request left", async () => ((await s.requests()).length === 1 ? true : undefined));
+    await crash(runId);
+    await started;
+    await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
+    const [first, second] = await s.requests();
+    expect(second.headers["x-callback-url"]).toBe(first.headers["x-callback-url"]);
+    expect([first.headers["idempotency-key"], second.headers["idempotency-key"]]).toEqual([`${runId}:call/0:1`, `${runId}:call/0:1`]);
+    expect(firstActionOf(await runRecord(t, runId))).toEqual(["waiting", 2]);
+    const res = await call("POST", new URL(first.headers["x-callback-url"]).pathname, { body: { done: true } });
+    expect(res.status).toBe(202);
+    const run = await runRecord(t, runId);
+    expect([run.status, run.outputs.call.job.body, ...firstActionOf(run)]).toEqual(["success", { done: true }, "success", 2]);
+  });
+});
+
+const firstActionOf = (run: { job_runs: { action_runs: { status: string; attempts: number }[] }[] }) => [run.job_runs[0].action_runs[0].status, run.job_runs[0].action_runs[0].attempts];
+
 describe("a mirror that lost the run's last writes", () => {
   // Writes of a one-action run: doc, state running, step running, action running and success, step success, state.
   const LAST_WRITE = 7;
