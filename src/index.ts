@@ -4,7 +4,7 @@ import { createApp } from "./app";
 import { runCronTick } from "./cron/tick";
 import { Database } from "./db/client";
 import { consumeEvents } from "./events/delivery";
-import { kickRuns } from "./workflows/runs/orchestrator";
+import { kickRuns } from "./workflows/runs/run-client";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { TokenCache } from "../durable-objects/token-cache";

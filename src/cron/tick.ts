@@ -9,7 +9,7 @@ import { FileStore } from "../lib/files/object-store";
 import { sweepExpiredTempFiles } from "../entity/temp-files/service";
 import { sweepAbandonedVersions } from "../entity/artifacts/service";
 import { dispatchDueSchedules } from "../workflows/triggers/cron-tick";
-import { kickRuns } from "../workflows/runs/orchestrator";
+import { kickRuns } from "../workflows/runs/run-client";
 import { sweepRuns } from "../workflows/runs/sweep";
 
 type Job = (database: Database, env: Env, now: Date) => Promise<unknown>;

@@ -15,7 +15,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe as group, expect, it } from "vitest";
 import { routes } from "../../src/app";
 import { buildOpenApi } from "../../src/openapi/document";
-import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { call, withSystemDb } from "../support/api";
 import { examples } from "./operations";
 import { mutations, type Pools } from "./mutate";

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import { tenantDb } from "../../src/db/client";
-import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { startRun } from "../../src/workflows/runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "../../src/workflows/triggers/fire";
 import { call, createTenant, systemQuery, withSystemDb, type TenantCreds } from "../support/api";

@@ -119,7 +119,7 @@ describe("httpCallback", () => {
     const t = await createTenant();
     const { s, runId } = await started(t, { "/start": [{ status: 503 }, { status: 202 }] });
     // The retry's walk keeps the action `running` (one write), then arms it (the next): that one fails.
-    await inObject(runId, (instance) => void (instance.writesUntilFault = 2));
+    await inObject(runId, (instance) => void (instance.store.writesUntilFault = 2));
     const run = await fireDue(t, runId);
     const action = firstAction(run);
     expect([action.status, action.error.status, action.error.code]).toEqual(["error", 500, "INTERNAL_ERROR"]);

@@ -1,7 +1,7 @@
 // Activation, config, trigger toggles and direct dispatch, through the API.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { createRole, mintWithRoles, unchangedBy, UUID } from "../access/admin";
 import { activateWorkflow, activeWorkflow, createWorkflow, minimalDefinition } from "./fixture";

@@ -88,14 +88,14 @@ const pipe = (value: unknown, more: Partial<ActionDocument> = {}): ActionDocumen
 const failing = (message: string, more: Partial<ActionDocument> = {}): ActionDocument => ({ name: "pipe", config: { error: message }, ...more });
 const step = (id: string, actions: ActionDocument[], more: Partial<StepDocument> = {}): StepDocument => ({ id, actions, ...more });
 
-/** Every execute call came after a `running` record of the same key and attempt (in this walk's calls, or else in the journal it started from). */
+/** Every execute call came after a `running` record of the same key (in this walk's calls, or else in the journal it started from), with that record's idempotency key. */
 function expectRecordedBeforeExecute(calls: Call[], startedFrom: Journal = { steps: {}, actions: {} }): void {
   calls.forEach((call, i) => {
     if (call.kind !== "execute") return;
     const before = calls.slice(0, i).filter((c): c is Extract<Call, { kind: "action" }> => c.kind === "action" && c.key === call.key);
     const last = before.at(-1)?.record ?? startedFrom.actions[call.key];
     expect(last?.status, `record before executing ${call.key}`).toBe("running");
-    expect(call.idempotencyKey).toBe(`run-1:${call.key}:${last!.attempt}`);
+    expect(call.idempotencyKey).toBe(last!.idempotencyKey ?? `run-1:${call.key}:${last!.attempt}`);
   });
 }
 
@@ -563,11 +563,14 @@ describe("records before effects, and replay", () => {
       expect(await walk(resumed, job()), `crash after record ${n}`).toEqual(expected);
       for (const key of finishedBefore) expect(resumed.executed()).not.toContain(key);
       expectRecordedBeforeExecute(resumed.calls, journal);
-      expect(resumed.journal).toEqual(full.journal);
+      // The same journal, but for an action caught `running`: its resend counts one attempt more.
+      const ended = structuredClone(full.journal);
+      for (const rec of Object.values(journal.actions)) if (rec.status === "running") ended.actions[rec.key].attempt += 1;
+      expect(resumed.journal).toEqual(ended);
     }
   });
 
-  it("an action recorded `running` (a crash after its record) is executed again with the same idempotency key and the recorded config", async () => {
+  it("an action recorded `running` (a crash after its record) is executed again as the next attempt, with the same idempotency key and the recorded config", async () => {
     const journal: Journal = {
       steps: { a: { status: "running", input: { n: 1 }, startedAt: 500 } },
       actions: {
@@ -578,6 +581,8 @@ describe("records before effects, and replay", () => {
     const w = world(scripted, {}, journal);
     const result = await walk(w, [step("a", [pipe(1, { stepId: "one" }), pipe("{{ input.n }}", { stepId: "two" })], { input: { n: 2 } })]);
     expect(w.calls.filter((c) => c.kind === "execute")).toEqual([{ kind: "execute", key: "a/1", idempotencyKey: "run-1:a/1:1", config: { value: "recorded" } }]);
+    expect(w.calls[0]).toMatchObject({ kind: "action", key: "a/1", record: { status: "running", attempt: 2, idempotencyKey: "run-1:a/1:1" } });
+    expect(w.journal.actions["a/1"]).toMatchObject({ status: "success", attempt: 2, idempotencyKey: "run-1:a/1:1" });
     expect(result).toEqual({ status: "success", outputs: { a: { one: 1, two: "recorded" } } });
     expect(w.journal.steps.a).toMatchObject({ input: { n: 1 }, startedAt: 500, finishedAt: 1_000 });
   });
@@ -608,6 +613,26 @@ describe("records before effects, and replay", () => {
     expect(w.journal.actions["a/0"]).toMatchObject({ status: "success", result: "late", until: undefined });
   });
 
+  it("an action resent after a crash is told so, and a crash during the resend resends it once more under the same key", async () => {
+    const resent: boolean[] = [];
+    const w = world((invocation) => {
+      resent.push(invocation.resent === true);
+      return { kind: "success", result: invocation.record.attempt };
+    }, {}, waitingJournal({ status: "running", attempt: 3, idempotencyKey: "run-1:a/0:2" }));
+    expect(await walk(w, waitingJob())).toEqual({ status: "success", outputs: { a: { w: 4 } } });
+    expect(resent).toEqual([true]);
+    expect(w.calls.filter((c) => c.kind === "execute")).toEqual([{ kind: "execute", key: "a/0", idempotencyKey: "run-1:a/0:2", config: { value: "late" } }]);
+    expect(w.journal.actions["a/0"]).toMatchObject({ status: "success", attempt: 4, idempotencyKey: "run-1:a/0:2" });
+
+    const fresh = world((invocation) => {
+      resent.push(invocation.resent === true);
+      return { kind: "success", result: null };
+    });
+    await walk(fresh, [step("a", [pipe(1)])]);
+    expect(resent).toEqual([true, false]);
+    expect(fresh.journal.actions["a/0"]).toMatchObject({ attempt: 1, idempotencyKey: "run-1:a/0:1" });
+  });
+
   it("a retry wait is the next attempt at `until`; a deadline wait is the same attempt", async () => {
     let calls = 0;
     const answers: ActionOutcome[] = [
@@ -629,7 +654,8 @@ describe("records before effects, and replay", () => {
     expect(w.journal.actions["a/0"]).toMatchObject({ status: "waiting", attempt: 2, until: 3_000, detail: { reason: "429" } });
     w.clock.now = 3_000;
     expect(await new Walker(runDoc(jobs), w.journal, w.effects).walk()).toEqual({ status: "success", outputs: { a: { r: "finally" } } });
-    expect(w.calls.flatMap((c) => (c.kind === "execute" ? [c.idempotencyKey] : []))).toEqual(["run-1:a/0:1", "run-1:a/0:2", "run-1:a/0:2"]);
+    // Every attempt of the action carries one key: a target deduplicating by it applies the action once.
+    expect(w.calls.flatMap((c) => (c.kind === "execute" ? [c.idempotencyKey] : []))).toEqual(["run-1:a/0:1", "run-1:a/0:1", "run-1:a/0:1"]);
     expectRecordedBeforeExecute(w.calls);
   });
 

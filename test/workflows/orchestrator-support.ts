@@ -3,7 +3,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { WorkflowRun } from "../../durable-objects/workflow-run";
 import { isoTimestamp } from "../../src/db/timestamps";
-import { kickRuns, runObject } from "../../src/workflows/runs/orchestrator";
+import { kickRuns, runObject } from "../../src/workflows/runs/run-client";
 import { insertRuns } from "../../src/workflows/runs/start";
 import { call, withSystemDb, type TenantCreds } from "../support/api";
 import { activeWorkflow } from "./fixture";
@@ -52,7 +52,7 @@ export async function runRecord(t: TenantCreds, runId: string) {
   return res.json.data;
 }
 
-export const stub = (runId: string) => runObject(env, runId);
+export const stub = (runId: string) => runObject(env.WORKFLOW_RUN, runId);
 
 export function inObject<R>(runId: string, fn: (instance: WorkflowRun, state: DurableObjectState) => R | Promise<R>): Promise<R> {
   return runInDurableObject(stub(runId), fn);

@@ -3,7 +3,7 @@
 // setting an object's clock and firing its alarm, never by sleeping.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { sweepRuns } from "../../src/workflows/runs/sweep";
 import { call, createTenant, expectError, systemQuery, withSystemDb } from "../support/api";
 import { activeWorkflow } from "./fixture";

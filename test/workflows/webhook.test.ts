@@ -3,7 +3,7 @@
 // and their rotation, and the run each accepted call starts.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { kickRuns } from "../../src/workflows/runs/orchestrator";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { createRole, mintWithRoles, UUID } from "../access/admin";
 import { activeWorkflow, minimalDefinition, type ActivationAnswer } from "./fixture";

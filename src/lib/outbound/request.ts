@@ -7,7 +7,8 @@
 import { AUTH_PROFILE_SCHEMA } from "./profile-schema";
 import { outboundFetch } from "./client";
 import { outboundRunError } from "./errors";
-import { backoffDelay, isRetryable } from "./retry";
+import { backoffDelay } from "../backoff";
+import { isRetryable } from "./retry";
 import { OutboundError, type OutboundEnv, type OutboundResponse } from "./types";
 import { authorize, type Credentials, type ProfileContext } from "./auth-profiles";
 import { credentialsFor, type ProfileSource } from "./profiles";
@@ -90,8 +91,13 @@ export interface Payload {
   contentType?: string;
 }
 
-/** Builds the request and checks its auth against it; an error outcome's error when either is refused. */
-export async function prepare(config: RequestConfig, payload: Payload, ctx: OutboundContext): Promise<Prepared | { error: ErrorValue }> {
+/**
+ * Builds the request and checks its auth against it; an error outcome's error
+ * when either is refused. It carries `idempotencyKey` as `Idempotency-Key`
+ * (unless the config sets that header): a workflow action's is the same on
+ * every attempt, so a target deduplicating by it applies the action once.
+ */
+export async function prepare(config: RequestConfig, payload: Payload, ctx: OutboundContext, idempotencyKey: string): Promise<Prepared | { error: ErrorValue }> {
   let url: URL;
   try {
     url = new URL(config.url);
@@ -102,7 +108,9 @@ export async function prepare(config: RequestConfig, payload: Payload, ctx: Outb
   const query = Object.fromEntries(Object.entries(config.query ?? {}).map(([k, v]) => [k, String(v)]));
   const auth = await credentialsFor(config.auth, { headers, query, url }, ctx);
   if ("error" in auth) return auth;
-  if (payload.contentType && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["Content-Type"] = payload.contentType;
+  const has = (name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name);
+  if (payload.contentType && !has("content-type")) headers["Content-Type"] = payload.contentType;
+  if (!has("idempotency-key")) headers["Idempotency-Key"] = idempotencyKey;
   // The config's parameters join the URL's own query, after it.
   for (const [k, v] of Object.entries(query)) url.searchParams.append(k, v);
   return { url, method: payload.method, headers, body: payload.body, redirect: payload.redirect ?? DEFAULTS.redirect, credentials: auth.credentials };

@@ -1,6 +1,6 @@
-// When an outbound attempt is worth repeating, and how long to wait first.
-// Pure: the callers (actions) decide how many attempts they make and sleep
-// through the run's alarm, not here.
+// When an outbound attempt is worth repeating (how long to wait first is the
+// one back-off, lib/backoff.ts). Pure: the callers (actions) decide how many
+// attempts they make and sleep through the run's alarm, not here.
 import { OutboundError } from "./types";
 
 /** Statuses that say "not now" rather than "no": a timeout, too early, rate-limited, or a server fault. */
@@ -17,14 +17,3 @@ export function isRetryable(outcome: { status: number } | OutboundError): boolea
   return RETRYABLE_STATUS.has(outcome.status) || (outcome.status >= 500 && outcome.status <= 599);
 }
 
-/**
- * The wait before retry number `retry` (1-based): `initialMs * 2^(retry-1)`
- * capped at `maxMs`, with "equal jitter" (somewhere in the upper half of that,
- * never below `initialMs`) so callers that failed together do not return
- * together. Always within [min(initialMs, cap), cap]; `initialMs` 0 retries at once.
- */
-export function backoffDelay(retry: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
-  const cap = Math.min(maxMs, initialMs * 2 ** Math.max(0, retry - 1));
-  const floor = Math.min(cap, Math.max(initialMs, cap / 2));
-  return Math.round(floor + random() * (cap - floor));
-}

@@ -4,7 +4,7 @@ import { dataEnvelope } from "../../lib/schemas";
 import { activateWorkflow, configureWorkflow, triggerView } from "./activate";
 import { setTriggerEnabled } from "./triggers";
 import { dispatchRun } from "../dispatch";
-import { kickRuns } from "../runs/orchestrator";
+import { kickRuns } from "../runs/run-client";
 import { systemClock } from "../../lib/clock";
 import { envPatch, bindingsPatch, triggerItem, activation, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
 

@@ -9,9 +9,9 @@ import type { Journal, RunDocument } from "./types";
  * step that ran before ends the retried run `skipped`.
  *
  * A forgotten action stays as a `pending` record carrying its attempt count
- * and nothing else: the walker runs it afresh from the next attempt, so its
- * idempotency key (`<run id>:<action key>:<attempt>`) is never one an earlier
- * attempt of the run already used.
+ * and nothing else (not its idempotency key): the walker runs it afresh from
+ * the next attempt, so its new key (`<run id>:<action key>:<attempt>`) is
+ * never one an earlier attempt of the run already used.
  */
 export function journalForRetry(doc: RunDocument, journal: Journal): { journal: Journal; abort: boolean } {
   const next: Journal = { steps: {}, actions: {} };

@@ -46,8 +46,14 @@ export interface ActionRecord {
   stepId?: string;
   name: string;
   status: StepStatus;
-  /** Attempts started; the idempotency key of an attempt is stable across replays. */
+  /** Attempts started: an execution re-sent after a crash and a retry after a failure each count one. */
   attempt: number;
+  /**
+   * `<run id>:<action key>:<n>`, n the attempt the action started at: every
+   * attempt of this action in this run (a resend after a crash, a retry after
+   * a failure) carries it; a retried run starts the action afresh with a new one.
+   */
+  idempotencyKey?: string;
   /** The resolved config of the current attempt. */
   config?: unknown;
   result?: unknown;
@@ -86,8 +92,10 @@ export interface ActionInvocation {
   record: ActionRecord;
   action: ActionDocument;
   config: unknown;
-  /** `<run id>:<action key>:<attempt>`: the same for every replay of one attempt. */
+  /** The record's idempotency key: the same for every attempt of the action in this run. */
   idempotencyKey: string;
+  /** This execution repeats one whose end was never recorded (a crash): its request may have left already. */
+  resent?: boolean;
 }
 
 /** What the walker asks of the world; the Durable Object provides it, tests fake it. */

@@ -29,6 +29,9 @@ class JobSuspended {
   constructor(readonly wakeAt?: number) {}
 }
 
+/** The key every attempt of one execution of an action carries (records written before keys were kept fall back to their attempt's). */
+const idempotencyKeyOf = (runId: string, rec: ActionRecord) => rec.idempotencyKey ?? `${runId}:${rec.key}:${rec.attempt}`;
+
 /** `errorWhen` an action has without writing one: an `http` answer of 4xx or 5xx is a failure. */
 const DEFAULT_ERROR_WHEN: Partial<Record<ActionDocument["name"], string>> = { http: "result.status >= 400" };
 
@@ -281,13 +284,18 @@ export class Walker {
     let rec = this.journal.actions[key];
     if (!rec || rec.status === "pending") return undefined;
     if (TERMINAL_STEP.has(rec.status)) return rec;
-    if (rec.status === "waiting") {
+    // Still `running` from an execution whose end was never recorded (a crash,
+    // an eviction): its request may have left, so this one is a new attempt
+    // under the same idempotency key.
+    const resent = rec.status === "running";
+    if (resent) rec = await this.recordAction({ ...rec, attempt: rec.attempt + 1, idempotencyKey: idempotencyKeyOf(this.doc.runId, rec) });
+    else if (rec.status === "waiting") {
       if (rec.until === undefined || rec.until > this.effects.now()) throw new JobSuspended(rec.until);
       // Due: this execution is recorded before it starts, as the first one was.
       // `until` stays, so the action can tell a retry or a deadline passed.
       rec = await this.recordAction({ ...rec, status: "running" });
     }
-    return this.executeAction(action, key, rec, input, outputs);
+    return this.executeAction(action, key, rec, input, outputs, resent);
   }
 
   /** A new action whose `if` held: its config resolved and recorded, then executed. */
@@ -303,14 +311,15 @@ export class Walker {
     } catch (e) {
       return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "config"), startedAt: now(), finishedAt: now() });
     }
-    const rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, config, startedAt: now() });
-    return this.executeAction(action, key, rec, input, outputs);
+    const idempotencyKey = `${this.doc.runId}:${key}:${attempt + 1}`;
+    const rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, idempotencyKey, config, startedAt: now() });
+    return this.executeAction(action, key, rec, input, outputs, false);
   }
 
   /** One execution of a running action to a terminal record, or JobSuspended. */
-  private async executeAction(action: ActionDocument, key: string, rec: ActionRecord, input: unknown, outputs: Record<string, unknown>): Promise<ActionRecord> {
+  private async executeAction(action: ActionDocument, key: string, rec: ActionRecord, input: unknown, outputs: Record<string, unknown>, resent: boolean): Promise<ActionRecord> {
     const now = () => this.effects.now();
-    const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: `${this.doc.runId}:${key}:${rec.attempt}` });
+    const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: idempotencyKeyOf(this.doc.runId, rec), resent });
     if (outcome.kind === "wait") {
       const attempt = outcome.retry ? rec.attempt + 1 : rec.attempt;
       await this.recordAction({ ...rec, status: "waiting", attempt, until: outcome.until, detail: outcome.detail ?? rec.detail, delivered: undefined });

@@ -1,6 +1,6 @@
 // The Postgres side of the run orchestrator (durable-objects/workflow-run.ts):
 // loading what a run executes, mirroring the object's records into the run
-// tables the runs API reads, and kicking runs' objects. The object's own
+// tables the runs API reads (runs/run-client.ts kicks the objects). The object's own
 // storage is the truth; these tables are its mirror. Every write is one
 // autocommitted statement as the connecting role that names the run's tenant
 // on each row, as the trigger paths' inserts do: the object writes after
@@ -8,7 +8,6 @@
 import type { Database, Sql } from "../../db/client";
 import type { JobDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
 import { ApiError, type ErrorValue } from "../../lib/errors";
-import { log } from "../../lib/logger";
 import { effectiveEnv } from "../../lib/env-merge";
 import type { ActionRecord, RunDocument, StepRecord } from "../engine/types";
 import type { RunStatus } from "./record";
@@ -142,15 +141,16 @@ export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: s
  * One action run, upserted by (job run, position), and a log row for each
  * status it passed through since the last mirror (`statuses`, in order: an
  * action that finished at once logs `running` and its end in this one
- * statement); the first is skipped when it equals the mirrored status, read
- * in the same statement (every part sees the snapshot before it), so writing
- * a record again (a re-sync) logs nothing twice. The record's error goes with
- * the last status.
+ * statement); the first is skipped when it equals the mirrored status and
+ * attempt, read in the same statement (every part sees the snapshot before
+ * it), so writing a record again (a re-sync) logs nothing twice while a
+ * resend after a crash (`running` again, one attempt more) logs its own
+ * `running`. The record's error goes with the last status.
  */
 export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: ActionRecord, position: number, statuses: string[] = [rec.status]): Promise<void> {
   await sql.query(
     `WITH job AS (SELECT id FROM workflow_job_runs WHERE run_id = $2 AND job_id = $3),
-     prev AS (SELECT a.status FROM workflow_action_runs a JOIN job ON a.job_run_id = job.id WHERE a.position = $4),
+     prev AS (SELECT a.status, a.attempts FROM workflow_action_runs a JOIN job ON a.job_run_id = job.id WHERE a.position = $4),
      action AS (
        INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, error, attempts, detail, started_at, finished_at)
        SELECT $1::uuid, job.id, $4::int, $5::text, $6::text, $7::text, $8::jsonb, $9::int, $10::jsonb, $11::timestamptz, $12::timestamptz FROM job
@@ -162,7 +162,7 @@ export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: A
        INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status, error)
        SELECT $1::uuid, action.job_run_id, $5::text, $6::text, l.status, CASE WHEN l.ord = cardinality($13::text[]) THEN $8::jsonb END
          FROM action, unnest($13::text[]) WITH ORDINALITY AS l(status, ord)
-        WHERE NOT (l.ord = 1 AND EXISTS (SELECT 1 FROM prev WHERE prev.status = l.status))
+        WHERE NOT (l.ord = 1 AND EXISTS (SELECT 1 FROM prev WHERE prev.status = l.status AND prev.attempts = $9::int))
         ORDER BY l.ord)
      ${TOUCH_RUN}`,
     [tenantId, runId, rec.jobId, position, rec.stepId ?? null, rec.name, rec.status, json(rec.error), rec.attempt, json(rec.detail), at(rec.startedAt), at(rec.finishedAt), statuses],
@@ -175,6 +175,11 @@ export interface RunOutcome {
   error?: ErrorValue;
 }
 
+/** What a run's object keeps as its status: open, or its outcome once finished. */
+export type RunState = { status: "pending" | "running" } | RunOutcome;
+
+export const isFinished = (state: RunState | undefined): state is RunOutcome => state !== undefined && state.status !== "pending" && state.status !== "running";
+
 /** The run's end, unless it already has one: a cancel that won is never overwritten. */
 export async function mirrorOutcome(sql: Sql, { tenantId, runId }: RunRef, outcome: RunOutcome): Promise<void> {
   await sql.query(
@@ -182,31 +187,4 @@ export async function mirrorOutcome(sql: Sql, { tenantId, runId }: RunRef, outco
       WHERE id = $1 AND tenant_id = $2 AND status IN ('pending', 'running')`,
     [runId, tenantId, outcome.status, json(outcome.outputs), json(outcome.error)],
   );
-}
-
-/** How many objects one kick calls at once. */
-const KICK_CONCURRENCY = 20;
-
-/**
- * Starts (or resumes) each run in its own object. Called once the runs'
- * rows are committed; never throws: a kick that fails is repeated by the
- * sweep (runs/sweep.ts), and starting a started run only walks it.
- */
-export async function kickRuns(env: Env, runs: RunRef[]): Promise<void> {
-  for (let i = 0; i < runs.length; i += KICK_CONCURRENCY) {
-    await Promise.all(
-      runs.slice(i, i + KICK_CONCURRENCY).map(async (run) => {
-        try {
-          await runObject(env, run.runId).start(run.tenantId, run.runId);
-        } catch (e) {
-          log.error("kicking a workflow run failed", { run_id: run.runId, tenant_id: run.tenantId, error: (e as Error).message });
-        }
-      }),
-    );
-  }
-}
-
-/** The object of one run. */
-export function runObject(env: Env, runId: string) {
-  return env.WORKFLOW_RUN.get(env.WORKFLOW_RUN.idFromName(runId));
 }

@@ -10,7 +10,7 @@ import { keysetPaging, offsetOf, pageOf, paginated, paginationOf } from "../../l
 import { route, type RouteSpec } from "../../lib/route";
 import { dataEnvelope, listEnvelope, paginationQuery, paginationSchema, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
-import { runObject } from "./orchestrator";
+import { runClient } from "./run-client";
 import { runDetail, runItem, scheduleItem } from "./record";
 import { cancelRun, retryRun, selectRun, selectRuns, selectSchedules, type RunFilter, type RunPosition } from "./store";
 import { runListQuery, byId } from "./schemas";
@@ -91,7 +91,7 @@ function moveRoute(operation: "cancelRun" | "retryRun", path: "/workflows/runs/w
       const tenant = c.var.ctx.tenant;
       await tenant.tx((sql) => move(sql, params.id));
       try {
-        await runObject(c.env, params.id)[action](tenant.tenantId, params.id);
+        await runClient(c.env)[action]({ tenantId: tenant.tenantId, runId: params.id });
       } catch (e) {
         log.error(`telling a workflow run's object to ${action} failed`, { run_id: params.id, error: (e as Error).message });
       }
@@ -127,7 +127,7 @@ const inputRoute = route({
     const tenant = c.var.ctx.tenant;
     // Another tenant's run answers 404 here, before its object is asked anything.
     await tenant.tx((sql) => selectRun(sql, params.id));
-    const refused = await runObject(c.env, params.id).input(tenant.tenantId, params.id, body.step_id, body.data);
+    const refused = await runClient(c.env).input({ tenantId: tenant.tenantId, runId: params.id }, body.step_id, body.data);
     if (refused) throw ApiError.of(refused);
     return c.json({ data: await tenant.tx((sql) => selectRun(sql, params.id)) });
   },

@@ -9,7 +9,7 @@ import { enforce } from "../../gateway/rate-limit";
 import { parseJsonBody } from "../../lib/body";
 import { ApiError } from "../../lib/errors";
 import { guardJson } from "../../lib/input-guard";
-import { kickRuns } from "../runs/orchestrator";
+import { kickRuns } from "../runs/run-client";
 import { startRun } from "../runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "./fire";
 import { verifySignature, type Verification } from "./webhook-signature";

@@ -7,7 +7,7 @@ import { route } from "../../../lib/route";
 import { dataEnvelope, freeFormObject } from "../../../lib/schemas";
 import { ApiError } from "../../../lib/errors";
 import { guardJson } from "../../../lib/input-guard";
-import { runObject } from "../../runs/orchestrator";
+import { runClient } from "../../runs/run-client";
 import { parsedBody } from "../../triggers/webhook";
 import { callbackToken } from "./callback-link";
 import type { CallbackDelivery } from "./http-callback";
@@ -36,7 +36,7 @@ export const callbackRoutes = [
       const headers = Object.fromEntries(c.req.raw.headers);
       guardJson(headers, { message: "The callback's headers cannot be stored" });
       const delivery: CallbackDelivery = { body, headers };
-      const refused = await runObject(c.env, claim.runId).deliver(claim.tenantId, claim.runId, claim.key, claim.attempt, delivery);
+      const refused = await runClient(c.env).deliver({ tenantId: claim.tenantId, runId: claim.runId }, claim.key, claim.attempt, delivery);
       if (refused) throw ApiError.of(refused);
       return c.json({ data: { accepted: true } }, 202);
     },

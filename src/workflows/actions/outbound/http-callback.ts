@@ -2,9 +2,10 @@
 // (header `X-Callback-Url`, and optionally a body field) the target calls
 // when its work is done; the action waits until then. The callback's body and
 // headers are the result. Each attempt has its own URL, kept (armed) in the
-// run's storage before anything is sent: an attempt replayed after a crash
-// sends the same URL again, and a retry's new attempt makes the earlier URL
-// answer 409.
+// run's storage before anything is sent: an attempt resent after a crash
+// sends the same URL again (the target may have taken the first request), and
+// a retry's new attempt after a failure makes the earlier URL answer 409.
+import type { ActionRecord } from "../../engine/types";
 import { action } from "../action";
 import { callbackUrl } from "./callback-link";
 import { bodyPreview, delays, failureError, prepare, retryAt, send } from "../../../lib/outbound/request";
@@ -33,6 +34,16 @@ interface Armed {
   awaiting: boolean;
 }
 
+/**
+ * The attempt whose callback URL the action waits on: the armed one once the
+ * request was taken (a resend after a crash keeps the URL of the attempt it
+ * repeats), else the current attempt.
+ */
+export function callbackAttempt(rec: ActionRecord): number {
+  const armed = rec.name === "httpCallback" ? (rec.detail as Armed | undefined) : undefined;
+  return armed?.awaiting ? armed.iteration : rec.attempt;
+}
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const httpCallback = action({
@@ -52,7 +63,7 @@ export const httpCallback = action({
   async execute(config, invocation, ctx) {
     const rec = invocation.record;
     const kept = rec.detail as Armed | undefined;
-    const current = kept?.iteration === rec.attempt ? kept : undefined;
+    const current = kept?.iteration === rec.attempt || (invocation.resent && kept) ? kept : undefined;
     if (rec.delivered !== undefined) {
       const { body, headers } = rec.delivered as CallbackDelivery;
       return { kind: "success", result: ctx.redact({ body, headers }) };
@@ -70,15 +81,16 @@ export const httpCallback = action({
 
     // A replayed attempt (a crash after arming) keeps its URL and deadline.
     const deadline = current?.deadline ?? ctx.now() + timeoutMs;
-    const url = await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, { tenantId: ctx.tenantId, runId: ctx.runId, key: rec.key, attempt: rec.attempt, expiresAt: deadline });
+    const iteration = current?.iteration ?? rec.attempt;
+    const url = await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, { tenantId: ctx.tenantId, runId: ctx.runId, key: rec.key, attempt: iteration, expiresAt: deadline });
     const body = config.callbackField && isPlainObject(config.body) ? { ...config.body, [config.callbackField]: url } : config.body;
     const headers = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([name]) => name.toLowerCase() !== "x-callback-url"));
     const payload = await payloadOf({ ...config, body }, ctx);
     if ("kind" in payload) return payload;
-    const prepared = await prepare({ ...config, headers: { ...headers, "X-Callback-Url": url } }, payload, ctx);
+    const prepared = await prepare({ ...config, headers: { ...headers, "X-Callback-Url": url } }, payload, ctx, invocation.idempotencyKey);
     if ("error" in prepared) return { kind: "error", error: prepared.error };
 
-    const armed: Armed = { iteration: rec.attempt, deadline, awaiting: false };
+    const armed: Armed = { iteration, deadline, awaiting: false };
     try {
       await ctx.persist(armed);
     } catch (e) {
@@ -86,7 +98,7 @@ export const httpCallback = action({
       return {
         kind: "error",
         error: errorValue(
-          { code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: `${ctx.runId}:${rec.key}`, iteration: rec.attempt, reason },
+          { code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: `${ctx.runId}:${rec.key}`, iteration, reason },
           "The callback's state could not be saved, so the request was not sent",
         ),
       };

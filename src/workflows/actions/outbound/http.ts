@@ -66,7 +66,7 @@ export const http = action({
     if ("error" in bounds) return { kind: "error", error: bounds.error };
     const payload = await payloadOf(config, ctx);
     if ("kind" in payload) return payload;
-    const prepared = await prepare(config, payload, ctx);
+    const prepared = await prepare(config, payload, ctx, invocation.idempotencyKey);
     if ("error" in prepared) return { kind: "error", error: prepared.error };
     // A file's bytes are not sent twice in one attempt: a refreshed token waits for the next one.
     const sent = await send(prepared, config, ctx, !config.binaryUpload);

@@ -62,6 +62,7 @@ export const llmCallback = action({
       { ...config, url: target },
       { method: "POST", body: JSON.stringify(request), contentType: "application/json" },
       ctx,
+      invocation.idempotencyKey,
     );
     if ("error" in prepared) return { kind: "error", error: prepared.error };
     const sent = await send(prepared, config, ctx);
