@@ -57,6 +57,7 @@ const UNITS = [
   "test/entity/entity-type-config.test.ts",
   "test/entity/schema-paths.test.ts",
   "test/graphql/batch.test.ts",
+  "test/lib/backoff.test.ts",
   "test/lib/errors.test.ts",
   "test/lib/input-guard.test.ts",
   "test/lib/oauth2.test.ts",
@@ -75,6 +76,7 @@ const UNITS = [
   "test/workflows/action-types.test.ts",
   "test/workflows/cron-expression.test.ts",
   "test/workflows/engine-retry.test.ts",
+  "test/workflows/run-admission.test.ts",
   "test/workflows/upsert-result.test.ts",
   "test/workflows/webhook-signature.test.ts",
 ];
