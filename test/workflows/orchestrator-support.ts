@@ -58,7 +58,18 @@ export function inObject<R>(runId: string, fn: (instance: WorkflowRun, state: Du
   return runInDurableObject(stub(runId), fn);
 }
 
-export const alarmOf = (runId: string) => inObject(runId, (_, state) => state.storage.getAlarm());
+/** Calls queued or at work in the object (runs/run-watch.ts): while any is, its alarm keeps watch RESUME_MS ahead. */
+const busyCalls = (instance: WorkflowRun) => (instance as unknown as { watch: { busy: number } }).watch.busy;
+
+/**
+ * The alarm the run waits on: read once the object has no call at work (a
+ * kick the dispatch route sent in the background may still be walking, its
+ * alarm held RESUME_MS ahead until it ends).
+ */
+export async function alarmOf(runId: string): Promise<number | null> {
+  for (let tries = 0; tries < 500 && (await inObject(runId, busyCalls)) > 0; tries++) await new Promise((r) => setTimeout(r, 10));
+  return inObject(runId, (_, state) => state.storage.getAlarm());
+}
 
 /** Sets the object's clock to `at`, then fires its alarm. */
 export async function fireAlarmAt(runId: string, at: number): Promise<boolean> {
