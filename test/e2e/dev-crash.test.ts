@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "./ports";
-import { alive, processes, processTree, sameProcess, userEnv, waitFor, type Proc } from "./processes";
+import { alive, processes, processTree, sameProcess, userEnv, waitFor, workerdOf, type Proc } from "./processes";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const READY_TIMEOUT_MS = 150_000;
@@ -83,7 +83,7 @@ describe("npm run dev dies whole", () => {
   it("stops with a message and exit code 1 when workerd dies under it, and leaves nothing running", async () => {
     const dev = await startDev();
     const tree = await processTree(dev.child.pid!);
-    const workerd = tree.filter((p) => /\bworkerd\b/.test(p.args.split(" ")[0]));
+    const workerd = workerdOf(tree);
     expect(workerd.length).toBeGreaterThan(0);
     for (const p of workerd) process.kill(p.pid, "SIGKILL");
     const exited = await Promise.race([dev.exited, new Promise<null>((r) => setTimeout(() => r(null), 30_000))]);
