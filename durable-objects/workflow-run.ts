@@ -22,13 +22,13 @@ import { ApiError, errorValue, type ErrorValue } from "../src/lib/errors";
 import { log } from "../src/lib/logger";
 import { Redactor } from "../src/lib/redact";
 import { resolveEnvSecrets } from "../src/access/secrets/env-secrets";
-import { journalForRetry } from "../src/workflows/engine/retry";
+import { journalForRedrive, journalForRetry } from "../src/workflows/engine/retry";
 import type { ActionRecord, RunDocument, StepRecord } from "../src/workflows/engine/types";
 import { Walker } from "../src/workflows/engine/walk";
 import { admitDelivery, admitInput, cancellation, closedRecords } from "../src/workflows/runs/admission";
 import { RunMirror } from "../src/workflows/runs/mirror";
 import { runEffects, RunStopped } from "../src/workflows/runs/run-effects";
-import { claimRun, isFinished, runStatus, type RunOutcome, type RunRef, type RunState } from "../src/workflows/runs/orchestrator";
+import { claimRun, isFinished, loadRun, retryRequest, runStatus, type RunOutcome, type RunRef, type RunState } from "../src/workflows/runs/orchestrator";
 import type { RunStatus } from "../src/workflows/runs/record";
 import { RecordTooLarge, RunStorage, StorageFailed } from "../src/workflows/runs/run-storage";
 import { RETRY_MS, RunWatch } from "../src/workflows/runs/run-watch";
@@ -172,9 +172,32 @@ export class WorkflowRun extends DurableObject<Env> {
     );
   }
 
-  /** Each step's rerunPolicy decides what of the journal stays; an `abort` ends the retried run `skipped`. */
-  private async rerun(db: Database, doc: RunDocument): Promise<void> {
-    const { journal, abort } = journalForRetry(doc, await this.store.journal());
+  /**
+   * Runs the run again as its retry asked (kept on its row): with `config:
+   * current` the activation's env and job bindings are read again (the
+   * definition version stays); with `from_step` that step and its dependents
+   * are forgotten; else each step's rerunPolicy decides what of the journal
+   * stays, and an `abort` ends the retried run `skipped`.
+   */
+  private async rerun(db: Database, stored: RunDocument): Promise<void> {
+    const request = await retryRequest(db, stored);
+    let doc = stored;
+    if (request?.config === "current") {
+      let loaded;
+      try {
+        loaded = await loadRun(db, stored);
+      } catch (e) {
+        // A step bound to no job now: the retried run cannot execute.
+        if (!(e instanceof ApiError) || e.status >= 500) throw e;
+        return this.finish(db, stored, { status: "error", error: e.value });
+      }
+      // The row moved on meanwhile (a cancel): its next walk adopts that.
+      if (!loaded) return this.advance(db, stored);
+      doc = { ...stored, env: loaded.doc.env, definition: loaded.doc.definition };
+      await this.store.put({ doc });
+    }
+    const prior = await this.store.journal();
+    const { journal, abort } = request?.from_step === undefined ? journalForRetry(doc, prior) : { journal: journalForRedrive(doc, prior, request.from_step), abort: false };
     if (abort) return this.finish(db, doc, { status: "skipped" });
     await this.store.replaceJournal(journal);
     await this.store.put({ state: { status: "pending" } satisfies RunState });

@@ -61,6 +61,16 @@ async function principalOf(sql: Sql, row: TokenRow): Promise<Principal> {
   return { tenantId: row.tenant_id, userId: row.user_id, tokenId: row.id, permissions, scoped, identity: `token:${row.id}`, accessVersion: row.access_version };
 }
 
+/**
+ * What a request made now with API token `id` of `tenantId` could do (a
+ * test run acts so); null when the token is unknown, another tenant's,
+ * revoked or expired, or its user is deactivated. Runs as the connecting role.
+ */
+export async function tokenPrincipal(sql: Sql, tenantId: string, id: string, now: number): Promise<Principal | null> {
+  const row = await findTokenById(sql, id);
+  return usable(row, now) && row.tenant_id === tenantId ? principalOf(sql, row) : null;
+}
+
 /** Checks a PAT's client id and secret: the row must exist, be live, and hash-match in constant time. */
 export async function verifyPat(sql: Sql, clientId: string, clientSecret: string, now: number): Promise<Principal | null> {
   const row = await findTokenByClientId(sql, clientId);

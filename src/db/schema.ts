@@ -729,10 +729,21 @@ export const workflowRuns = pgTable(
     workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
     workflowVersion: integer("workflow_version").notNull(),
     triggerId: uuid("trigger_id").references(() => workflowTriggers.id, { onDelete: "set null" }),
-    triggerKey: text("trigger_key").notNull(),
-    triggerType: text("trigger_type", { enum: ["event", "cron", "webhook"] }).notNull(),
+    /** The definition's trigger id; null for a test run started without one. */
+    triggerKey: text("trigger_key"),
+    triggerType: text("trigger_type", { enum: ["event", "cron", "webhook", "test"] }).notNull(),
     status: text("status", { enum: RUN_STATUSES }).notNull().default("pending"),
     context: jsonb("context").notNull(),
+    /** A test run (POST /definition/workflows/{id}/test-runs): it acts as `callerTokenId`'s caller with `testEnv`, not with the activation. */
+    test: boolean("test").notNull().default(false),
+    /** A test run's env values, merged over the definition's defaults. */
+    testEnv: jsonb("test_env"),
+    /** The API token a test run acts as: its permissions are read when the run acts. */
+    callerTokenId: uuid("caller_token_id"),
+    /** How many invokeWorkflow calls separate the run from the run that started its chain (0 for a run started otherwise). */
+    depth: integer("depth").notNull().default(0),
+    /** What the latest retry asked for (`{ config, from_step }`); null for a retry without a body. */
+    retryRequest: jsonb("retry_request"),
     outputs: jsonb("outputs"),
     error: jsonb("error"),
     /** The entity of an event-started run (the `entity_id` filter). */
@@ -757,7 +768,7 @@ export const workflowRuns = pgTable(
     index("workflow_runs_entity_idx").on(t.tenantId, t.entityId).where(sql`${t.entityId} is not null`),
     index("workflow_runs_open_idx").on(t.status, t.notBefore).where(sql`${t.status} in ('pending', 'running')`),
     check("workflow_runs_status", sql`${t.status} in ('pending', 'running', 'success', 'error', 'cancelled', 'skipped', 'timeout')`),
-    check("workflow_runs_trigger_type", sql`${t.triggerType} in ('event', 'cron', 'webhook')`),
+    check("workflow_runs_trigger_type", sql`${t.triggerType} in ('event', 'cron', 'webhook', 'test')`),
     tenantPolicy("workflow_runs"),
   ],
 ).enableRLS();

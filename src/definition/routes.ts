@@ -8,7 +8,9 @@ import { pageOf } from "../lib/pagination";
 import { JOB_LANGUAGE_SCHEMA, WORKFLOW_LANGUAGE_SCHEMA } from "./language/workflow-schema";
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow, validateWorkflow } from "./workflows";
 import { getJob, listJobs, publishJob } from "./jobs";
-import { JOB_NAME, workflowBody, validateBody, workflowItem, jobItem, validation, byId } from "./schemas";
+import { JOB_NAME, workflowBody, validateBody, workflowItem, jobItem, validation, byId, testRunBody, testRunAnswer } from "./schemas";
+import { startTestRun } from "../workflows/test-run";
+import { kickRuns } from "../workflows/runs/run-client";
 
 /**
  * A language schema as OpenAPI components: its `$defs` become components
@@ -131,6 +133,30 @@ export const definitionRoutes = [
     handler: async (c, { params }) => {
       await deleteWorkflow(c.var.ctx.tenant, params.id);
       return c.json({ data: { id: params.id, deleted: true } });
+    },
+  }),
+  route({
+    operation: "startTestRun",
+    method: "post",
+    path: "/definition/workflows/:id/test-runs",
+    tag: "definitions",
+    summary: "Run the definition's current version once, draft or active, as the caller, with the env and input given; listed with test: true",
+    permission: ["workflow", "create"],
+    idempotent: true,
+    params: byId,
+    bodyOptional: true,
+    body: testRunBody,
+    responses: {
+      202: { description: "A pending test run was created", schema: dataEnvelope(testRunAnswer) },
+      404: { description: "Unknown workflow" },
+      422: { description: "An env value the definition leaves unset is missing (details.missing_env_vars), the env fails its schema, or the definition has no trigger trigger_id" },
+    },
+    handler: async (c, { params, body }) => {
+      const tenant = c.var.ctx.tenant;
+      const run = await startTestRun(tenant, c.var.ctx.principal, params.id, body ?? {});
+      // Committed: its object starts it once the caller has its answer (a lost kick is the sweep's).
+      c.executionCtx.waitUntil(kickRuns(c.env, [{ tenantId: tenant.tenantId, runId: run.id }]));
+      return c.json({ data: { workflow_run: { id: run.id } } }, 202);
     },
   }),
   route({

@@ -1,7 +1,10 @@
 // Direct dispatch (POST /workflows/wr): starts a run of an activated workflow
 // through one of its webhook or cron triggers, named by its definition id. An
 // event trigger fires only from its entity event, so dispatching it is refused.
-import type { TenantDb } from "../db/client";
+// A run started by another run's invokeWorkflow is one level deeper than its
+// parent; past MAX_INVOKE_DEPTH the dispatch is refused, so a workflow that
+// invokes itself (directly or round a cycle) stops instead of looping.
+import type { Sql, TenantDb } from "../db/client";
 import { ApiError, notFound } from "../lib/errors";
 import { runFor, type FiringTrigger } from "./triggers/fire";
 import { startRun, type StartedRun } from "./runs/start";
@@ -17,10 +20,19 @@ export interface DispatchOrigin {
   idempotencyKey: string;
 }
 
+/** The deepest a chain of runs started by invokeWorkflow goes below the run that started it. */
+export const MAX_INVOKE_DEPTH = 8;
+
 type TriggerFound = Omit<FiringTrigger, "workflowVersion"> & { enabled: boolean; workflow_version: number | null; known: boolean };
 
 function refused(message: string, input: DispatchInput): ApiError {
   return new ApiError("UNPROCESSABLE_ENTITY", message, { workflow_id: input.workflow_id, trigger_id: input.trigger_id });
+}
+
+/** The parent run's depth; 0 when it is not found (another tenant's run is not visible here). */
+async function parentDepth(sql: Sql, parentRunId: string): Promise<number> {
+  const { rows } = await sql.query<{ depth: number }>(`SELECT depth FROM workflow_runs WHERE id = $1`, [parentRunId]);
+  return rows[0]?.depth ?? 0;
 }
 
 export async function dispatchRun(tenant: TenantDb, input: DispatchInput, origin?: DispatchOrigin): Promise<StartedRun> {
@@ -40,8 +52,17 @@ export async function dispatchRun(tenant: TenantDb, input: DispatchInput, origin
     if (found.type === "event") throw refused(`Trigger ${input.trigger_id} fires only from its entity event; it cannot be dispatched`, input);
     if (!found.enabled) throw refused(`Trigger ${input.trigger_id} is disabled`, input);
     const trigger: FiringTrigger = { id: found.id, key: found.key, type: found.type, workflowId: found.workflowId, workflowVersion: found.workflow_version, definition: found.definition };
-    const run = await runFor(trigger, { input: input.input ?? {} });
     // Only event triggers have a condition that can say no.
-    return startRun(sql, tenant.tenantId, origin ? { ...run!, ...origin } : run!);
+    const run = (await runFor(trigger, { input: input.input ?? {} }))!;
+    if (!origin) return startRun(sql, tenant.tenantId, run);
+    const depth = (await parentDepth(sql, origin.parentRunId)) + 1;
+    if (depth > MAX_INVOKE_DEPTH) {
+      throw new ApiError(
+        "UNPROCESSABLE_ENTITY",
+        `Run ${origin.parentRunId} is ${depth - 1} invokeWorkflow calls below the run that started its chain; a chain stops at ${MAX_INVOKE_DEPTH} (does the workflow invoke itself?)`,
+        { workflow_id: input.workflow_id, parent_run_id: origin.parentRunId, max_depth: MAX_INVOKE_DEPTH },
+      );
+    }
+    return startRun(sql, tenant.tenantId, { ...run, ...origin, depth });
   });
 }

@@ -271,6 +271,10 @@ function workflowExamples(w: World): Record<string, Example[]> {
     "GET /definition/workflows/{id}": [hooks],
     "PUT /definition/workflows/{id}": [{ ...hooks, body: { name: "fz_hooks", description: "v2", definition_json: withJobs } }, { params: { id: wf.draftId }, body: { name: "fz_draft2", source_yaml: HOOKS_YAML } }],
     "DELETE /definition/workflows/{id}": [hooks],
+    "POST /definition/workflows/{id}/test-runs": [
+      { ...hooks, body: { trigger_id: "manual", input: { method: "POST" }, env: { TOKEN: "t", REGION: null } } },
+      { params: { id: wf.draftId }, body: { trigger_id: "hourly" } },
+    ],
     "POST /definition/jobs": [{ body: { name: "fz-job", definition_json: { ...JOB_DOC, inputSchema: { type: "object", properties: { n: { type: "integer" } } } } } }],
     "GET /definition/jobs": [{ query: { name: "fz-job", page: "1", limit: "10" } }],
     "GET /definition/jobs/{id}": [{ params: { id: wf.jobId } }],
@@ -287,7 +291,7 @@ function workflowExamples(w: World): Record<string, Example[]> {
     "GET /workflows/runs": [{ query: { workflow_id: wf.hooksId, limit: "1", cursor: wf.runsCursor } }, { query: { entity_id: w.a.products[0], status_in: "pending", page: "1", limit: "5" } }],
     "GET /workflows/runs/workflows/{id}": [{ params: { id: wf.cancelledRunId } }],
     "POST /workflows/runs/workflows/{id}/cancel": [{ params: { id: wf.pendingRunId } }],
-    "POST /workflows/runs/workflows/{id}/retry": [{ params: { id: wf.cancelledRunId } }],
+    "POST /workflows/runs/workflows/{id}/retry": [{ params: { id: wf.cancelledRunId } }, { params: { id: wf.cancelledRunId }, body: { config: "current", from_step: "a" } }],
     "POST /workflows/runs/workflows/{id}/input": [{ params: { id: wf.waitingRunId }, body: { step_id: "ask", data: { ok: true } } }],
     "GET /workflows/schedules": [{ query: { workflow_id: wf.hooksId, page: "1", limit: "10" } }],
     "POST /workflows/hooks/{triggerId}": [

@@ -1,7 +1,7 @@
 // Retrying a finished run in place: what each step's rerunPolicy keeps of the
 // previous attempt's journal, and what a walk over the kept journal redoes.
 import { describe, expect, it } from "vitest";
-import { journalForRetry } from "../../src/workflows/engine/retry";
+import { dependentsOf, journalForRedrive, journalForRetry } from "../../src/workflows/engine/retry";
 import type { ActionDocument, ActionRecord, Effects, Journal, RunDocument, StepDocument } from "../../src/workflows/engine/types";
 import { Walker } from "../../src/workflows/engine/walk";
 
@@ -106,5 +106,40 @@ describe("journalForRetry", () => {
     // bad/0 ran as attempt 1 before: its second run is attempt 2, never a replay of the first.
     expect(executed.sort()).toEqual(["run-1:bad/0:2", "run-1:never/0:1", "run-1:okay/0:1"]);
     expect(result).toEqual({ status: "success", outputs: { ok: { v: "old" }, okay: { v: "new" }, bad: { v: "new" }, never: { v: "new" } } });
+  });
+});
+
+describe("journalForRedrive", () => {
+  const graph: StepDocument[] = [
+    { id: "ok", actions: [pipe("new", "v")], rerunPolicy: "abort" },
+    { id: "skip", dependencies: ["ok"], actions: [pipe("new", "v")], rerunPolicy: "continue" },
+    { id: "bad", dependencies: ["skip"], actions: [pipe("new", "v")] },
+    { id: "okay", actions: [pipe("new", "v")] },
+    { id: "never", dependencies: ["okay", "bad"], actions: [pipe("new", "v")] },
+  ];
+
+  it("finds a step's dependents through every path, and only those", () => {
+    expect([...dependentsOf(graph, "skip")].sort()).toEqual(["bad", "never", "skip"]);
+    expect([...dependentsOf(graph, "okay")].sort()).toEqual(["never", "okay"]);
+    expect([...dependentsOf(graph, "never")]).toEqual(["never"]);
+  });
+
+  it("forgets the step and its dependents whatever their rerunPolicy, and keeps every other record as it is", () => {
+    expect(journalForRedrive(doc(graph), previous(), "skip")).toStrictEqual({
+      steps: { ok: previous().steps.ok },
+      actions: {
+        "ok/0": previous().actions["ok/0"],
+        "ok/0.onSuccess.0": previous().actions["ok/0.onSuccess.0"],
+        "bad/0": { key: "bad/0", jobId: "bad", stepId: undefined, name: "pipe", status: "pending", attempt: 1 },
+      },
+    });
+    // From the first step: its rerunPolicy abort does not abort a redrive, and every step downstream goes too.
+    const all = journalForRedrive(doc(graph), previous(), "ok");
+    expect(all.steps).toStrictEqual({});
+    expect(Object.values(all.actions).map((a) => [a.key, a.status])).toEqual([
+      ["ok/0", "pending"],
+      ["ok/0.onSuccess.0", "pending"],
+      ["bad/0", "pending"],
+    ]);
   });
 });

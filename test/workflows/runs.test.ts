@@ -15,7 +15,7 @@ import { activeWorkflow, minimalDefinition } from "./fixture";
 import { alarmOf, dispatched, runRecord } from "./orchestrator-support";
 import { roleToken } from "../access/fixture";
 
-const RUN_KEYS = ["id", "workflow_id", "workflow_version", "trigger", "status", "attempt", "entity_id", "context", "outputs", "error", "created_at", "started_at", "finished_at"];
+const RUN_KEYS = ["id", "workflow_id", "workflow_version", "trigger", "test", "status", "attempt", "entity_id", "context", "outputs", "error", "created_at", "started_at", "finished_at"];
 
 /** A job that waits in awaitInput until input is posted: its run stays `running`. */
 const WAITING_JOBS = [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", config: {} }] }];
@@ -79,6 +79,7 @@ describe("GET /workflows/runs/workflows", () => {
       workflow_id: trigger.workflowId,
       workflow_version: 1,
       trigger: { id: "manual", type: "webhook" },
+      test: false,
       status: "pending",
       attempt: 0,
       entity_id: null,

@@ -6,11 +6,12 @@ import type { Principal } from "../../gateway/principal";
 import { Redactor } from "../../lib/redact";
 import { policyPrincipal } from "../../access/policy-principal";
 import { confinedServices } from "../../access/confined-services";
+import { tokenPrincipal } from "../../auth/credentials";
 import type { RunDocument } from "../engine/types";
 import type { ActionContext } from "./types";
 
 export interface ContextSources {
-  doc: Pick<RunDocument, "runId" | "tenantId" | "policyId" | "context"> & { definition: Pick<RunDocument["definition"], "auth"> };
+  doc: Pick<RunDocument, "runId" | "tenantId" | "policyId" | "callerTokenId" | "context"> & { definition: Pick<RunDocument["definition"], "auth"> };
   /** The env with secret references resolved (engine/secrets.ts). */
   env: Record<string, unknown>;
   bindings: Env;
@@ -21,10 +22,21 @@ export interface ContextSources {
   persist: ActionContext["persist"];
 }
 
+/**
+ * Who the run acts as: a test run as its caller's token does now (no
+ * permissions once that token is unusable), any other run as its policy.
+ */
+async function runPrincipal(database: Database, doc: ContextSources["doc"], now: number): Promise<Principal> {
+  const ofPolicy = (policyId: string | null) => tenantDb(database, doc.tenantId).tx((sql) => policyPrincipal(sql, policyId));
+  const tokenId = doc.callerTokenId;
+  if (tokenId === undefined) return ofPolicy(doc.policyId);
+  return (await database.system((sql) => tokenPrincipal(sql, doc.tenantId, tokenId, now))) ?? ofPolicy(null);
+}
+
 export function actionContext(s: ContextSources): ActionContext {
   let principal: Promise<Principal> | undefined;
   const tenant = tenantDb(s.database, s.doc.tenantId);
-  const policy = () => (principal ??= tenant.tx((sql) => policyPrincipal(sql, s.doc.policyId)));
+  const policy = () => (principal ??= runPrincipal(s.database, s.doc, s.now()));
   return {
     runId: s.doc.runId,
     tenantId: s.doc.tenantId,

@@ -46,7 +46,7 @@ async function activationOf(sql: Sql, workflowId: string): Promise<ActivationRow
 }
 
 /** 422 naming every sentinel still unset, and every env value the env schema refuses. */
-async function checkEnv(sql: Sql, definition: DefinitionRow["definition_json"], stored: Env): Promise<void> {
+export async function checkEnv(sql: Sql, definition: DefinitionRow["definition_json"], stored: Env): Promise<void> {
   const missing = missingEnvVars(definition.config?.env, stored);
   if (missing.length) {
     const errors = missing.map((name) => `env.${name}: must be set (the definition leaves it to the activation)`);

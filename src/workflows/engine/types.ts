@@ -18,6 +18,8 @@ export interface RunDocument {
   env: Record<string, unknown>;
   /** The access policy the run acts with; null: no permissions. */
   policyId: string | null;
+  /** A test run's: the API token whose permissions it acts with (read when it acts) instead of `policyId`'s. */
+  callerTokenId?: string;
   context: Record<string, unknown>;
 }
 

@@ -34,6 +34,8 @@ interface RunRow extends Record<string, unknown> {
   env: Record<string, unknown> | null;
   job_bindings: Record<string, string> | null;
   policy_id: string | null;
+  test_env: Record<string, unknown> | null;
+  caller_token_id: string | null;
   /** The bound jobs' documents by job definition id. */
   jobs: Record<string, JobDocument> | null;
 }
@@ -51,7 +53,9 @@ function inlined(step: StepDocument, bindings: Record<string, string>, jobs: Rec
 /**
  * The run document of a `pending` or `running` run: the definition of the
  * version the run follows, reference steps inlined from the jobs bound at
- * save under the activation's bindings, the effective env and the policy.
+ * save under the activation's bindings, the effective env and the policy (a
+ * test run: the jobs bound at save, its own env over the definition's
+ * defaults, and the caller's token instead of a policy).
  * Undefined for an unknown run or one already finished. A step bound to no
  * job is a 422 ApiError: the run cannot execute.
  */
@@ -60,13 +64,14 @@ export async function loadRun(database: Database, { tenantId, runId }: RunRef): 
     const { rows } = await sql.query<RunRow>(
       `SELECT r.status, r.workflow_id, r.workflow_version, r.context, r.not_before,
               -- A run never reads its triggers: a definition's 100 of them would be parsed and stored for nothing.
-              v.definition_json - 'triggers' AS definition_json, v.job_refs, a.env, a.job_bindings, a.policy_id,
+              v.definition_json - 'triggers' AS definition_json, v.job_refs, a.env, a.job_bindings, a.policy_id, r.test_env, r.caller_token_id,
               (SELECT json_object_agg(j.id, j.definition_json) FROM job_definitions j
                 WHERE j.tenant_id = r.tenant_id
                   AND j.id::text IN (SELECT value FROM jsonb_each_text(v.job_refs || coalesce(a.job_bindings, '{}'::jsonb)))) AS jobs
          FROM workflow_runs r
          JOIN workflow_versions v ON v.workflow_id = r.workflow_id AND v.version = r.workflow_version
-         LEFT JOIN workflow_activations a ON a.workflow_id = r.workflow_id
+         -- A test run acts with its own env and the caller's permissions: the activation is not its.
+         LEFT JOIN workflow_activations a ON a.workflow_id = r.workflow_id AND NOT r.test
         WHERE r.id = $1 AND r.tenant_id = $2`,
       [runId, tenantId],
     );
@@ -82,8 +87,9 @@ export async function loadRun(database: Database, { tenantId, runId }: RunRef): 
       workflowId: row.workflow_id,
       workflowVersion: row.workflow_version,
       definition,
-      env: effectiveEnv(row.definition_json.config?.env, row.env ?? {}),
+      env: effectiveEnv(row.definition_json.config?.env, row.test_env ?? row.env ?? {}),
       policyId: row.policy_id,
+      ...(row.caller_token_id !== null && { callerTokenId: row.caller_token_id }),
       context: row.context,
     },
     notBefore: Date.parse(row.not_before),
@@ -115,6 +121,14 @@ export async function claimRun(database: Database, { tenantId, runId }: RunRef):
     );
     return rows[0].status;
   });
+}
+
+/** What the latest retry of the run asked for: `{ config?, from_step? }`; null for a retry without a body (or a run never retried). */
+export async function retryRequest(database: Database, { tenantId, runId }: RunRef): Promise<{ config?: "original" | "current"; from_step?: string } | null> {
+  const { rows } = await database.system((sql) =>
+    sql.query<{ retry_request: { config?: "original" | "current"; from_step?: string } | null }>(`SELECT retry_request FROM workflow_runs WHERE id = $1 AND tenant_id = $2`, [runId, tenantId]),
+  );
+  return rows[0]?.retry_request ?? null;
 }
 
 /** The run row's status; undefined for a run that is gone. */

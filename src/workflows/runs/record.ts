@@ -20,7 +20,7 @@ export const FINISHED_STATUSES = RUN_STATUSES.filter((s) => !(OPEN_STATUSES as r
 export function runRecordSql(r: string, more = ""): string {
   return `json_build_object(
     'id', ${r}.id, 'workflow_id', ${r}.workflow_id, 'workflow_version', ${r}.workflow_version,
-    'trigger', json_build_object('id', ${r}.trigger_key, 'type', ${r}.trigger_type),
+    'trigger', json_build_object('id', ${r}.trigger_key, 'type', ${r}.trigger_type), 'test', ${r}.test,
     'status', ${r}.status, 'attempt', ${r}.attempt, 'entity_id', ${r}.entity_id,
     'context', ${r}.context, 'outputs', ${r}.outputs, 'error', ${r}.error,
     'created_at', ${ts(`${r}.created_at`)}, 'started_at', ${ts(`${r}.started_at`)}, 'finished_at', ${ts(`${r}.finished_at`)}${more})`;
@@ -62,8 +62,12 @@ const runFields = {
   trigger: {
     type: "object",
     required: ["id", "type"],
-    properties: { id: { type: "string", description: "The definition's trigger id" }, type: { enum: ["event", "cron", "webhook"] } },
+    properties: {
+      id: { type: ["string", "null"], description: "The definition's trigger id; null for a test run started without one" },
+      type: { enum: ["event", "cron", "webhook", "test"], description: "test: a test run started without a trigger" },
+    },
   },
+  test: { type: "boolean", description: "Started by POST /definition/workflows/{id}/test-runs" },
   status: { enum: RUN_STATUSES },
   attempt: { type: "integer", description: "Times the run was retried in place (0 for the first)" },
   entity_id: { type: ["string", "null"], description: "The entity whose event started the run" },

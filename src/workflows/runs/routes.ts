@@ -1,7 +1,9 @@
 // /workflows/runs/*: the run records (list, get, cancel, retry) and
 // /workflows/schedules: the cron schedules of activated workflows.
 import type { FromSchema } from "json-schema-to-ts";
-import type { TenantDb } from "../../db/client";
+import type { Context } from "hono";
+import type { Sql, TenantDb } from "../../db/client";
+import type { HonoEnv } from "../../env";
 import { decodeCursor } from "../../lib/cursor";
 import { ApiError } from "../../lib/errors";
 import { log } from "../../lib/logger";
@@ -13,7 +15,7 @@ import { validationFailed } from "../../lib/validate";
 import { runClient } from "./run-client";
 import { runDetail, runItem, scheduleItem } from "./record";
 import { cancelRun, retryRun, selectRun, selectRuns, selectSchedules, type RunFilter, type RunPosition } from "./store";
-import { runListQuery, byId } from "./schemas";
+import { runListQuery, byId, retryBody } from "./schemas";
 
 type RunListQuery = FromSchema<typeof runListQuery>;
 
@@ -71,34 +73,51 @@ function listRunsRoute(operation: "listRuns" | "listRunsAlias", path: "/workflow
  * (so of two racing calls one wins), then its object is told and the record
  * is answered as it now is. An object that cannot be reached catches up on
  * its own: it adopts a cancel at its next walk, and the sweep kicks a
- * retried run still pending.
+ * retried run still pending (the retry's options are kept on its row).
  */
-function moveRoute(operation: "cancelRun" | "retryRun", path: "/workflows/runs/workflows/:id/cancel" | "/workflows/runs/workflows/:id/retry", action: "cancel" | "retry", summary: string, move: typeof cancelRun): RouteSpec {
-  return route({
-    operation,
-    method: "post",
-    path,
-    tag: "workflows",
-    summary,
-    permission: ["workflow", "update"],
-    params: byId,
-    responses: {
-      200: { description: "The run as it now is", schema: dataEnvelope(runDetail) },
-      404: { description: "No such run" },
-      409: { description: "The run's status does not allow it (details.run_status)" },
-    },
-    handler: async (c, { params }) => {
-      const tenant = c.var.ctx.tenant;
-      await tenant.tx((sql) => move(sql, params.id));
-      try {
-        await runClient(c.env)[action]({ tenantId: tenant.tenantId, runId: params.id });
-      } catch (e) {
-        log.error(`telling a workflow run's object to ${action} failed`, { run_id: params.id, error: (e as Error).message });
-      }
-      return c.json({ data: await tenant.tx((sql) => selectRun(sql, params.id)) });
-    },
-  });
+async function moved(c: Context<HonoEnv>, id: string, action: "cancel" | "retry", move: (sql: Sql) => Promise<unknown>) {
+  const tenant = c.var.ctx.tenant;
+  await tenant.tx(move);
+  try {
+    await runClient(c.env)[action]({ tenantId: tenant.tenantId, runId: id });
+  } catch (e) {
+    log.error(`telling a workflow run's object to ${action} failed`, { run_id: id, error: (e as Error).message });
+  }
+  return c.json({ data: await tenant.tx((sql) => selectRun(sql, id)) });
 }
+
+const moveResponses = {
+  200: { description: "The run as it now is", schema: dataEnvelope(runDetail) },
+  404: { description: "No such run" },
+  409: { description: "The run's status does not allow it (details.run_status)" },
+} as const;
+
+const cancelRoute = route({
+  operation: "cancelRun",
+  method: "post",
+  path: "/workflows/runs/workflows/:id/cancel",
+  tag: "workflows",
+  summary: "Cancel a pending or running run",
+  permission: ["workflow", "update"],
+  params: byId,
+  responses: moveResponses,
+  handler: (c, { params }) => moved(c, params.id, "cancel", (sql) => cancelRun(sql, params.id)),
+});
+
+const retryRoute = route({
+  operation: "retryRun",
+  method: "post",
+  path: "/workflows/runs/workflows/:id/retry",
+  tag: "workflows",
+  summary:
+    "Retry a finished run in place, one attempt more: each step's rerunPolicy decides what runs again, or from_step redrives that step and its dependents; config: current runs with the activation's env and job bindings as they are now. Answers the run as its retry left it",
+  permission: ["workflow", "update"],
+  params: byId,
+  bodyOptional: true,
+  body: retryBody,
+  responses: { ...moveResponses, 422: { description: "from_step is no job of the version the run follows" } },
+  handler: (c, { params, body }) => moved(c, params.id, "retry", (sql) => retryRun(sql, params.id, Object.keys(body).length ? body : null)),
+});
 
 const inputRoute = route({
   operation: "answerRunInput",
@@ -147,8 +166,8 @@ export const runRoutes: RouteSpec[] = [
     responses: { 200: { description: "The run", schema: dataEnvelope(runDetail) }, 404: { description: "No such run" } },
     handler: async (c, { params }) => c.json({ data: await c.var.ctx.tenant.tx((sql) => selectRun(sql, params.id)) }),
   }),
-  moveRoute("cancelRun", "/workflows/runs/workflows/:id/cancel", "cancel", "Cancel a pending or running run", cancelRun),
-  moveRoute("retryRun", "/workflows/runs/workflows/:id/retry", "retry", "Retry a finished run in place, one attempt more; each step's rerunPolicy decides what runs again. Answers the run as its retry left it", retryRun),
+  cancelRoute,
+  retryRoute,
   inputRoute,
   route({
     operation: "listSchedules",

@@ -16,3 +16,20 @@ export const runListQuery = {
 } as const;
 
 export const byId = { id: uuidSchema } as const;
+
+export const retryBody = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    config: {
+      enum: ["original", "current"],
+      description: "original (the default): the env and job bindings the run started with; current: the activation's as they are now (the definition version stays the run's)",
+    },
+    from_step: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "A job id of the run's version: that job and every job depending on it run again, whatever their rerunPolicy; the others keep their records and outputs",
+    },
+  },
+} as const;

@@ -5,13 +5,26 @@
 import type { Sql } from "../../db/client";
 import type { TriggerType } from "../triggers/fire";
 
+/** A test run's trigger type: one started by POST /definition/workflows/{id}/test-runs without a trigger. */
+export type RunTriggerType = TriggerType | "test";
+
+/** What a test run acts with instead of the activation's env, bindings and policy. */
+export interface TestSetup {
+  /** Env values merged over the definition's defaults (secret references as written). */
+  env: Record<string, unknown>;
+  /** The caller's API token: the run acts with its permissions, read when the run acts. */
+  callerTokenId: string;
+}
+
 export interface NewRun {
   id: string;
   workflowId: string;
   workflowVersion: number;
-  triggerId: string;
-  triggerKey: string;
-  triggerType: TriggerType;
+  /** The trigger row's uuid; null for a test run (it fires no trigger). */
+  triggerId: string | null;
+  /** The definition's trigger id; null for a test run started without one. */
+  triggerKey: string | null;
+  triggerType: RunTriggerType;
   context: Record<string, unknown>;
   entityId?: string;
   eventId?: string;
@@ -20,6 +33,9 @@ export interface NewRun {
   notBefore?: string;
   /** The run whose `invokeWorkflow` action started this one. */
   parentRunId?: string;
+  /** How many invokeWorkflow calls separate the run from the first run of its chain; 0 when unset. */
+  depth?: number;
+  test?: TestSetup;
 }
 
 export interface StartedRun {
@@ -29,7 +45,7 @@ export interface StartedRun {
   created: boolean;
 }
 
-const COLUMNS = `id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context, entity_id, event_id, idempotency_key, not_before, parent_run_id`;
+const COLUMNS = `id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context, entity_id, event_id, idempotency_key, not_before, parent_run_id, depth, test, test_env, caller_token_id`;
 
 /** Inserts many runs in one statement; rows whose unique key is taken are skipped. Returns the ids inserted. */
 export async function insertRuns(sql: Sql, tenantId: string, runs: NewRun[]): Promise<string[]> {
@@ -37,9 +53,11 @@ export async function insertRuns(sql: Sql, tenantId: string, runs: NewRun[]): Pr
   const { rows } = await sql.query<{ id: string }>(
     `INSERT INTO workflow_runs (${COLUMNS})
      SELECT r.id, $1, r.workflow_id, r.workflow_version, r.trigger_id, r.trigger_key, r.trigger_type, r.context,
-            r.entity_id, r.event_id, r.idempotency_key, coalesce(r.not_before, now()), r.parent_run_id
+            r.entity_id, r.event_id, r.idempotency_key, coalesce(r.not_before, now()), r.parent_run_id,
+            r.depth, r.test_env IS NOT NULL, r.test_env, r.caller_token_id
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, workflow_id uuid, workflow_version int, trigger_id uuid, trigger_key text,
-            trigger_type text, context jsonb, entity_id uuid, event_id uuid, idempotency_key text, not_before timestamptz, parent_run_id uuid)
+            trigger_type text, context jsonb, entity_id uuid, event_id uuid, idempotency_key text, not_before timestamptz, parent_run_id uuid,
+            depth int, test_env jsonb, caller_token_id uuid)
      ON CONFLICT DO NOTHING
      RETURNING id`,
     [
@@ -58,6 +76,9 @@ export async function insertRuns(sql: Sql, tenantId: string, runs: NewRun[]): Pr
           idempotency_key: r.idempotencyKey ?? null,
           not_before: r.notBefore ?? null,
           parent_run_id: r.parentRunId ?? null,
+          depth: r.depth ?? 0,
+          test_env: r.test?.env ?? null,
+          caller_token_id: r.test?.callerTokenId ?? null,
         })),
       ),
     ],

@@ -59,16 +59,17 @@ export async function selectRun(sql: Sql, id: string): Promise<Record<string, un
 }
 
 /**
- * Moves a run whose status is one of `from` with the assignments `set`, in
- * one conditional UPDATE, answering the whole record as it now is. A run in
- * another status is 409 CONFLICT naming it; an unknown run is 404.
+ * Moves a run whose status is one of `from` with the assignments `set` (its
+ * parameters from $3 on are `values`), in one conditional UPDATE, answering
+ * the whole record as it now is. A run in another status is 409 CONFLICT
+ * naming it; an unknown run is 404.
  */
-async function moveRun(sql: Sql, id: string, from: readonly RunStatus[], set: string, refusal: string): Promise<Record<string, unknown>> {
+async function moveRun(sql: Sql, id: string, from: readonly RunStatus[], set: string, refusal: string, values: unknown[] = []): Promise<Record<string, unknown>> {
   const { rows } = await sql.query<{ record: Record<string, unknown> }>(
     `UPDATE workflow_runs r SET ${set}, updated_at = now()
       WHERE r.id = $1 AND r.status = ANY($2::text[])
       RETURNING ${runDetailSql("r")} AS record`,
-    [id, from],
+    [id, from, ...values],
   );
   if (rows[0]) return rows[0].record;
   // Read after the UPDATE found nothing to move, so the status named is one the run really has now.
@@ -83,9 +84,40 @@ export function cancelRun(sql: Sql, id: string) {
   return moveRun(sql, id, OPEN_STATUSES, `status = 'cancelled', finished_at = now()`, "only a pending or running run can be cancelled");
 }
 
-/** A finished run → pending again, in place, one attempt more; its error and finished_at cleared. */
-export function retryRun(sql: Sql, id: string) {
-  return moveRun(sql, id, FINISHED_STATUSES, `status = 'pending', attempt = r.attempt + 1, finished_at = NULL, error = NULL`, "only a finished run can be retried");
+/** What a retry asks of the run's object: the env and bindings to run with, the step to redrive from. */
+export interface RetryRequest {
+  config?: "original" | "current";
+  from_step?: string;
+}
+
+/**
+ * A finished run → pending again, in place, one attempt more; its error and
+ * finished_at cleared, and `request` kept for its object (null: a retry
+ * without a body). A `from_step` that is no job of the version the run
+ * follows is 422, before the run moves.
+ */
+export async function retryRun(sql: Sql, id: string, request: RetryRequest | null) {
+  if (request?.from_step !== undefined) {
+    const { rows } = await sql.query<{ known: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(v.definition_json->'jobs') j WHERE j->>'id' = $2) AS known
+         FROM workflow_runs r JOIN workflow_versions v ON v.workflow_id = r.workflow_id AND v.version = r.workflow_version
+        WHERE r.id = $1`,
+      [id, request.from_step],
+    );
+    if (!rows[0]) throw notFound("Workflow run", id);
+    if (!rows[0].known) {
+      const errors = [`from_step: the run's workflow version has no job ${request.from_step}`];
+      throw new ApiError("VALIDATION_FAILED", `Workflow run ${id} has no job ${request.from_step}`, { errors, validation_errors: errors });
+    }
+  }
+  return moveRun(
+    sql,
+    id,
+    FINISHED_STATUSES,
+    `status = 'pending', attempt = r.attempt + 1, finished_at = NULL, error = NULL, retry_request = $3::jsonb`,
+    "only a finished run can be retried",
+    [request && JSON.stringify(request)],
+  );
 }
 
 export type ScheduleRow = {

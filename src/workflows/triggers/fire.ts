@@ -39,9 +39,19 @@ export interface FiringFacts {
   notBefore?: string;
 }
 
-function failure(trigger: FiringTrigger, field: string, e: unknown): ApiError {
+function failure(trigger: Pick<FiringTrigger, "key">, field: string, e: unknown): ApiError {
   if (!(e instanceof ExpressionError)) throw e;
   return new ApiError("UNPROCESSABLE_ENTITY", `Trigger ${trigger.key}: ${field} failed: ${e.message}`, { trigger_id: trigger.key, field });
+}
+
+/** Sets `context.data` from the trigger's `contextData`, when it has one; it sees `context`. */
+export async function addContextData(trigger: Pick<FiringTrigger, "key" | "definition">, context: Record<string, unknown>): Promise<void> {
+  if (trigger.definition.contextData === undefined) return;
+  try {
+    context.data = await resolveSmartValue(trigger.definition.contextData, { context });
+  } catch (e) {
+    throw failure(trigger, "contextData", e);
+  }
 }
 
 /**
@@ -61,13 +71,7 @@ export async function runFor(trigger: FiringTrigger, facts: FiringFacts): Promis
     }
     if (!isTruthy(pass)) return null;
   }
-  if (block.contextData !== undefined) {
-    try {
-      context.data = await resolveSmartValue(block.contextData, { context });
-    } catch (e) {
-      throw failure(trigger, "contextData", e);
-    }
-  }
+  await addContextData(trigger, context);
   let idempotencyKey: string | undefined;
   if (block.idempotencyKey !== undefined) {
     let key: unknown;
