@@ -73,6 +73,7 @@ const UNITS = [
   "test/lib/smart-values-registry.test.ts",
   "test/lib/smart-values.test.ts",
   "test/lib/validate.test.ts",
+  "test/openapi/document.test.ts",
   "test/query/filter.test.ts",
   "test/workflows/action-types.test.ts",
   "test/workflows/cron-expression.test.ts",
