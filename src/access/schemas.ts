@@ -59,7 +59,7 @@ export const roleItem = {
 
 export const roleName = { type: "string", minLength: 1, maxLength: 200 } as const;
 
-export const permissionList = { type: "array", items: { type: "string", pattern: PERMISSION }, maxItems: 200 } as const;
+export const permissionList = { type: "array", items: { type: "string", pattern: PERMISSION, examples: ["entity:read"] }, maxItems: 200 } as const;
 
 export const roleNames = { type: "array", items: roleName, uniqueItems: true, maxItems: 50 } as const;
 

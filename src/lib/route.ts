@@ -55,6 +55,12 @@ interface RouteMeta {
     headers?: { name: string; required: boolean; description: string; schema: JSONSchema }[];
   };
   responses: Record<number, ResponseSpec>;
+  /**
+   * Documentation only: the operation's example request and success answer,
+   * where the ones the document builds from the schemas (src/openapi/examples.ts)
+   * would say too little or miss a rule the schema states.
+   */
+  examples?: { request?: unknown; response?: unknown; parameters?: Record<string, unknown> };
 }
 
 type Input<S> = S extends JSONSchema ? FromSchema<S> : undefined;

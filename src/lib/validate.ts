@@ -2,6 +2,7 @@
 import { dereference, format, validate as evaluate, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import { ApiError } from "./errors";
+import { draftOf, META_LOOKUP } from "./json-schema/drafts";
 import { withLinearRegExp } from "./linear-regexp";
 
 export type JsonSchema = Schema;
@@ -17,18 +18,19 @@ type SchemaLike = Schema | object | boolean;
 
 const MAX_LINES = 20;
 /** Keywords that only wrap the errors of their children. */
-const WRAPPERS = new Set(["properties", "additionalProperties", "items", "prefixItems", "additionalItems", "allOf", "$ref", "$dynamicRef", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "patternProperties", "propertyNames"]);
+const WRAPPERS = new Set(["properties", "additionalProperties", "items", "prefixItems", "additionalItems", "allOf", "$ref", "$dynamicRef", "$recursiveRef", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "patternProperties", "propertyNames"]);
 const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
-/** Every subschema of a schema by absolute URI, which `$ref` resolves against. */
-type Lookup = Record<string, Schema | boolean>;
+/** Every subschema of a schema by absolute URI, which `$ref` resolves against, beside the meta-schemas the service holds. */
+export type Lookup = Record<string, Schema | boolean>;
 const cache = new WeakMap<object, Lookup>();
 
-function lookupFor(schema: SchemaLike): Lookup {
-  if (typeof schema === "boolean") return dereference(schema);
+/** Throws when the schema gives one URI to two subschemas. */
+export function lookupFor(schema: SchemaLike): Lookup {
+  if (typeof schema === "boolean") return { ...META_LOOKUP, ...dereference(schema) };
   let lookup = cache.get(schema);
   if (!lookup) {
-    lookup = dereference(schema as Schema);
+    lookup = { ...META_LOOKUP, ...dereference(schema as Schema) };
     cache.set(schema, lookup);
   }
   return lookup;
@@ -177,7 +179,7 @@ export function check(schema: SchemaLike, value: unknown, base = ""): string[] {
   let result: ReturnType<typeof evaluate>;
   try {
     lookup = lookupFor(schema);
-    result = withLinearRegExp(() => evaluate(value, schema as Schema, "2020-12", lookup, false));
+    result = withLinearRegExp(() => evaluate(value, schema as Schema, draftOf(schema), lookup, false));
   } catch (e) {
     // Registration refuses such schemas (src/schema/schema-check.ts); one stored before that check must still answer 4xx.
     const reason = (e as Error).message.split(/\n|\s{2}/)[0];

@@ -1,6 +1,8 @@
 // Builds the OpenAPI 3.1 document from the same route declarations that validate requests.
+import { ERROR_STATUS } from "../lib/errors";
 import type { RouteSpec } from "../lib/route";
 import { errorEnvelope } from "../lib/schemas";
+import { exampleOf } from "./examples";
 
 export const API_VERSION = "1.0.0";
 
@@ -14,6 +16,18 @@ const COMMON_ERRORS: Record<number, string> = {
 };
 
 const ERROR_SCHEMA = { $ref: "#/components/schemas/Error" };
+
+/** What every route with a path parameter may answer: its path names something this tenant may not have. */
+const UNKNOWN_ID = "Nothing with that id (or name) here";
+
+/** What every route honouring Idempotency-Key may answer (details.code IDEMPOTENCY_IN_PROGRESS). */
+const IN_PROGRESS = "A request with this Idempotency-Key is still in progress";
+
+/** The error envelope as a status answers it, its code the first that maps to the status. */
+function errorExample(status: number, message: string) {
+  const code = (Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]).find((c) => ERROR_STATUS[c] === status) ?? "BAD_REQUEST";
+  return { error: { status, code, message, details: { request_id: "req_8f14e45fceea167a" } } };
+}
 
 function pathParams(r: RouteSpec) {
   return [...r.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: "path", required: true, schema: r.params?.[name] ?? { type: "string" } }));
@@ -30,23 +44,37 @@ function queryParams(schema: RouteSpec["query"]) {
   }));
 }
 
-export function buildOpenApi(routes: RouteSpec[]) {
+/** Where the document says the API is served: PUBLIC_URL. */
+export interface DocumentOptions {
+  serverUrl: string;
+}
+
+export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
+  const components: Record<string, unknown> = Object.assign({ Error: errorEnvelope }, ...routes.map((r) => r.components ?? {}));
+  const example = (schema: unknown, given: unknown) => (given !== undefined ? given : exampleOf(schema, components));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = r.path.replace(/:(\w+)/g, "{$1}");
+    const declared: RouteSpec["responses"] = { ...r.responses };
+    if (/:\w+/.test(r.path)) declared[404] ??= { description: UNKNOWN_ID };
+    if (r.idempotent) declared[409] ??= { description: IN_PROGRESS };
+    const success = Math.min(...Object.keys(declared).map(Number).filter((status) => status < 300));
     const responses: Record<string, unknown> = {};
-    for (const [status, res] of Object.entries(r.responses)) {
+    for (const [status, res] of Object.entries(declared)) {
+      const code = Number(status);
       // Every error answer is the one envelope, so a route names only its reason.
-      const schema = res.schema ?? (Number(status) >= 400 ? ERROR_SCHEMA : undefined);
+      const schema = res.schema ?? (code >= 400 ? ERROR_SCHEMA : undefined);
+      const sample = code >= 400 ? errorExample(code, res.description) : example(schema, code === success ? r.examples?.response : undefined);
       responses[status] = {
         description: res.description,
-        ...(schema || res.contentType ? { content: { [res.contentType ?? "application/json"]: schema ? { schema } : {} } } : {}),
+        ...(schema || res.contentType ? { content: { [res.contentType ?? "application/json"]: schema ? { schema, example: sample } : {} } } : {}),
       };
     }
     for (const [status, description] of Object.entries(COMMON_ERRORS)) {
       if (r.auth && r.auth.scheme !== "credentials" && (status === "401" || status === "403")) continue;
-      responses[status] ??= { description, content: { "application/json": { schema: ERROR_SCHEMA } } };
+      responses[status] ??= { description, content: { "application/json": { schema: ERROR_SCHEMA, example: errorExample(Number(status), description) } } };
     }
+    const jsonBody = r.documentedBody ?? r.body;
     (paths[path] ??= {})[r.method] = {
       summary: r.summary,
       tags: [r.tag],
@@ -58,14 +86,14 @@ export function buildOpenApi(routes: RouteSpec[]) {
         ...queryParams(r.query),
         ...(r.idempotent ? [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 } }] : []),
         ...(r.documentedRequest?.headers ?? []).map((h) => ({ ...h, in: "header" })),
-      ],
-      ...(r.body || r.documentedBody || r.documentedRequest?.content
+      ].map((p) => ({ ...p, example: example(p.schema, r.examples?.parameters?.[p.name]) })),
+      ...(jsonBody || r.documentedRequest?.content
         ? {
             requestBody: {
               required: !r.bodyOptional,
               content: {
-                ...(r.body || r.documentedBody ? { "application/json": { schema: r.documentedBody ?? r.body } } : {}),
-                ...r.documentedRequest?.content,
+                ...(jsonBody ? { "application/json": { schema: jsonBody, example: example(jsonBody, r.examples?.request) } } : {}),
+                ...Object.fromEntries(Object.entries(r.documentedRequest?.content ?? {}).map(([type, media]) => [type, { ...media, example: example(media.schema, undefined) }])),
               },
             },
           }
@@ -76,9 +104,10 @@ export function buildOpenApi(routes: RouteSpec[]) {
   return {
     openapi: "3.1.0",
     info: { title: "Entity, Workflow and App Platform Service", version: API_VERSION },
+    servers: [{ url: options.serverUrl.replace(/\/+$/, ""), description: "This deployment (PUBLIC_URL)" }],
     paths,
     components: {
-      schemas: Object.assign({ Error: errorEnvelope }, ...routes.map((r) => r.components ?? {})),
+      schemas: components,
       securitySchemes: {
         basicAuth: { type: "http", scheme: "basic", description: "PAT: base64(client_id:client_secret)" },
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Access token from POST /auth/token" },

@@ -7,9 +7,10 @@ import { noAuth } from "../lib/route-auth";
 
 const documentSchema = {
   type: "object",
-  required: ["openapi", "info", "paths", "components"],
+  required: ["openapi", "info", "servers", "paths", "components"],
   properties: {
     openapi: { const: "3.1.0" },
+    servers: { type: "array", items: { type: "object", required: ["url"], properties: { url: { type: "string" }, description: { type: "string" } } } },
     info: { type: "object", required: ["title", "version"], properties: { title: { type: "string" }, version: { type: "string" } } },
     paths: freeFormObject,
     components: freeFormObject,
@@ -28,7 +29,7 @@ export function openApiRoutes(all: () => RouteSpec[]): RouteSpec[] {
       summary: "This document: OpenAPI 3.1, built from the route declarations that validate requests",
       auth: noAuth,
       responses: { 200: { description: "The OpenAPI document", schema: documentSchema } },
-      handler: (c) => c.json((document ??= buildOpenApi(all()))),
+      handler: (c) => c.json((document ??= buildOpenApi(all(), { serverUrl: c.env.PUBLIC_URL }))),
     }),
   ];
 }

@@ -1,39 +1,31 @@
-// What a JSON Schema must satisfy to be stored (registered, or set inline on an
-// entity type), so that validating against it later never fails on the schema
-// itself: valid against the 2020-12 meta-schema, every `$ref` resolving inside
-// the document, every pattern runnable by the linear-time regex engine.
-import { dereference } from "@cfworker/json-schema";
+// What a JSON Schema must satisfy to be stored (registered, set inline on an
+// entity type, or written in a workflow definition), so that validating
+// against it later never fails on the schema itself: a `$schema` naming a
+// draft the service speaks (draft-07, 2019-09 or 2020-12; none means 2020-12),
+// valid against that draft's meta-schema, every `$ref` resolving inside the
+// document or to a meta-schema the service holds, every pattern runnable by
+// the linear-time regex engine.
+import { DRAFT_URIS, draftNamed, draftOf, META_SCHEMA } from "../lib/json-schema/drafts";
 import { patternProblem } from "../lib/linear-regexp";
-import { capLines, check, renderPath } from "../lib/validate";
-import { META_SCHEMAS } from "./meta-schema";
-
-const META_URI = "https://json-schema.org/draft/2020-12/schema";
-
-/**
- * The validator implements no `$dynamicRef`. With the standard meta-schema as
- * the only dynamic scope, its `"$dynamicRef": "#meta"` always lands on the
- * meta-schema itself, so a plain `$ref` to it means the same.
- */
-function staticRefs(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(staticRefs);
-  if (node === null || typeof node !== "object") return node;
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => (k === "$dynamicRef" ? ["$ref", META_URI] : [k, staticRefs(v)])));
-}
-
-/** The meta-schema with its vocabularies embedded as `$defs` resources (a compound document, 2020-12 section 9.3). */
-const [root, ...vocabularies] = META_SCHEMAS.map(staticRefs) as Record<string, unknown>[];
-const META = { ...root, $defs: Object.fromEntries(vocabularies.map((v) => [String(v.$id).split("/").pop(), v])) };
+import { capLines, check, lookupFor, renderPath, type Lookup } from "../lib/validate";
 
 /** Values that are data, not schemas: nothing under them is ever evaluated. */
 const DATA = new Set(["enum", "const", "default", "examples"]);
 
+const SUPPORTED = Object.values(DRAFT_URIS).join(", ");
+
 /** `<path>: <reason>` lines for everything that makes `schema` unusable; none when it is fine. */
 export function schemaProblems(schema: unknown, base = "schema"): string[] {
-  const invalid = check(META, schema, base);
+  const declared = schema !== null && typeof schema === "object" ? (schema as { $schema?: unknown }).$schema : undefined;
+  if (typeof declared === "string" && !draftNamed(declared)) {
+    return [`${renderPath("#/$schema", base)}: names no draft this service validates by (${SUPPORTED}, or none for 2020-12)`];
+  }
+  const draft = draftOf(schema);
+  const invalid = check(META_SCHEMA[draft], schema, base);
   if (invalid.length || typeof schema === "boolean") return invalid;
-  let lookup: Record<string, unknown>;
+  let lookup: Lookup;
   try {
-    lookup = dereference(schema as object);
+    lookup = lookupFor(schema as object);
   } catch (e) {
     return [`${base}: ${(e as Error).message}`];
   }
@@ -49,7 +41,7 @@ export function schemaProblems(schema: unknown, base = "schema"): string[] {
       if (key === "$ref" && s.__absolute_ref__ !== undefined && lookup[s.__absolute_ref__] === undefined) {
         problem([key], `${JSON.stringify(value)} does not resolve to a schema in this document`);
       }
-      if (key === "$dynamicRef") problem([key], "is not supported; use $ref");
+      if (key === "$dynamicRef" && draft === "2020-12") problem([key], "is not supported; use $ref");
       if (key === "pattern" && typeof value === "string") problem([key], patternProblem(value));
       if (key === "patternProperties" && value && typeof value === "object") {
         for (const p of Object.keys(value)) problem([key, p], patternProblem(p));

@@ -69,7 +69,7 @@ describe("generic save-time checks", () => {
     expect(found.findings()).toEqual({
       problems: [
         "spec.a[0].b.$literal: references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})",
-        'spec.page.inputSchema.$ref: "https://elsewhere/x" must point within the same schema (#...)',
+        'spec.page.inputSchema.$ref: "https://elsewhere/x" does not resolve to a schema in this document',
         "spec.page.outputSchemaName: cannot be set together with outputSchema; use one form for the output contract",
       ],
       secretRef: true,

@@ -257,10 +257,15 @@ describe("contracts", () => {
     expect(checkJobDefinition({ actions: [], outputSchema: true, inputSchemaName: "x" })).toEqual({ actions: [], outputSchema: true, inputSchemaName: "x" });
   });
 
-  it("refuses a $ref outside the embedded schema and an unusable schema", () => {
+  it("refuses a $ref outside the embedded schema and an unusable schema, as a registered schema is refused", () => {
     expect(after((d) => (d.jobs[0].inputSchema.properties.who = { $ref: "https://example.com/s.json" }))).toEqual([
-      'definition_json.jobs[0].inputSchema.properties.who.$ref: "https://example.com/s.json" must point within the same schema (#...)',
+      'definition_json.jobs[0].inputSchema.properties.who.$ref: "https://example.com/s.json" does not resolve to a schema in this document',
     ]);
+    // The meta-schemas are held by the service, so a contract may ask for a schema.
+    expect(after((d) => (d.jobs[0].inputSchema.properties.who = { $ref: "https://json-schema.org/draft/2020-12/schema" }))).toEqual([]);
+    // A draft-07 contract is checked by the draft-07 meta-schema: its tuple items are fine, its 2020-12 prefixItems is just unknown.
+    expect(after((d) => (d.jobs[0].inputSchema = { $schema: "http://json-schema.org/draft-07/schema#", type: "array", items: [{ type: "string" }], additionalItems: false }))).toEqual([]);
+    expect(after((d) => (d.jobs[0].inputSchema = { type: "array", items: [{ type: "string" }] }))).toEqual(["definition_json.jobs[0].inputSchema.items: must be object or boolean, got array"]);
     expect(after((d) => (d.jobs[0].inputSchema.properties.who = { $ref: "#/$defs/missing" }))).toEqual([
       'definition_json.jobs[0].inputSchema.properties.who.$ref: "#/$defs/missing" does not resolve to a schema in this document',
     ]);

@@ -111,7 +111,8 @@ function mismatches(e: Exchange): string[] {
 function* schemas(node: unknown, at: string): Generator<[string, any]> {
   if (node === null || typeof node !== "object") return;
   if ("type" in node || "properties" in node) yield [at, node];
-  for (const [k, v] of Object.entries(node)) yield* schemas(v, `${at}/${k}`);
+  // An example is data (a registered schema's example holds a JSON Schema of the tenant's), not the document's schema.
+  for (const [k, v] of Object.entries(node)) if (k !== "example") yield* schemas(v, `${at}/${k}`);
 }
 
 const operations = () =>

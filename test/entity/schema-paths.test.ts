@@ -105,6 +105,14 @@ describe("schemasAt: integer segments and array items", () => {
     expect(schemasAt({ type: "array", unevaluatedItems: false, contains: { type: "string" } }, ["0"])).toEqual({ schemas: [] });
   });
 
+  it("follows a draft-07 tuple: the items array, then additionalItems", () => {
+    const tuple = { type: "array", items: [{ type: "string" }, { type: "number" }], additionalItems: false };
+    expect(schemasAt(tuple, ["1"])).toEqual({ schemas: [{ type: "number" }] });
+    expect(schemasAt(tuple, ["-1"])).toEqual({ schemas: [] });
+    expect(schemasAt(tuple, ["2"])).toEqual({ forbidden: "attributes.2 is not allowed by the schema (additionalItems is false after the 2 items)" });
+    expect(schemasAt({ type: "array", items: [{ type: "string" }] }, ["5"])).toEqual({ schemas: [] });
+  });
+
   it("on a value that may be an object or an array, refuses only what both forbid, and knows nothing when both allow", () => {
     const untyped = { properties: { a: {} }, additionalProperties: false };
     expect(schemasAt(untyped, ["0"])).toEqual({ schemas: [] });

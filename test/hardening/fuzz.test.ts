@@ -4,7 +4,8 @@
 // strings, wrong types, missing keys, unknown or other tenants' ids). Every
 // answer must be below 500; every 4xx must be the error envelope and must
 // leave both tenants' rows as they were (but for the progress of runs their
-// objects walk, which snapshot.ts leaves out). All failures of a run are
+// objects walk, which snapshot.ts leaves out); every status below 500 must be
+// one the document declares for the operation. All failures of a run are
 // collected, grouped by operation, fault, place and cause, and reported
 // together.
 // One test per operation, so a failing one does not stop the others; the
@@ -47,6 +48,8 @@ interface Operation {
   path: string;
   queryNames: string[];
   bodyNames: string[];
+  /** The statuses the document declares for it. */
+  statuses: string[];
 }
 
 function operations(doc: any): Operation[] {
@@ -57,6 +60,7 @@ function operations(doc: any): Operation[] {
       path,
       queryNames: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => p.name),
       bodyNames: Object.keys(op.requestBody?.content?.["application/json"]?.schema?.properties ?? {}),
+      statuses: Object.keys(op.responses ?? {}),
     })),
   );
 }
@@ -108,7 +112,7 @@ async function settleStarted(q: Query, o: { status: number; json: any }): Promis
 }
 
 /** The document GET /openapi.json serves (checked below), walked at collection time to name one test per operation. */
-const DOC = buildOpenApi(routes);
+const DOC = buildOpenApi(routes, { serverUrl: (env as unknown as { PUBLIC_URL: string }).PUBLIC_URL });
 const OPS = operations(DOC);
 const PER_OP = Math.max(1, Math.ceil(RUNS / OPS.length));
 
@@ -184,6 +188,8 @@ async function fuzz(op: Operation, index: number): Promise<string[]> {
         continue;
       }
       run.tally[o.status] = (run.tally[o.status] ?? 0) + 1;
+      // A client generated from the document knows only the statuses it declares.
+      if (o.status < 500 && !op.statuses.includes(String(o.status))) record(`answered ${o.status}, which the document does not declare`, label, normalise(o.json?.error?.code ?? o.text), b);
       await settleStarted(q, o);
       if (label === "valid example" && o.status >= 400) record(`valid example answered ${o.status}`, label, normalise(o.text), b);
       const after = await snapshot(q, tenants);

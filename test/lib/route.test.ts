@@ -34,8 +34,8 @@ describe("declared path params", () => {
     const doc = await openApi();
     const params = doc.paths["/entity/entities/{id}/artifacts/{artifactId}"].get.parameters.filter((p: { in: string }) => p.in === "path");
     expect(params).toEqual([
-      { name: "id", in: "path", required: true, schema: uuidSchema },
-      { name: "artifactId", in: "path", required: true, schema: uuidSchema },
+      { name: "id", in: "path", required: true, schema: uuidSchema, example: expect.stringMatching(new RegExp(uuidSchema.pattern)) },
+      { name: "artifactId", in: "path", required: true, schema: uuidSchema, example: expect.stringMatching(new RegExp(uuidSchema.pattern)) },
     ]);
   });
 });

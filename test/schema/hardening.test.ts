@@ -158,3 +158,59 @@ describe("format asserts the same way everywhere", () => {
     expect((await call("POST", "/schema/validate", { auth, body: { schema: { type: "string", format: "color" }, data: "x" } })).json.data.valid).toBe(true);
   });
 });
+
+describe("a schema is checked and validated by the draft its $schema names", () => {
+  const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+  /** A draft-07 tuple: a code, then a count, nothing after. */
+  const pair = { $schema: DRAFT_07, type: "array", items: [{ type: "string" }, { type: "integer" }], additionalItems: false };
+
+  it("registers a draft-07 tuple schema and validates by draft-07 rules; without $schema the same keywords are refused", async () => {
+    const { auth, tenantId } = await createTenant();
+    expect((await call("POST", "/schema/schemas", { auth, body: { name: "pair", schema: pair } })).status).toBe(201);
+    expect((await call("POST", "/schema/validate", { auth, body: { schema_name: "pair", data: ["a", 1] } })).json.data).toEqual({ valid: true, errors: [] });
+    expect((await call("POST", "/schema/validate", { auth, body: { schema_name: "pair", data: ["a", "b", 3] } })).json.data).toEqual({
+      valid: false,
+      errors: ["[1]: must be integer, got string", "[2]: is not allowed"],
+    });
+    const { $schema: _, ...undeclared } = pair;
+    const refused = expectError(await call("POST", "/schema/schemas", { auth, body: { name: "pair2020", schema: undeclared } }), 422, "VALIDATION_FAILED");
+    expect(refused.details.validation_errors).toEqual(["schema.items: must be object or boolean, got array"]);
+    expect(await systemQuery("SELECT name FROM schemas WHERE tenant_id = $1", [tenantId])).toEqual([{ name: "pair" }]);
+  });
+
+  it("holds an entity type's draft-07 schema to draft-07 rules on every write", async () => {
+    const { auth, tenantId } = await createTenant();
+    const schema = { $schema: DRAFT_07, type: "object", required: ["code"], properties: { code: { type: "string" }, pair: pair } };
+    const type = await createType(auth, { name: "Paired", schema, config: { identifier_key: ["code"] } });
+    const ok = await call("POST", "/entity/entities", { auth, body: { type_name: type.name, name: "ok", attributes: { code: "c1", pair: ["a", 2] } } });
+    expect(ok.status).toBe(201);
+    const bad = await call("POST", "/entity/entities", { auth, body: { type_name: type.name, name: "bad", attributes: { code: "c2", pair: ["a", 2, 3] } } });
+    expect(expectError(bad, 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["attributes.pair[2]: is not allowed"]);
+    expect(await systemQuery("SELECT name FROM entities WHERE tenant_id = $1", [tenantId])).toEqual([{ name: "ok" }]);
+  });
+
+  it("checks a 2019-09 schema against the 2019-09 meta-schema", async () => {
+    const { auth } = await createTenant();
+    const schema = { $schema: "https://json-schema.org/draft/2019-09/schema", $recursiveAnchor: true, type: "object", properties: { kids: { type: "array", items: { $recursiveRef: "#" } }, n: { type: "integer" } } };
+    expect((await call("POST", "/schema/validate", { auth, body: { schema, data: { kids: [{ n: 1, kids: [{ n: "x" }] }] } } })).json.data).toEqual({
+      valid: false,
+      errors: ["kids[0].kids[0].n: must be integer, got string"],
+    });
+    const bad = await call("POST", "/schema/validate", { auth, body: { schema: { ...schema, minProperties: -1 }, data: {} } });
+    expect(expectError(bad, 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["schema.minProperties: -1 is less than 0"]);
+  });
+
+  it("resolves a $ref to the 2020-12 meta-schema's own URI, and refuses a $schema naming another draft", async () => {
+    const { auth, tenantId } = await createTenant();
+    const contract = { type: "object", properties: { schema: { $ref: "https://json-schema.org/draft/2020-12/schema" } } };
+    expect((await call("POST", "/schema/schemas", { auth, body: { name: "contract", schema: contract } })).status).toBe(201);
+    const res = await call("POST", "/schema/validate", { auth, body: { schema_name: "contract", data: { schema: { type: "strin" } } } });
+    expect(res.json.data.valid).toBe(false);
+    expect(res.json.data.errors).toEqual(['schema.type: does not match any allowed shape (must be one of ["array","boolean","integer","null","number","object","string"] | must be array, got string)']);
+    const draft4 = await call("POST", "/schema/schemas", { auth, body: { name: "old", schema: { $schema: "http://json-schema.org/draft-04/schema#", type: "string" } } });
+    expect(expectError(draft4, 422, "VALIDATION_FAILED").details.validation_errors).toEqual([
+      "schema.$schema: names no draft this service validates by (http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, https://json-schema.org/draft/2020-12/schema, or none for 2020-12)",
+    ]);
+    expect(await systemQuery("SELECT name FROM schemas WHERE tenant_id = $1", [tenantId])).toEqual([{ name: "contract" }]);
+  });
+});

@@ -1,22 +1,8 @@
 // Contracts of any document kind: one contract each for input and output,
 // embedded (`inputSchema`) or named (`inputSchemaName`), and an embedded
-// schema must be a usable JSON Schema whose `$ref`s stay within it.
+// schema must be usable as every stored schema must (schema/schema-check.ts).
 import { schemaProblems } from "../../schema/schema-check";
 import { child, has, isObject, type Collector, type Obj } from "./collector";
-
-/** `$ref`s other than `#...`, under an embedded schema (data keywords skipped, as evaluation skips them). */
-function outsideRefs(schema: unknown, path: string, out: string[]): void {
-  const stack: [unknown, string][] = [[schema, path]];
-  while (stack.length) {
-    const [node, at] = stack.pop()!;
-    if (Array.isArray(node)) node.forEach((v, i) => stack.push([v, child(at, i)]));
-    if (!isObject(node)) continue;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "$ref" && typeof value === "string" && !value.startsWith("#")) out.push(`${child(at, key)}: ${JSON.stringify(value)} must point within the same schema (#...)`);
-      if (!["enum", "const", "default", "examples"].includes(key)) stack.push([value, child(at, key)]);
-    }
-  }
-}
 
 /** The input and output contracts of `owner`. */
 export function checkContracts(found: Collector, owner: Obj, path: string): void {
@@ -26,8 +12,6 @@ export function checkContracts(found: Collector, owner: Obj, path: string): void
     if (has(owner, embedded) && has(owner, named)) found.add(child(path, named), `cannot be set together with ${embedded}; use one form for the ${side} contract`);
     const schema = owner[embedded];
     if (!isObject(schema) && typeof schema !== "boolean") continue;
-    const refs: string[] = [];
-    outsideRefs(schema, child(path, embedded), refs);
-    for (const line of refs.length ? refs : schemaProblems(schema, child(path, embedded))) found.lines.push(line);
+    for (const line of schemaProblems(schema, child(path, embedded))) found.lines.push(line);
   }
 }

@@ -41,7 +41,7 @@ export const entityRoutes = [
     summary: "List entities of one type",
     permission: ["entity", "read"],
     query: { type: "object", additionalProperties: false, required: ["type_name"], properties: { type_name: TYPE_NAME, ...paginationQuery, ...includeQuery } },
-    responses: { 200: { description: "Entities", schema: listEnvelope(entitySchema) } },
+    responses: { 200: { description: "Entities", schema: listEnvelope(entitySchema) }, 404: { description: "Unknown type_name (or an include names an unknown type or rule)" } },
     handler: async (c, { query }) =>
       c.json(await listEntities(c.var.ctx.tenant, { ...query, include_specs: parseIncludeSpecs(query.include_specs) }, pageOf(query))),
   }),
@@ -60,7 +60,7 @@ export const entityRoutes = [
       properties: { type_name: TYPE_NAME, type_id: uuidSchema, name: { type: "string", minLength: 1, maxLength: 1000 }, attributes: attributesSchema },
       ...exactlyOneOf("type_name", "type_id"),
     },
-    responses: { 201: { description: "Created", schema: dataEnvelope(entitySchema) }, 409: { description: "identifier_key taken by a live entity" } },
+    responses: { 201: { description: "Created", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown type_name" }, 409: { description: "identifier_key taken by a live entity" } },
     handler: async (c, { body }) => c.json({ data: await createEntity(c.var.ctx, body) }, 201),
   }),
   route({

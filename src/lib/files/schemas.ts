@@ -8,6 +8,7 @@ export const contentTypeSchema = {
   type: "string",
   maxLength: 255,
   pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[\\x20-\\x7e]*)?$",
+  examples: ["application/pdf"],
 } as const;
 
 /** Versions are Postgres integers; a larger number names no version and would fail the lookup. */

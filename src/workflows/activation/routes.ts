@@ -44,6 +44,7 @@ export const activationRoutes: RouteSpec[] = [
           properties: { workflow_run: { type: "object", required: ["id", "status"], properties: { id: { type: "string" }, status: { type: "string" } } } },
         }),
       },
+      404: { description: "Unknown workflow_id" },
     },
     handler: async (c, { body }) => {
       const run = await dispatchRun(c.var.ctx.tenant, body);
@@ -75,7 +76,7 @@ export const activationRoutes: RouteSpec[] = [
     permission: ["workflow", "update"],
     params: idParams,
     body: { type: "object", additionalProperties: false, minProperties: 1, properties: { env: envPatch, job_bindings: bindingsPatch } },
-    responses: { 200: { description: "The activation", schema: dataEnvelope(activation) } },
+    responses: { 200: { description: "The activation", schema: dataEnvelope(activation) }, 409: { description: "The workflow is not activated; activate it first" } },
     handler: async (c, { params, body }) => c.json({ data: await configureWorkflow(c.var.ctx.tenant, params.id, body, c.var.ctx.origin) }),
   }),
   toggle("enableTrigger", "/workflows/:id/triggers/:triggerId/enable", true),

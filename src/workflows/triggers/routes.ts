@@ -59,7 +59,7 @@ export const webhookRoutes: RouteSpec[] = [
     permission: ["workflow", "update"],
     params: { id: uuidSchema, triggerId: { type: "string", minLength: 1, maxLength: 200, description: "The definition's trigger id or the trigger's uuid" } },
     responses: {
-      201: { description: "The new secret", schema: dataEnvelope({ type: "object", required: ["secret"], properties: { secret: { type: "string", pattern: "^whsec_" } } }) },
+      201: { description: "The new secret", schema: dataEnvelope({ type: "object", required: ["secret"], properties: { secret: { type: "string", pattern: "^whsec_", examples: ["whsec_3q2-7wEAAAAB9kd8Zx0qLw"] } } }) },
       404: { description: "No such trigger in the workflow, or it declares no verification" },
     },
     handler: async (c, { params }) => {

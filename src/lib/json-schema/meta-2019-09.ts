@@ -1,22 +1,21 @@
-// The JSON Schema 2020-12 meta-schema and its vocabulary meta-schemas, verbatim from
-// json-schema-org/json-schema-spec, branch 2020-12 (commit 601a66c8b0f25246bf0e1fb488c5b5f030a79b72),
-// as published under https://json-schema.org/draft/2020-12/. Bundled because the
+// The JSON Schema 2019-09 meta-schema and its vocabulary meta-schemas, verbatim from
+// json-schema-org/json-schema-spec, branch 2019-09 (commit c8eb3d320f60eca7cfb18da25337a426ceb40eaa),
+// as published under https://json-schema.org/draft/2019-09/. Bundled because the
 // validator ships none and the Worker fetches nothing at validation time.
 
-export const META_SCHEMAS: object[] = [
+export const META_SCHEMAS_2019_09: object[] = [
   {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/schema",
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://json-schema.org/draft/2019-09/schema",
     "$vocabulary": {
-      "https://json-schema.org/draft/2020-12/vocab/core": true,
-      "https://json-schema.org/draft/2020-12/vocab/applicator": true,
-      "https://json-schema.org/draft/2020-12/vocab/unevaluated": true,
-      "https://json-schema.org/draft/2020-12/vocab/validation": true,
-      "https://json-schema.org/draft/2020-12/vocab/meta-data": true,
-      "https://json-schema.org/draft/2020-12/vocab/format-annotation": true,
-      "https://json-schema.org/draft/2020-12/vocab/content": true
+      "https://json-schema.org/draft/2019-09/vocab/core": true,
+      "https://json-schema.org/draft/2019-09/vocab/applicator": true,
+      "https://json-schema.org/draft/2019-09/vocab/validation": true,
+      "https://json-schema.org/draft/2019-09/vocab/meta-data": true,
+      "https://json-schema.org/draft/2019-09/vocab/format": false,
+      "https://json-schema.org/draft/2019-09/vocab/content": true
     },
-    "$dynamicAnchor": "meta",
+    "$recursiveAnchor": true,
     "title": "Core and Validation specifications meta-schema",
     "allOf": [
       {
@@ -26,16 +25,13 @@ export const META_SCHEMAS: object[] = [
         "$ref": "meta/applicator"
       },
       {
-        "$ref": "meta/unevaluated"
-      },
-      {
         "$ref": "meta/validation"
       },
       {
         "$ref": "meta/meta-data"
       },
       {
-        "$ref": "meta/format-annotation"
+        "$ref": "meta/format"
       },
       {
         "$ref": "meta/content"
@@ -45,49 +41,35 @@ export const META_SCHEMAS: object[] = [
       "object",
       "boolean"
     ],
-    "$comment": "This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.",
     "properties": {
       "definitions": {
-        "$comment": "\"definitions\" has been replaced by \"$defs\".",
+        "$comment": "While no longer an official keyword as it is replaced by $defs, this keyword is retained in the meta-schema to prevent incompatible extensions as it remains in common use.",
         "type": "object",
         "additionalProperties": {
-          "$dynamicRef": "#meta"
+          "$recursiveRef": "#"
         },
-        "deprecated": true,
         "default": {}
       },
       "dependencies": {
-        "$comment": "\"dependencies\" has been split and replaced by \"dependentSchemas\" and \"dependentRequired\" in order to serve their differing semantics.",
+        "$comment": "\"dependencies\" is no longer a keyword, but schema authors should avoid redefining it to facilitate a smooth transition to \"dependentSchemas\" and \"dependentRequired\"",
         "type": "object",
         "additionalProperties": {
           "anyOf": [
             {
-              "$dynamicRef": "#meta"
+              "$recursiveRef": "#"
             },
             {
               "$ref": "meta/validation#/$defs/stringArray"
             }
           ]
-        },
-        "deprecated": true,
-        "default": {}
-      },
-      "$recursiveAnchor": {
-        "$comment": "\"$recursiveAnchor\" has been replaced by \"$dynamicAnchor\".",
-        "$ref": "meta/core#/$defs/anchorString",
-        "deprecated": true
-      },
-      "$recursiveRef": {
-        "$comment": "\"$recursiveRef\" has been replaced by \"$dynamicRef\".",
-        "$ref": "meta/core#/$defs/uriReferenceString",
-        "deprecated": true
+        }
       }
     }
   },
   {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/meta/core",
-    "$dynamicAnchor": "meta",
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://json-schema.org/draft/2019-09/meta/core",
+    "$recursiveAnchor": true,
     "title": "Core vocabulary meta-schema",
     "type": [
       "object",
@@ -95,29 +77,36 @@ export const META_SCHEMAS: object[] = [
     ],
     "properties": {
       "$id": {
-        "$ref": "#/$defs/uriReferenceString",
+        "type": "string",
+        "format": "uri-reference",
         "$comment": "Non-empty fragments not allowed.",
         "pattern": "^[^#]*#?$"
       },
       "$schema": {
-        "$ref": "#/$defs/uriString"
-      },
-      "$ref": {
-        "$ref": "#/$defs/uriReferenceString"
+        "type": "string",
+        "format": "uri"
       },
       "$anchor": {
-        "$ref": "#/$defs/anchorString"
+        "type": "string",
+        "pattern": "^[A-Za-z][-A-Za-z0-9.:_]*$"
       },
-      "$dynamicRef": {
-        "$ref": "#/$defs/uriReferenceString"
+      "$ref": {
+        "type": "string",
+        "format": "uri-reference"
       },
-      "$dynamicAnchor": {
-        "$ref": "#/$defs/anchorString"
+      "$recursiveRef": {
+        "type": "string",
+        "format": "uri-reference"
+      },
+      "$recursiveAnchor": {
+        "type": "boolean",
+        "default": false
       },
       "$vocabulary": {
         "type": "object",
         "propertyNames": {
-          "$ref": "#/$defs/uriString"
+          "type": "string",
+          "format": "uri"
         },
         "additionalProperties": {
           "type": "boolean"
@@ -129,58 +118,58 @@ export const META_SCHEMAS: object[] = [
       "$defs": {
         "type": "object",
         "additionalProperties": {
-          "$dynamicRef": "#meta"
-        }
-      }
-    },
-    "$defs": {
-      "anchorString": {
-        "type": "string",
-        "pattern": "^[A-Za-z_][-A-Za-z0-9._]*$"
-      },
-      "uriString": {
-        "type": "string",
-        "format": "uri"
-      },
-      "uriReferenceString": {
-        "type": "string",
-        "format": "uri-reference"
+          "$recursiveRef": "#"
+        },
+        "default": {}
       }
     }
   },
   {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/meta/applicator",
-    "$dynamicAnchor": "meta",
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://json-schema.org/draft/2019-09/meta/applicator",
+    "$recursiveAnchor": true,
     "title": "Applicator vocabulary meta-schema",
     "type": [
       "object",
       "boolean"
     ],
     "properties": {
-      "prefixItems": {
-        "$ref": "#/$defs/schemaArray"
+      "additionalItems": {
+        "$recursiveRef": "#"
+      },
+      "unevaluatedItems": {
+        "$recursiveRef": "#"
       },
       "items": {
-        "$dynamicRef": "#meta"
+        "anyOf": [
+          {
+            "$recursiveRef": "#"
+          },
+          {
+            "$ref": "#/$defs/schemaArray"
+          }
+        ]
       },
       "contains": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
       },
       "additionalProperties": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
+      },
+      "unevaluatedProperties": {
+        "$recursiveRef": "#"
       },
       "properties": {
         "type": "object",
         "additionalProperties": {
-          "$dynamicRef": "#meta"
+          "$recursiveRef": "#"
         },
         "default": {}
       },
       "patternProperties": {
         "type": "object",
         "additionalProperties": {
-          "$dynamicRef": "#meta"
+          "$recursiveRef": "#"
         },
         "propertyNames": {
           "format": "regex"
@@ -190,21 +179,20 @@ export const META_SCHEMAS: object[] = [
       "dependentSchemas": {
         "type": "object",
         "additionalProperties": {
-          "$dynamicRef": "#meta"
-        },
-        "default": {}
+          "$recursiveRef": "#"
+        }
       },
       "propertyNames": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
       },
       "if": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
       },
       "then": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
       },
       "else": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
       },
       "allOf": {
         "$ref": "#/$defs/schemaArray"
@@ -216,7 +204,7 @@ export const META_SCHEMAS: object[] = [
         "$ref": "#/$defs/schemaArray"
       },
       "not": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
       }
     },
     "$defs": {
@@ -224,59 +212,21 @@ export const META_SCHEMAS: object[] = [
         "type": "array",
         "minItems": 1,
         "items": {
-          "$dynamicRef": "#meta"
+          "$recursiveRef": "#"
         }
       }
     }
   },
   {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/meta/unevaluated",
-    "$dynamicAnchor": "meta",
-    "title": "Unevaluated applicator vocabulary meta-schema",
-    "type": [
-      "object",
-      "boolean"
-    ],
-    "properties": {
-      "unevaluatedItems": {
-        "$dynamicRef": "#meta"
-      },
-      "unevaluatedProperties": {
-        "$dynamicRef": "#meta"
-      }
-    }
-  },
-  {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/meta/validation",
-    "$dynamicAnchor": "meta",
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://json-schema.org/draft/2019-09/meta/validation",
+    "$recursiveAnchor": true,
     "title": "Validation vocabulary meta-schema",
     "type": [
       "object",
       "boolean"
     ],
     "properties": {
-      "type": {
-        "anyOf": [
-          {
-            "$ref": "#/$defs/simpleTypes"
-          },
-          {
-            "type": "array",
-            "items": {
-              "$ref": "#/$defs/simpleTypes"
-            },
-            "minItems": 1,
-            "uniqueItems": true
-          }
-        ]
-      },
-      "const": true,
-      "enum": {
-        "type": "array",
-        "items": true
-      },
       "multipleOf": {
         "type": "number",
         "exclusiveMinimum": 0
@@ -334,6 +284,26 @@ export const META_SCHEMAS: object[] = [
         "additionalProperties": {
           "$ref": "#/$defs/stringArray"
         }
+      },
+      "const": true,
+      "enum": {
+        "type": "array",
+        "items": true
+      },
+      "type": {
+        "anyOf": [
+          {
+            "$ref": "#/$defs/simpleTypes"
+          },
+          {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/simpleTypes"
+            },
+            "minItems": 1,
+            "uniqueItems": true
+          }
+        ]
       }
     },
     "$defs": {
@@ -367,9 +337,9 @@ export const META_SCHEMAS: object[] = [
     }
   },
   {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/meta/meta-data",
-    "$dynamicAnchor": "meta",
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://json-schema.org/draft/2019-09/meta/meta-data",
+    "$recursiveAnchor": true,
     "title": "Meta-data vocabulary meta-schema",
     "type": [
       "object",
@@ -402,10 +372,10 @@ export const META_SCHEMAS: object[] = [
     }
   },
   {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/meta/format-annotation",
-    "$dynamicAnchor": "meta",
-    "title": "Format vocabulary meta-schema for annotation results",
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://json-schema.org/draft/2019-09/meta/format",
+    "$recursiveAnchor": true,
+    "title": "Format vocabulary meta-schema",
     "type": [
       "object",
       "boolean"
@@ -417,24 +387,24 @@ export const META_SCHEMAS: object[] = [
     }
   },
   {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": "https://json-schema.org/draft/2020-12/meta/content",
-    "$dynamicAnchor": "meta",
+    "$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://json-schema.org/draft/2019-09/meta/content",
+    "$recursiveAnchor": true,
     "title": "Content vocabulary meta-schema",
     "type": [
       "object",
       "boolean"
     ],
     "properties": {
-      "contentEncoding": {
-        "type": "string"
-      },
       "contentMediaType": {
         "type": "string"
       },
+      "contentEncoding": {
+        "type": "string"
+      },
       "contentSchema": {
-        "$dynamicRef": "#meta"
+        "$recursiveRef": "#"
       }
     }
-  },
+  }
 ];
