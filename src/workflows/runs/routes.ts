@@ -10,6 +10,7 @@ import { keysetPaging, offsetOf, pageOf, paginated, paginationOf } from "../../l
 import { route, type RouteSpec } from "../../lib/route";
 import { dataEnvelope, listEnvelope, paginationQuery, paginationSchema, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
+import { runEventsRoute } from "./events-routes";
 import { runClient } from "./run-client";
 import { runDetail, runItem, scheduleItem } from "./record";
 import { cancelRun, retryRun, selectRun, selectRuns, selectSchedules, type RunFilter, type RunPosition } from "./store";
@@ -150,6 +151,7 @@ export const runRoutes: RouteSpec[] = [
   moveRoute("cancelRun", "/workflows/runs/workflows/:id/cancel", "cancel", "Cancel a pending or running run", cancelRun),
   moveRoute("retryRun", "/workflows/runs/workflows/:id/retry", "retry", "Retry a finished run in place, one attempt more; each step's rerunPolicy decides what runs again. Answers the run as its retry left it", retryRun),
   inputRoute,
+  runEventsRoute,
   route({
     operation: "listSchedules",
     method: "get",
