@@ -151,7 +151,7 @@ export class RunEvents {
   /** Hands events just kept to every open stream. */
   kept(entries: [string, RunEvent][]): void {
     for (const [key, event] of entries) {
-      for (const follower of this.followers) if (follower.push(seqOf(key), event)) this.drop(follower);
+      for (const follower of this.followers) if (follower.push(seqOf(key), event)) this.followers.delete(follower);
     }
   }
 
@@ -172,16 +172,16 @@ export class RunEvents {
         follower = new Follower(controller);
         this.followers.add(follower);
       },
-      cancel: () => this.drop(follower),
+      cancel: () => void this.followers.delete(follower),
     });
     // Followed before the history is read: what is kept meanwhile is held, not lost.
     const history = await this.storage.list<RunEvent>({ prefix: EVENT });
     const subscription = new Subscription(() => {
-      this.drop(follower);
+      this.followers.delete(follower);
       follower.close();
     });
     const done = () => {
-      this.drop(follower);
+      this.followers.delete(follower);
       return { events, subscription };
     };
     for (const [key, event] of history) if (follower.send(seqOf(key), event)) return done();
@@ -191,10 +191,6 @@ export class RunEvents {
     }
     if (follower.release()) return done();
     return { events, subscription };
-  }
-
-  private drop(follower: Follower): void {
-    this.followers.delete(follower);
   }
 
   /** Open streams (tests read the cap's bookkeeping here). */
