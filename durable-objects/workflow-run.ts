@@ -11,9 +11,10 @@
 // Storage keys: `doc` (the RunDocument), `state` (the run's status, and its
 // outputs and error once finished), `notBefore` (epoch ms the run may start
 // at), `step:<job id>` (StepRecord), `action:<action key>` (ActionRecord),
-// `dirty` (the mark kept with every record to be mirrored, removed once
-// Postgres acknowledged it), `ref` and `startTries` (a start waiting to reach
-// the database again).
+// `event:<seq>` (a status change, for the run's event streams:
+// runs/run-events.ts), `dirty` (the mark kept with every record to be
+// mirrored, removed once Postgres acknowledged it), `ref` and `startTries` (a
+// start waiting to reach the database again).
 import { DurableObject } from "cloudflare:workers";
 import { Database, tenantDb } from "../src/db/client";
 import { backoffDelay } from "../src/lib/backoff";
@@ -27,6 +28,7 @@ import type { ActionRecord, RunDocument, StepRecord } from "../src/workflows/eng
 import { Walker } from "../src/workflows/engine/walk";
 import { admitDelivery, admitInput, cancellation, closedRecords } from "../src/workflows/runs/admission";
 import { RunMirror } from "../src/workflows/runs/mirror";
+import type { Following, RunRow } from "../src/workflows/runs/run-events";
 import { runEffects, RunStopped } from "../src/workflows/runs/run-effects";
 import { claimRun, isFinished, loadRun, retryRequest, runStatus, type RunOutcome, type RunRef, type RunState } from "../src/workflows/runs/orchestrator";
 import type { RunStatus } from "../src/workflows/runs/record";
@@ -56,7 +58,7 @@ export class WorkflowRun extends DurableObject<Env> {
     public clock: Clock = systemClock,
   ) {
     super(ctx, env);
-    this.store = new RunStorage(ctx);
+    this.store = new RunStorage(ctx, () => this.clock);
     this.mirror = new RunMirror(ctx.storage);
     this.watch = new RunWatch(ctx.storage, () => this.clock, () => this.mirror.lagging);
   }
@@ -118,6 +120,17 @@ export class WorkflowRun extends DurableObject<Env> {
     });
   }
 
+  /**
+   * Opens an event stream of the run (runs/run-events.ts), outside the
+   * queue of calls: a stream waits for the walk, never the other way round.
+   * `row`: the run's row as the route read it, in the caller's tenant.
+   */
+  async follow(tenantId: string, runId: string, row: RunRow): Promise<Following> {
+    const doc = await this.store.doc();
+    if (doc && doc.tenantId !== tenantId) return { refused: errorValue("NOT_FOUND", `Workflow run ${runId} not found`) };
+    return this.store.events.follow(row);
+  }
+
   /** Hands an httpCallback's callback to the action waiting in `attempt`, due at once: its next execution decides its outcome. */
   deliver(tenantId: string, runId: string, key: string, attempt: number, payload: unknown): Promise<ErrorValue | undefined> {
     return this.watch.serial(async () => {
@@ -130,16 +143,17 @@ export class WorkflowRun extends DurableObject<Env> {
     });
   }
 
-  /** Stops the run: it is `cancelled`, its alarm gone, its open steps and actions cancelled. The caller has already moved the run's row. */
+  /** Stops the run: its open steps and actions cancelled, then the run `cancelled`, its alarm gone. The caller has already moved the run's row. */
   cancel(_tenantId: string, _runId: string): Promise<void> {
     this.stopped = true;
     return this.watch.serial(async () => {
       try {
         const { state, ...closed } = cancellation(await this.store.journal(), this.clock.now());
-        await this.store.put({ state });
         await this.ctx.storage.deleteAlarm();
         const doc = await this.store.doc();
+        // The run's end is kept last: an event stream closes at it, after the events of what it closed.
         if (doc) await this.withDatabase((db) => this.writeClosed(db, doc, closed));
+        await this.store.putState(state);
       } finally {
         this.stopped = false;
       }
@@ -165,7 +179,7 @@ export class WorkflowRun extends DurableObject<Env> {
         const stored = await this.store.doc();
         if (stored) return this.rerun(db, stored);
         // Never started here (cancelled while pending): start it as a kick would.
-        await this.ctx.storage.delete("state");
+        await this.store.unstart();
         const doc = await this.store.loadDoc(db, { tenantId, runId });
         if (doc) await this.advance(db, doc);
       }),
@@ -200,7 +214,7 @@ export class WorkflowRun extends DurableObject<Env> {
     const { journal, abort } = request?.from_step === undefined ? journalForRetry(doc, prior) : { journal: journalForRedrive(doc, prior, request.from_step), abort: false };
     if (abort) return this.finish(db, doc, { status: "skipped" });
     await this.store.replaceJournal(journal);
-    await this.store.put({ state: { status: "pending" } satisfies RunState });
+    await this.store.putState({ status: "pending" });
     await this.advance(db, doc);
   }
 
@@ -225,7 +239,7 @@ export class WorkflowRun extends DurableObject<Env> {
     if (row === null) return this.store.forget();
     if (row !== undefined && row !== "running") return this.adopt(db, doc, row);
     try {
-      if (state?.status !== "running") await this.store.put({ state: { status: "running" } satisfies RunState });
+      if (state?.status !== "running") await this.store.putState({ status: "running" });
       await this.walk(db, doc);
     } catch (e) {
       if (!(e instanceof StorageFailed)) throw e;
@@ -288,7 +302,7 @@ export class WorkflowRun extends DurableObject<Env> {
   /** The run's end: kept, its alarm gone, mirrored (unless the row already ended otherwise). */
   private async finish(db: Database, doc: RunDocument, outcome: RunOutcome): Promise<void> {
     if (this.stopped) throw new RunStopped();
-    const end = (kept: RunOutcome) => this.mirror.keep((mark) => this.store.put({ state: kept, ...mark }), () => this.mirror.outcome(db, doc, kept));
+    const end = (kept: RunOutcome) => this.mirror.keep((mark) => this.store.putState(kept, mark), () => this.mirror.outcome(db, doc, kept));
     try {
       await end(outcome);
     } catch (e) {
@@ -299,10 +313,10 @@ export class WorkflowRun extends DurableObject<Env> {
     this.watch.schedule();
   }
 
-  /** The row ended without this object (a cancel it never heard of, the sweep's deadline): take its status. */
+  /** The row ended without this object (a cancel it never heard of, the sweep's deadline): close what was open, then take its status. */
   private async adopt(db: Database, doc: RunDocument, status: RunStatus): Promise<void> {
-    await this.store.put({ state: { status } as RunState });
     await this.writeClosed(db, doc, closedRecords(await this.store.journal(), this.clock.now()));
+    await this.store.putState({ status } as RunState);
     this.watch.schedule();
   }
 

@@ -12,6 +12,7 @@ import { keysetPaging, offsetOf, pageOf, paginated, paginationOf } from "../../l
 import { route, type RouteSpec } from "../../lib/route";
 import { dataEnvelope, listEnvelope, paginationQuery, paginationSchema, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
+import { runEventsRoute } from "./events-routes";
 import { runClient } from "./run-client";
 import { runDetail, runItem, scheduleItem } from "./record";
 import { cancelRun, retryRun, selectRun, selectRuns, selectSchedules, type RunFilter, type RunPosition } from "./store";
@@ -169,6 +170,7 @@ export const runRoutes: RouteSpec[] = [
   cancelRoute,
   retryRoute,
   inputRoute,
+  runEventsRoute,
   route({
     operation: "listSchedules",
     method: "get",

@@ -1,11 +1,12 @@
 // How the rest of the service reaches a run's object: start (or walk on) a
 // run, answer its awaitInput or httpCallback action, cancel, retry, re-sync
-// its mirror. Callers depend on RunClient, never on the WorkflowRun object's
+// its mirror, follow its events. Callers depend on RunClient, never on the WorkflowRun object's
 // RPC shape or on how objects are named (only DurableRunClient knows that).
 import type { WorkflowRun } from "../../../durable-objects/workflow-run";
 import type { ErrorValue } from "../../lib/errors";
 import { log } from "../../lib/logger";
 import type { RunRef } from "./orchestrator";
+import type { Following, RunRow } from "./run-events";
 
 export interface RunClient {
   /** Starts the run, or walks it on if it started already (idempotent). */
@@ -20,6 +21,8 @@ export interface RunClient {
   retry(run: RunRef): Promise<void>;
   /** Writes the run's whole record to Postgres again from its object's journal, finished or not, then walks it on. */
   resync(run: RunRef): Promise<void>;
+  /** Opens a stream of the run's events (runs/run-events.ts); `row`: the run's row as the caller's tenant reads it. */
+  follow(run: RunRef, row: RunRow): Promise<Following>;
 }
 
 /** The object of one run, addressed by the run id. */
@@ -52,6 +55,10 @@ export class DurableRunClient implements RunClient {
 
   resync({ tenantId, runId }: RunRef): Promise<void> {
     return runObject(this.namespace, runId).resync(tenantId, runId);
+  }
+
+  async follow({ tenantId, runId }: RunRef, row: RunRow): Promise<Following> {
+    return runObject(this.namespace, runId).follow(tenantId, runId, row);
   }
 }
 

@@ -1,12 +1,14 @@
 // What a run's object keeps in its own storage, and how: the key layout
-// (`doc`, `state`, `step:<job id>`, `action:<action key>`, `ref` and
-// `startTries`), the document loaded once, the journal read back, and writes whose failures are told apart (a fault to resume
+// (`doc`, `state`, `step:<job id>`, `action:<action key>`, `event:<seq>`
+// (runs/run-events.ts), `ref` and `startTries`), the document loaded once, the journal read back, and writes whose failures are told apart (a fault to resume
 // from, a record too large to ever keep). Test seams inject both kinds of
 // failure at a chosen write.
 import type { Database } from "../../db/client";
+import type { Clock } from "../../lib/clock";
 import { ApiError } from "../../lib/errors";
 import type { ActionRecord, Journal, RunDocument, StepRecord } from "../engine/types";
 import { isFinished, loadRun, mirrorOutcome, type RunOutcome, type RunRef, type RunState } from "./orchestrator";
+import { RunEvents, type StatusChange } from "./run-events";
 
 const STEP = "step:";
 const ACTION = "action:";
@@ -25,19 +27,31 @@ export class RunStorage {
   /** Test seam: the object is aborted (evicted mid-call) right after this many more writes are kept, durably. */
   writesUntilAbort?: number;
 
-  constructor(private readonly ctx: DurableObjectState) {}
+  /** The run's progress events, written with the records whose status they tell. */
+  readonly events: RunEvents;
 
-  async put(entries: Record<string, unknown>): Promise<void> {
+  constructor(
+    private readonly ctx: DurableObjectState,
+    clock: () => Clock,
+  ) {
+    this.events = new RunEvents(ctx.storage, () => clock().now());
+  }
+
+  /** `changes`: the statuses `entries` set, each logged as an event in the same put when it differs from the kept one. */
+  async put(entries: Record<string, unknown>, changes: StatusChange[] = []): Promise<void> {
     if (this.writesUntilFault !== undefined && --this.writesUntilFault <= 0) {
       this.writesUntilFault = undefined;
       throw new StorageFailed("injected storage fault");
     }
+    let logged;
     try {
-      await this.ctx.storage.put(entries);
+      logged = await this.events.log(changes);
+      await this.ctx.storage.put({ ...entries, ...Object.fromEntries(logged) });
     } catch (e) {
       const message = (e as Error).message;
       throw /SQLITE_TOOBIG|too big/i.test(message) ? new RecordTooLarge(message) : new StorageFailed(message);
     }
+    this.events.kept(logged);
     if (this.writesUntilAbort !== undefined && --this.writesUntilAbort <= 0) {
       // What was written so far survives the abort, as a crash just after the write would find it.
       await this.ctx.storage.sync();
@@ -47,11 +61,17 @@ export class RunStorage {
 
   /** `also`: entries written in the same put (the mirror's dirty mark). */
   putStep(id: string, rec: StepRecord, also: Record<string, unknown> = {}): Promise<void> {
-    return this.put({ [STEP + id]: rec, ...also });
+    return this.put({ [STEP + id]: rec, ...also }, [{ key: STEP + id, status: rec.status, event: { type: "job", job_id: id } }]);
   }
 
   putAction(rec: ActionRecord, also: Record<string, unknown> = {}): Promise<void> {
-    return this.put({ [ACTION + rec.key]: rec, ...also });
+    const event = { type: "action" as const, job_id: rec.jobId, ...(rec.stepId === undefined ? {} : { step_id: rec.stepId }) };
+    return this.put({ [ACTION + rec.key]: rec, ...also }, [{ key: ACTION + rec.key, status: rec.status, event }]);
+  }
+
+  /** The run's status (and outcome once finished). */
+  putState(state: RunState, also: Record<string, unknown> = {}): Promise<void> {
+    return this.put({ state, ...also }, [{ key: "state", status: state.status, event: { type: "run" } }]);
   }
 
   state(): Promise<RunState | undefined> {
@@ -97,12 +117,12 @@ export class RunStorage {
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       const outcome: RunOutcome = { status: "error", error: e.value };
-      await this.put({ state: outcome });
+      await this.putState(outcome);
       await db.system((sql) => mirrorOutcome(sql, ref, outcome));
       return undefined;
     }
     if (!loaded) return undefined;
-    await this.put({ doc: loaded.doc, notBefore: loaded.notBefore, state: { status: "pending" } satisfies RunState });
+    await this.putState({ status: "pending" }, { doc: loaded.doc, notBefore: loaded.notBefore });
     return loaded.doc;
   }
 
@@ -120,6 +140,12 @@ export class RunStorage {
 
   startSucceeded(): Promise<boolean> {
     return this.ctx.storage.delete("startTries");
+  }
+
+  /** A run cancelled before it ever started here is retried: it starts as a new one, its events too. */
+  async unstart(): Promise<void> {
+    await this.ctx.storage.delete("state");
+    await this.events.clear();
   }
 
   /** Everything the run kept, and its alarm, gone (its row was deleted with its workflow). */

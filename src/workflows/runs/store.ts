@@ -3,7 +3,9 @@
 // racing on a run cannot both move it.
 import type { Sql } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
+import { isoTimestampSql as ts } from "../../db/timestamps";
 import { FINISHED_STATUSES, OPEN_STATUSES, runDetailSql, runRecordSql, type RunStatus } from "./record";
+import type { RunRow } from "./run-events";
 
 export interface RunFilter {
   workflow_id?: string;
@@ -56,6 +58,13 @@ export async function selectRun(sql: Sql, id: string): Promise<Record<string, un
   const { rows } = await sql.query<{ record: Record<string, unknown> }>(`SELECT ${runDetailSql("r")} AS record FROM workflow_runs r WHERE r.id = $1`, [id]);
   if (!rows[0]) throw notFound("Workflow run", id);
   return rows[0].record;
+}
+
+/** A run's status and end, or 404: what an event stream needs of its row. */
+export async function selectRunRow(sql: Sql, id: string): Promise<RunRow> {
+  const { rows } = await sql.query<RunRow & Record<string, unknown>>(`SELECT r.status, ${ts("r.finished_at")} AS finished_at FROM workflow_runs r WHERE r.id = $1`, [id]);
+  if (!rows[0]) throw notFound("Workflow run", id);
+  return rows[0];
 }
 
 /**
