@@ -178,8 +178,8 @@ describe("an object that dies with an action in flight", () => {
     await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
     const requests = await s.requests();
     expect(requests.map((r) => [r.method, r.body, r.headers["idempotency-key"]])).toEqual([
-      ["POST", '{"x":1}', `${runId}:call/0:1`],
-      ["POST", '{"x":1}', `${runId}:call/0:1`],
+      ["POST", '{"x":1}', `${runId}:call:post`],
+      ["POST", '{"x":1}', `${runId}:call:post`],
     ]);
     const run = await runRecord(t, runId);
     const job = run.job_runs[0];
