@@ -225,7 +225,7 @@ describe("a mirror that lost the run's last writes", () => {
     await inObject(runId, (instance) => void (instance.store.writesUntilAbort = LAST_WRITE));
     expect(await stub(runId).start(t.tenantId, runId).then(() => "finished", (e: Error) => e.message)).toContain("injected abort");
     const [state, dirty] = await inObject(runId, async (_, storage) => [await storage.storage.get("state"), await storage.storage.get("dirty")]);
-    expect([state, dirty]).toEqual([{ status: "success", outputs: { a: { p: 7 } } }, true]);
+    expect([state, dirty]).toEqual([{ status: "success", outputs: { a: { p: 7 } }, errorsContinued: 0 }, true]);
     expect((await runRecord(t, runId)).status).toBe("running");
     return runId;
   }
