@@ -23,14 +23,15 @@ import { ApiError, errorValue, type ErrorValue } from "../src/lib/errors";
 import { log } from "../src/lib/logger";
 import { Redactor } from "../src/lib/redact";
 import { resolveEnvSecrets } from "../src/access/secrets/env-secrets";
+import { closedRecords, type ClosedRecords } from "../src/workflows/engine/close";
 import { journalForRedrive, journalForRetry } from "../src/workflows/engine/retry";
-import type { ActionRecord, RunDocument, StepRecord } from "../src/workflows/engine/types";
+import { concealedIn, errorsContinued, type ActionRecord, type Journal, type RunDocument, type StepRecord } from "../src/workflows/engine/types";
 import { Walker } from "../src/workflows/engine/walk";
-import { admitDelivery, admitInput, cancellation, closedRecords } from "../src/workflows/runs/admission";
+import { admitDelivery, admitInput, cancellation } from "../src/workflows/runs/admission";
 import { RunMirror } from "../src/workflows/runs/mirror";
 import type { Following, RunRow } from "../src/workflows/runs/run-events";
 import { runEffects, RunStopped } from "../src/workflows/runs/run-effects";
-import { claimRun, isFinished, loadRun, retryRequest, runStatus, type RunOutcome, type RunRef, type RunState } from "../src/workflows/runs/orchestrator";
+import { claimRun, isFinished, loadRun, retryRequest, runStatus, type RunOutcome, type RunRef } from "../src/workflows/runs/orchestrator";
 import type { RunStatus } from "../src/workflows/runs/record";
 import { RecordTooLarge, RunStorage, StorageFailed } from "../src/workflows/runs/run-storage";
 import { RETRY_MS, RunWatch } from "../src/workflows/runs/run-watch";
@@ -148,12 +149,18 @@ export class WorkflowRun extends DurableObject<Env> {
     this.stopped = true;
     return this.watch.serial(async () => {
       try {
-        const { state, ...closed } = cancellation(await this.store.journal(), this.clock.now());
+        const [doc, journal] = await Promise.all([this.store.doc(), this.store.journal()]);
+        const { state, ...closed } = cancellation(doc, journal, this.clock.now());
+        const outcome: RunOutcome = { ...state, errorsContinued: errorsContinued(journal) };
         await this.ctx.storage.deleteAlarm();
-        const doc = await this.store.doc();
         // The run's end is kept last: an event stream closes at it, after the events of what it closed.
-        if (doc) await this.withDatabase((db) => this.writeClosed(db, doc, closed));
-        await this.store.putState(state);
+        if (!doc) await this.store.putState(outcome);
+        else
+          await this.withDatabase(async (db) => {
+            await this.writeClosed(db, doc, closed);
+            // The row is cancelled already: of this outcome only the count is written.
+            await this.keepOutcome(db, doc, outcome);
+          });
       } finally {
         this.stopped = false;
       }
@@ -249,12 +256,17 @@ export class WorkflowRun extends DurableObject<Env> {
     }
   }
 
-  /** Resolves the run's secrets again (everything mirrored or logged from now on is masked by them); `resync`: writes the whole journal again first. */
-  private async secrets(db: Database, doc: RunDocument, resync: boolean) {
-    const secrets = await resolveEnvSecrets(tenantDb(db, doc.tenantId), this.env.MASTER_KEY, doc.env);
-    this.mirror.redactor = new Redactor(secrets.values);
-    if (resync) await this.mirror.resync(db, doc, await this.store.journal(), await this.store.state());
-    return secrets;
+  /**
+   * Resolves the run's secrets again (everything mirrored or logged from now
+   * on is masked by them, and by what the journal's records computed from
+   * them); `resync`: writes the whole journal again first. Answers the
+   * journal it read with them.
+   */
+  private async secrets(db: Database, doc: RunDocument, resync: boolean): Promise<{ env: Record<string, unknown>; journal: Journal }> {
+    const [secrets, journal] = await Promise.all([resolveEnvSecrets(tenantDb(db, doc.tenantId), this.env.MASTER_KEY, doc.env), this.store.journal()]);
+    this.mirror.redactor = new Redactor([...secrets.values, ...concealedIn(journal)]);
+    if (resync) await this.mirror.resync(db, doc, journal, await this.store.state());
+    return { env: secrets.env, journal };
   }
 
   private async walk(db: Database, doc: RunDocument): Promise<void> {
@@ -273,7 +285,7 @@ export class WorkflowRun extends DurableObject<Env> {
       keepAction: (rec) => this.store.putAction(rec),
     });
     // Steps read the env with its secrets resolved; the stored document keeps the references.
-    const walker = new Walker({ ...doc, env: secrets.env }, await this.store.journal(), effects);
+    const walker = new Walker({ ...doc, env: secrets.env }, secrets.journal, effects);
     let result;
     try {
       result = await walker.walk();
@@ -282,12 +294,12 @@ export class WorkflowRun extends DurableObject<Env> {
       if (e instanceof StorageFailed) throw e;
       // A bug in the walk, an action or its inputs, or a record too large to keep: the run ends, never stuck `running`.
       log.error("workflow run walk failed", { run_id: doc.runId, tenant_id: doc.tenantId, error: redactor.text((e as Error).message) });
-      await this.writeClosed(db, doc, closedRecords(await this.store.journal(), this.clock.now()));
+      await this.writeClosed(db, doc, closedRecords(doc.definition.jobs, await this.store.journal(), this.clock.now()));
       const error = e instanceof RecordTooLarge ? TOO_LARGE : redactor.value(errorValue("INTERNAL_ERROR", e instanceof Error ? e.message : String(e)));
-      return this.finish(db, doc, { status: "error", outputs: walker.outputs(), error });
+      return this.finish(db, doc, { status: "error", outputs: walker.outputs(), error, errorsContinued: walker.errorsContinued() });
     }
     if (result.status === "suspended") return this.watch.schedule(result.wakeAt);
-    return this.finish(db, doc, { status: result.status, outputs: result.outputs, error: result.error });
+    return this.finish(db, doc, { status: result.status, outputs: result.outputs, error: result.error, errorsContinued: walker.errorsContinued() });
   }
 
   /** An action record: kept, then mirrored. */
@@ -302,26 +314,32 @@ export class WorkflowRun extends DurableObject<Env> {
   /** The run's end: kept, its alarm gone, mirrored (unless the row already ended otherwise). */
   private async finish(db: Database, doc: RunDocument, outcome: RunOutcome): Promise<void> {
     if (this.stopped) throw new RunStopped();
-    const end = (kept: RunOutcome) => this.mirror.keep((mark) => this.store.putState(kept, mark), () => this.mirror.outcome(db, doc, kept));
     try {
-      await end(outcome);
+      await this.keepOutcome(db, doc, outcome);
     } catch (e) {
       if (!(e instanceof RecordTooLarge)) throw e;
       // The outputs cannot be kept: the run ends `error` without them.
-      await end({ status: "error", error: TOO_LARGE });
+      await this.keepOutcome(db, doc, { status: "error", error: TOO_LARGE, errorsContinued: outcome.errorsContinued });
     }
     this.watch.schedule();
   }
 
+  private keepOutcome(db: Database, doc: RunDocument, outcome: RunOutcome): Promise<void> {
+    return this.mirror.keep((mark) => this.store.putState(outcome, mark), () => this.mirror.outcome(db, doc, outcome));
+  }
+
   /** The row ended without this object (a cancel it never heard of, the sweep's deadline): close what was open, then take its status. */
   private async adopt(db: Database, doc: RunDocument, status: RunStatus): Promise<void> {
-    await this.writeClosed(db, doc, closedRecords(await this.store.journal(), this.clock.now()));
-    await this.store.putState({ status } as RunState);
+    const journal = await this.store.journal();
+    const outcome = { status, errorsContinued: errorsContinued(journal) } as RunOutcome;
+    await this.writeClosed(db, doc, closedRecords(doc.definition.jobs, journal, this.clock.now()));
+    await this.keepOutcome(db, doc, outcome);
     this.watch.schedule();
   }
 
-  /** Keeps and mirrors the closed records of what was still open. */
-  private async writeClosed(db: Database, doc: RunDocument, closed: ReturnType<typeof closedRecords>): Promise<void> {
+  /** Keeps and mirrors the closed records of what was still open, masked by the run's secrets (a cancel may be this object's first call since a restart). */
+  private async writeClosed(db: Database, doc: RunDocument, closed: ClosedRecords): Promise<void> {
+    await this.secrets(db, doc, false);
     for (const [id, rec] of closed.steps) await this.step(db, doc, id, rec);
     for (const rec of closed.actions) await this.record(db, doc, rec);
   }

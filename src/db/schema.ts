@@ -755,6 +755,8 @@ export const workflowRuns = pgTable(
     notBefore: ts("not_before").notNull().default(sql`now()`),
     /** Times the run was retried in place. */
     attempt: integer("attempt").notNull().default(0),
+    /** The failures `errorPolicy: continue` consumed, written as the run ends. */
+    errorsContinued: integer("errors_continued").notNull().default(0),
     createdAt: createdAt(),
     startedAt: ts("started_at"),
     finishedAt: ts("finished_at"),
@@ -783,7 +785,10 @@ export const workflowJobRuns = pgTable(
     jobId: text("job_id").notNull(),
     status: text("status", { enum: STEP_STATUSES }).notNull().default("pending"),
     error: jsonb("error"),
+    /** The step's resolved input (secrets masked). */
+    input: jsonb("input"),
     output: jsonb("output"),
+    skippedReason: text("skipped_reason", { enum: ["condition_false", "run_ended"] }),
     startedAt: ts("started_at"),
     finishedAt: ts("finished_at"),
     createdAt: createdAt(),
@@ -791,6 +796,7 @@ export const workflowJobRuns = pgTable(
   (t) => [
     uniqueIndex("workflow_job_runs_key").on(t.runId, t.jobId),
     check("workflow_job_runs_status", sql`${t.status} in ('pending', 'running', 'waiting', 'success', 'error', 'skipped', 'cancelled', 'timeout')`),
+    check("workflow_job_runs_skipped_reason", sql`${t.skippedReason} in ('condition_false', 'run_ended')`),
     tenantPolicy("workflow_job_runs"),
   ],
 ).enableRLS();
@@ -810,12 +816,19 @@ export const workflowActionRuns = pgTable(
     attempts: integer("attempts").notNull().default(0),
     /** What the action recorded for itself (a child run's id, a callback's state). */
     detail: jsonb("detail"),
+    /** The config as resolved and sent (secrets masked). */
+    config: jsonb("config"),
+    /** The result (secrets masked); past 64 KiB of JSON text, that text's first 64 KiB as a string. */
+    result: jsonb("result"),
+    resultTruncated: boolean("result_truncated").notNull().default(false),
+    skippedReason: text("skipped_reason", { enum: ["if_false", "run_ended"] }),
     startedAt: ts("started_at"),
     finishedAt: ts("finished_at"),
   },
   (t) => [
     uniqueIndex("workflow_action_runs_key").on(t.jobRunId, t.position),
     check("workflow_action_runs_status", sql`${t.status} in ('pending', 'running', 'waiting', 'success', 'error', 'skipped', 'cancelled', 'timeout')`),
+    check("workflow_action_runs_skipped_reason", sql`${t.skippedReason} in ('if_false', 'run_ended')`),
     tenantPolicy("workflow_action_runs"),
   ],
 ).enableRLS();

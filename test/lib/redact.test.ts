@@ -24,4 +24,12 @@ describe("Redactor", () => {
     expect(r.value(undefined)).toBeUndefined();
     expect(r.value("abcd")).toBe("***");
   });
+
+  it("tells whether a text carries a concealed value, and conceals each string of a value derived from one", () => {
+    const r = new Redactor(["s3cret"]);
+    expect([r.reveals("a s3cret b"), r.reveals("S3CRET")]).toEqual([true, false]);
+    expect(r.derived({ upper: "S3CRET", list: ["abc", "longer one", 7], s3cret: "s3cret" })).toEqual(["longer one", "S3CRET"]);
+    expect(r.derived("S3CRET")).toEqual([]);
+    expect(r.value({ a: "S3CRET", b: "the longer one", c: "abc" })).toEqual({ a: "***", b: "the ***", c: "abc" });
+  });
 });

@@ -13,6 +13,7 @@ import {
   resolveSmartValue,
   rootNamesOf,
 } from "../../src/lib/smart-values";
+import { Redactor } from "../../src/lib/redact";
 
 const scope = {
   input: { name: "Ada", n: 5, tags: ["a", "b"], nested: { ok: true }, nothing: null },
@@ -378,5 +379,45 @@ describe("isTruthy", () => {
     for (const value of [0, 1, "", "a", [], [0], [0, 1], {}, { a: 1 }, null, false, true]) {
       expect(await evaluateExpression("$boolean(v)", { v: value })).toBe(isTruthy(value));
     }
+  });
+});
+
+describe("secrets an expression reads", () => {
+  const secretScope = { config: { env: { TOKEN: "tok-secret-1", BASE: "https://api.example" } }, input: { n: 3 } };
+
+  it("an expression that read a secret hands what it computed to the watch, each expression judged on its own reads", async () => {
+    const watch = new Redactor(["tok-secret-1"]);
+    const value = await resolveSmartValue(
+      {
+        upper: "{{ $uppercase(config.env.TOKEN) }}",
+        size: "{{ $length(config.env.TOKEN) & ' chars long' }}",
+        joined: "{{ $join(config.env.*, '|') }}",
+        base: "{{ config.env.BASE }}",
+        keys: "{{ $keys(config.env) }}",
+        bearer: "Bearer {{ config.env.TOKEN }}",
+      },
+      secretScope,
+      { secrets: watch },
+    );
+    expect(value).toEqual({
+      upper: "TOK-SECRET-1",
+      size: "12 chars long",
+      joined: "tok-secret-1|https://api.example",
+      base: "https://api.example",
+      keys: ["TOKEN", "BASE"],
+      bearer: "Bearer tok-secret-1",
+    });
+    // Reading config.env.BASE or the env's keys is no read of the token.
+    expect(watch.value(value)).toEqual({ upper: "***", size: "***", joined: "***", base: "https://api.example", keys: ["TOKEN", "BASE"], bearer: "Bearer ***" });
+  });
+
+  it("taints in turn what reads a computed value, and nothing without a watch or with an empty one", async () => {
+    const watch = new Redactor(["tok-secret-1"]);
+    const upper = await resolveSmartValue("{{ $uppercase(config.env.TOKEN) }}", secretScope, { secrets: watch });
+    const later = await resolveSmartValue({ $jsonata: "$substring(input.upper, 0, 7)" }, { input: { upper } }, { secrets: watch });
+    expect([upper, later, watch.value({ later })]).toEqual(["TOK-SECRET-1", "TOK-SEC", { later: "***" }]);
+    const empty = new Redactor();
+    await resolveSmartValue("{{ $uppercase(config.env.TOKEN) }}", secretScope, { secrets: empty });
+    expect(empty.size).toBe(0);
   });
 });

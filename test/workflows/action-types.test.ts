@@ -9,6 +9,8 @@ import { chunkPdf } from "../../src/workflows/actions/pdf/chunk-pdf";
 import { downloadTempFile } from "../../src/workflows/actions/files/download-temp-file";
 import { syncRelationships } from "../../src/workflows/actions/entity/sync-relationships";
 import { removeEntities } from "../../src/workflows/actions/entity/remove-entities";
+import { catalog } from "../../src/workflows/actions/catalog";
+import { check } from "../../src/lib/validate";
 
 describe("action config types", () => {
   it("follow the literal schema: required, optional and enum fields", () => {
@@ -42,5 +44,17 @@ describe("action config types", () => {
     expectTypeOf(renamed.required).toEqualTypeOf<readonly ["ruleId"]>();
     expectTypeOf(renamed.properties.onX.enum).toEqualTypeOf<readonly ["keep_me"]>();
     expect(renamed).toEqual({ type: "object", required: ["ruleId"], properties: { ruleId: { type: "string" }, onX: { enum: ["keep_me"] } } });
+  });
+});
+
+describe("action config schemas", () => {
+  it("are closed: every action refuses a key it does not know, in each branch of its schema", () => {
+    const open = Object.entries(catalog).filter(([, module]) => !check(module.configSchema, { notAField: 1 }, "config").includes("config.notAField: is not allowed"));
+    expect(open.map(([name]) => name)).toEqual([]);
+    expect(Object.keys(catalog).length).toBeGreaterThan(30);
+    expect(check(catalog.queryEntity!.configSchema, { typeName: "Order", aggregates: [{ fn: "count", as: "n" }], notAField: 1 }, "config")).toContain("config.notAField: is not allowed");
+    expect(check(catalog.http!.configSchema, { url: "https://x.example", method: "POST", auth: { type: "bearer", token: "t" }, notAField: 1 }, "config")).toEqual([
+      "config.notAField: is not allowed",
+    ]);
   });
 });

@@ -126,7 +126,7 @@ describe("conditionPolicy", () => {
       const result = await walk(w, jobs);
       expect(result.status).toBe(run);
       expect(w.stepStatus("a")).toBe("skipped");
-      expect(w.journal.steps.a).toEqual({ status: "skipped", startedAt: 1_000, finishedAt: 1_000 });
+      expect(w.journal.steps.a).toEqual({ status: "skipped", skippedReason: "condition_false", startedAt: 1_000, finishedAt: 1_000 });
       if (dependentRuns) {
         expect(w.executed()).toEqual(["b/0"]);
         expect(w.stepStatus("b")).toBe("success");
@@ -135,7 +135,9 @@ describe("conditionPolicy", () => {
         expect(result.outputs).toEqual({ b: { y: { seen: false } } });
       } else {
         expect(w.executed()).toEqual([]);
-        expect(w.journal.steps.b).toBeUndefined();
+        // The run ended before b started: it is recorded so, and none of its actions.
+        expect(w.journal.steps.b).toEqual({ status: "skipped", skippedReason: "run_ended", finishedAt: 1_000 });
+        expect(Object.keys(w.journal.actions)).toEqual([]);
         expect(result.outputs).toEqual({});
       }
     });
@@ -249,7 +251,7 @@ describe("actions", () => {
       ),
     ]);
     expect(w.executed()).toEqual(["a/0", "a/2"]);
-    expect(w.journal.actions["a/1"]).toEqual({ key: "a/1", jobId: "a", name: "pipe", status: "skipped", attempt: 0, startedAt: 1_000, finishedAt: 1_000 });
+    expect(w.journal.actions["a/1"]).toEqual({ key: "a/1", jobId: "a", name: "pipe", status: "skipped", skippedReason: "if_false", attempt: 0, startedAt: 1_000, finishedAt: 1_000 });
     expect(w.journal.actions["a/1.onSuccess.0"]).toBeUndefined();
     expect(result.outputs).toEqual({ a: { n: 5, r: "ran" } });
   });
@@ -421,7 +423,8 @@ describe("the DAG", () => {
     expect(result.status).toBe("error");
     expect(w.executed()).toEqual(["slow/0", "bad/0"]);
     expect(w.journal.actions["slow/0"].status).toBe("success");
-    expect(w.journal.actions["slow/1"]).toBeUndefined();
+    // Never started, and recorded so: the run ended first.
+    expect(w.journal.actions["slow/1"]).toEqual({ key: "slow/1", jobId: "slow", name: "pipe", status: "skipped", skippedReason: "run_ended", attempt: 0, finishedAt: 1_000 });
     expect(w.journal.steps.slow).toMatchObject({ status: "cancelled", finishedAt: 1_000 });
   });
 

@@ -178,8 +178,8 @@ describe("an object that dies with an action in flight", () => {
     await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
     const requests = await s.requests();
     expect(requests.map((r) => [r.method, r.body, r.headers["idempotency-key"]])).toEqual([
-      ["POST", '{"x":1}', `${runId}:call/0:1`],
-      ["POST", '{"x":1}', `${runId}:call/0:1`],
+      ["POST", '{"x":1}', `${runId}:call:post`],
+      ["POST", '{"x":1}', `${runId}:call:post`],
     ]);
     const run = await runRecord(t, runId);
     const job = run.job_runs[0];
@@ -225,7 +225,7 @@ describe("a mirror that lost the run's last writes", () => {
     await inObject(runId, (instance) => void (instance.store.writesUntilAbort = LAST_WRITE));
     expect(await stub(runId).start(t.tenantId, runId).then(() => "finished", (e: Error) => e.message)).toContain("injected abort");
     const [state, dirty] = await inObject(runId, async (_, storage) => [await storage.storage.get("state"), await storage.storage.get("dirty")]);
-    expect([state, dirty]).toEqual([{ status: "success", outputs: { a: { p: 7 } } }, true]);
+    expect([state, dirty]).toEqual([{ status: "success", outputs: { a: { p: 7 } }, errorsContinued: 0 }, true]);
     expect((await runRecord(t, runId)).status).toBe("running");
     return runId;
   }

@@ -38,7 +38,20 @@ describe("a dispatched run", () => {
     ]);
     const [prepare] = run.job_runs;
     expect(prepare.action_runs).toEqual([
-      { id: expect.any(String), step_id: "shape", name: "pipe", status: "success", error: null, attempts: 1, started_at: expect.any(String), finished_at: expect.any(String) },
+      {
+        id: expect.any(String),
+        step_id: "shape",
+        name: "pipe",
+        status: "success",
+        skipped_reason: null,
+        error: null,
+        attempts: 1,
+        config: { value: 7 },
+        result: 7,
+        result_truncated: false,
+        started_at: expect.any(String),
+        finished_at: expect.any(String),
+      },
     ]);
     expect(prepare.action_log.map((l: any) => [l.step_id, l.name, l.status, l.error])).toEqual([
       ["shape", "pipe", "running", null],

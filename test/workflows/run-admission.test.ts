@@ -1,7 +1,8 @@
 // What a run's object admits from outside (runs/admission.ts), decided on
 // plain values: awaitInput data, an httpCallback's callback, a cancel.
 import { describe, expect, it } from "vitest";
-import { admitDelivery, admitInput, cancellation, closedRecords } from "../../src/workflows/runs/admission";
+import { admitDelivery, admitInput, cancellation } from "../../src/workflows/runs/admission";
+import { closedRecords } from "../../src/workflows/engine/close";
 import type { ActionRecord, Journal, RunDocument } from "../../src/workflows/engine/types";
 
 const ref = { tenantId: "t-1", runId: "r-1" };
@@ -80,16 +81,37 @@ describe("admitDelivery", () => {
 });
 
 describe("cancellation", () => {
-  it("cancels the run and closes only what is still open", () => {
+  const jobs = [
+    { id: "a", actions: [{ stepId: "ask", name: "awaitInput" }, { stepId: "after", name: "pipe" }] },
+    { id: "b", actions: [{ name: "pipe" }] },
+    { id: "c", dependencies: ["a"], actions: [{ name: "pipe" }] },
+  ];
+  const cancelDoc = { ...doc, definition: { jobs } } as unknown as RunDocument;
+
+  it("cancels the run, closes what is open, and records what never started as skipped because the run ended", () => {
     const journal: Journal = {
       steps: { a: { status: "waiting", startedAt: 1 }, b: { status: "success", startedAt: 1, finishedAt: 2 } },
       actions: { "a/0": ask, "b/0": { key: "b/0", jobId: "b", name: "pipe", status: "success", attempt: 1 } },
     };
-    expect(cancellation(journal, NOW)).toEqual({
+    expect(cancellation(cancelDoc, journal, NOW)).toEqual({
       state: { status: "cancelled" },
-      steps: [["a", { status: "cancelled", startedAt: 1, finishedAt: NOW }]],
-      actions: [{ ...ask, status: "cancelled", until: undefined, finishedAt: NOW }],
+      steps: [
+        ["a", { status: "cancelled", startedAt: 1, finishedAt: NOW }],
+        ["c", { status: "skipped", skippedReason: "run_ended", finishedAt: NOW }],
+      ],
+      actions: [
+        { ...ask, status: "cancelled", until: undefined, finishedAt: NOW },
+        { key: "a/1", jobId: "a", stepId: "after", name: "pipe", status: "skipped", skippedReason: "run_ended", attempt: 0, finishedAt: NOW },
+      ],
     });
-    expect(closedRecords({ steps: { b: journal.steps.b }, actions: {} }, NOW)).toEqual({ steps: [], actions: [] });
+  });
+
+  it("leaves a finished run's records alone, and a run never loaded has nothing to close", () => {
+    const done: Journal = {
+      steps: Object.fromEntries(jobs.map((j) => [j.id, { status: "success" as const, startedAt: 1, finishedAt: 2 }])),
+      actions: {},
+    };
+    expect(closedRecords(jobs as RunDocument["definition"]["jobs"], done, NOW)).toEqual({ steps: [], actions: [] });
+    expect(cancellation(undefined, { steps: {}, actions: {} }, NOW)).toEqual({ state: { status: "cancelled" }, steps: [], actions: [] });
   });
 });

@@ -15,7 +15,7 @@ import { activeWorkflow, minimalDefinition } from "./fixture";
 import { alarmOf, dispatched, runRecord } from "./orchestrator-support";
 import { roleToken } from "../access/fixture";
 
-const RUN_KEYS = ["id", "workflow_id", "workflow_version", "trigger", "test", "status", "attempt", "entity_id", "context", "outputs", "error", "created_at", "started_at", "finished_at"];
+const RUN_KEYS = ["id", "workflow_id", "workflow_version", "trigger", "test", "status", "attempt", "entity_id", "context", "outputs", "error", "errors_continued", "created_at", "started_at", "finished_at"];
 
 /** A job that waits in awaitInput until input is posted: its run stays `running`. */
 const WAITING_JOBS = [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", config: {} }] }];
@@ -86,6 +86,7 @@ describe("GET /workflows/runs/workflows", () => {
       context: { input: { n: 1 }, trigger: { id: "manual", type: "webhook" }, run: { id: older } },
       outputs: null,
       error: null,
+      errors_continued: 0,
       created_at: "2026-03-01T10:00:00Z",
       started_at: null,
       finished_at: null,
@@ -287,13 +288,15 @@ describe("GET /workflows/runs/workflows/{id}", () => {
         id: jobA.id,
         job_id: "a",
         status: "success",
+        skipped_reason: null,
         error: null,
+        input: null,
         output: { x: 1 },
         started_at: "2026-03-01T10:00:01.5Z",
         finished_at: "2026-03-01T10:00:02Z",
         action_runs: [
-          { id: actions[1].id, step_id: "first", name: "pipe", status: "success", error: null, attempts: 1, started_at: "2026-03-01T10:00:01.5Z", finished_at: "2026-03-01T10:00:01.75Z" },
-          { id: actions[0].id, step_id: "second", name: "pipe", status: "success", error: null, attempts: 1, started_at: "2026-03-01T10:00:01.75Z", finished_at: "2026-03-01T10:00:02Z" },
+          { id: actions[1].id, step_id: "first", name: "pipe", status: "success", skipped_reason: null, error: null, attempts: 1, config: null, result: null, result_truncated: false, started_at: "2026-03-01T10:00:01.5Z", finished_at: "2026-03-01T10:00:01.75Z" },
+          { id: actions[0].id, step_id: "second", name: "pipe", status: "success", skipped_reason: null, error: null, attempts: 1, config: null, result: null, result_truncated: false, started_at: "2026-03-01T10:00:01.75Z", finished_at: "2026-03-01T10:00:02Z" },
         ],
         action_log: [],
       },
@@ -301,18 +304,34 @@ describe("GET /workflows/runs/workflows/{id}", () => {
         id: jobB.id,
         job_id: "b",
         status: "error",
+        skipped_reason: null,
         error: failure,
+        input: null,
         output: null,
         started_at: "2026-03-01T10:00:02Z",
         finished_at: "2026-03-01T10:00:03Z",
-        action_runs: [{ id: actions[2].id, step_id: null, name: "http", status: "error", error: failure, attempts: 3, started_at: "2026-03-01T10:00:02Z", finished_at: "2026-03-01T10:00:03Z" }],
+        action_runs: [{ id: actions[2].id, step_id: null, name: "http", status: "error", skipped_reason: null, error: failure, attempts: 3, config: null, result: null, result_truncated: false, started_at: "2026-03-01T10:00:02Z", finished_at: "2026-03-01T10:00:03Z" }],
         action_log: [
           { step_id: null, name: "http", status: "running", error: null, at: "2026-03-01T10:00:02Z" },
           { step_id: null, name: "http", status: "error", error: failure, at: "2026-03-01T10:00:03Z" },
         ],
       },
     ]);
-    expect(Object.keys(res.json.data.job_runs[0])).toEqual(["id", "job_id", "status", "error", "output", "started_at", "finished_at", "action_runs", "action_log"]);
+    expect(Object.keys(res.json.data.job_runs[0])).toEqual(["id", "job_id", "status", "skipped_reason", "error", "input", "output", "started_at", "finished_at", "action_runs", "action_log"]);
+    expect(Object.keys(res.json.data.job_runs[0].action_runs[0])).toEqual([
+      "id",
+      "step_id",
+      "name",
+      "status",
+      "skipped_reason",
+      "error",
+      "attempts",
+      "config",
+      "result",
+      "result_truncated",
+      "started_at",
+      "finished_at",
+    ]);
   });
 
   it("a run without job runs has an empty job_runs; unknown, other tenants' and malformed ids are refused", async () => {

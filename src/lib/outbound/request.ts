@@ -93,9 +93,11 @@ export interface Payload {
 
 /**
  * Builds the request and checks its auth against it; an error outcome's error
- * when either is refused. It carries `idempotencyKey` as `Idempotency-Key`
- * (unless the config sets that header): a workflow action's is the same on
- * every attempt, so a target deduplicating by it applies the action once.
+ * when either is refused. A request other than GET and HEAD carries
+ * `idempotencyKey` as `Idempotency-Key` (unless the config sets that
+ * header): a workflow action's is the same on every attempt, so a target
+ * deduplicating by it applies the action once. GET and HEAD change nothing
+ * to deduplicate.
  */
 export async function prepare(config: RequestConfig, payload: Payload, ctx: OutboundContext, idempotencyKey: string): Promise<Prepared | { error: ErrorValue }> {
   let url: URL;
@@ -110,7 +112,7 @@ export async function prepare(config: RequestConfig, payload: Payload, ctx: Outb
   if ("error" in auth) return auth;
   const has = (name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name);
   if (payload.contentType && !has("content-type")) headers["Content-Type"] = payload.contentType;
-  if (!has("idempotency-key")) headers["Idempotency-Key"] = idempotencyKey;
+  if (!has("idempotency-key") && payload.method !== "GET" && payload.method !== "HEAD") headers["Idempotency-Key"] = idempotencyKey;
   // The config's parameters join the URL's own query, after it.
   for (const [k, v] of Object.entries(query)) url.searchParams.append(k, v);
   return { url, method: payload.method, headers, body: payload.body, redirect: payload.redirect ?? DEFAULTS.redirect, credentials: auth.credentials };

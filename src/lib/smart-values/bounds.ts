@@ -13,6 +13,7 @@
 // runs that tail call in a loop, so the depth does not grow either).
 import { systemClock, type Clock } from "../clock";
 import { ExpressionError } from "./errors";
+import { readsSecret, type SecretWatch } from "./secrets";
 
 export interface EvaluationLimits {
   /** Wall-clock budget, checked as evaluation proceeds (default 1000). */
@@ -105,6 +106,10 @@ export function budgetOf(bounds: EvaluationLimits | EvaluationBudget = {}): Eval
 export class Guard {
   /** When the evaluation began: the clock reading `$now()` and `$millis()` answer. */
   readonly startedAt: number;
+  /** The secrets an evaluation watches for (./secrets.ts); set by the caller that resolves with them. */
+  secrets?: SecretWatch;
+  /** Whether a node evaluated since the caller last cleared it read a secret. */
+  readSecret = false;
 
   constructor(private readonly budget: EvaluationBudget) {
     this.startedAt = budget.clock.now();
@@ -126,6 +131,7 @@ export class Guard {
   }
 
   exit(nodeType: string, result: unknown): void {
+    if (this.secrets && !this.readSecret && readsSecret(this.secrets, result)) this.readSecret = true;
     if (PASS_THROUGH.has(nodeType) || result === null || result === undefined) return;
     if (typeof result === "string") this.charge(result.length);
     else if (Array.isArray(result)) {

@@ -14,6 +14,7 @@ export { ExpressionError, ExpressionSyntaxError } from "./errors";
 export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, type CompiledExpression, type Scope } from "./expression";
 export { isTruthy } from "./json";
 export { expressionsIn, resolveSmartValue, type ResolveOptions } from "./resolve";
+export type { SecretWatch } from "./secrets";
 
 /** The scope keys an expression reads (`config`, `context`, `input`, `outputs`, ...; `$` / `$$` for the whole scope), in order; throws ExpressionSyntaxError. */
 export function rootNamesOf(text: string): string[] {

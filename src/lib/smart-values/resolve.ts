@@ -8,6 +8,7 @@ import { SMART_VALUE_DIRECTIVES } from "./directives";
 import { ExpressionError, ExpressionSyntaxError } from "./errors";
 import { compileExpression, type Scope } from "./expression";
 import { at, expressionText, fail, item, member, refuse, type DirectiveRegistry } from "./registry";
+import type { SecretWatch } from "./secrets";
 import { parseTemplate, stringForm } from "./template";
 
 export type ResolveOptions = {
@@ -15,6 +16,8 @@ export type ResolveOptions = {
   expects?: "string" | "json";
   /** The directives understood (default: the built-in ones). */
   directives?: DirectiveRegistry;
+  /** Secrets to watch for: what an expression computes from one is handed to `derived` (./secrets.ts). */
+  secrets?: SecretWatch;
 } & (
   | { limits?: EvaluationLimits; budget?: never }
   /** A budget shared with the caller's other evaluations, drawn from instead of bounds of its own. */
@@ -40,7 +43,12 @@ class Resolver {
 
   private async expression(text: string, path: string, variables?: Record<string, unknown>): Promise<unknown> {
     try {
-      return await compileExpression(text).run(this.guard, this.scope, variables);
+      const secrets = this.guard.secrets;
+      // Each expression is judged on its own reads, so a secret one member reads does not mask its siblings.
+      if (secrets) this.guard.readSecret = false;
+      const value = await compileExpression(text).run(this.guard, this.scope, variables);
+      if (secrets && this.guard.readSecret) secrets.derived(value);
+      return value;
     } catch (err) {
       if (err instanceof ExpressionSyntaxError) throw new ExpressionSyntaxError(at(path, err.message), err.position);
       throw new ExpressionError(at(path, (err as Error).message));
@@ -93,9 +101,10 @@ class Resolver {
 
 /** Resolves a smart value against `scope`; throws ExpressionSyntaxError (malformed) or ExpressionError (failed evaluation). */
 export async function resolveSmartValue(value: unknown, scope: Scope, options: ResolveOptions = {}): Promise<unknown> {
-  return budgetOf(options.budget ?? options.limits).evaluation((guard) =>
-    new Resolver(scope, guard, options.directives ?? SMART_VALUE_DIRECTIVES).resolve(value, "", options.expects ?? "json"),
-  );
+  return budgetOf(options.budget ?? options.limits).evaluation((guard) => {
+    if (options.secrets?.size) guard.secrets = options.secrets;
+    return new Resolver(scope, guard, options.directives ?? SMART_VALUE_DIRECTIVES).resolve(value, "", options.expects ?? "json");
+  });
 }
 
 /**

@@ -26,6 +26,11 @@ export interface RunDocument {
 export type StepStatus = "pending" | "running" | "waiting" | "success" | "error" | "skipped" | "cancelled" | "timeout";
 export const TERMINAL_STEP: ReadonlySet<StepStatus> = new Set(["success", "error", "skipped", "cancelled", "timeout"]);
 
+/** Why a step is `skipped`: its condition was false, or the run ended before it started. */
+export type StepSkippedReason = "condition_false" | "run_ended";
+/** Why an action is `skipped`: its `if` was false, or the run ended before it started. */
+export type ActionSkippedReason = "if_false" | "run_ended";
+
 export interface StepRecord {
   status: StepStatus;
   /** The step's resolved input, recorded when it starts, so a replay sees the same value. */
@@ -34,6 +39,9 @@ export interface StepRecord {
   error?: ErrorValue;
   /** Set when the step's error was consumed by `errorPolicy: continue`. */
   consumed?: boolean;
+  skippedReason?: StepSkippedReason;
+  /** Strings its input or output computed from secrets: concealed in every record, as the secrets are. */
+  concealed?: string[];
   startedAt?: number;
   finishedAt?: number;
 }
@@ -62,6 +70,9 @@ export interface ActionRecord {
   error?: ErrorValue;
   /** An `errorPolicy: continue` consumed the error: the job went on. */
   consumed?: boolean;
+  skippedReason?: ActionSkippedReason;
+  /** Strings its config computed from secrets: concealed in every record, as the secrets are. */
+  concealed?: string[];
   /** When a waiting action gives up, or a retry is due (epoch ms). */
   until?: number;
   /** What the action keeps about itself (a child run's id, a callback's state). */
@@ -78,6 +89,19 @@ export interface ActionRecord {
 export interface Journal {
   steps: Record<string, StepRecord>;
   actions: Record<string, ActionRecord>;
+}
+
+/** Every string the journal's records computed from secrets. */
+export function concealedIn(journal: Journal): string[] {
+  return [...Object.values(journal.steps), ...Object.values(journal.actions)].flatMap((rec) => rec.concealed ?? []);
+}
+
+/** The failures `errorPolicy: continue` consumed: actions' and steps' alike. */
+export function errorsContinued(journal: Journal): number {
+  let n = 0;
+  for (const rec of Object.values(journal.actions)) if (rec.consumed) n++;
+  for (const rec of Object.values(journal.steps)) if (rec.status === "error" && rec.consumed) n++;
+  return n;
 }
 
 /** What an action's execution answers. */
@@ -100,9 +124,22 @@ export interface ActionInvocation {
   resent?: boolean;
 }
 
+/**
+ * The secrets a run's records must not show (lib/redact.ts's Redactor):
+ * what an expression computes from one is `derived` and concealed too.
+ */
+export interface RunSecrets {
+  readonly size: number;
+  reveals(text: string): boolean;
+  /** Conceals what an expression computed from a secret; answers the strings newly concealed. */
+  derived(value: unknown): string[];
+}
+
 /** What the walker asks of the world; the Durable Object provides it, tests fake it. */
 export interface Effects {
   now(): number;
+  /** The run's secrets, when it has any. */
+  secrets?: RunSecrets;
   /** Makes a record durable (and visible to the runs API) before the walker acts on it. */
   recordStep(stepId: string, record: StepRecord): Promise<void>;
   recordAction(record: ActionRecord): Promise<void>;

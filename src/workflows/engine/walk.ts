@@ -9,9 +9,11 @@
 import { ApiError, errorValue, type ErrorValue } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { runSequence, type SequenceEffects, type SequenceResult, type StepOutcome } from "../../lib/sequence";
-import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError } from "../../lib/smart-values";
+import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError, type Scope } from "../../lib/smart-values";
 import { missingSecretsIn } from "../../lib/secret-markers";
+import { closedRecords } from "./close";
 import {
+  errorsContinued,
   TERMINAL_STEP,
   type ActionDocument,
   type ActionRecord,
@@ -20,7 +22,6 @@ import {
   type RunDocument,
   type StepDocument,
   type StepRecord,
-  type StepStatus,
   type WalkResult,
 } from "./types";
 
@@ -34,6 +35,13 @@ const idempotencyKeyOf = (runId: string, rec: ActionRecord) => rec.idempotencyKe
 
 /** `errorWhen` an action has without writing one: an `http` answer of 4xx or 5xx is a failure. */
 const DEFAULT_ERROR_WHEN: Partial<Record<ActionDocument["name"], string>> = { http: "result.status >= 400" };
+
+/** An `http` failure names the status it answered; the rule that failed it may read anything else. */
+function errorWhenMessage(action: ActionDocument, key: string, result: unknown): string {
+  const status = action.name === "http" ? (result as { status?: unknown } | undefined)?.status : undefined;
+  const answered = typeof status === "number" ? ` (HTTP ${status})` : "";
+  return `Action ${action.stepId ?? key}: errorWhen holds for its result${answered}`;
+}
 
 function expressionError(e: unknown, field: string): ErrorValue {
   if (e instanceof ExpressionError || e instanceof ExpressionSyntaxError) return errorValue("UNPROCESSABLE_ENTITY", `${field}: ${e.message}`, { field });
@@ -92,6 +100,11 @@ export class Walker {
     return out;
   }
 
+  /** The failures `errorPolicy: continue` consumed so far. */
+  errorsContinued(): number {
+    return errorsContinued(this.journal);
+  }
+
   async walk(): Promise<WalkResult> {
     for (const step of this.doc.definition.jobs) {
       const rec = this.journal.steps[step.id];
@@ -138,16 +151,24 @@ export class Walker {
     if (decision) this.decided = this.decided === "error" ? "error" : decision;
   }
 
-  /** A decided run leaves nothing open: steps and actions still running or waiting end `cancelled`. */
+  /** A decided run leaves nothing open: what still runs or waits ends `cancelled`, what never started is `skipped` (./close.ts). */
   private async closeOpen(): Promise<void> {
-    const at = this.effects.now();
-    const open = (status: StepStatus) => status === "running" || status === "waiting";
-    for (const [id, rec] of Object.entries(this.journal.steps)) {
-      if (open(rec.status)) await this.recordStep(id, { ...rec, status: "cancelled", finishedAt: at });
-    }
-    for (const rec of Object.values(this.journal.actions)) {
-      if (open(rec.status)) await this.recordAction({ ...rec, status: "cancelled", until: undefined, finishedAt: at });
-    }
+    const closed = closedRecords(this.doc.definition.jobs, this.journal, this.effects.now());
+    for (const [id, rec] of closed.steps) await this.recordStep(id, rec);
+    for (const rec of closed.actions) await this.recordAction(rec);
+  }
+
+  /**
+   * Resolves a smart value watching the run's secrets: the strings an
+   * expression computed from one are concealed, and added to `concealed`
+   * for the record that keeps the value.
+   */
+  private resolve(value: unknown, scope: Scope, concealed: string[]): Promise<unknown> {
+    const secrets = this.effects.secrets;
+    if (!secrets?.size) return resolveSmartValue(value, scope);
+    return resolveSmartValue(value, scope, {
+      secrets: { size: secrets.size, reveals: (text) => secrets.reveals(text), derived: (v) => void concealed.push(...secrets.derived(v)) },
+    });
   }
 
   private async recordStep(id: string, rec: StepRecord): Promise<void> {
@@ -189,15 +210,16 @@ export class Walker {
         } catch (e) {
           return this.stepFailed(step, { status: "running", startedAt }, expressionError(e, "condition"));
         }
-        if (!pass) return this.finish(step, { status: "skipped", startedAt, finishedAt: startedAt });
+        if (!pass) return this.finish(step, { status: "skipped", skippedReason: "condition_false", startedAt, finishedAt: startedAt });
       }
       let input: unknown;
+      const concealed: string[] = [];
       try {
-        input = step.input === undefined ? {} : await resolveSmartValue(step.input, scope);
+        input = step.input === undefined ? {} : await this.resolve(step.input, scope, concealed);
       } catch (e) {
         return this.stepFailed(step, { status: "running", startedAt }, expressionError(e, "input"));
       }
-      rec = { status: "running", input, startedAt };
+      rec = { status: "running", input, startedAt, ...(concealed.length ? { concealed } : {}) };
       // A secret the input reads must resolve: the job cannot run on a marker.
       const missing = missingSecretsIn(input);
       if (missing.length) return this.stepFailed(step, { status: "running", startedAt }, errorValue("UNPROCESSABLE_ENTITY", "Missing secrets.", { missing_secrets: missing }));
@@ -224,11 +246,13 @@ export class Walker {
     if (job.status === "error") return this.stepFailed(step, rec, job.error);
 
     let output: unknown;
+    const concealed = [...(rec.concealed ?? [])];
     try {
-      output = step.output === undefined ? outputs : await resolveSmartValue(step.output, { input: rec.input, outputs });
+      output = step.output === undefined ? outputs : await this.resolve(step.output, { input: rec.input, outputs }, concealed);
     } catch (e) {
       return this.stepFailed(step, rec, expressionError(e, "output"));
     }
+    if (concealed.length) rec = { ...rec, concealed };
     const invalid = await validated(this.effects, output, step.outputSchema, step.outputSchemaName, "output");
     if (invalid) return this.stepFailed(step, rec, invalid);
     return this.finish(step, { ...rec, status: "success", output, finishedAt: now() });
@@ -262,7 +286,7 @@ export class Walker {
         const now = this.effects.now();
         const rec: ActionRecord = failure
           ? { ...base, status: "error", attempt, error: expressionError(failure, "if"), startedAt: now, finishedAt: now }
-          : { ...base, status: "skipped", attempt, startedAt: now, finishedAt: now };
+          : { ...base, status: "skipped", skippedReason: "if_false", attempt, startedAt: now, finishedAt: now };
         return outcomeOf(await this.recordAction(rec));
       },
       consumed: async (_action, key) => void (await this.recordAction({ ...this.journal.actions[key], consumed: true })),
@@ -306,13 +330,14 @@ export class Walker {
     const attempt = this.journal.actions[key]?.attempt ?? 0;
     const base = this.base(step, action, key);
     let config: unknown;
+    const concealed: string[] = [];
     try {
-      config = action.config === undefined ? {} : await resolveSmartValue(action.config, { input, outputs });
+      config = action.config === undefined ? {} : await this.resolve(action.config, { input, outputs }, concealed);
     } catch (e) {
       return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "config"), startedAt: now(), finishedAt: now() });
     }
     const idempotencyKey = `${this.doc.runId}:${key}:${attempt + 1}`;
-    const rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, idempotencyKey, config, startedAt: now() });
+    const rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, idempotencyKey, config, ...(concealed.length ? { concealed } : {}), startedAt: now() });
     return this.executeAction(action, key, rec, input, outputs, false);
   }
 
@@ -338,7 +363,7 @@ export class Walker {
         return this.recordAction({ ...done, status: "error", error: expressionError(e, "errorWhen") });
       }
       if (failed) {
-        const error = errorValue("UNPROCESSABLE_ENTITY", `Action ${action.stepId ?? key}: errorWhen holds for its result`, { result: outcome.result });
+        const error = errorValue("UNPROCESSABLE_ENTITY", errorWhenMessage(action, key, outcome.result), { result: outcome.result });
         return this.recordAction({ ...done, status: "error", error });
       }
     }

@@ -5,8 +5,9 @@
 import { errorValue, type ErrorValue } from "../../lib/errors";
 import { inputProblems, type AwaitInputConfig } from "../actions/await-input";
 import { callbackAttempt } from "../actions/outbound/http-callback";
-import { TERMINAL_STEP, type ActionRecord, type Journal, type RunDocument, type StepRecord } from "../engine/types";
-import { isFinished, type RunRef, type RunState } from "./orchestrator";
+import { closedRecords, type ClosedRecords } from "../engine/close";
+import type { ActionRecord, Journal, RunDocument } from "../engine/types";
+import { isFinished, type RunOutcome, type RunRef, type RunState } from "./orchestrator";
 
 /** A refusal (the error the route answers with) or the action record to write. */
 export type Admission = { refused: ErrorValue } | { write: ActionRecord };
@@ -45,19 +46,7 @@ export function admitDelivery(doc: RunDocument | undefined, rec: ActionRecord | 
   return { write: { ...rec, delivered: payload, until: now } };
 }
 
-/** What ends a run's open work: every step and action not yet terminal, `cancelled` at `now`. */
-export function closedRecords(journal: Journal, now: number): { steps: [string, StepRecord][]; actions: ActionRecord[] } {
-  return {
-    steps: Object.entries(journal.steps)
-      .filter(([, rec]) => !TERMINAL_STEP.has(rec.status))
-      .map(([id, rec]) => [id, { ...rec, status: "cancelled", finishedAt: now }]),
-    actions: Object.values(journal.actions)
-      .filter((rec) => !TERMINAL_STEP.has(rec.status))
-      .map((rec) => ({ ...rec, status: "cancelled", until: undefined, finishedAt: now })),
-  };
-}
-
-/** A cancel: the run's state becomes `cancelled` and its open work is closed. */
-export function cancellation(journal: Journal, now: number): { state: RunState } & ReturnType<typeof closedRecords> {
-  return { state: { status: "cancelled" }, ...closedRecords(journal, now) };
+/** A cancel: the run's state becomes `cancelled` and its open work is closed (engine/close.ts). */
+export function cancellation(doc: RunDocument | undefined, journal: Journal, now: number): { state: RunOutcome } & ClosedRecords {
+  return { state: { status: "cancelled" }, ...closedRecords(doc?.definition.jobs ?? [], journal, now) };
 }

@@ -137,17 +137,37 @@ export async function runStatus(database: Database, { tenantId, runId }: RunRef)
   return rows[0]?.status;
 }
 
+/** A result's JSON text longer than this many bytes is shown cut to them, as a string. */
+export const RESULT_SHOWN_BYTES = 64 * 1024;
+
+/**
+ * An action's result as its record shows it: its JSON text, or, when that
+ * text is over RESULT_SHOWN_BYTES, its first RESULT_SHOWN_BYTES (never half
+ * a character) as a JSON string, `truncated`.
+ */
+export function shownResult(result: unknown): { json: string | null; truncated: boolean } {
+  if (result === undefined) return { json: null, truncated: false };
+  const text = JSON.stringify(result);
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most results need no encoding to be known short.
+  if (text.length * 3 <= RESULT_SHOWN_BYTES) return { json: text, truncated: false };
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= RESULT_SHOWN_BYTES) return { json: text, truncated: false };
+  let end = RESULT_SHOWN_BYTES;
+  while ((bytes[end] & 0xc0) === 0x80) end--;
+  return { json: JSON.stringify(new TextDecoder().decode(bytes.subarray(0, end))), truncated: true };
+}
+
 /** One job run, upserted by (run, job). */
 export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: string, rec: StepRecord): Promise<void> {
   await sql.query(
     `WITH job AS (
-       INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, error, output, started_at, finished_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::timestamptz, $8::timestamptz)
+       INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, error, input, output, skipped_reason, started_at, finished_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8, $9::timestamptz, $10::timestamptz)
        ON CONFLICT (run_id, job_id) DO UPDATE
-          SET status = excluded.status, error = excluded.error, output = excluded.output,
-              started_at = excluded.started_at, finished_at = excluded.finished_at)
+          SET status = excluded.status, error = excluded.error, input = excluded.input, output = excluded.output,
+              skipped_reason = excluded.skipped_reason, started_at = excluded.started_at, finished_at = excluded.finished_at)
      ${TOUCH_RUN}`,
-    [tenantId, runId, jobId, rec.status, json(rec.error), json(rec.output), at(rec.startedAt), at(rec.finishedAt)],
+    [tenantId, runId, jobId, rec.status, json(rec.error), json(rec.input), json(rec.output), rec.skippedReason ?? null, at(rec.startedAt), at(rec.finishedAt)],
   );
 }
 
@@ -162,15 +182,19 @@ export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: s
  * `running`. The record's error goes with the last status.
  */
 export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: ActionRecord, position: number, statuses: string[] = [rec.status]): Promise<void> {
+  const result = shownResult(rec.result);
   await sql.query(
     `WITH job AS (SELECT id FROM workflow_job_runs WHERE run_id = $2 AND job_id = $3),
      prev AS (SELECT a.status, a.attempts FROM workflow_action_runs a JOIN job ON a.job_run_id = job.id WHERE a.position = $4),
      action AS (
-       INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, error, attempts, detail, started_at, finished_at)
-       SELECT $1::uuid, job.id, $4::int, $5::text, $6::text, $7::text, $8::jsonb, $9::int, $10::jsonb, $11::timestamptz, $12::timestamptz FROM job
+       INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, error, attempts, detail, started_at, finished_at,
+                                         config, result, result_truncated, skipped_reason)
+       SELECT $1::uuid, job.id, $4::int, $5::text, $6::text, $7::text, $8::jsonb, $9::int, $10::jsonb, $11::timestamptz, $12::timestamptz,
+              $14::jsonb, $15::jsonb, $16::boolean, $17::text FROM job
        ON CONFLICT (job_run_id, position) DO UPDATE
           SET step_id = excluded.step_id, name = excluded.name, status = excluded.status, error = excluded.error,
-              attempts = excluded.attempts, detail = excluded.detail, started_at = excluded.started_at, finished_at = excluded.finished_at
+              attempts = excluded.attempts, detail = excluded.detail, started_at = excluded.started_at, finished_at = excluded.finished_at,
+              config = excluded.config, result = excluded.result, result_truncated = excluded.result_truncated, skipped_reason = excluded.skipped_reason
        RETURNING job_run_id),
      logged AS (
        INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status, error)
@@ -179,7 +203,25 @@ export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: A
         WHERE NOT (l.ord = 1 AND EXISTS (SELECT 1 FROM prev WHERE prev.status = l.status AND prev.attempts = $9::int))
         ORDER BY l.ord)
      ${TOUCH_RUN}`,
-    [tenantId, runId, rec.jobId, position, rec.stepId ?? null, rec.name, rec.status, json(rec.error), rec.attempt, json(rec.detail), at(rec.startedAt), at(rec.finishedAt), statuses],
+    [
+      tenantId,
+      runId,
+      rec.jobId,
+      position,
+      rec.stepId ?? null,
+      rec.name,
+      rec.status,
+      json(rec.error),
+      rec.attempt,
+      json(rec.detail),
+      at(rec.startedAt),
+      at(rec.finishedAt),
+      statuses,
+      json(rec.config),
+      result.json,
+      result.truncated,
+      rec.skippedReason ?? null,
+    ],
   );
 }
 
@@ -187,6 +229,8 @@ export interface RunOutcome {
   status: Exclude<RunStatus, "pending" | "running">;
   outputs?: Record<string, unknown>;
   error?: ErrorValue;
+  /** The failures `errorPolicy: continue` consumed. */
+  errorsContinued?: number;
 }
 
 /** What a run's object keeps as its status: open, or its outcome once finished. */
@@ -194,11 +238,20 @@ export type RunState = { status: "pending" | "running" } | RunOutcome;
 
 export const isFinished = (state: RunState | undefined): state is RunOutcome => state !== undefined && state.status !== "pending" && state.status !== "running";
 
-/** The run's end, unless it already has one: a cancel that won is never overwritten. */
+/**
+ * The run's end, unless it already has one: a cancel that won is never
+ * overwritten, and of the outcome such a run gets only its count of errors
+ * consumed (the object counts them as it closes the run).
+ */
 export async function mirrorOutcome(sql: Sql, { tenantId, runId }: RunRef, outcome: RunOutcome): Promise<void> {
   await sql.query(
-    `UPDATE workflow_runs SET status = $3, outputs = $4::jsonb, error = $5::jsonb, finished_at = now(), updated_at = now()
-      WHERE id = $1 AND tenant_id = $2 AND status IN ('pending', 'running')`,
-    [runId, tenantId, outcome.status, json(outcome.outputs), json(outcome.error)],
+    `UPDATE workflow_runs
+        SET status = CASE WHEN status IN ('pending', 'running') THEN $3 ELSE status END,
+            outputs = CASE WHEN status IN ('pending', 'running') THEN $4::jsonb ELSE outputs END,
+            error = CASE WHEN status IN ('pending', 'running') THEN $5::jsonb ELSE error END,
+            finished_at = CASE WHEN status IN ('pending', 'running') THEN now() ELSE finished_at END,
+            errors_continued = $6, updated_at = now()
+      WHERE id = $1 AND tenant_id = $2 AND (status IN ('pending', 'running') OR errors_continued <> $6)`,
+    [runId, tenantId, outcome.status, json(outcome.outputs), json(outcome.error), outcome.errorsContinued ?? 0],
   );
 }

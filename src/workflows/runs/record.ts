@@ -22,14 +22,15 @@ export function runRecordSql(r: string, more = ""): string {
     'id', ${r}.id, 'workflow_id', ${r}.workflow_id, 'workflow_version', ${r}.workflow_version,
     'trigger', json_build_object('id', ${r}.trigger_key, 'type', ${r}.trigger_type), 'test', ${r}.test,
     'status', ${r}.status, 'attempt', ${r}.attempt, 'entity_id', ${r}.entity_id,
-    'context', ${r}.context, 'outputs', ${r}.outputs, 'error', ${r}.error,
+    'context', ${r}.context, 'outputs', ${r}.outputs, 'error', ${r}.error, 'errors_continued', ${r}.errors_continued,
     'created_at', ${ts(`${r}.created_at`)}, 'started_at', ${ts(`${r}.started_at`)}, 'finished_at', ${ts(`${r}.finished_at`)}${more})`;
 }
 
 const actionRunsSql = (j: string) => `coalesce((
     SELECT json_agg(json_build_object(
-             'id', a.id, 'step_id', a.step_id, 'name', a.name, 'status', a.status, 'error', a.error,
-             'attempts', a.attempts, 'started_at', ${ts("a.started_at")}, 'finished_at', ${ts("a.finished_at")})
+             'id', a.id, 'step_id', a.step_id, 'name', a.name, 'status', a.status, 'skipped_reason', a.skipped_reason, 'error', a.error,
+             'attempts', a.attempts, 'config', a.config, 'result', a.result, 'result_truncated', a.result_truncated,
+             'started_at', ${ts("a.started_at")}, 'finished_at', ${ts("a.finished_at")})
            ORDER BY a.position)
       FROM workflow_action_runs a WHERE a.job_run_id = ${j}.id), '[]'::json)`;
 
@@ -42,7 +43,8 @@ const actionLogSql = (j: string) => `coalesce((
 export function runDetailSql(r: string): string {
   const jobRuns = `coalesce((
     SELECT json_agg(json_build_object(
-             'id', j.id, 'job_id', j.job_id, 'status', j.status, 'error', j.error, 'output', j.output,
+             'id', j.id, 'job_id', j.job_id, 'status', j.status, 'skipped_reason', j.skipped_reason, 'error', j.error,
+             'input', j.input, 'output', j.output,
              'started_at', ${ts("j.started_at")}, 'finished_at', ${ts("j.finished_at")},
              'action_runs', ${actionRunsSql("j")}, 'action_log', ${actionLogSql("j")})
            ORDER BY j.created_at, j.job_id)
@@ -74,6 +76,7 @@ const runFields = {
   context: { ...freeFormObject, description: "{ input, trigger, run, data? }" },
   outputs: { type: ["object", "null"], additionalProperties: true, description: "Job outputs by job id" },
   error: storedError,
+  errors_continued: { type: "integer", description: "The failures `errorPolicy: continue` consumed (actions' and steps'), counted as the run ends; 0 when none" },
   created_at: timestamp,
   started_at: nullableTimestamp,
   finished_at: nullableTimestamp,
@@ -86,14 +89,18 @@ export const runItem = { type: "object", required: runRequired, properties: runF
 
 const actionRun = {
   type: "object",
-  required: ["id", "step_id", "name", "status", "error", "attempts", "started_at", "finished_at"],
+  required: ["id", "step_id", "name", "status", "skipped_reason", "error", "attempts", "config", "result", "result_truncated", "started_at", "finished_at"],
   properties: {
     id: uuidSchema,
     step_id: { type: ["string", "null"] },
     name: { type: "string" },
     status: stepStatus,
+    skipped_reason: { enum: ["if_false", "run_ended", null], description: "Why a `skipped` action did not run: its `if` was false, or the run ended first" },
     error: storedError,
     attempts: { type: "integer" },
+    config: { description: "The config as resolved and sent (secrets and values computed from them as `***`); null before it resolved" },
+    result: { description: "The result, any JSON (secrets masked); with `result_truncated`, the first 64 KiB of its JSON text as a string; null without one" },
+    result_truncated: { type: "boolean", description: "The result's JSON text was over 64 KiB and `result` holds its start" },
     started_at: nullableTimestamp,
     finished_at: nullableTimestamp,
   },
@@ -107,12 +114,14 @@ const actionLogEntry = {
 
 const jobRun = {
   type: "object",
-  required: ["id", "job_id", "status", "error", "output", "started_at", "finished_at", "action_runs", "action_log"],
+  required: ["id", "job_id", "status", "skipped_reason", "error", "input", "output", "started_at", "finished_at", "action_runs", "action_log"],
   properties: {
     id: uuidSchema,
     job_id: { type: "string", description: "The step id in the definition" },
     status: stepStatus,
+    skipped_reason: { enum: ["condition_false", "run_ended", null], description: "Why a `skipped` step did not run: its condition was false, or the run ended first" },
     error: storedError,
+    input: { description: "The step's resolved input, any JSON (secrets masked); null until it resolved" },
     output: { description: "The job's output, any JSON; null until it has one" },
     started_at: nullableTimestamp,
     finished_at: nullableTimestamp,

@@ -39,6 +39,7 @@ export function runEffects(s: EffectSources): Effects {
     };
   return {
     now: () => s.clock.now(),
+    secrets: s.redactor,
     recordStep: stoppable(s.recordStep),
     recordAction: stoppable(s.recordAction),
     execute: (invocation) =>

@@ -123,7 +123,7 @@ export async function retryRun(sql: Sql, id: string, request: RetryRequest | nul
     sql,
     id,
     FINISHED_STATUSES,
-    `status = 'pending', attempt = r.attempt + 1, finished_at = NULL, error = NULL, retry_request = $3::jsonb`,
+    `status = 'pending', attempt = r.attempt + 1, finished_at = NULL, error = NULL, errors_continued = 0, retry_request = $3::jsonb`,
     "only a finished run can be retried",
     [request && JSON.stringify(request)],
   );

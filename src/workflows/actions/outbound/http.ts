@@ -8,6 +8,7 @@ import type { ActionContext } from "../types";
 import { action } from "../action";
 import type { Accepted } from "../../../lib/validate";
 import type { ActionOutcome } from "../../engine/types";
+import { requestIdempotencyKey } from "../../engine/positions";
 import { forbidden } from "../../../lib/schemas";
 import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAt, send, validationError, type Payload } from "../../../lib/outbound/request";
 
@@ -66,7 +67,7 @@ export const http = action({
     if ("error" in bounds) return { kind: "error", error: bounds.error };
     const payload = await payloadOf(config, ctx);
     if ("kind" in payload) return payload;
-    const prepared = await prepare(config, payload, ctx, invocation.idempotencyKey);
+    const prepared = await prepare(config, payload, ctx, requestIdempotencyKey(ctx.runId, invocation.record));
     if ("error" in prepared) return { kind: "error", error: prepared.error };
     // A file's bytes are not sent twice in one attempt: a refreshed token waits for the next one.
     const sent = await send(prepared, config, ctx, !config.binaryUpload);
