@@ -50,25 +50,29 @@ export function confinedServices(principal: Principal, tenant: TenantDb, binding
   };
 }
 
-/** The route's permission check: a 403 FORBIDDEN refusal unless the principal holds `resource:action`. */
-function refusedUnless(principal: Principal, resource: string, action: string): Refused | undefined {
-  if (hasPermission(principal, resource, action)) return undefined;
-  return { kind: "error", error: errorValue("FORBIDDEN", `The run's policy does not allow ${resource}:${action}`, { resource, action }) };
+/**
+ * The route's permission check over `permissions` (`resource:action`, or
+ * `entity:<action>:<type name>`, checked as `entity:<action>`: the services
+ * confine the rows to the types the principal's grants name): a 403
+ * FORBIDDEN refusal naming the first the principal does not hold.
+ */
+export function refusedUnless(principal: Principal, permissions: string[]): Refused | undefined {
+  for (const permission of permissions) {
+    const [resource, action] = permission.split(":");
+    if (!hasPermission(principal, resource, action)) {
+      return { kind: "error", error: errorValue("FORBIDDEN", `The run's policy does not allow ${resource}:${action}`, { resource, action }) };
+    }
+  }
+  return undefined;
 }
 
 /**
- * Runs `work` as a REST route runs its handler: refused (403) unless the
- * principal holds every `resource:action` of `permissions` (the first
- * missing one named), and a 4xx refusal from a service as the error
+ * Runs `work` as a REST route runs its handler, once its permission check
+ * passed (refusedUnless): a 4xx refusal from a service is the error
  * outcome. Anything else is the platform's fault and propagates.
  */
-export async function withPermissions<T>(source: ServiceSource, permissions: string[], work: (services: ConfinedServices) => Promise<T>): Promise<T | Refused> {
+export async function withServices<T>(source: ServiceSource, work: (services: ConfinedServices) => Promise<T>): Promise<T | Refused> {
   const services = await source.services();
-  for (const permission of permissions) {
-    const [resource, action] = permission.split(":");
-    const refused = refusedUnless(services.principal, resource, action);
-    if (refused) return refused;
-  }
   try {
     return await work(services);
   } catch (e) {

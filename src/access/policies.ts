@@ -151,3 +151,58 @@ export async function deletePolicy(tenant: TenantDb, id: string) {
     throw e;
   }
 }
+
+/**
+ * The grants holding exactly `permissions` (strings as GET
+ * /access/me/permissions writes them): one grant per resource, and per
+ * type for `entity:<action>:<type name>`, its actions sorted.
+ */
+export function grantsOf(permissions: string[]): GrantInput[] {
+  const byTarget = new Map<string, GrantInput>();
+  for (const permission of permissions) {
+    const [resource, action, ...rest] = permission.split(":");
+    const typeName = rest.length ? rest.join(":") : undefined;
+    const key = JSON.stringify([resource, typeName ?? null]);
+    const grant = byTarget.get(key) ?? { resource, actions: [], ...(typeName !== undefined && { resource_name: typeName }) };
+    if (!grant.actions.includes(action)) grant.actions.push(action);
+    byTarget.set(key, grant);
+  }
+  return [...byTarget.values()].map((g) => ({ ...g, actions: [...g.actions].sort() }));
+}
+
+/** The policy a workflow's activation provisioned, when there is one. */
+export async function provisionedPolicy(db: Db, workflowId: string): Promise<{ id: string; name: string } | undefined> {
+  const [row] = await db.select({ id: policies.id, name: policies.name }).from(policies).where(eq(policies.workflowId, workflowId));
+  return row;
+}
+
+/**
+ * Creates the policy a workflow's activation provisions, or brings the one
+ * it provisioned before to `name` and exactly `wanted` (its grants replaced
+ * only when they differ, so a repeated activation changes nothing). Runs in
+ * the caller's transaction; a name another policy holds is 409 CONFLICT.
+ */
+export async function provisionPolicy(db: Db, tenantId: string, workflowId: string, name: string, wanted: GrantInput[]): Promise<string> {
+  try {
+    const existing = await provisionedPolicy(db, workflowId);
+    if (!existing) {
+      const description = "Provisioned by the workflow's activation: the permissions its actions need. Each activation reconciles its grants.";
+      const [{ id }] = await db.insert(policies).values({ tenantId, name, description, workflowId }).returning({ id: policies.id });
+      if (wanted.length) await db.insert(grants).values(wanted.map((g) => grantRow(tenantId, id, g)));
+      return id;
+    }
+    const held = await db.select(grantColumns).from(grants).where(eq(grants.policyId, existing.id));
+    const shape = (list: GrantInput[]) => JSON.stringify(list.map((g) => [g.resource, [...g.actions].sort(), g.resource_name ?? null, g.resource_id ?? null]).sort());
+    const same = shape(held.map((g) => ({ resource: g.resource, actions: g.actions, resource_name: g.resource_name ?? undefined, resource_id: g.resource_id ?? undefined }))) === shape(wanted);
+    if (existing.name !== name) await db.update(policies).set({ name, updatedAt: sql`now()` }).where(eq(policies.id, existing.id));
+    if (!same) {
+      await db.delete(grants).where(eq(grants.policyId, existing.id));
+      if (wanted.length) await db.insert(grants).values(wanted.map((g) => grantRow(tenantId, existing.id, g)));
+      await db.update(policies).set({ updatedAt: sql`now()` }).where(eq(policies.id, existing.id));
+    }
+    return existing.id;
+  } catch (e) {
+    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", `Policy ${name} already exists and was not provisioned for this workflow; bind it with policy_id, or rename or delete it`, { name });
+    throw e;
+  }
+}

@@ -4,6 +4,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  type AnyPgColumn,
   boolean,
   check,
   customType,
@@ -436,10 +437,16 @@ export const policies = pgTable(
     tenantId: tenantId(),
     name: text("name").notNull(),
     description: text("description"),
+    /** The workflow whose activation provisioned this policy (and reconciles its grants); null for a policy written through /access/policies. */
+    workflowId: uuid("workflow_id").references((): AnyPgColumn => workflowDefinitions.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
-  (t) => [uniqueIndex("policies_tenant_name_key").on(t.tenantId, t.name), tenantPolicy("policies")],
+  (t) => [
+    uniqueIndex("policies_tenant_name_key").on(t.tenantId, t.name),
+    uniqueIndex("policies_workflow_key").on(t.tenantId, t.workflowId).where(sql`${t.workflowId} IS NOT NULL`),
+    tenantPolicy("policies"),
+  ],
 ).enableRLS();
 
 /**

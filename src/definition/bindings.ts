@@ -18,28 +18,27 @@ export interface StepList {
 }
 
 interface ReferenceStep {
-  index: number;
   stepId: string;
   name: string;
 }
 
 function referenceSteps(definition: StepList): ReferenceStep[] {
   if (!Array.isArray(definition.jobs)) return [];
-  return definition.jobs.flatMap((step: unknown, index) => {
+  return definition.jobs.flatMap((step: unknown) => {
     if (step === null || typeof step !== "object") return [];
     const { id, name, actions } = step as Record<string, unknown>;
-    return actions === undefined && typeof id === "string" && typeof name === "string" ? [{ index, stepId: id, name }] : [];
+    return actions === undefined && typeof id === "string" && typeof name === "string" ? [{ stepId: id, name }] : [];
   });
 }
 
 /**
- * Binds the reference steps; a name with no published job is a problem line
- * naming the step (`definition_json.jobs[2].name: ...`), since a binding
- * needs a job to point at.
+ * Binds each reference step whose name has a published job; a name with
+ * none stays unbound and saves (a job may be published later): activation
+ * names such a step in its warnings, and a run fails that step.
  */
-export async function bindJobRefs(sql: Sql, definition: StepList): Promise<{ refs: JobRefs; problems: string[] }> {
+export async function bindJobRefs(sql: Sql, definition: StepList): Promise<JobRefs> {
   const steps = referenceSteps(definition);
-  if (!steps.length) return { refs: {}, problems: [] };
+  if (!steps.length) return {};
   const names = [...new Set(steps.map((s) => s.name))];
   const { rows } = await sql.query<{ id: string; name: string }>(
     `SELECT DISTINCT ON (name) id, name FROM job_definitions
@@ -48,12 +47,5 @@ export async function bindJobRefs(sql: Sql, definition: StepList): Promise<{ ref
     [names],
   );
   const latest = new Map(rows.map((r) => [r.name, r.id]));
-  const refs: JobRefs = {};
-  const problems: string[] = [];
-  for (const step of steps) {
-    const id = latest.get(step.name);
-    if (id) refs[step.stepId] = id;
-    else problems.push(`definition_json.jobs[${step.index}].name: no published job named ${JSON.stringify(step.name)}`);
-  }
-  return { refs, problems };
+  return Object.fromEntries(steps.flatMap((step) => (latest.has(step.name) ? [[step.stepId, latest.get(step.name)!]] : [])));
 }

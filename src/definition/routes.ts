@@ -57,7 +57,7 @@ export const definitionRoutes = [
     body: validateBody,
     documentedBody: { ...documentedWorkflowBody, required: [] },
     responses: { 200: { description: "The outcome (problems are a 200 with valid: false)", schema: dataEnvelope(validation) } },
-    handler: async (c, { body }) => c.json({ data: await validateWorkflow(c.var.ctx.tenant, body) }),
+    handler: async (c, { body }) => c.json({ data: validateWorkflow(body) }),
   }),
   route({
     operation: "createWorkflow",

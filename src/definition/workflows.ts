@@ -7,8 +7,7 @@ import { pgCode } from "../db/client";
 import { workflowDefinitions, workflowVersions } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
-import { validationFailed } from "../lib/validate";
-import { checkWorkflowDefinition, workflowProblems, type WorkflowDocument } from "./language/validate";
+import { checkWorkflowDefinition, workflowProblems } from "./language/validate";
 import { bindJobRefs, type JobRefs } from "./bindings";
 import type { FromSchema } from "json-schema-to-ts";
 import type { workflowBody } from "./schemas";
@@ -39,13 +38,6 @@ function nameTaken(e: unknown, name: string): unknown {
   return pgCode(e) === "23505" ? new ApiError("CONFLICT", `Workflow ${name} already exists`, { name }) : e;
 }
 
-/** Binds the reference steps, refusing the save (and rolling back its transaction) when a name has no published job. */
-async function bound(sql: Sql, definition: WorkflowDocument): Promise<JobRefs> {
-  const { refs, problems } = await bindJobRefs(sql, definition);
-  if (problems.length) throw validationFailed(problems, "Workflow definition failed validation");
-  return refs;
-}
-
 async function recordVersion(sql: Sql, tenantId: string, row: { id: string; version: number; definition_json: unknown }, jobRefs: JobRefs) {
   await sql.db.insert(workflowVersions).values({ tenantId, workflowId: row.id, version: row.version, definitionJson: row.definition_json, jobRefs });
 }
@@ -54,7 +46,7 @@ export async function createWorkflow(tenant: TenantDb, input: WorkflowInput) {
   const { definition, sourceYaml } = checkWorkflowDefinition(input);
   try {
     return await tenant.tx(async (sql) => {
-      const jobRefs = await bound(sql, definition);
+      const jobRefs = await bindJobRefs(sql, definition);
       const [row] = await sql.db
         .insert(workflowDefinitions)
         .values({ tenantId: tenant.tenantId, name: input.name, description: input.description ?? null, definitionJson: definition, sourceYaml: sourceYaml ?? null })
@@ -75,7 +67,7 @@ export async function updateWorkflow(tenant: TenantDb, id: string, input: Workfl
       // The row lock orders concurrent saves, so each takes its own next version.
       const [current] = await sql.db.select({ id: workflowDefinitions.id }).from(workflowDefinitions).where(eq(workflowDefinitions.id, id)).for("update");
       if (!current) throw notFound("Workflow", id);
-      const jobRefs = await bound(sql, definition);
+      const jobRefs = await bindJobRefs(sql, definition);
       const [row] = await sql.db
         .update(workflowDefinitions)
         .set({
@@ -96,11 +88,9 @@ export async function updateWorkflow(tenant: TenantDb, id: string, input: Workfl
   }
 }
 
-/** Every problem a save would refuse, the job bindings included, without saving. */
-export async function validateWorkflow(tenant: TenantDb, input: Omit<WorkflowInput, "name">) {
-  const { problems, secretRef, definition } = workflowProblems(input);
-  const bindingProblems = definition ? (await tenant.tx((sql) => bindJobRefs(sql, definition))).problems : [];
-  const errors = [...problems, ...bindingProblems];
+/** Every problem a save would refuse, without saving. */
+export function validateWorkflow(input: Omit<WorkflowInput, "name">) {
+  const { problems: errors, secretRef } = workflowProblems(input);
   return { valid: errors.length === 0, errors, ...(secretRef ? { code: "SECRET_REF_IN_DEFINITION" as const } : {}) };
 }
 

@@ -46,6 +46,18 @@ export function hasPermission(principal: Pick<Principal, "permissions" | "scoped
   return holdsUnscoped(principal, resource, action) || principal.scoped.some((g) => g.resource === resource && g.actions.some((a) => a === "*" || a === action));
 }
 
+/**
+ * Holds `permission` as GET /access/me/permissions writes it: `resource:action`
+ * unnarrowed, or `entity:<action>:<type name>` unnarrowed or through a grant
+ * narrowed to that type.
+ */
+export function holdsPermission(principal: Pick<Principal, "permissions" | "scoped">, permission: string): boolean {
+  const [resource, action, ...rest] = permission.split(":");
+  if (holdsUnscoped(principal, resource, action)) return true;
+  const typeName = rest.join(":");
+  return rest.length > 0 && principal.scoped.some((g) => g.resource === resource && g.resourceName === typeName && g.actions.some((a) => a === "*" || a === action));
+}
+
 /** True when every grant in `wanted` is covered by `held` (used so a caller cannot hand out more power than it has). */
 export function coversAll(held: string[], wanted: string[]): boolean {
   return wanted.every((w) => {

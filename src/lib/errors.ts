@@ -73,6 +73,8 @@ interface DetailFields {
   OUTBOUND_TOO_MANY_REDIRECTS: { reason: string };
   /** The outbound response body passed the size limit. */
   OUTBOUND_RESPONSE_TOO_LARGE: { reason: string };
+  /** A run reached a reference step bound to no published job. */
+  JOB_UNBOUND: { step_id: string; job_name: string };
   /** A workflow definition naming a secret: references live in env values, never in the document. */
   SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[] };
 }
@@ -106,6 +108,7 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "SIZE_MISMATCH":
     case "NOT_UPLOADED":
     case "CHECKSUM_MISMATCH":
+    case "JOB_UNBOUND":
       return "UNPROCESSABLE_ENTITY";
     case "SECRET_REF_IN_DEFINITION":
       return "VALIDATION_FAILED";

@@ -83,7 +83,7 @@ describe("hostile definitions", () => {
     const doc = JSON.parse('{"jobs":[{"id":"a","name":"j","__proto__":{"polluted":true}}],"auth":{"__proto__":{"type":"bearer","token":"t"}}}');
     expect(workflowProblems({ definition_json: doc }).problems).toEqual(["definition_json.jobs[0].__proto__: is not allowed", "definition_json.auth.__proto__: is not a profile key: it starts with a letter, then letters, digits, _ or -"]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    const yaml = workflowProblems({ source_yaml: "jobs: []\n__proto__: {polluted: true}\n" });
+    const yaml = workflowProblems({ source_yaml: "jobs: [{id: a, actions: []}]\n__proto__: {polluted: true}\n" });
     expect(yaml.problems).toEqual(["definition_json.__proto__: is not allowed"]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

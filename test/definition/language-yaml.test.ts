@@ -53,7 +53,7 @@ describe("source_yaml", () => {
     expect(yamlProblems("jobs: !js/function 'x'\n")).toEqual([expect.stringMatching(/^source_yaml: Unresolved tag: !js\/function \(line 1, column 7\)$/)]);
     expect(yamlProblems("jobs: []\n? [a]\n: 1\n")).toEqual(["source_yaml: With stringKeys, all keys must be strings (line 2, column 3)"]);
     // Merge keys are plain keys here, which the schema refuses (the `<<` key shows URI-encoded).
-    expect(yamlProblems("base: &b {x: 1}\njobs: []\n<<: *b\n")).toEqual(["definition_json.base: is not allowed", expect.stringMatching(/^definition_json\.\S+: is not allowed$/)]);
+    expect(yamlProblems("base: &b {x: 1}\njobs: [{id: a, actions: []}]\n<<: *b\n")).toEqual(["definition_json.base: is not allowed", expect.stringMatching(/^definition_json\.\S+: is not allowed$/)]);
   });
 
   it("refuses what JSON cannot store: NUL, lone surrogates, non-finite numbers", () => {
@@ -76,6 +76,6 @@ describe("source_yaml", () => {
       err = e as ApiError;
     }
     expect([err?.status, err?.details.code, err?.details.errors]).toEqual([422, "SECRET_REF_IN_DEFINITION", result.problems]);
-    expect(workflowProblems({ source_yaml: text.replace("secrets.tenant.KEY", "config.env.KEY") }).problems).toEqual([]);
+    expect(workflowProblems({ source_yaml: text.replace("secrets.tenant.KEY", "input.key") }).problems).toEqual([]);
   });
 });

@@ -51,7 +51,7 @@ function full(): Doc {
         output: "{{ outputs.call.body }}",
       },
       { id: "enrich", name: "enrich-person", dependencies: ["fetch"], outputSchemaName: "person" },
-      { id: "store", dependencies: ["fetch", "enrich"], condition: "outputs.fetch != null", conditionPolicy: "continue", actions: [{ stepId: "call", name: "upsertEntity", config: { typeName: "Person" } }] },
+      { id: "store", dependencies: ["fetch", "enrich"], condition: "outputs.fetch != null", conditionPolicy: "continue", actions: [{ stepId: "call", name: "upsertEntity", config: { typeName: "Person", data: "{{ [input] }}" } }] },
     ],
     triggers: [
       {
@@ -394,7 +394,7 @@ describe("limits", () => {
   it("caps jobs, triggers, actions per job and nesting", () => {
     expect(problems({ jobs: Array.from({ length: 201 }, (_, i) => ({ id: `s${i}`, name: "j" })) })).toEqual(["definition_json.jobs: Array has too many items (201 > 200)"]);
     const triggers = Array.from({ length: 101 }, (_, i) => ({ id: `t${i}`, cron: "* * * * *" }));
-    expect(problems({ jobs: [], triggers })).toEqual(["definition_json.triggers: Array has too many items (101 > 100)"]);
+    expect(problems({ jobs: [{ id: "a", actions: [] }], triggers })).toEqual(["definition_json.triggers: Array has too many items (101 > 100)"]);
     const actions = (n: number) => Array.from({ length: n }, () => ({ name: "pipe", onSuccess: [{ name: "pipe" }] }));
     expect(problems({ jobs: [{ id: "a", actions: actions(250) }] })).toEqual([]);
     expect(problems({ jobs: [{ id: "a", actions: actions(251) }] })).toEqual(["definition_json.jobs[0].actions: a job holds at most 500 actions, onSuccess and onError included"]);

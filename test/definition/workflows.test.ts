@@ -16,7 +16,7 @@ const minimal = {
 const twoJobs = {
   jobs: [
     { id: "a", actions: [{ name: "pipe", config: {} }] },
-    { id: "b", dependencies: ["a"], actions: [{ name: "pipe", config: { x: 1 } }] },
+    { id: "b", dependencies: ["a"], actions: [{ name: "pipe", config: { value: 1 } }] },
   ],
   triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
 };

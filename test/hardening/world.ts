@@ -107,7 +107,7 @@ async function ok(method: string, path: string, auth: string, body?: unknown, ra
   return res.json?.data;
 }
 
-export const JOB_DOC = { actions: [{ name: "pipe", config: { from: "{{ context.input }}" } }] };
+export const JOB_DOC = { actions: [{ name: "pipe", config: { value: "{{ input }}" } }] };
 
 /** The hooks workflow: every kind of trigger but events, and a step bound to a published job. */
 export const HOOKS_DOC = {

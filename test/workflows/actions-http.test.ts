@@ -167,8 +167,9 @@ describe("http: refused configs and targets", () => {
     const t = await createTenant();
     const s = await scenario({ "/x": [{ status: 200 }] });
     const { run } = await runActions(t, [
-      { stepId: "a", name: "http", config: { url: s.url("/x"), body: { q: 1 } }, errorPolicy: "continue" },
-      { stepId: "b", name: "http", config: { url: s.url("/x"), method: "HEAD", body: "x" }, errorPolicy: "continue" },
+      // Templated bodies, so the save leaves them to the run: a literal config the schema refuses is refused at save.
+      { stepId: "a", name: "http", config: { url: s.url("/x"), body: { $jsonata: "{ 'q': 1 }" } }, errorPolicy: "continue" },
+      { stepId: "b", name: "http", config: { url: s.url("/x"), method: "HEAD", body: "{{ 'x' }}" }, errorPolicy: "continue" },
       { stepId: "c", name: "http", config: { url: s.url("/x"), method: "POST", body: "x" } },
     ]);
     const [a, b, c] = run.job_runs[0].action_runs;
@@ -230,7 +231,8 @@ describe("http: binaryUpload", () => {
       ["unknown", "NOT_FOUND"],
       ["both", "VALIDATION_FAILED"],
     ]);
-    const { run: unpermitted } = await runActions(t, [up("mine", mine)]);
+    // No policy (null unbinds; left out, the activation would provision the entity:read the action declares).
+    const { run: unpermitted } = await runActions(t, [up("mine", mine)], { policy_id: null });
     expect(firstAction(unpermitted).error).toMatchObject({ status: 403, code: "FORBIDDEN", details: { resource: "entity", action: "read" } });
     expect(await s.requests()).toEqual([]);
   });

@@ -25,7 +25,9 @@ describe("activation", () => {
     const t = await createTenant();
     const { id } = await createWorkflow(t, minimalDefinition());
     const a = await activateWorkflow(t, id);
-    expect(a).toMatchObject({ workflow_id: id, status: "active", version: 1, env: {}, job_bindings: {}, policy_id: null });
+    // No policy named: the workflow's own, provisioned with what its actions need (a pipe needs nothing).
+    expect(a).toMatchObject({ workflow_id: id, status: "active", version: 1, env: {}, job_bindings: {}, required_permissions: [], warnings: [] });
+    expect(a.policy_id).toMatch(UUID);
     expect(a.triggers).toHaveLength(1);
     expect(a.triggers[0]).toMatchObject({ id: "manual", type: "webhook", enabled: true, config_status: "ready" });
     expect(a.triggers[0].trigger_id).toMatch(UUID);

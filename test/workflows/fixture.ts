@@ -23,6 +23,8 @@ export interface ActivationAnswer {
   env: Record<string, unknown>;
   job_bindings: Record<string, string>;
   policy_id: string | null;
+  required_permissions: string[];
+  warnings: string[];
   triggers: { id: string; trigger_id: string; type: "event" | "cron" | "webhook"; enabled: boolean; webhook_url?: string; config_status: string }[];
 }
 

@@ -61,7 +61,7 @@ describe("a dispatched run", () => {
 
   it("ends error with the action's error when a step fails, and a kick of a finished run changes nothing", async () => {
     const t = await createTenant();
-    const { id } = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "bad", name: "pipe", config: { nope: 1 } }] }]);
+    const { id } = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "bad", name: "pipe", config: { nope: "{{ 1 }}" } }] }]);
     const runId = await dispatched(t, id);
     await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
     const run = await runRecord(t, runId);

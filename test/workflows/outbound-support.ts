@@ -13,7 +13,7 @@ export interface RunOf {
 export async function runActions(
   t: TenantCreds,
   actions: object[],
-  opts: { input?: object; env?: object; auth?: object; configEnv?: object; runInput?: unknown; policy_id?: string } = {},
+  opts: { input?: object; env?: object; auth?: object; configEnv?: object; runInput?: unknown; policy_id?: string | null } = {},
 ): Promise<RunOf & { run: any }> {
   const definition = {
     ...(opts.auth ? { auth: opts.auth } : {}),
@@ -22,7 +22,7 @@ export async function runActions(
     triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
   };
   const { id } = await createWorkflow(t, definition);
-  await activateWorkflow(t, id, { ...(opts.env ? { env: opts.env } : {}), ...(opts.policy_id ? { policy_id: opts.policy_id } : {}) });
+  await activateWorkflow(t, id, { ...(opts.env ? { env: opts.env } : {}), ...(opts.policy_id !== undefined ? { policy_id: opts.policy_id } : {}) });
   const runId = await dispatched(t, id, opts.runInput ?? {});
   return { runId, workflowId: id, run: await runRecord(t, runId) };
 }

@@ -2,7 +2,7 @@
 // it (bare expression fields, and every expression of a smart value as the
 // directive registry declares them), then compiled together: a syntax error,
 // a read of `secrets` and a read outside the field's scope are refused.
-import { compileExpression, ExpressionSyntaxError, expressionsIn, rootNamesOf, SMART_VALUE_DIRECTIVES, type DirectiveRegistry } from "../../lib/smart-values";
+import { compileExpression, ExpressionSyntaxError, expressionsIn, refusedFunctionsOf, rootNamesOf, SMART_VALUE_DIRECTIVES, type DirectiveRegistry } from "../../lib/smart-values";
 import { child, type Collector, type Obj } from "./collector";
 import { SECRET_TEXT } from "./secrets";
 
@@ -68,7 +68,7 @@ export class Expressions {
     }
   }
 
-  /** Compiles every expression collected, refusing syntax errors, secret reads and reads outside a field's scope. */
+  /** Compiles every expression collected, refusing syntax errors, refused built-ins, secret reads and reads outside a field's scope. */
   check(): void {
     const found = this.problems;
     for (const { path, text, scope } of this.found) {
@@ -80,6 +80,7 @@ export class Expressions {
         if (SECRET_TEXT.test(`{{${text}`)) found.secret(path);
         continue;
       }
+      for (const { name, position, reason } of refusedFunctionsOf(text)) found.add(path, `uses $${name} (at character ${position}), which expressions cannot use: ${reason}`);
       const roots = rootNamesOf(text);
       if (roots.includes("secrets")) found.secret(path);
       if (scope) {

@@ -5,6 +5,8 @@
 // workflow's read scopes here. Each check reads the document defensively, so
 // they all run even when the schema layer has already refused its shape.
 import { cronProblem } from "../../workflows/triggers/cron-expression";
+import { catalog } from "../../workflows/actions/catalog";
+import { check } from "../../lib/validate";
 import { attributeFilterProblems } from "../../workflows/triggers/events";
 import { LIMITS } from "../language/workflow-schema";
 import { checkRequestAuth, checkRootProfiles, inlineProfileScope, profileScope } from "./auth-profiles";
@@ -17,12 +19,24 @@ import { secretTexts } from "./secrets";
 const PROFILE_SCOPE = profileScope(["config.env", "context"]);
 /** An inline auth block on an action reads what the action's config reads. */
 const ACTION_AUTH_SCOPE = inlineProfileScope(["input", "outputs"]);
+/** What an action's config is resolved against when the action runs. */
+const ACTION_CONFIG_SCOPE = {
+  reads: ["input", "outputs"],
+  explanation: "an action's config reads only input (the job's input) and outputs (the results of the job's earlier actions)",
+} as const;
 
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 /** Actions whose config carries `auth`, `headers` and `query` of an outbound request. */
 const OUTBOUND_ACTIONS = new Set(["http", "httpCallback"]);
 /** A value decided at run time: a string with a `{{ }}` template, or a `$jsonata` directive. */
 const templated = (v: unknown) => (typeof v === "string" && v.includes("{{")) || (isObject(v) && has(v, "$jsonata"));
+/** A value resolved to itself: no `{{ }}` template and no `$`-directive anywhere in it. */
+function literal(v: unknown): boolean {
+  if (typeof v === "string") return !v.includes("{{");
+  if (Array.isArray(v)) return v.every(literal);
+  if (isObject(v)) return Object.entries(v).every(([key, value]) => !key.startsWith("$") && literal(value));
+  return true;
+}
 
 // --- actions --------------------------------------------------------------
 
@@ -56,6 +70,26 @@ interface JobContext {
   stepIds: Map<string, string>;
   count: number;
   expressions: Expressions;
+  /** What literal configs' schemas refuse, added once the other checks have named their paths (configChecked). */
+  configLines: string[];
+}
+
+/**
+ * A literal config (an absent one is `{}`) is checked now against its
+ * action's schema, as the action would check it when it runs.
+ */
+function checkLiteralConfig(job: JobContext, action: Obj, path: string): void {
+  const module = typeof action.name === "string" ? catalog[action.name as keyof typeof catalog] : undefined;
+  const config = action.config ?? {};
+  if (!module || !literal(config)) return;
+  job.configLines.push(...check(module.configSchema, config, path).filter((line) => !/^\.\.\. and \d+ more errors$/.test(line)));
+}
+
+/** The literal configs' lines, but for a path another line already names (the `http` knobs, the document's schema). */
+function configChecked(found: Collector, lines: string[], schemaLines: string[]): void {
+  const pathOf = (line: string) => line.slice(0, line.indexOf(": "));
+  const named = new Set([...schemaLines, ...found.lines].map(pathOf));
+  for (const line of lines) if (!named.has(pathOf(line))) found.addLine(line);
 }
 
 function checkSequence(found: Collector, sequence: unknown, path: string, depth: number, job: JobContext): void {
@@ -80,11 +114,12 @@ function checkSequence(found: Collector, sequence: unknown, path: string, depth:
       const configAt = child(at, "config");
       // An inline auth block is collected with its narrower scope; the rest of the config is a smart value.
       const { auth, ...rest } = config;
-      job.expressions.smartValue(rest, configAt);
+      job.expressions.smartValue(rest, configAt, ACTION_CONFIG_SCOPE);
       if (typeof action.name === "string" && OUTBOUND_ACTIONS.has(action.name)) checkRequestAuth(found, config, configAt, job.declared, ACTION_AUTH_SCOPE, job.expressions);
-      else job.expressions.smartValue(auth, child(configAt, "auth"));
+      else job.expressions.smartValue(auth, child(configAt, "auth"), ACTION_CONFIG_SCOPE);
       if (action.name === "http") checkHttpKnobs(found, config, configAt);
     }
+    if (action.config === undefined || isObject(action.config)) checkLiteralConfig(job, action, child(at, "config"));
     checkSequence(found, action.onSuccess, child(at, "onSuccess"), depth + 1, job);
     checkSequence(found, action.onError, child(at, "onError"), depth + 1, job);
   });
@@ -123,7 +158,8 @@ function findCycle(graph: Map<string, string[]>): string[] | null {
   return null;
 }
 
-function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map<string, Obj>, expressions: Expressions): void {
+function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map<string, Obj>, expressions: Expressions, configLines: string[]): void {
+  if (Array.isArray(jobs) && jobs.length === 0) found.add(path, "holds no step; a workflow needs at least one job");
   const steps = items(jobs, LIMITS.jobs);
   const ids = new Map<string, string>();
   const graph = new Map<string, string[]>();
@@ -150,7 +186,7 @@ function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map
     expressions.smartValue(step.output, child(at, "output"));
     checkContracts(found, step, at);
     // A reference step's job is checked when it is published.
-    if (inline) checkSequence(found, step.actions, child(at, "actions"), 0, { declared, stepIds: new Map(), count: 0, expressions });
+    if (inline) checkSequence(found, step.actions, child(at, "actions"), 0, { declared, stepIds: new Map(), count: 0, expressions, configLines });
   });
   const cycle = findCycle(graph);
   if (cycle) found.add(path, `the dependencies form a cycle: ${cycle.join(" -> ")}`);
@@ -203,23 +239,27 @@ export function workflowFindings(doc: Obj, base: string, schemaLines: string[]):
   const found = new Collector();
   const expressions = new Expressions(found);
   const declared = checkRootProfiles(found, doc.auth, child(base, "auth"), PROFILE_SCOPE, LIMITS.profiles, expressions);
-  checkSteps(found, doc.jobs, child(base, "jobs"), declared, expressions);
+  const configLines: string[] = [];
+  checkSteps(found, doc.jobs, child(base, "jobs"), declared, expressions, configLines);
   checkTriggers(found, doc.triggers, child(base, "triggers"), expressions);
   checkAttributeFilters(found, doc.triggers, child(base, "triggers"), schemaLines);
   expressions.check();
+  configChecked(found, configLines, schemaLines);
   secretTexts(found, doc, base);
   return found.findings();
 }
 
 /** The semantic problems of a published job's document: no root auth map, so profile names and conflicts wait for run time. */
-export function jobFindings(doc: Obj, base: string): Findings {
+export function jobFindings(doc: Obj, base: string, schemaLines: string[] = []): Findings {
   const found = new Collector();
   const expressions = new Expressions(found);
   expressions.smartValue(doc.input, child(base, "input"));
   expressions.smartValue(doc.output, child(base, "output"));
   checkContracts(found, doc, base);
-  checkSequence(found, doc.actions, child(base, "actions"), 0, { declared: null, stepIds: new Map(), count: 0, expressions });
+  const configLines: string[] = [];
+  checkSequence(found, doc.actions, child(base, "actions"), 0, { declared: null, stepIds: new Map(), count: 0, expressions, configLines });
   expressions.check();
+  configChecked(found, configLines, schemaLines);
   secretTexts(found, doc, base);
   return found.findings();
 }

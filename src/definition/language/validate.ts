@@ -45,7 +45,7 @@ export function checkWorkflowDefinition(input: DefinitionInput): CheckedDefiniti
 
 /** The job document of `POST /definition/jobs`; throws ApiError 422 VALIDATION_FAILED listing every problem. */
 export function checkJobDefinition(definition: unknown): JobDocument {
-  const result = documentProblems<JobDocument>(definition, JOB_LANGUAGE_SCHEMA, (doc) => jobFindings(doc, BASE));
+  const result = documentProblems<JobDocument>(definition, JOB_LANGUAGE_SCHEMA, (doc, schemaLines) => jobFindings(doc, BASE, schemaLines));
   if (result.problems.length) throw refused(result, "job definition");
   return definition as JobDocument;
 }

@@ -72,19 +72,28 @@ function checkPicture(picture: unknown): void {
   }
 }
 
+/**
+ * JSONata built-ins an evaluation refuses, with why; the save-time checks
+ * refuse an expression naming one (definition/checks/expressions.ts).
+ */
+export const REFUSED_FUNCTIONS: Readonly<Record<string, { signature: string; reason: string }>> = {
+  eval: { signature: "<sx?:x>", reason: "it evaluates text built at run time, which would hide what the expression reads from these checks" },
+};
+
 /** Registers the guarded built-ins on a freshly compiled expression. */
 function harden(expr: jsonata.Expression): void {
   const assign = expr.assign as unknown as (name: symbol, value: unknown) => void;
   assign(ENTRY, (_node: Node, _input: unknown, environment: Environment) => guardOf(environment).enter(environment.base.depth));
   assign(EXIT, (node: Node, _input: unknown, environment: Environment, result: unknown) => guardOf(environment).exit(node.type, result));
-  // `$eval` parses text built at run time: it would hide what an expression reads from the save-time checks.
-  expr.registerFunction(
-    "eval",
-    () => {
-      throw new ExpressionError("$eval is not available in expressions");
-    },
-    "<sx?:x>",
-  );
+  for (const [name, { signature }] of Object.entries(REFUSED_FUNCTIONS)) {
+    expr.registerFunction(
+      name,
+      () => {
+        throw new ExpressionError(`$${name} is not available in expressions`);
+      },
+      signature,
+    );
+  }
   expr.registerFunction(
     "pad",
     function (this: Focus, str: unknown, width: unknown, char: unknown) {

@@ -115,20 +115,30 @@ export function rootNames(ast: jsonata.ExprNode): string[] {
   return [...names];
 }
 
-/** Every regex literal in a tree with its position, for the compile-time check that RE2 can run it. */
-export function regexLiterals(ast: jsonata.ExprNode): { re: RegExp; position: number }[] {
-  const found: { re: RegExp; position: number }[] = [];
+/** What `pick` finds in a tree, in tree order; a found node is not searched further. */
+function collect<T>(ast: jsonata.ExprNode, pick: (node: { type?: unknown; value?: unknown; position?: number }) => T | undefined): T[] {
+  const found: T[] = [];
   const seen = new WeakSet<object>();
   const walk = (value: unknown): void => {
     if (!value || typeof value !== "object" || value instanceof RegExp || seen.has(value)) return;
     seen.add(value);
     if (Array.isArray(value)) value.forEach(walk);
     else {
-      const node = value as { type?: unknown; value?: unknown; position?: number };
-      if (node.type === "regex" && node.value instanceof RegExp) found.push({ re: node.value, position: node.position ?? 0 });
-      else Object.values(node).forEach(walk);
+      const hit = pick(value as { type?: unknown; value?: unknown; position?: number });
+      if (hit !== undefined) found.push(hit);
+      else Object.values(value).forEach(walk);
     }
   };
   walk(ast);
   return found;
+}
+
+/** Every regex literal in a tree with its position, for the compile-time check that RE2 can run it. */
+export function regexLiterals(ast: jsonata.ExprNode): { re: RegExp; position: number }[] {
+  return collect(ast, (node) => (node.type === "regex" && node.value instanceof RegExp ? { re: node.value, position: node.position ?? 0 } : undefined));
+}
+
+/** Every use of a variable named in `names` (`$eval` is the variable `eval`), called or not, with its position. */
+export function variablesNamed(ast: jsonata.ExprNode, names: ReadonlySet<string>): { name: string; position: number }[] {
+  return collect(ast, (node) => (node.type === "variable" && typeof node.value === "string" && names.has(node.value) ? { name: node.value, position: node.position ?? 0 } : undefined));
 }

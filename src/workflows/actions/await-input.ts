@@ -31,6 +31,7 @@ export function inputProblems(config: AwaitInputConfig, data: unknown): string[]
 
 export const awaitInput = action({
   name: "awaitInput",
+  permissions: [],
   configSchema: awaitInputConfigSchema,
   async execute(config, { record }, ctx) {
     // Executed again only when the walker found `until` passed; it records the

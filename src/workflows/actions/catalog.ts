@@ -15,6 +15,7 @@ import { pdfActions } from "./pdf";
 import { pipe } from "./pipe";
 import type { ActionContext, ActionFamily } from "./types";
 import { errorValue } from "../../lib/errors";
+import { refusedUnless } from "../../access/confined-services";
 
 /** Every action name of the language has its module here (a test holds the catalog to the language's list). */
 export const catalog: ActionFamily = {
@@ -39,7 +40,9 @@ export const MAX_RESULT_BYTES = 1024 * 1024;
 /**
  * Executes one attempt of an action. A config its module's schema refuses is
  * a 422 VALIDATION_FAILED error outcome with `config.<path>: <reason>` lines;
- * a result over MAX_RESULT_BYTES fails the action.
+ * a permission the module declares and the run's policy lacks, a 403
+ * FORBIDDEN one, before anything is read or written; a result over
+ * MAX_RESULT_BYTES fails the action.
  */
 export async function executeAction(invocation: ActionInvocation, ctx: ActionContext): Promise<ActionOutcome> {
   const name = invocation.action.name;
@@ -50,6 +53,10 @@ export async function executeAction(invocation: ActionInvocation, ctx: ActionCon
   if (errors.length) {
     return { kind: "error", error: errorValue("VALIDATION_FAILED", `The config of action ${name} does not satisfy its schema`, { errors, validation_errors: errors }) };
   }
+  const permissions = module.permissions(invocation.config as Record<string, unknown>);
+  // An action that needs nothing of the policy never reads it.
+  const refused = permissions.length ? refusedUnless((await ctx.services()).principal, permissions) : undefined;
+  if (refused) return refused;
   const outcome = await module.execute(invocation.config, invocation, ctx);
   if (outcome.kind !== "success") return outcome;
   const json = JSON.stringify(outcome.result) ?? "";

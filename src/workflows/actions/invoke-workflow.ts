@@ -7,11 +7,12 @@
 // grant it.
 import { uuidSchema } from "../../lib/schemas";
 import { dispatchRun } from "../dispatch";
-import { withPermissions } from "../../access/confined-services";
+import { withServices } from "../../access/confined-services";
 import { action } from "./action";
 
 export const invokeWorkflow = action({
   name: "invokeWorkflow",
+  permissions: ["workflow:create"],
   configSchema: {
     type: "object",
     required: ["workflowId"],
@@ -27,7 +28,7 @@ export const invokeWorkflow = action({
   async execute(config, invocation, ctx) {
     // A refusal (unknown workflow, not activated, no such trigger, an event
     // trigger) is the action's error; anything else is the platform's and propagates.
-    return withPermissions(ctx, ["workflow:create"], async (services) => {
+    return withServices(ctx, async (services) => {
       const child = await dispatchRun(
         services.tenant,
         { workflow_id: config.workflowId, trigger_id: config.triggerId ?? "manual", input: config.input },

@@ -5,6 +5,7 @@ import { action } from "./action";
 
 export const pipe = action({
   name: "pipe",
+  permissions: [],
   configSchema: {
     type: "object",
     properties: { value: true },

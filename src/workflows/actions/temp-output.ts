@@ -1,21 +1,16 @@
 // What every action that turns temp files into temp files shares (the
-// archive, PDF and CSV families): the permission check and services, and the rule
+// archive, PDF and CSV families): the permissions they declare, and the rule
 // that a failed action keeps none of the temp files it made.
 import { removeTempFiles } from "../../entity/temp-files/service";
-import type { ActionOutcome } from "../engine/types";
 import type { FileRef } from "./file-ref";
-import { withPermissions, type ConfinedServices } from "../../access/confined-services";
-import type { ActionContext } from "./types";
+import type { ConfinedServices } from "../../access/confined-services";
 
 /**
- * Runs `work` as the REST temp-file routes would: reading a temp file needs
- * `entity:read` (GET /entity/temp-files/:id), making one `entity:create`
- * (POST /entity/temp-files); the run's policy must grant both, else 403.
- * A 4xx refusal thrown by `work` is the action's error outcome.
+ * What the temp-file routes need: reading a temp file `entity:read`
+ * (GET /entity/temp-files/:id), making one `entity:create`
+ * (POST /entity/temp-files); the actions of these families declare both.
  */
-export async function withTempFiles(ctx: ActionContext, work: (services: ConfinedServices) => Promise<ActionOutcome>): Promise<ActionOutcome> {
-  return withPermissions(ctx, ["entity:read", "entity:create"], work);
-}
+export const TEMP_FILES = ["entity:read", "entity:create"] as const;
 
 /**
  * Runs `work`, which passes every temp file it makes through `made`; when

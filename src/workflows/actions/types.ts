@@ -42,11 +42,22 @@ export interface ActionContext {
   persist(detail: unknown): Promise<void>;
 }
 
+/**
+ * What an action needs of the run's policy, read from its config: as
+ * written in the definition (templates unresolved) at activation, as
+ * resolved when it runs. Strings as GET /access/me/permissions writes them:
+ * `resource:action`, or `entity:<action>:<type name>` for a type the config
+ * names literally. The config may be anything at activation (a template in
+ * place of an object), so a declaration reads it defensively.
+ */
+export type Permissions = (config: Record<string, unknown>) => string[];
+
 /** An action as the catalog holds it; written with `action()` (action.ts), which derives `C` from the schema. */
 export interface ActionModule<C = unknown> {
   name: ActionName;
   /** The resolved config is checked against it before `execute` sees it. */
   configSchema: JSONSchema;
+  permissions: Permissions;
   execute(config: C, invocation: ActionInvocation, ctx: ActionContext): Promise<ActionOutcome>;
 }
 

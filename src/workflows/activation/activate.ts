@@ -1,13 +1,18 @@
 // Activation (docs/workflows.md, Activation): pins the definition's current
-// version, merges env, binds jobs and the access policy runs act with, and
-// reconciles triggers and cron schedules, all in one transaction, so a refused
-// activation changes nothing. Repeating an activation changes nothing either.
+// version, merges env, binds jobs and the access policy runs act with (the
+// one named, or the workflow's own, provisioned with what its actions need),
+// and reconciles triggers and cron schedules, all in one transaction, so a
+// refused activation changes nothing. Repeating an activation changes
+// nothing either.
 import type { Sql, TenantDb } from "../../db/client";
-import type { Principal } from "../../gateway/principal";
+import { holdsPermission, type Principal } from "../../gateway/principal";
 import { ApiError, notFound } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { latestSchema } from "../../schema/registry";
 import { grantPermissions, requireCovered } from "../../access/escalation";
+import { grantsOf, provisionedPolicy, provisionPolicy } from "../../access/policies";
+import { policyPrincipal } from "../../access/policy-principal";
+import { boundJobs, lacking, needsOf, warningsOf, type Needs } from "./needs";
 import { effectiveEnv, mergeEnv, missingEnvVars, type Env } from "../../lib/env-merge";
 import { configStatus, inDefinitionOrder, reconcileTriggers, type TriggerRow } from "./triggers";
 import type { TriggerBlock } from "../triggers/fire";
@@ -18,6 +23,7 @@ export type ActivationInput = FromSchema<typeof activateBody, { keepDefaultedPro
 
 type DefinitionRow = {
   id: string;
+  name: string;
   version: number;
   definition_json: {
     jobs?: { id: string; name?: string; actions?: unknown[] }[];
@@ -35,7 +41,7 @@ type ActivationRow = {
 }
 
 async function lockedDefinition(sql: Sql, workflowId: string): Promise<DefinitionRow> {
-  const { rows } = await sql.query<DefinitionRow>(`SELECT id, version, definition_json FROM workflow_definitions WHERE id = $1 FOR UPDATE`, [workflowId]);
+  const { rows } = await sql.query<DefinitionRow>(`SELECT id, name, version, definition_json FROM workflow_definitions WHERE id = $1 FOR UPDATE`, [workflowId]);
   if (!rows[0]) throw notFound("Workflow", workflowId);
   return rows[0];
 }
@@ -129,6 +135,26 @@ async function saveActivation(sql: Sql, tenantId: string, workflowId: string, a:
   );
 }
 
+/**
+ * Provisions (or reconciles) the workflow's own policy: exactly what its
+ * actions need, each of which the caller must hold, but for what the policy
+ * already grants (someone who held it gave it before).
+ */
+async function provisioned(sql: Sql, caller: Principal, definition: DefinitionRow, needs: Needs): Promise<string> {
+  const existing = await provisionedPolicy(sql.db, definition.id);
+  const granted = existing ? await policyPrincipal(sql, existing.id) : undefined;
+  const missing = lacking(caller, needs).filter((p) => !granted || !holdsPermission(granted, p));
+  if (missing.length) {
+    const permission = missing[0];
+    throw new ApiError(
+      "FORBIDDEN",
+      `Activating would give the workflow's runs ${permission}, which the caller does not hold; bind a policy with policy_id, or activate as someone who holds it`,
+      { permission, missing_permissions: missing },
+    );
+  }
+  return provisionPolicy(sql.db, sql.tenantId!, definition.id, `workflow:${definition.name}`, grantsOf(needs.permissions));
+}
+
 export async function activateWorkflow(tenant: TenantDb, caller: Principal, workflowId: string, input: ActivationInput, origin: string, now: Date) {
   return tenant.tx(async (sql) => {
     const definition = await lockedDefinition(sql, workflowId);
@@ -137,17 +163,22 @@ export async function activateWorkflow(tenant: TenantDb, caller: Principal, work
     const env = mergeEnv(prior?.env ?? {}, input.env);
     await checkEnv(sql, doc, env);
     const jobBindings = await mergeBindings(sql, doc, prior?.job_bindings ?? {}, input.job_bindings);
+    const needs = needsOf(doc.jobs ?? [], await boundJobs(sql, workflowId, definition.version, jobBindings));
     if (input.policy_id) await checkPolicy(sql, caller, input.policy_id);
-    const activation: ActivationRow = {
-      version: definition.version,
-      env,
-      job_bindings: jobBindings,
-      policy_id: input.policy_id === undefined ? (prior?.policy_id ?? null) : input.policy_id,
-    };
+    // Left out on a workflow with no policy, or with the one it provisioned: its own policy, reconciled.
+    const bound = input.policy_id === undefined ? (prior?.policy_id ?? null) : input.policy_id;
+    const own = input.policy_id === undefined && (bound === null || bound === (await provisionedPolicy(sql.db, workflowId))?.id);
+    const policyId = own ? await provisioned(sql, caller, definition, needs) : bound;
+    const activation: ActivationRow = { version: definition.version, env, job_bindings: jobBindings, policy_id: policyId };
     await saveActivation(sql, tenant.tenantId, workflowId, activation);
     const triggers = await reconcileTriggers(sql, tenant.tenantId, workflowId, doc.triggers ?? [], now);
     await sql.query(`UPDATE workflow_definitions SET status = 'active' WHERE id = $1 AND status <> 'active'`, [workflowId]);
-    return activationView(workflowId, doc, activation, triggers, origin);
+    const missing = lacking(await policyPrincipal(sql, policyId), needs);
+    return {
+      ...activationView(workflowId, doc, activation, triggers, origin),
+      required_permissions: needs.permissions,
+      warnings: warningsOf(missing, needs, policyId === null ? "none" : "bound"),
+    };
   });
 }
 

@@ -6,7 +6,7 @@ import { setTriggerEnabled } from "./triggers";
 import { dispatchRun } from "../dispatch";
 import { kickRuns } from "../runs/run-client";
 import { systemClock } from "../../lib/clock";
-import { envPatch, bindingsPatch, triggerItem, activation, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
+import { envPatch, bindingsPatch, triggerItem, activation, activationAnswer, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
 
 function toggle(operation: "enableTrigger" | "disableTrigger", path: "/workflows/:id/triggers/:triggerId/enable" | "/workflows/:id/triggers/:triggerId/disable", enabled: boolean): RouteSpec {
   return route({
@@ -58,12 +58,12 @@ export const activationRoutes: RouteSpec[] = [
     method: "post",
     path: "/workflows/:id/activate",
     tag: "workflows",
-    summary: "Activate a workflow definition (idempotent): env merged, jobs and policy bound, triggers and schedules reconciled",
+    summary: "Activate a workflow definition (idempotent): env merged, jobs and policy bound (without policy_id, the workflow's own provisioned with what its actions need), triggers and schedules reconciled",
     permission: ["workflow", "update"],
     params: idParams,
     bodyOptional: true,
     body: activateBody,
-    responses: { 200: { description: "The activation", schema: dataEnvelope(activation) } },
+    responses: { 200: { description: "The activation", schema: dataEnvelope(activationAnswer) } },
     handler: async (c, { params, body }) =>
       c.json({ data: await activateWorkflow(c.var.ctx.tenant, c.var.ctx.principal, params.id, body, c.var.ctx.origin, new Date(systemClock.now())) }),
   }),

@@ -48,6 +48,25 @@ export const activation = {
   },
 } as const;
 
+/** What activation answers: the activation, and what its runs need of their policy. */
+export const activationAnswer = {
+  ...activation,
+  required: [...activation.required, "required_permissions", "warnings"],
+  properties: {
+    ...activation.properties,
+    required_permissions: {
+      type: "array",
+      items: { type: "string" },
+      description: "What the definition's actions need, as GET /access/me/permissions writes permissions (`entity:update:Order`, `workflow:create`)",
+    },
+    warnings: {
+      type: "array",
+      items: { type: "string" },
+      description: "Each needed permission the bound policy lacks (runs fail that action with 403), and each reference step bound to no published job (runs fail it with JOB_UNBOUND)",
+    },
+  },
+} as const;
+
 export const idParams = { id: uuidSchema } as const;
 
 export const triggerParams = { id: uuidSchema, triggerId: { type: "string", minLength: 1, maxLength: 200 } } as const;
@@ -58,7 +77,10 @@ export const activateBody = {
   properties: {
     env: envPatch,
     job_bindings: bindingsPatch,
-    policy_id: { anyOf: [uuidSchema, { type: "null" }], description: "The access policy every run acts with; null unbinds; left out keeps the bound one" },
+    policy_id: {
+      anyOf: [uuidSchema, { type: "null" }],
+      description: "The access policy every run acts with; null unbinds (runs then may do nothing); left out keeps a bound policy, or provisions and reconciles the workflow's own (`workflow:<name>`)",
+    },
   },
 } as const;
 

@@ -212,6 +212,11 @@ export class Walker {
         }
         if (!pass) return this.finish(step, { status: "skipped", skippedReason: "condition_false", startedAt, finishedAt: startedAt });
       }
+      // A reference step left without a job (none published under its name, no binding) has nothing to run.
+      if (step.actions === undefined && step.name !== undefined) {
+        const message = `Step ${step.id} references job ${step.name}, which has no published version bound to it; publish the job and save the workflow again, or bind one with job_bindings`;
+        return this.stepFailed(step, { status: "running", startedAt }, errorValue({ code: "JOB_UNBOUND", step_id: step.id, job_name: step.name }, message));
+      }
       let input: unknown;
       const concealed: string[] = [];
       try {

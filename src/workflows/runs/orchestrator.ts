@@ -7,7 +7,7 @@
 // every record, so the round trips a tenant transaction adds would multiply.
 import type { Database, Sql } from "../../db/client";
 import type { JobDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
-import { ApiError, type ErrorValue } from "../../lib/errors";
+import { type ErrorValue } from "../../lib/errors";
 import { effectiveEnv } from "../../lib/env-merge";
 import type { ActionRecord, RunDocument, StepRecord } from "../engine/types";
 import type { RunStatus } from "./record";
@@ -40,11 +40,11 @@ interface RunRow extends Record<string, unknown> {
   jobs: Record<string, JobDocument> | null;
 }
 
-/** A reference step with its bound job's actions and contract; the step's own fields win. */
+/** A reference step with its bound job's actions and contract; the step's own fields win. One bound to no job stays as written: the walk fails it. */
 function inlined(step: StepDocument, bindings: Record<string, string>, jobs: Record<string, JobDocument>): StepDocument {
   if (step.actions || step.name === undefined) return step;
   const job = jobs[bindings[step.id]];
-  if (!job) throw new ApiError("UNPROCESSABLE_ENTITY", `Step ${step.id} is bound to no published job`, { step_id: step.id, job_name: step.name });
+  if (!job) return step;
   const { actions, input, output, inputSchema, outputSchema, inputSchemaName, outputSchemaName } = job;
   const contract = Object.fromEntries(Object.entries({ input, output, inputSchema, outputSchema, inputSchemaName, outputSchemaName }).filter(([, v]) => v !== undefined));
   return { ...contract, ...step, actions };
@@ -56,8 +56,7 @@ function inlined(step: StepDocument, bindings: Record<string, string>, jobs: Rec
  * save under the activation's bindings, the effective env and the policy (a
  * test run: the jobs bound at save, its own env over the definition's
  * defaults, and the caller's token instead of a policy).
- * Undefined for an unknown run or one already finished. A step bound to no
- * job is a 422 ApiError: the run cannot execute.
+ * Undefined for an unknown run or one already finished.
  */
 export async function loadRun(database: Database, { tenantId, runId }: RunRef): Promise<LoadedRun | undefined> {
   const row = await database.system(async (sql) => {

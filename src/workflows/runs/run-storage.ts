@@ -5,9 +5,8 @@
 // failure at a chosen write.
 import type { Database } from "../../db/client";
 import type { Clock } from "../../lib/clock";
-import { ApiError } from "../../lib/errors";
 import type { ActionRecord, Journal, RunDocument, StepRecord } from "../engine/types";
-import { isFinished, loadRun, mirrorOutcome, type RunOutcome, type RunRef, type RunState } from "./orchestrator";
+import { isFinished, loadRun, type RunRef, type RunState } from "./orchestrator";
 import { RunEvents, type StatusChange } from "./run-events";
 
 const STEP = "step:";
@@ -103,24 +102,14 @@ export class RunStorage {
   }
 
   /**
-   * The run's document: stored, or loaded once from Postgres and stored. A
-   * run that cannot execute (a step bound to no job) ends `error` here; an
+   * The run's document: stored, or loaded once from Postgres and stored; an
    * unknown or finished run answers undefined.
    */
   async loadDoc(db: Database, ref: RunRef): Promise<RunDocument | undefined> {
     const stored = await this.doc();
     if (stored) return stored;
     if (isFinished(await this.state())) return undefined;
-    let loaded;
-    try {
-      loaded = await loadRun(db, ref);
-    } catch (e) {
-      if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      const outcome: RunOutcome = { status: "error", error: e.value };
-      await this.putState(outcome);
-      await db.system((sql) => mirrorOutcome(sql, ref, outcome));
-      return undefined;
-    }
+    const loaded = await loadRun(db, ref);
     if (!loaded) return undefined;
     await this.putState({ status: "pending" }, { doc: loaded.doc, notBefore: loaded.notBefore });
     return loaded.doc;

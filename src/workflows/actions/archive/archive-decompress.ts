@@ -2,10 +2,12 @@
 // temp file; the format from its magic numbers unless `format` says it.
 import { action } from "../action";
 import { decompress, decompressProperties } from "./decompress";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 
 export const archiveDecompress = action({
   name: "archiveDecompress",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["tempFileId"],
@@ -13,5 +15,5 @@ export const archiveDecompress = action({
     additionalProperties: false,
   },
   execute: (config, _invocation, ctx) =>
-    withTempFiles(ctx, async (services) => ({ kind: "success", result: await decompress(services, config, config.format ?? "detect") })),
+    withServices(ctx, async (services) => ({ kind: "success", result: await decompress(services, config, config.format ?? "detect") })),
 });

@@ -11,7 +11,8 @@ import type { Accepted } from "../../../lib/validate";
 import { streamOf } from "./bytes";
 import { entryPath } from "./entry-path";
 import { MAX_ARCHIVE_ENTRIES, MAX_TOTAL_BYTES, overLimit } from "./limits";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 
 /** A file to pack: `path` (default: the temp file's name) is its entry's path. */
 const fileSchema = {
@@ -23,6 +24,7 @@ const fileSchema = {
 
 export const zipCompress = action({
   name: "zipCompress",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["files"],
@@ -35,7 +37,7 @@ export const zipCompress = action({
     additionalProperties: false,
   },
   execute: (config, _invocation, ctx) =>
-    withTempFiles(ctx, async (services) => {
+    withServices(ctx, async (services) => {
       // Paths given in the config are checked before any byte is read; a default one when its file is opened.
       for (const f of config.files) if (f.path !== undefined) entryPath(f.path);
       const body = streamOf(zipped(services, config.files));

@@ -7,13 +7,14 @@ import { exportBody } from "../../../entity/csv/schemas";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { saveTempFile } from "../file-ref";
 import { camelSchema, restBody } from "../../../lib/rest-body";
-import { action } from "../action";
-import { withTempFiles } from "../temp-output";
+import { action, onTypes } from "../action";
+import { withServices } from "../../../access/confined-services";
 
 const options = camelSchema(exportBody);
 
 export const exportEntitiesToCsv = action({
   name: "exportEntitiesToCsv",
+  permissions: (config) => [...onTypes("read", [config.typeName]), "entity:create"],
   configSchema: {
     ...options,
     properties: {
@@ -23,7 +24,7 @@ export const exportEntitiesToCsv = action({
     },
   },
   async execute(config, _invocation, ctx) {
-    return withTempFiles(ctx, async (services) => {
+    return withServices(ctx, async (services) => {
       const { name, ...rest } = config;
       const input = restBody<ExportInput>(exportBody, rest);
       const prepared = await prepareExport(services.tenant, input);

@@ -8,7 +8,8 @@ import { fileNameSchema } from "../../../lib/files/schemas";
 import { validationFailed } from "../../../lib/validate";
 import { zipEntries } from "../archive/zip-entries";
 import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 
 /** macOS archivers add `__MACOSX/._x.csv` resource forks beside the real files. */
@@ -17,6 +18,7 @@ const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
 export const csvFromZipStream = action({
   name: "csvFromZipStream",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["tempFileId"],
@@ -31,7 +33,7 @@ export const csvFromZipStream = action({
   },
   async execute(config, _invocation, ctx) {
     const wanted = config.entry === undefined ? isCsvEntry : (path: string) => path === config.entry;
-    return withTempFiles(ctx, async (services) => {
+    return withServices(ctx, async (services) => {
       const { body } = await openTempFile(services, config.tempFileId);
       const entries = zipEntries(body);
       try {

@@ -6,16 +6,17 @@ import { importEntities, importConfigSchema, type ImportConfig } from "../../../
 import { openTempFile, tempFileIdSchema } from "../file-ref";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
-import { action } from "../action";
-import { withTempFiles } from "../temp-output";
+import { action, onTypes } from "../action";
+import { withServices } from "../../../access/confined-services";
 
 const options = camelSchema(importConfigSchema);
 
 export const importEntitiesFromCsv = action({
   name: "importEntitiesFromCsv",
+  permissions: (config) => ["entity:read", ...onTypes("create", [config.typeName ?? config.entityTypeName ?? config.entityTypeId]), ...onTypes("update", [config.typeName ?? config.entityTypeName ?? config.entityTypeId])],
   configSchema: { ...options, required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema, ...options.properties } },
   async execute(config, _invocation, ctx) {
-    return withTempFiles(ctx, async (services) => {
+    return withServices(ctx, async (services) => {
       const { body } = await openTempFile(services, config.tempFileId);
       try {
         const { tempFileId: _, ...rest } = config;

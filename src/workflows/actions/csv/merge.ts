@@ -7,7 +7,8 @@ import { fileNameSchema } from "../../../lib/files/schemas";
 import { tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
 import { writeCsv } from "./output";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 import { openCsv } from "./records";
 import { delimiterSchema } from "./schemas";
 
@@ -16,6 +17,7 @@ export const MAX_MERGE_FILES = 50;
 
 export const mergeCsvStreams = action({
   name: "mergeCsvStreams",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["tempFileIds"],
@@ -28,7 +30,7 @@ export const mergeCsvStreams = action({
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    return withTempFiles(ctx, async (services) => {
+    return withServices(ctx, async (services) => {
       const open = (i: number) => openCsv(services, config.tempFileIds[i], `config.tempFileIds[${i}]`, config.delimiter);
       const columns: string[] = [];
       const seen = new Set<string>();

@@ -12,7 +12,8 @@ import { action } from "../action";
 import { columnsSchema, delimiterSchema } from "./schemas";
 import { openCsv } from "./records";
 import { writeCsv } from "./output";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 
 function mappingFailed(line: number, reason: string): ApiError {
   return new ApiError("UNPROCESSABLE_ENTITY", `config.mapping: line ${line}: ${reason}`, { field: "config.mapping", line });
@@ -24,6 +25,7 @@ function kindOf(value: unknown): string {
 
 export const transformCsvStream = action({
   name: "transformCsvStream",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["tempFileId", "mapping"],
@@ -46,7 +48,7 @@ export const transformCsvStream = action({
       const line = `config.mapping: invalid JSONata expression: ${e.message}${e.position !== undefined ? ` (at character ${e.position})` : ""}`;
       return { kind: "error", error: errorValue("VALIDATION_FAILED", "The mapping does not compile", { errors: [line], validation_errors: [line] }) };
     }
-    return withTempFiles(ctx, async (services) => {
+    return withServices(ctx, async (services) => {
       const source = await openCsv(services, config.tempFileId, "config.tempFileId", config.delimiter);
       try {
         const result = await writeCsv(services, config.name ?? source.name, "config.mapping", async (out) => {

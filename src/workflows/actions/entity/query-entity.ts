@@ -10,15 +10,19 @@ import { runQuery, type QueryInput } from "../../../entity/query/service";
 import type { AggregateInput } from "../../../entity/query/aggregate/compile";
 import { aggregateBody } from "../../../entity/query/aggregate/schemas";
 import { aggregateGroups } from "../../../entity/query/aggregate/service";
-import { withPermissions } from "../../../access/confined-services";
-import { action } from "../action";
+import { withServices } from "../../../access/confined-services";
+import { action, fieldOf, listed, onTypes } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
+
+/** The types a query brings in beside its own: `include` names them, `includeSpecs` items carry them. */
+const includedTypes = (config: Record<string, unknown>) => [...listed(config.include), ...listed(config.includeSpecs).map((spec) => fieldOf(spec, "typeName"))];
 
 export const queryEntity = action({
   name: "queryEntity",
+  permissions: (config) => onTypes("read", [config.typeName, ...includedTypes(config)]),
   configSchema: { if: { type: "object", required: ["aggregates"] }, then: camelSchema(aggregateBody), else: camelSchema(queryBody) },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:read"], async (services) => {
+    return withServices(ctx, async (services) => {
       const result =
         "aggregates" in config
           ? await aggregateGroups(services.tenant, ctx.env.MASTER_KEY, restBody<AggregateInput>(aggregateBody, config))

@@ -4,15 +4,16 @@
 // another tenant's or already deleted).
 import { bulkDeleteBody } from "../../../entity/entities/schemas";
 import { bulkDeleteEntities } from "../../../entity/entities/service";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { camelSchema } from "../../../lib/rest-body";
 
 export const removeEntities = action({
   name: "removeEntities",
+  permissions: ["entity:read", "entity:delete"],
   configSchema: camelSchema(bulkDeleteBody),
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:delete"], async (services) => {
+    return withServices(ctx, async (services) => {
       try {
         return { kind: "success", result: await bulkDeleteEntities(services.entity, config.ids) };
       } finally {

@@ -10,7 +10,7 @@
 import { exactlyOneOf, forbidden, uuidSchema } from "../../../lib/schemas";
 import { MAX_REMOVE_IDS, removeLinks, removeLinksBetween } from "../../../entity/relationships/link-set";
 import { RULE_NAME } from "../../../entity/relationships/schemas";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
@@ -34,10 +34,11 @@ type RemoveInput = { ids: string[] } | { rule_id?: string; rule_name?: string; f
 
 export const removeRelationships = action({
   name: "removeRelationships",
+  permissions: ["entity:read", "entity:update"],
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
     const input = restBody<RemoveInput>(body, config);
-    return withPermissions(ctx, ["entity:update"], async (services) => ({
+    return withServices(ctx, async (services) => ({
       kind: "success",
       result: input.ids ? await removeLinks(services.tenant, input.ids) : await removeLinksBetween(services.tenant, input),
     }));

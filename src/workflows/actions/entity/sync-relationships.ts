@@ -9,7 +9,7 @@
 import { exactlyOneOf, uuidSchema } from "../../../lib/schemas";
 import { MAX_SYNC_TARGETS, syncLinks, type SyncLinksInput } from "../../../entity/relationships/link-set";
 import { RULE_NAME } from "../../../entity/relationships/schemas";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
@@ -29,8 +29,9 @@ const body = {
 
 export const syncRelationships = action({
   name: "syncRelationships",
+  permissions: ["entity:read", "entity:update"],
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:update"], async (services) => ({ kind: "success", result: await syncLinks(services.tenant, restBody<SyncLinksInput>(body, config)) }));
+    return withServices(ctx, async (services) => ({ kind: "success", result: await syncLinks(services.tenant, restBody<SyncLinksInput>(body, config)) }));
   },
 });

@@ -10,8 +10,8 @@ import type { RowSource } from "../../../entity/upsert/body-scan";
 import { upsertBody } from "../../../entity/upsert/schemas";
 import { rowSchema } from "../../../entity/upsert/rows";
 import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service";
-import { withPermissions } from "../../../access/confined-services";
-import { action } from "../action";
+import { withServices } from "../../../access/confined-services";
+import { action, onTypes } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
 
@@ -21,10 +21,11 @@ const body = { ...upsertBody, properties: { ...upsertBody.properties, data: { ..
 
 export const upsertEntity = action({
   name: "upsertEntity",
+  permissions: (config) => [...onTypes("create", [config.typeName]), ...onTypes("update", [config.typeName])],
   configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
     const { data, ...envelope } = config;
-    return withPermissions(ctx, ["entity:update"], async (services) => {
+    return withServices(ctx, async (services) => {
       try {
         const result = await upsertEntities(services.entity, restBody<UpsertInput>(upsertBody, envelope), rowSource(restBody<unknown[]>(body.properties.data, data)));
         return { kind: "success", result: upsertActionResult(result) };

@@ -8,16 +8,17 @@
 import { ApiError } from "../../../lib/errors";
 import { createLink, getLink, type CreateLinkInput } from "../../../entity/relationships/links";
 import { linkBody } from "../../../entity/relationships/schemas";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 
 export const upsertRelationship = action({
   name: "upsertRelationship",
+  permissions: ["entity:read", "entity:update"],
   configSchema: camelSchema(linkBody),
   async execute(config, _invocation, ctx) {
     const input = restBody<CreateLinkInput>(linkBody, config);
-    return withPermissions(ctx, ["entity:update"], async (services) => {
+    return withServices(ctx, async (services) => {
       try {
         return { kind: "success", result: await createLink(services.tenant, input) };
       } catch (e) {

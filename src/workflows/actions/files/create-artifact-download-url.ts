@@ -5,11 +5,12 @@ import { uuidSchema } from "../../../lib/schemas";
 import { artifactVersionSchema } from "../../../lib/files/schemas";
 import { artifactDownloadUrl } from "../../../entity/artifacts/service";
 import { DOWNLOAD_TTL } from "../../../entity/artifacts/schemas";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 
 export const createArtifactDownloadURL = action({
   name: "createArtifactDownloadURL",
+  permissions: ["entity:read"],
   configSchema: {
     type: "object",
     required: ["entityId", "artifactId"],
@@ -23,7 +24,7 @@ export const createArtifactDownloadURL = action({
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:read"], async (services) => {
+    return withServices(ctx, async (services) => {
       const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin, clock: { now: ctx.now } };
       return { kind: "success", result: await artifactDownloadUrl(deps, config.entityId, config.artifactId, { ttl: config.ttl, version: config.version }) };
     });

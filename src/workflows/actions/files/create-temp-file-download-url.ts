@@ -4,11 +4,12 @@
 import { tempFileDownloadUrl } from "../../../entity/temp-files/service";
 import { LINK_TTL } from "../../../entity/temp-files/schemas";
 import { tempFileIdSchema } from "../file-ref";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 
 export const createTempFileDownloadURL = action({
   name: "createTempFileDownloadURL",
+  permissions: ["entity:read"],
   configSchema: {
     type: "object",
     required: ["tempFileId"],
@@ -20,7 +21,7 @@ export const createTempFileDownloadURL = action({
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:read"], async (services) => {
+    return withServices(ctx, async (services) => {
       const deps = { ...services, secret: ctx.env.MASTER_KEY, origin: ctx.origin, clock: { now: ctx.now } };
       return { kind: "success", result: await tempFileDownloadUrl(deps, config.tempFileId, config.ttl) };
     });

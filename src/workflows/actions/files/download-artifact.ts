@@ -7,12 +7,13 @@ import { uuidSchema } from "../../../lib/schemas";
 import { artifactVersionSchema } from "../../../lib/files/schemas";
 import { readArtifact } from "../../../entity/artifacts/service";
 import { saveTempFile } from "../file-ref";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 
 export const downloadArtifact = action({
   name: "downloadArtifact",
+  permissions: (config) => (config.as === "text" ? ["entity:read"] : ["entity:read", "entity:create"]),
   configSchema: {
     type: "object",
     required: ["entityId", "artifactId"],
@@ -31,7 +32,7 @@ export const downloadArtifact = action({
   async execute(config, _invocation, ctx) {
     const asText = config.as === "text";
     // Reading into a temp file makes one: what POST /entity/temp-files needs.
-    return withPermissions(ctx, asText ? ["entity:read"] : ["entity:read", "entity:create"], async (services) => {
+    return withServices(ctx, async (services) => {
       const file = await readArtifact(services, config.entityId, config.artifactId, config.version);
       if (asText) {
         const bytes = await readCapped(file.body, file.size, config.maxTextBytes ?? TEXT_BYTES.default);

@@ -2,12 +2,13 @@
 // `text` or as `base64`, capped by `maxTextBytes` (of the file's bytes);
 // `entity:read`, as `GET /entity/temp-files/{id}` is.
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { base64Of, maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
 
 export const downloadTempFile = action({
   name: "downloadTempFile",
+  permissions: ["entity:read"],
   configSchema: {
     type: "object",
     required: ["tempFileId", "as"],
@@ -15,7 +16,7 @@ export const downloadTempFile = action({
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:read"], async (services) => {
+    return withServices(ctx, async (services) => {
       const { ref, body } = await openTempFile(services, config.tempFileId);
       const bytes = await readCapped(body, ref.size, config.maxTextBytes ?? TEXT_BYTES.default);
       const value = config.as === "text" ? { text: utf8Text(bytes) } : { base64: base64Of(bytes) };

@@ -3,11 +3,12 @@
 import { pageOf } from "../../../lib/pagination";
 import { paginationQuery, uuidSchema } from "../../../lib/schemas";
 import { listArtifacts } from "../../../entity/artifacts/service";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 
 export const listEntityArtifacts = action({
   name: "listEntityArtifacts",
+  permissions: ["entity:read"],
   configSchema: {
     type: "object",
     required: ["entityId"],
@@ -21,7 +22,7 @@ export const listEntityArtifacts = action({
     additionalProperties: false,
   },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:read"], async (services) => {
+    return withServices(ctx, async (services) => {
       const query = { artifact_type: config.artifactType, artifact_type_in: config.artifactTypeIn, include_versions: config.includeVersions };
       return { kind: "success", result: await listArtifacts(services, config.entityId, query, pageOf(config)) };
     });

@@ -9,12 +9,13 @@ import { storeArtifactVersion } from "../../../entity/artifacts/service";
 import type { Upload } from "../../../lib/files/object-store";
 import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { inlineBytes, inlineBytesProperties } from "./scope-bytes";
 
 export const uploadArtifact = action({
   name: "uploadArtifact",
+  permissions: ["entity:read", "entity:update"],
   configSchema: {
     type: "object",
     required: ["entityId", "artifactType"],
@@ -35,7 +36,7 @@ export const uploadArtifact = action({
     then: { required: ["name", "contentType"] },
   },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, config.tempFileId === undefined ? ["entity:update"] : ["entity:update", "entity:read"], async (services) => {
+    return withServices(ctx, async (services) => {
       let file: { name: string; contentType: string; upload: Upload };
       if (config.tempFileId !== undefined) {
         const { ref, body } = await openTempFile(services, config.tempFileId);

@@ -3,12 +3,13 @@
 import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
 import { forbidden } from "../../../lib/schemas";
 import { saveTempFile } from "../file-ref";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
 import { inlineBytes, inlineBytesProperties } from "./scope-bytes";
 
 export const uploadTempFile = action({
   name: "uploadTempFile",
+  permissions: ["entity:create"],
   configSchema: {
     type: "object",
     required: ["name", "contentType"],
@@ -19,7 +20,7 @@ export const uploadTempFile = action({
     dependentSchemas: { text: { properties: { base64: forbidden } } },
   },
   async execute(config, _invocation, ctx) {
-    return withPermissions(ctx, ["entity:create"], async (services) => ({
+    return withServices(ctx, async (services) => ({
       kind: "success",
       result: await saveTempFile(services, { name: config.name, contentType: config.contentType, body: inlineBytes(config) }),
     }));

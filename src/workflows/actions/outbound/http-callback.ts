@@ -48,6 +48,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 
 export const httpCallback = action({
   name: "httpCallback",
+  permissions: (config) => (config.binaryUpload === undefined ? [] : ["entity:read"]),
   configSchema: {
     type: "object",
     required: ["url"],

@@ -3,7 +3,7 @@
 // the result. After the last attempt a 4xx or 5xx answer is still a result,
 // so the action's `errorWhen` (by default `result.status >= 400`) decides.
 import { tempFileIdSchema, openTempFile } from "../file-ref";
-import { withPermissions } from "../../../access/confined-services";
+import { withServices } from "../../../access/confined-services";
 import type { ActionContext } from "../types";
 import { action } from "../action";
 import type { Accepted } from "../../../lib/validate";
@@ -51,7 +51,7 @@ export async function payloadOf(config: HttpConfig, ctx: ActionContext): Promise
   if (config.body !== undefined) return { kind: "error", error: validationError("config.binaryUpload: cannot be set together with body") };
   const { tempFileId } = config.binaryUpload;
   // An unknown or expired file is the action's 404, as the REST download answers it.
-  return withPermissions(ctx, ["entity:read"], async (services): Promise<Payload> => {
+  return withServices(ctx, async (services): Promise<Payload> => {
     const file = await openTempFile(services, tempFileId);
     // Read whole (at most 25 MiB): the client sends bytes, and a retry reads the file again.
     const bytes = new Uint8Array(await new Response(file.body).arrayBuffer());
@@ -61,6 +61,7 @@ export async function payloadOf(config: HttpConfig, ctx: ActionContext): Promise
 
 export const http = action({
   name: "http",
+  permissions: (config) => (config.binaryUpload === undefined ? [] : ["entity:read"]),
   configSchema: { type: "object", required: ["url"], properties: httpProperties, additionalProperties: false, ...bodyRule },
   async execute(config, invocation, ctx) {
     const bounds = delays(config);

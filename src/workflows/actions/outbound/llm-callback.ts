@@ -14,6 +14,7 @@ const { url, headers, auth } = requestProperties;
 
 export const llmCallback = action({
   name: "llmCallback",
+  permissions: [],
   configSchema: {
     type: "object",
     required: ["url", "model"],

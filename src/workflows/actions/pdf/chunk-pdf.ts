@@ -2,12 +2,14 @@
 // pages (the last one holds what is left).
 import { tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 import { MAX_PDF_PAGES } from "./limits";
 import { writeParts, type PageRange } from "./parts";
 
 export const chunkPdf = action({
   name: "chunkPdf",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["tempFileId", "pagesPerChunk"],
@@ -15,7 +17,7 @@ export const chunkPdf = action({
     additionalProperties: false,
   },
   execute: (config, _invocation, ctx) =>
-    withTempFiles(ctx, async (services) => ({ kind: "success", result: await writeParts(services, config.tempFileId, (pages) => chunks(pages, config.pagesPerChunk)) })),
+    withServices(ctx, async (services) => ({ kind: "success", result: await writeParts(services, config.tempFileId, (pages) => chunks(pages, config.pagesPerChunk)) })),
 });
 
 export function chunks(pages: number, size: number): PageRange[] {

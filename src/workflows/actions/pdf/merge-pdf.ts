@@ -3,7 +3,8 @@
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { fileNameSchema } from "../../../lib/files/schemas";
 import { overLimit } from "../archive/limits";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 import { saveTempFile, tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
 import { loadPdf } from "./document";
@@ -11,6 +12,7 @@ import { MAX_MERGE_BYTES, MAX_MERGE_FILES, MAX_PDF_PAGES } from "./limits";
 
 export const mergePdf = action({
   name: "mergePdf",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["tempFileIds"],
@@ -22,7 +24,7 @@ export const mergePdf = action({
     additionalProperties: false,
   },
   execute: (config, _invocation, ctx) =>
-    withTempFiles(ctx, async (services) => {
+    withServices(ctx, async (services) => {
       const merged = await PDFDocument.create({ updateMetadata: false });
       let bytes = 0;
       const admit = (ref: { size: number }) => {

@@ -3,12 +3,14 @@
 import { ApiError } from "../../../lib/errors";
 import { tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
-import { withTempFiles } from "../temp-output";
+import { TEMP_FILES } from "../temp-output";
+import { withServices } from "../../../access/confined-services";
 import { MAX_PDF_PARTS } from "./limits";
 import { writeParts, type PageRange } from "./parts";
 
 export const splitPdf = action({
   name: "splitPdf",
+  permissions: TEMP_FILES,
   configSchema: {
     type: "object",
     required: ["tempFileId"],
@@ -19,7 +21,7 @@ export const splitPdf = action({
     additionalProperties: false,
   },
   execute: (config, _invocation, ctx) =>
-    withTempFiles(ctx, async (services) => {
+    withServices(ctx, async (services) => {
       const result = await writeParts(services, config.tempFileId, (pages) => (config.ranges ? config.ranges.map((r, i) => parseRange(r, i, pages)) : everyPage(pages)));
       return { kind: "success", result };
     }),

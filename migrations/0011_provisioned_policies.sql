@@ -1,0 +1,3 @@
+ALTER TABLE "policies" ADD COLUMN "workflow_id" uuid;--> statement-breakpoint
+ALTER TABLE "policies" ADD CONSTRAINT "policies_workflow_id_workflow_definitions_id_fk" FOREIGN KEY ("workflow_id") REFERENCES "public"."workflow_definitions"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "policies_workflow_key" ON "policies" USING btree ("tenant_id","workflow_id") WHERE "policies"."workflow_id" IS NOT NULL;
