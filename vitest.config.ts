@@ -23,6 +23,9 @@ const bindings = (inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "
   FUZZ_SEED: process.env.FUZZ_SEED ?? "",
 });
 
+/** The runtime dependencies the Worker imports (package.json), as the optimizer pre-bundles them. */
+const DEPENDENCIES = ["hono", "hono/streaming", "drizzle-orm", "drizzle-orm/pg-core", "drizzle-orm/neon-serverless", "@neondatabase/serverless", "jsonata", "@cfworker/json-schema", "graphql", "yaml", "re2js", "fflate", "modern-tar", "@cantoo/pdf-lib"];
+
 const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }, options: { extra?: Record<string, string>; isolate?: boolean } = {}) => ({
   plugins: [
     cloudflareTest(({ inject }) => ({
@@ -37,7 +40,15 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
       },
     })),
   ],
-  test: { name, include, exclude, isolate: options.isolate ?? true, testTimeout: 30_000, hookTimeout: 60_000 },
+  test: {
+    name, include, exclude, isolate: options.isolate ?? true, testTimeout: 30_000, hookTimeout: 60_000,
+    // Each isolated file loads the Worker's whole module graph again; the
+    // dependencies pre-bundled load as one module each instead of hundreds,
+    // which halves that import time (docs/performance.md, Test suite).
+    // csv-parse/stream is left out: it imports node's `stream`, which only
+    // workerd's node compatibility provides.
+    deps: { optimizer: { ssr: { enabled: true, include: DEPENDENCIES } } },
+  },
 });
 
 // Files that test pure modules: no database, no request through the Worker,
@@ -86,6 +97,10 @@ const UNITS = [
 export default defineConfig({
   test: {
     globalSetup: ["./test/support/global-setup.ts"],
+    // vitest's default is one file at a time on a 2-core machine (cores - 1),
+    // but a file mostly waits (Postgres, its Worker, alarms): two at once cut
+    // the run by a third there; three made timing-bound tests fail.
+    maxWorkers: 2,
     projects: [
       workers("units", UNITS, [], { ip: "1000000", identity: "1000000" }, { isolate: false }),
       workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts", "test/db/statement-timeout.test.ts", ...UNITS], { ip: "1000000", identity: "1000000" }),

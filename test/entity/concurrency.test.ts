@@ -3,7 +3,7 @@
 // Never a 500, and the end state is the one some serial order gives.
 import { describe, expect, it } from "vitest";
 import { call, createTenant, expectError, systemQuery } from "../support/api";
-import { createEntity, createProductType } from "../support/entities";
+import { createEntity, createProductType, productSchema } from "../support/entities";
 
 const RACERS = 8;
 
@@ -83,5 +83,22 @@ describe("concurrent rekeys onto one key", () => {
     const { live, merged } = await endState(tenantId, [], "RACE");
     expect(live).toHaveLength(1);
     expect(merged).toHaveLength(created.status === 201 ? RACERS : RACERS - 1);
+  });
+});
+
+describe("concurrent entity type writes across tenants", () => {
+  it("builds every type's indexes when types are created at once in two tenants (concurrent index builds on one table would deadlock)", async () => {
+    const tenants = await Promise.all([createTenant(), createTenant()]);
+    const indexed = { indexed_attributes: [{ path: ["price"], type: "numeric", sortable: true }, { path: ["region"], type: "text" }] };
+    const created = await Promise.all(
+      tenants.flatMap((t) => [0, 1, 2].map((i) => call("POST", "/entity/entity-types", { auth: t.auth, body: { status: "active", name: `Racer${i}`, schema: productSchema, config: { identifier_key: ["sku"], ...indexed } } }))),
+    );
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    const prefixes = created.map((r) => `et_${String(r.json.data.id).replace(/-/g, "")}_`);
+    const built = await systemQuery<{ name: string; valid: boolean }>(
+      "SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE ANY($1::text[])",
+      [prefixes.map((p) => `${p}%`)],
+    );
+    for (const prefix of prefixes) expect(built.filter((b) => b.name.startsWith(prefix) && b.valid).length, prefix).toBeGreaterThanOrEqual(2);
   });
 });

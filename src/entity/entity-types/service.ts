@@ -24,7 +24,7 @@ export type PatchTypeInput = FromSchema<typeof patchTypeBody>;
 async function reconcileIndexes(tenant: TenantDb, type: EntityType): Promise<void> {
   const wanted = await desiredIndexes(type.id, type.config);
   const wantedNames = new Set(wanted.map((w) => w.name));
-  await tenant.ddl(async ({ query }) => {
+  await tenant.ddl((sql) => withEntitiesDdlLock(sql.query, async (query) => {
     const { rows } = await query<{ name: string; valid: boolean }>(
       `SELECT c.relname AS name, i.indisvalid AS valid
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -39,26 +39,50 @@ async function reconcileIndexes(tenant: TenantDb, type: EntityType): Promise<voi
       if (present.get(index.name) !== true) await query(index.ddl);
     }
     await reconcileStatistics(query);
-  });
+  }));
 }
 
-/** The statistics every type's config asks for, across tenants: created when missing, dropped when no type needs them. */
-async function reconcileStatistics(query: Sql["query"]): Promise<void> {
-  // One reconciler at a time, so none drops what another's type just asked for.
-  await query("SELECT pg_advisory_lock(hashtext('entity-statistics'))");
-  try {
-    const { rows: configs } = await query<{ config: EntityType["config"] }>("SELECT config FROM entity_types");
-    const wanted = new Map((await Promise.all(configs.map((r: { config: EntityType["config"] }) => desiredStatistics(r.config)))).flat().map((d) => [d.name, d.ddl]));
-    const { rows: present } = await query<{ name: string }>(
-      "SELECT stxname AS name FROM pg_statistic_ext WHERE stxrelid = 'entities'::regclass AND stxname LIKE $1",
-      [`${STATISTICS_PREFIX}%`],
-    );
-    const have = new Set(present.map((r: { name: string }) => r.name));
-    for (const name of have) if (!wanted.has(name)) await query(`DROP STATISTICS IF EXISTS "${name}"`);
-    for (const [name, ddl] of wanted) if (!have.has(name)) await query(ddl);
-  } finally {
-    await query("SELECT pg_advisory_unlock(hashtext('entity-statistics'))");
+/** A type write waits for another tenant's index build this many times DDL_LOCK_POLL_MS (30 s) before answering 503. */
+const DDL_LOCK_TRIES = 600;
+const DDL_LOCK_POLL_MS = 50;
+
+/**
+ * Runs `fn` as the only session changing the entities table's indexes and
+ * statistics. Two concurrent CREATE INDEX CONCURRENTLY on one table deadlock
+ * (each waits for the other's transaction to end), and so would a session
+ * blocked in pg_advisory_lock (its statement holds a snapshot the build waits
+ * for): the lock is tried, not waited on, and between tries this session
+ * holds no snapshot.
+ */
+async function withEntitiesDdlLock(query: Sql["query"], fn: (query: Sql["query"]) => Promise<void>): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    const { rows } = await query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('entities-ddl')) AS locked");
+    if (rows[0].locked) break;
+    if (tries >= DDL_LOCK_TRIES) throw new ApiError("SERVICE_UNAVAILABLE", "Another entity type's indexes are being built; try again", { retry_after_seconds: 1 });
+    await new Promise((r) => setTimeout(r, DDL_LOCK_POLL_MS));
   }
+  try {
+    await fn(query);
+  } finally {
+    await query("SELECT pg_advisory_unlock(hashtext('entities-ddl'))");
+  }
+}
+
+/**
+ * The statistics every type's config asks for, across tenants: created when
+ * missing, dropped when no type needs them. Under the DDL lock, so no
+ * reconciler drops what another's type just asked for.
+ */
+async function reconcileStatistics(query: Sql["query"]): Promise<void> {
+  const { rows: configs } = await query<{ config: EntityType["config"] }>("SELECT config FROM entity_types");
+  const wanted = new Map((await Promise.all(configs.map((r: { config: EntityType["config"] }) => desiredStatistics(r.config)))).flat().map((d) => [d.name, d.ddl]));
+  const { rows: present } = await query<{ name: string }>(
+    "SELECT stxname AS name FROM pg_statistic_ext WHERE stxrelid = 'entities'::regclass AND stxname LIKE $1",
+    [`${STATISTICS_PREFIX}%`],
+  );
+  const have = new Set(present.map((r: { name: string }) => r.name));
+  for (const name of have) if (!wanted.has(name)) await query(`DROP STATISTICS IF EXISTS "${name}"`);
+  for (const [name, ddl] of wanted) if (!have.has(name)) await query(ddl);
 }
 
 export async function createType(tenant: TenantDb, input: CreateTypeInput) {
