@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { EVERY_MINUTE, cronTriggers, startCronTicks } from "./lib/cron.mjs";
 import { startFrontProxy } from "./lib/front-proxy.mjs";
-import { freePort } from "./lib/postgres.mjs";
+import { freePort, portFree } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
 import { devDataDir } from "./lib/paths.mjs";
 import { removeDevState, runningDev, writeDevState } from "./lib/dev-state.mjs";
@@ -21,6 +21,7 @@ import { signalGroup, spawnWorker, watchWorkerd } from "./lib/worker.mjs";
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 const WRANGLER_STOP_MS = 10_000;
+const DEFAULT_INSPECTOR_PORT = 9229;
 
 const port = process.env.PORT || "8787";
 if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
@@ -78,6 +79,8 @@ let stopWatch = () => {};
 /** @type {{ close: () => Promise<void> } | undefined} */
 let front;
 const workerPort = await freePort();
+// DevTools finds workerd on 9229; a second dev (another DEV_DATA_DIR and PORT) takes another port instead of failing.
+const inspectorPort = (await portFree(DEFAULT_INSPECTOR_PORT)) ? DEFAULT_INSPECTOR_PORT : await freePort();
 try {
   if (!stopping) front = await startFrontProxy({ host: "127.0.0.1", port: Number(port), target: { host: "127.0.0.1", port: workerPort } });
 } catch (e) {
@@ -87,14 +90,14 @@ try {
 if (!stopping) {
   writeDevState({ pid: process.pid, port: Number(port), databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy });
   console.error(`[dev] database ready${process.env.DATABASE_URL ? " (DATABASE_URL)" : " (embedded, " + devDataDir + ")"}`);
-  console.error(`[dev] serving http://127.0.0.1:${port} (wrangler dev behind it on port ${workerPort})`);
+  console.error(`[dev] serving http://127.0.0.1:${port} (wrangler dev behind it on port ${workerPort}, DevTools inspector on ${inspectorPort})`);
 
   wrangler = spawnWorker({
     port: workerPort,
     dataDir: devDataDir,
     vars: { ...secrets, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy, ...workerVars() },
     // Keeps /__scheduled for a tick by hand, and wrangler from claiming that crons are never run.
-    extraArgs: ["--test-scheduled"],
+    extraArgs: ["--test-scheduled", "--inspector-port", String(inspectorPort)],
   });
   wrangler.on("exit", (code, signal) => {
     if (!stopping) shutdown(code ?? (signal ? 1 : 0));

@@ -20,6 +20,16 @@ for (const event of HOOKED) {
   }
 }
 
+/** Whether nothing listens on 127.0.0.1:`port`. */
+export async function portFree(port) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+}
+
 export async function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./ports";
 import { alive, processes, processTree, sameProcess, sleep, userEnv, waitFor, type Proc } from "./processes";
 import { openPool, useWsProxy } from "../../scripts/lib/db.mjs";
+import { EventSource } from "eventsource";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const READY_TIMEOUT_MS = 120_000;
@@ -318,6 +319,71 @@ describe("npm run dev", () => {
       return run?.status === "success";
     }, 30_000), JSON.stringify(run)).toBe(true);
     expect({ post: run.outputs.notify.post.status, postBody: run.outputs.notify.post.body, wait: run.outputs.notify.wait.body }).toEqual({ post: 200, postBody: { ok: true, path: "/orders" }, wait: { done: true } });
+  });
+
+  it("streams a run's progress as server-sent events to a real EventSource client, closing after the run's end", async () => {
+    expect(creds, "tenant:create must have succeeded").toBeDefined();
+    const auth = basic(creds.client_id, creds.client_secret);
+    const headers = { Authorization: auth, "Content-Type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${base()}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    const saved = await post("/definition/workflows", {
+      name: "follows",
+      definition_json: {
+        triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
+        jobs: [{ id: "approve", actions: [{ stepId: "ask", name: "awaitInput", config: {} }, { stepId: "after", name: "pipe", config: { value: "{{ outputs.ask }}" } }] }],
+      },
+    });
+    expect(saved.status).toBe(201);
+    expect((await post(`/workflows/${saved.json.data.id}/activate`, {})).status).toBe(200);
+    const started = await post("/workflows/wr", { workflow_id: saved.json.data.id, trigger_id: "manual", input: {} });
+    const runId = started.json.data.workflow_run.id;
+
+    const seen: { event: string; data: any }[] = [];
+    const source = new EventSource(`${base()}/workflows/runs/workflows/${runId}/events`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, Authorization: auth } }),
+    });
+    const ended = new Promise<void>((resolve, reject) => {
+      for (const type of ["run", "job", "action"]) {
+        source.addEventListener(type, (e) => {
+          const data = JSON.parse(e.data);
+          seen.push({ event: e.type, data });
+          // Clients close on the terminal event; the service closes its side too.
+          if (type === "run" && ["success", "error", "cancelled", "skipped", "timeout"].includes(data.status)) {
+            source.close();
+            resolve();
+          }
+        });
+      }
+      source.addEventListener("error", () => {
+        if (source.readyState === EventSource.CLOSED) reject(new Error(`the stream failed after ${JSON.stringify(seen)}`));
+      });
+    });
+    try {
+      expect(await waitFor(() => seen.some((e) => e.data.step_id === "ask" && e.data.status === "waiting"), 30_000), JSON.stringify(seen)).toBe(true);
+      const answered = await post(`/workflows/runs/workflows/${runId}/input`, { step_id: "ask", data: { ok: true } });
+      expect(answered.status).toBe(200);
+      await Promise.race([ended, sleep(30_000).then(() => Promise.reject(new Error(`no terminal event: ${JSON.stringify(seen)}`)))]);
+    } finally {
+      source.close();
+    }
+    const line = (e: { event: string; data: any }) => [e.event, e.data.job_id, e.data.step_id, e.data.status].filter(Boolean).join(" ");
+    expect(seen.every((e) => e.event === e.data.type && !Number.isNaN(Date.parse(e.data.at)))).toBe(true);
+    expect(seen.map(line)).toEqual([
+      "run pending",
+      "run running",
+      "job approve running",
+      "action approve ask running",
+      "action approve ask waiting",
+      "job approve waiting",
+      "action approve ask success",
+      "action approve after running",
+      "action approve after success",
+      "job approve success",
+      "run success",
+    ]);
   });
 
   it("keys the per-IP rate limit on the socket's address, not on a client-sent CF-Connecting-IP", async () => {

@@ -290,6 +290,8 @@ function workflowExamples(w: World): Record<string, Example[]> {
     "GET /workflows/runs/workflows": [runs],
     "GET /workflows/runs": [{ query: { workflow_id: wf.hooksId, limit: "1", cursor: wf.runsCursor } }, { query: { entity_id: w.a.products[0], status_in: "pending", page: "1", limit: "5" } }],
     "GET /workflows/runs/workflows/{id}": [{ params: { id: wf.cancelledRunId } }],
+    // A finished run: its stream answers the history and closes at once.
+    "GET /workflows/runs/workflows/{id}/events": [{ params: { id: wf.cancelledRunId } }],
     "POST /workflows/runs/workflows/{id}/cancel": [{ params: { id: wf.pendingRunId } }],
     "POST /workflows/runs/workflows/{id}/retry": [{ params: { id: wf.cancelledRunId } }, { params: { id: wf.cancelledRunId }, body: { config: "current", from_step: "a" } }],
     "POST /workflows/runs/workflows/{id}/input": [{ params: { id: wf.waitingRunId }, body: { step_id: "ask", data: { ok: true } } }],

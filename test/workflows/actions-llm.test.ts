@@ -87,7 +87,8 @@ describe("llmCallback", () => {
     const { run } = await runActions(t, [
       ask("both", { prompt: "x", messages: [{ role: "user", content: "y" }] }),
       ask("neither", {}),
-      ask("badRole", { messages: [{ role: "robot", content: "y" }] }),
+      // Wrapped in $literal, so the save leaves it to the run: a literal config its schema refuses is refused at save.
+      { ...ask("badRole", {}), config: { $literal: { url: s.url(""), model: "m", messages: [{ role: "robot", content: "y" }] } } },
       ask("odd", { prompt: "x" }),
     ]);
     const [both, neither, badRole, odd] = run.job_runs[0].action_runs;

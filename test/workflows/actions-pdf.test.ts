@@ -94,11 +94,12 @@ describe("the PDF actions refuse", () => {
   it("bad configs, with the path of each bad field", async () => {
     const t = await createTenant();
     const id = crypto.randomUUID();
-    const merge = await failed(t, "mergePdf", { tempFileIds: [id] });
+    // Wrapped in $literal, so the save leaves them to the run: a literal config its schema refuses is refused at save.
+    const merge = await failed(t, "mergePdf", { $literal: { tempFileIds: [id] } });
     expect(merge.details.errors).toEqual([expect.stringMatching(/^config\.tempFileIds: /)]);
-    const chunk = await failed(t, "chunkPdf", { tempFileId: id, pagesPerChunk: 0 });
+    const chunk = await failed(t, "chunkPdf", { $literal: { tempFileId: id, pagesPerChunk: 0 } });
     expect(chunk.details.errors).toEqual([expect.stringMatching(/^config\.pagesPerChunk: /)]);
-    const split = await failed(t, "splitPdf", { tempFileId: 12, ranges: ["1-", "x"] });
+    const split = await failed(t, "splitPdf", { $literal: { tempFileId: 12, ranges: ["1-", "x"] } });
     expect(split.details.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^config\.tempFileId: /), expect.stringMatching(/^config\.ranges\[0\]: /), expect.stringMatching(/^config\.ranges\[1\]: /)]));
     expect([merge.code, chunk.code, split.code]).toEqual(["VALIDATION_FAILED", "VALIDATION_FAILED", "VALIDATION_FAILED"]);
   });

@@ -139,9 +139,11 @@ describe("a run's event stream", () => {
     const stream = await open(t, runId);
     await stream.next(6);
     expect((await call("POST", `/workflows/runs/workflows/${runId}/cancel`, { auth: t.auth })).status).toBe(200);
-    expect(shown(await stream.next(3))).toEqual([
+    expect(shown(await stream.next(4))).toEqual([
       ["job", "approve", undefined, "cancelled"],
       ["action", "approve", "ask", "cancelled"],
+      // The action the run never reached is recorded skipped (run_ended).
+      ["action", "approve", "after", "skipped"],
       ["run", undefined, undefined, "cancelled"],
     ]);
     expect(await stream.ended()).toBe(true);
@@ -188,7 +190,7 @@ describe("a run's event stream", () => {
 
     expect((await call("POST", `/workflows/runs/workflows/${runId}/cancel`, { auth: t.auth })).status).toBe(200);
     for (const stream of [again, ...streams.slice(1)]) {
-      const rest = await stream.next(stream === again ? 8 : 9);
+      const rest = await stream.next(stream === again ? 9 : 10);
       expect(rest[rest.length - 1][1]).toMatchObject({ type: "run", status: "cancelled" });
       expect(await stream.ended()).toBe(true);
     }
@@ -207,7 +209,7 @@ describe("a run's event stream", () => {
 
   it("starts a retried run's history afresh", async () => {
     const t = await createTenant();
-    const { id } = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "bad", name: "pipe", config: { nope: 1 } }] }]);
+    const { id } = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "bad", name: "pipe", config: { $literal: { nope: 1 } } }] }]);
     const runId = await dispatched(t, id);
     const first = await open(t, runId);
     expect(shown(await first.next(7)).map((e) => e[3])).toEqual(["pending", "running", "running", "running", "error", "error", "error"]);
