@@ -156,6 +156,12 @@ describe("document kinds", () => {
     const workflow = refused(result, "workflow definition", "workflow");
     expect([workflow.status, workflow.code, workflow.details]).toEqual([422, "VALIDATION_FAILED", { errors: lines, validation_errors: lines }]);
 
+    const many = documentProblems(Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i])), { type: "object", additionalProperties: { type: "string" } }, semantics, "spec");
+    expect(many.issues).toHaveLength(26);
+    expect(many.issues.at(24)).toEqual({ path: "spec.k24", code: "schema_violation", message: expect.stringMatching(/string/) });
+    expect(many.problems).toHaveLength(21);
+    expect(many.problems.at(-1)).toBe("... and 6 more errors");
+
     const guarded = documentProblems({ a: "x\u0000" }, schema, semantics, "spec");
     expect(guarded.issues).toEqual([{ path: "spec.a", code: "input_refused", message: "must not contain NUL characters or unpaired surrogates" }]);
     const secret = refused({ ...result, secretRef: true }, "app spec", "app");

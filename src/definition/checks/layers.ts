@@ -4,14 +4,14 @@
 // the answer's `<path>: <message>` lines are derived from them, under one cap.
 import { ApiError } from "../../lib/errors";
 import { jsonProblems, problemLines } from "../../lib/input-guard";
-import { check, validationFailed } from "../../lib/validate";
+import { capLines, checkAll, validationFailed } from "../../lib/validate";
 import { issueLine, lineIssue, type Findings, type Issue, type IssueCode } from "./collector";
 import { DOCUMENT_KINDS, type DocumentKindName } from "./kinds";
 
 export interface DocumentProblems<D> {
   /** The lines answered in `details.errors` and `details.validation_errors`. */
   problems: string[];
-  /** Every problem as an issue, uncapped (the schema layer's are those its lines name). */
+  /** Every problem as an issue, uncapped. */
   issues: Issue[];
   /** True when a problem is a secret reference (answered with `details.code: SECRET_REF_IN_DEFINITION`). */
   secretRef: boolean;
@@ -50,10 +50,11 @@ export function documentProblems<D>(value: unknown, schema: object, semantics: (
     return { problems: [issueLine(issue)], issues: [issue], secretRef: false };
   }
   const doc = value as Record<string, unknown>;
-  const schemaLines = check(schema, doc, base);
+  const everySchemaLine = checkAll(schema, doc, base);
+  const schemaLines = capLines(everySchemaLine);
   const { issues, secretRef } = semantics(doc, schemaLines);
-  const schemaIssues = schemaLines.filter((line) => !MORE.test(line)).map((line) => lineIssue(line, "schema_violation"));
-  const named = new Set(schemaLines);
+  const schemaIssues = everySchemaLine.map((line) => lineIssue(line, "schema_violation"));
+  const named = new Set(everySchemaLine);
   const semantic = issues.filter((issue) => !named.has(issueLine(issue)));
   return { problems: merge(schemaLines, semantic.map(issueLine)), issues: [...schemaIssues, ...semantic], secretRef, definition: doc as D };
 }
