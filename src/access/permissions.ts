@@ -55,7 +55,8 @@ export async function computePermissions(sql: Sql, token: TokenAccess): Promise<
 /**
  * Role permissions (`actions` null, `<resource>:<action>` in `resource`) and
  * grants into effective permissions: unnarrowed grants become
- * `<resource>:<action>`, entity grants narrowed to a type or an entity become `scoped`.
+ * `<resource>:<action>`; entity grants narrowed to a type or an entity, and
+ * app grants narrowed to an activation, become `scoped`.
  */
 export function foldGrants(rows: GrantRow[]): EffectivePermissions {
   const permissions = new Set<string>();
@@ -65,6 +66,9 @@ export function foldGrants(rows: GrantRow[]): EffectivePermissions {
     else if (row.resource_name === null && row.resource_id === null) for (const a of row.actions) permissions.add(`${row.resource}:${a}`);
     else if (row.resource === "entity") {
       const grant: ScopedGrant = { resource: "entity", actions: [...row.actions].sort(), resourceName: row.resource_name, resourceId: row.resource_id, entityType: row.entity_type };
+      scoped.set(JSON.stringify(grant), grant);
+    } else if (row.resource === "app" && row.resource_id !== null) {
+      const grant: ScopedGrant = { resource: "app", actions: [...row.actions].sort(), resourceName: null, resourceId: row.resource_id, entityType: null };
       scoped.set(JSON.stringify(grant), grant);
     }
   }

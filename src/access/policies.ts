@@ -17,13 +17,13 @@ export const grantFields = {
   resource: { enum: RESOURCES },
   actions: { type: "array", minItems: 1, uniqueItems: true, items: { enum: ACTIONS } },
   resource_name: { type: "string", minLength: 1, maxLength: 200, description: "An entity type name: the grant covers that type's entities only" },
-  resource_id: { ...uuidSchema, description: "An entity id: the grant covers that entity only" },
+  resource_id: { ...uuidSchema, description: "An entity id (the grant covers that entity only), or on an app grant an app activation id (the grant covers that activation only)" },
 } as const;
 
-/** Only entity grants narrow, to a type or to one entity, never both. */
+/** Entity grants narrow to a type or to one entity, never both; app grants to one activation. */
 export const grantNarrowing = {
   resource_name: { properties: { resource: { const: "entity" }, resource_id: forbidden } },
-  resource_id: { properties: { resource: { const: "entity" } } },
+  resource_id: { properties: { resource: { enum: ["entity", "app"] } } },
 } as const;
 
 /** A grant as a policy body carries it. */

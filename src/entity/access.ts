@@ -38,7 +38,7 @@ export class EntityAccess {
   static readonly everything = new EntityAccess(null);
 
   private narrowed(action: EntityAction) {
-    return (this.principal?.scoped ?? []).filter((g) => g.actions.includes(action) || g.actions.includes("*"));
+    return (this.principal?.scoped ?? []).filter((g) => g.resource === "entity" && (g.actions.includes(action) || g.actions.includes("*")));
   }
 
   private unscoped(action: EntityAction): boolean {

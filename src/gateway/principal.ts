@@ -1,8 +1,9 @@
 // Who is calling: resolved by authenticate.ts, read by every route.
 
 /** A grant narrowed to the entities of one type (by name) or to one entity; only `entity` grants narrow. */
+/** A grant narrowed to part of its resource: entity grants to a type or an entity, app grants to an activation. */
 export interface ScopedGrant {
-  resource: "entity";
+  resource: "entity" | "app";
   actions: string[];
   resourceName: string | null;
   resourceId: string | null;
@@ -46,16 +47,22 @@ export function hasPermission(principal: Pick<Principal, "permissions" | "scoped
   return holdsUnscoped(principal, resource, action) || principal.scoped.some((g) => g.resource === resource && g.actions.some((a) => a === "*" || a === action));
 }
 
+/** What a narrowed grant names in a permission string: the type name (entity), else the id (an entity, an app activation). */
+const narrowedTo = (g: ScopedGrant): string | null => g.resourceName ?? g.resourceId;
+
 /**
  * Holds `permission` as GET /access/me/permissions writes it: `resource:action`
- * unnarrowed, or `entity:<action>:<type name>` unnarrowed or through a grant
- * narrowed to that type.
+ * unnarrowed, or `entity:<action>:<type name>` (`app:<action>:<activation id>`)
+ * unnarrowed or through a grant narrowed to that type (that activation).
  */
 export function holdsPermission(principal: Pick<Principal, "permissions" | "scoped">, permission: string): boolean {
   const [resource, action, ...rest] = permission.split(":");
   if (holdsUnscoped(principal, resource, action)) return true;
-  const typeName = rest.join(":");
-  return rest.length > 0 && principal.scoped.some((g) => g.resource === resource && g.resourceName === typeName && g.actions.some((a) => a === "*" || a === action));
+  const target = rest.join(":");
+  return (
+    rest.length > 0 &&
+    principal.scoped.some((g) => g.resource === resource && (g.resource === "app" ? g.resourceId : g.resourceName) === target && g.actions.some((a) => a === "*" || a === action))
+  );
 }
 
 /** True when every grant in `wanted` is covered by `held` (used so a caller cannot hand out more power than it has). */
@@ -68,10 +75,10 @@ export function coversAll(held: string[], wanted: string[]): boolean {
 
 /**
  * The caller's permissions as GET /access/me/permissions lists them: the
- * unnarrowed ones, then each narrowed action as `entity:<action>:<type name>`
- * or `entity:<action>:<entity id>`.
+ * unnarrowed ones, then each narrowed action as `entity:<action>:<type name>`,
+ * `entity:<action>:<entity id>` or `app:<action>:<activation id>`.
  */
 export function permissionStrings(principal: Pick<Principal, "permissions" | "scoped">): string[] {
-  const scoped = principal.scoped.flatMap((g) => g.actions.map((a) => `${g.resource}:${a}:${g.resourceName ?? g.resourceId}`));
+  const scoped = principal.scoped.flatMap((g) => g.actions.map((a) => `${g.resource}:${a}:${narrowedTo(g)}`));
   return [...new Set(principal.permissions)].sort().concat([...new Set(scoped)].sort());
 }

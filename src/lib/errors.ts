@@ -28,6 +28,13 @@ export interface CardinalityViolation {
   live: number;
 }
 
+/** One problem of a refused document, as `details.issues[]` lists it (the codes: definition/checks/collector.ts). */
+export interface DocumentIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
 /**
  * Every `details.code` a response can carry, with the fields its details
  * must hold. Where several reasons share one status, this code is how a
@@ -75,8 +82,10 @@ interface DetailFields {
   OUTBOUND_RESPONSE_TOO_LARGE: { reason: string };
   /** A run reached a reference step bound to no published job. */
   JOB_UNBOUND: { step_id: string; job_name: string };
-  /** A workflow definition naming a secret: references live in env values, never in the document. */
-  SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[] };
+  /** A definition naming a secret: references live in env values, never in the document. An app spec's refusal also lists its issues. */
+  SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[]; issues?: readonly DocumentIssue[] };
+  /** An app spec refused at publish: every problem as an issue, and as the lines of every validation answer. */
+  SPEC_STRUCTURE_INVALID: { issues: readonly DocumentIssue[]; errors: string[]; validation_errors: string[] };
 }
 
 export type DetailCode = keyof DetailFields;
@@ -111,6 +120,7 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "JOB_UNBOUND":
       return "UNPROCESSABLE_ENTITY";
     case "SECRET_REF_IN_DEFINITION":
+    case "SPEC_STRUCTURE_INVALID":
       return "VALIDATION_FAILED";
     case "STATEMENT_TIMEOUT":
       return "SERVICE_UNAVAILABLE";

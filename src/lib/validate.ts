@@ -104,6 +104,11 @@ function reasonOf(unit: Unit): string {
  * at most twenty lines with the rest counted.
  */
 export function formatErrors(units: Unit[], base = ""): string[] {
+  return capLines(allErrors(units, base));
+}
+
+/** One line per path, every one of them (formatErrors caps them). */
+function allErrors(units: Unit[], base: string): string[] {
   const byPath = new Map<string, string[]>();
   const alternatives = units.filter((u) => ALTERNATIVES.has(u.keyword));
   for (const unit of units) {
@@ -118,7 +123,7 @@ export function formatErrors(units: Unit[], base = ""): string[] {
     if (!reasons.includes(reason)) reasons.push(reason);
     byPath.set(path, reasons);
   }
-  return capLines([...byPath].map(([path, reasons]) => `${path}: ${reasons.join("; ")}`));
+  return [...byPath].map(([path, reasons]) => `${path}: ${reasons.join("; ")}`);
 }
 
 /** At most twenty lines; the rest are counted in a last line. */
@@ -175,6 +180,11 @@ function alternativeReason(units: Unit[], alt: Unit): string {
 }
 
 export function check(schema: SchemaLike, value: unknown, base = ""): string[] {
+  return capLines(checkAll(schema, value, base));
+}
+
+/** Every line `check` would answer, uncapped: for answers that list each problem (a document's issues). */
+export function checkAll(schema: SchemaLike, value: unknown, base = ""): string[] {
   let lookup: Lookup;
   let result: ReturnType<typeof evaluate>;
   try {
@@ -186,7 +196,7 @@ export function check(schema: SchemaLike, value: unknown, base = ""): string[] {
     throw new ApiError("UNPROCESSABLE_ENTITY", `The schema cannot be evaluated: ${reason}`, { reason });
   }
   if (result.valid) return [];
-  return formatErrors(result.errors.map((u) => (u.keyword === "pattern" ? { ...u, pattern: patternOf(schema, lookup, u.keywordLocation) } : u)), base);
+  return allErrors(result.errors.map((u) => (u.keyword === "pattern" ? { ...u, pattern: patternOf(schema, lookup, u.keywordLocation) } : u)), base);
 }
 
 /** Throws 422 VALIDATION_FAILED with the rendered lines, or returns the value typed. */

@@ -98,7 +98,7 @@ describe("POST /access/policies", () => {
     [{ name: "p", grants: [{ resource: "entity" }] }, ["grants[0].actions: is required"]],
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], extra: 1 }] }, ["grants[0].extra: is not allowed"]],
     [{ name: "p", grants: [{ resource: "schema", actions: ["read"], resource_name: "Ticket" }] }, ['grants[0].resource: must equal "entity"']],
-    [{ name: "p", grants: [{ resource: "*", actions: ["read"], resource_id: crypto.randomUUID() }] }, ['grants[0].resource: must equal "entity"']],
+    [{ name: "p", grants: [{ resource: "*", actions: ["read"], resource_id: crypto.randomUUID() }] }, ['grants[0].resource: must be one of ["entity","app"]']],
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "T", resource_id: crypto.randomUUID() }] }, ["grants[0].resource_id: is not allowed"]],
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_id: "nope" }] }, [/^grants\[0\]\.resource_id: /]],
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "" }] }, ["grants[0].resource_name: String is too short (0 < 1)"]],

@@ -40,6 +40,7 @@ describe("source_yaml", () => {
     const anchors = "jobs:\n  - &step {id: a, name: j}\ntriggers:\n  - id: t\n    cron: &every '*/5 * * * *'\n  - id: u\n    cron: *every\n";
     expect(workflowProblems({ source_yaml: anchors })).toEqual({
       problems: [],
+      issues: [],
       secretRef: false,
       definition: { jobs: [{ id: "a", name: "j" }], triggers: [{ id: "t", cron: "*/5 * * * *" }, { id: "u", cron: "*/5 * * * *" }] },
     });

@@ -1,8 +1,8 @@
 // Auth profiles, in any document kind that declares them: the root map of
 // named profiles, inline blocks, and an outbound request's use of one (a
-// declared name, no hand-set credential beside it). What a profile's
-// templates may read is the document kind's: a workflow's profiles read
-// `config.env` and `context`, an inline block the scope of the field holding it.
+// declared name, no hand-set credential beside it). What a root profile's
+// templates may read is the document kind's (./kinds.ts), an inline block's
+// the scope of the field holding it.
 import { child, has, isObject, type Collector, type Obj } from "./collector";
 import { listed, type Expressions, type ReadScope } from "./expressions";
 
@@ -11,28 +11,28 @@ const PROFILE_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const PROFILE_LITERALS = ["type", "grant", "in", "name", "clientAuth"];
 
 /** What a root profile's templates may read. */
-export const profileScope = (reads: readonly string[]): ReadScope => ({ reads, explanation: `a profile may read only ${listed(reads.map((read) => `${read}.*`))}` });
+export const profileScope = (reads: readonly string[]): ReadScope => ({ reads, code: "auth_profile_scope", explanation: `a profile may read only ${listed(reads.map((read) => `${read}.*`))}` });
 /** What an inline auth block's templates may read: its field's scope. */
-export const inlineProfileScope = (reads: readonly string[]): ReadScope => ({ reads, explanation: `an inline auth block may read only ${listed(reads)}` });
+export const inlineProfileScope = (reads: readonly string[]): ReadScope => ({ reads, code: "auth_profile_scope", explanation: `an inline auth block may read only ${listed(reads)}` });
 
 /** The shape rules every profile block follows, wherever it is declared; its expressions are collected. */
 function checkProfileBlock(found: Collector, profile: Obj, path: string, scope: ReadScope, expressions: Expressions): void {
   for (const [key, value] of Object.entries(profile)) {
     const at = child(path, key);
     if (isObject(value) && has(value, "$jsonata")) {
-      found.add(at, "is a $jsonata object; profile fields are literal strings or {{ }} templates");
+      found.add(at, "auth_profile_invalid", "is a $jsonata object; profile fields are literal strings or {{ }} templates");
       continue;
     }
     if (typeof value !== "string") continue;
     if (PROFILE_LITERALS.includes(key)) {
-      if (value.includes("{{")) found.add(at, "must be a literal (it decides how the request is authenticated)");
+      if (value.includes("{{")) found.add(at, "auth_profile_invalid", "must be a literal (it decides how the request is authenticated)");
       continue;
     }
     expressions.smartValue(value, at, scope);
   }
   const username = profile.username;
   if (profile.type === "basic" && typeof username === "string" && !username.includes("{{") && username.includes(":")) {
-    found.add(child(path, "username"), "must not contain ':' (Basic auth joins username and password with it)");
+    found.add(child(path, "username"), "auth_profile_invalid", "must not contain ':' (Basic auth joins username and password with it)");
   }
 }
 
@@ -42,9 +42,9 @@ export function checkRootProfiles(found: Collector, auth: unknown, path: string,
   if (!isObject(auth)) return declared;
   for (const [key, profile] of Object.entries(auth).slice(0, max)) {
     const at = child(path, key);
-    if (!PROFILE_KEY.test(key)) found.add(at, "is not a profile key: it starts with a letter, then letters, digits, _ or -");
+    if (!PROFILE_KEY.test(key)) found.add(at, "auth_profile_invalid", "is not a profile key: it starts with a letter, then letters, digits, _ or -");
     if (!isObject(profile)) {
-      found.add(at, "must be an inline profile block; a profile cannot point at another profile");
+      found.add(at, "auth_profile_invalid", "must be an inline profile block; a profile cannot point at another profile");
       continue;
     }
     declared.set(key, profile);
@@ -75,7 +75,7 @@ export function checkRequestAuth(found: Collector, config: Obj, path: string, de
     profile = declared.get(auth);
     if (!profile) {
       const names = [...declared.keys()];
-      found.add(at, `names the profile ${JSON.stringify(auth)}, which the root auth map does not declare (${names.length ? `declared: ${names.join(", ")}` : "it declares none"})`);
+      found.add(at, "auth_profile_unknown_reference", `names the profile ${JSON.stringify(auth)}, which the root auth map does not declare (${names.length ? `declared: ${names.join(", ")}` : "it declares none"})`);
       return;
     }
   } else if (isObject(auth)) {
@@ -86,11 +86,11 @@ export function checkRequestAuth(found: Collector, config: Obj, path: string, de
   const headers = headerNames(config.headers);
   const headersAt = child(path, "headers");
   const authorization = headers.get("authorization");
-  if (authorization !== undefined) found.add(child(headersAt, authorization), "is set by hand while auth is set; the profile sends Authorization");
+  if (authorization !== undefined) found.add(child(headersAt, authorization), "auth_conflict", "is set by hand while auth is set; the profile sends Authorization");
   if (profile.type === "apiKey" && typeof profile.name === "string") {
     const name = profile.name;
     const header = headers.get(name.toLowerCase());
-    if (profile.in === "header" && header !== undefined) found.add(child(headersAt, header), `is set by hand; the apiKey profile sends the ${name} header`);
-    if (profile.in === "query" && isObject(config.query) && has(config.query, name)) found.add(child(child(path, "query"), name), `is set by hand; the apiKey profile sends the ${name} query parameter`);
+    if (profile.in === "header" && header !== undefined) found.add(child(headersAt, header), "auth_conflict", `is set by hand; the apiKey profile sends the ${name} header`);
+    if (profile.in === "query" && isObject(config.query) && has(config.query, name)) found.add(child(child(path, "query"), name), "auth_conflict", `is set by hand; the apiKey profile sends the ${name} query parameter`);
   }
 }

@@ -1,6 +1,7 @@
-// What every save-time check shares: the problem lines of one document
-// (`<path>: <reason>`, each once) and the defensive reading of a document
-// whose shape the schema layer may already have refused.
+// What every save-time check shares: the problems of one document as coded
+// issues `{ path, code, message }` (each once), the `<path>: <message>` lines
+// derived from them, and the defensive reading of a document whose shape the
+// schema layer may already have refused.
 export type Obj = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -14,37 +15,106 @@ export function child(path: string, key: string | number): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
+/**
+ * Every issue code a save-time check can give, whatever the document kind:
+ * a client tells problems apart by these, so each is declared once here.
+ */
+export const ISSUE_CODES = [
+  // The layers before the semantic checks.
+  "input_refused",
+  "schema_violation",
+  // Any document kind.
+  "required",
+  "secret_ref_in_definition",
+  "invalid_expression",
+  "expression_scope",
+  "function_refused",
+  "auth_profile_invalid",
+  "auth_profile_unknown_reference",
+  "auth_profile_scope",
+  "auth_conflict",
+  "contract_conflict",
+  "contract_schema_invalid",
+  "duplicate_step_id",
+  // Workflows and jobs.
+  "duplicate_id",
+  "step_shape",
+  "unknown_dependency",
+  "dependency_cycle",
+  "nesting_too_deep",
+  "too_many_actions",
+  "http_option_invalid",
+  "action_config_invalid",
+  "trigger_shape",
+  "cron_invalid",
+  "webhook_signature_location",
+  "attribute_filter_invalid",
+] as const;
+
+export type IssueCode = (typeof ISSUE_CODES)[number];
+
+/** One problem of a document: where (dotted from the root, `[i]` for array positions), which rule, and why. */
+export interface Issue {
+  path: string;
+  code: IssueCode;
+  message: string;
+}
+
+/** The issue as a `<path>: <message>` line. */
+export const issueLine = (issue: Issue): string => `${issue.path}: ${issue.message}`;
+
+/** A path as `child` renders it (a bracketed key may hold `: `), then `: `. */
+const LINE = /^((?:[^:[]|\[(?:\d+|"(?:[^"\\]|\\.)*")\])*): ([\s\S]*)$/;
+
+/** A `<path>: <reason>` line from a nested checker as an issue; a line without a path is the root's. */
+export function lineIssue(line: string, code: IssueCode): Issue {
+  const match = LINE.exec(line);
+  return match ? { path: match[1], code, message: match[2] } : { path: "", code, message: line };
+}
+
 /** What the checks of one document found. */
 export interface Findings {
-  problems: string[];
+  issues: Issue[];
   /** True when a problem is a secret reference. */
   secretRef: boolean;
 }
 
-/** The problem lines found so far, and whether one is a secret reference. */
+/** The issues found so far, and whether one is a secret reference. */
 export class Collector {
-  readonly lines: string[] = [];
+  readonly issues: Issue[] = [];
   secretRef = false;
+  private readonly seen = new Set<string>();
   private readonly secretPaths = new Set<string>();
 
-  add(path: string, reason: string): void {
-    const line = `${path}: ${reason}`;
-    if (!this.lines.includes(line)) this.lines.push(line);
+  /** The issues as lines, in the order found. */
+  get lines(): string[] {
+    return this.issues.map(issueLine);
   }
 
-  /** A line that already names its path (from a nested checker). */
-  addLine(line: string): void {
-    if (!this.lines.includes(line)) this.lines.push(line);
+  add(path: string, code: IssueCode, message: string): void {
+    this.push({ path, code, message });
+  }
+
+  /** A line that already names its path (from a nested checker), with the code of the rule it reports. */
+  addLine(line: string, code: IssueCode): void {
+    this.push(lineIssue(line, code));
+  }
+
+  private push(issue: Issue): void {
+    const line = issueLine(issue);
+    if (this.seen.has(line)) return;
+    this.seen.add(line);
+    this.issues.push(issue);
   }
 
   secret(path: string): void {
     this.secretRef = true;
     if (this.secretPaths.has(path)) return;
     this.secretPaths.add(path);
-    this.add(path, "references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})");
+    this.add(path, "secret_ref_in_definition", "references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})");
   }
 
   findings(): Findings {
-    return { problems: this.lines, secretRef: this.secretRef };
+    return { issues: this.issues, secretRef: this.secretRef };
   }
 }

@@ -3,12 +3,13 @@
 // directive registry declares them), then compiled together: a syntax error,
 // a read of `secrets` and a read outside the field's scope are refused.
 import { compileExpression, ExpressionSyntaxError, expressionsIn, refusedFunctionsOf, rootNamesOf, SMART_VALUE_DIRECTIVES, type DirectiveRegistry } from "../../lib/smart-values";
-import { child, type Collector, type Obj } from "./collector";
+import { child, type Collector, type IssueCode, type Obj } from "./collector";
 import { SECRET_TEXT } from "./secrets";
 
-/** The scope names a field may read (`context`, or a path under a name: `config.env`), and how a problem explains it. */
+/** The scope names a field may read (`context`, or a path under a name: `config.env`), and how a read outside them is reported. */
 export interface ReadScope {
   reads: readonly string[];
+  code: IssueCode;
   explanation: string;
 }
 
@@ -64,7 +65,7 @@ export class Expressions {
     } catch (e) {
       if (!(e instanceof ExpressionSyntaxError)) throw e;
       // The message already names the path.
-      this.problems.addLine(e.message);
+      this.problems.addLine(e.message, "invalid_expression");
     }
   }
 
@@ -76,16 +77,16 @@ export class Expressions {
         compileExpression(text);
       } catch (e) {
         if (!(e instanceof ExpressionSyntaxError)) throw e;
-        found.add(path, `invalid JSONata expression: ${e.message}${e.position !== undefined ? ` (at character ${e.position})` : ""}`);
+        found.add(path, "invalid_expression", `invalid JSONata expression: ${e.message}${e.position !== undefined ? ` (at character ${e.position})` : ""}`);
         if (SECRET_TEXT.test(`{{${text}`)) found.secret(path);
         continue;
       }
-      for (const { name, position, reason } of refusedFunctionsOf(text)) found.add(path, `uses $${name} (at character ${position}), which expressions cannot use: ${reason}`);
+      for (const { name, position, reason } of refusedFunctionsOf(text)) found.add(path, "function_refused", `uses $${name} (at character ${position}), which expressions cannot use: ${reason}`);
       const roots = rootNamesOf(text);
       if (roots.includes("secrets")) found.secret(path);
       if (scope) {
         const outside = roots.filter((name) => name !== "secrets" && !allowed(scope.reads, name, text));
-        if (outside.length) found.add(path, `reads ${outside.join(", ")}; ${scope.explanation}`);
+        if (outside.length) found.add(path, scope.code, `reads ${outside.join(", ")}; ${scope.explanation}`);
       }
     }
   }

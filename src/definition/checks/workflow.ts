@@ -2,28 +2,29 @@
 // graph (step ids, dependencies, cycles), the action lists (stepIds, nesting,
 // the `http` knobs), triggers and their filters. The checks any document kind
 // shares (profiles, secrets, expressions, embedded schemas) are given the
-// workflow's read scopes here. Each check reads the document defensively, so
+// workflow kind's read scopes (./kinds.ts) here. Each check reads the document defensively, so
 // they all run even when the schema layer has already refused its shape.
 import { cronProblem } from "../../workflows/triggers/cron-expression";
 import { catalog } from "../../workflows/actions/catalog";
 import { check } from "../../lib/validate";
 import { attributeFilterProblems } from "../../workflows/triggers/events";
 import { LIMITS } from "../language/workflow-schema";
-import { checkRequestAuth, checkRootProfiles, inlineProfileScope, profileScope } from "./auth-profiles";
+import { checkRequestAuth, checkRootProfiles, inlineProfileScope } from "./auth-profiles";
 import { child, Collector, has, isObject, items, type Findings, type Obj } from "./collector";
-import { Expressions } from "./expressions";
+import { Expressions, type ReadScope } from "./expressions";
+import { rootProfileScope } from "./kinds";
 import { checkContracts } from "./schemas";
 import { secretTexts } from "./secrets";
 
-/** A root profile reads the activation's env and the run's context. */
-const PROFILE_SCOPE = profileScope(["config.env", "context"]);
+const PROFILE_SCOPE = rootProfileScope("workflow");
 /** An inline auth block on an action reads what the action's config reads. */
 const ACTION_AUTH_SCOPE = inlineProfileScope(["input", "outputs"]);
 /** What an action's config is resolved against when the action runs. */
 const ACTION_CONFIG_SCOPE = {
   reads: ["input", "outputs"],
+  code: "expression_scope",
   explanation: "an action's config reads only input (the job's input) and outputs (the results of the job's earlier actions)",
-} as const;
+} as const satisfies ReadScope;
 
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 /** Actions whose config carries `auth`, `headers` and `query` of an outbound request. */
@@ -56,12 +57,12 @@ function checkHttpKnobs(found: Collector, config: Obj, path: string): void {
   for (const [knob, [accepts, rule]] of Object.entries(KNOBS)) {
     const value = config[knob];
     if (value === undefined || templated(value) || accepts(value)) continue;
-    found.add(child(path, knob), `${rule}, or a {{ }} template`);
+    found.add(child(path, knob), "http_option_invalid", `${rule}, or a {{ }} template`);
   }
   const initial = config.initialRetryDelayMs ?? DEFAULT_DELAYS.initialRetryDelayMs;
   const max = config.maxRetryDelayMs ?? DEFAULT_DELAYS.maxRetryDelayMs;
   if (Number.isInteger(initial) && Number.isInteger(max) && (max as number) < (initial as number)) {
-    found.add(child(path, "maxRetryDelayMs"), `must be at least initialRetryDelayMs (${initial})`);
+    found.add(child(path, "maxRetryDelayMs"), "http_option_invalid", `must be at least initialRetryDelayMs (${initial})`);
   }
 }
 
@@ -89,22 +90,22 @@ function checkLiteralConfig(job: JobContext, action: Obj, path: string): void {
 function configChecked(found: Collector, lines: string[], schemaLines: string[]): void {
   const pathOf = (line: string) => line.slice(0, line.indexOf(": "));
   const named = new Set([...schemaLines, ...found.lines].map(pathOf));
-  for (const line of lines) if (!named.has(pathOf(line))) found.addLine(line);
+  for (const line of lines) if (!named.has(pathOf(line))) found.addLine(line, "action_config_invalid");
 }
 
 function checkSequence(found: Collector, sequence: unknown, path: string, depth: number, job: JobContext): void {
   if (!Array.isArray(sequence)) return;
   if (depth > LIMITS.nesting) {
-    found.add(path, `nests onSuccess/onError deeper than ${LIMITS.nesting} levels`);
+    found.add(path, "nesting_too_deep", `nests onSuccess/onError deeper than ${LIMITS.nesting} levels`);
     return;
   }
   sequence.forEach((action, i) => {
-    if (job.count++ === LIMITS.actionsPerJob) found.add(path, `a job holds at most ${LIMITS.actionsPerJob} actions, onSuccess and onError included`);
+    if (job.count++ === LIMITS.actionsPerJob) found.add(path, "too_many_actions", `a job holds at most ${LIMITS.actionsPerJob} actions, onSuccess and onError included`);
     if (job.count > LIMITS.actionsPerJob || !isObject(action)) return;
     const at = child(path, i);
     if (typeof action.stepId === "string") {
       const first = job.stepIds.get(action.stepId);
-      if (first) found.add(child(at, "stepId"), `${JSON.stringify(action.stepId)} is already the stepId of ${first}`);
+      if (first) found.add(child(at, "stepId"), "duplicate_step_id", `${JSON.stringify(action.stepId)} is already the stepId of ${first}`);
       else job.stepIds.set(action.stepId, at);
     }
     job.expressions.bare(action, "if", at);
@@ -159,7 +160,7 @@ function findCycle(graph: Map<string, string[]>): string[] | null {
 }
 
 function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map<string, Obj>, expressions: Expressions, configLines: string[]): void {
-  if (Array.isArray(jobs) && jobs.length === 0) found.add(path, "holds no step; a workflow needs at least one job");
+  if (Array.isArray(jobs) && jobs.length === 0) found.add(path, "required", "holds no step; a workflow needs at least one job");
   const steps = items(jobs, LIMITS.jobs);
   const ids = new Map<string, string>();
   const graph = new Map<string, string[]>();
@@ -167,18 +168,18 @@ function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map
     if (!isObject(step) || typeof step.id !== "string") return;
     const at = child(path, i);
     const first = ids.get(step.id);
-    if (first) found.add(child(at, "id"), `${JSON.stringify(step.id)} is already the id of ${first}`);
+    if (first) found.add(child(at, "id"), "duplicate_id", `${JSON.stringify(step.id)} is already the id of ${first}`);
     else ids.set(step.id, at);
   });
   steps.forEach((step, i) => {
     if (!isObject(step)) return;
     const at = child(path, i);
     const inline = has(step, "actions");
-    if (inline && has(step, "name")) found.add(at, "has both actions (an inline job) and name (a reference to a published job); keep one");
-    if (!inline && !has(step, "name")) found.add(at, "needs actions (an inline job) or name (a reference to a published job)");
+    if (inline && has(step, "name")) found.add(at, "step_shape", "has both actions (an inline job) and name (a reference to a published job); keep one");
+    if (!inline && !has(step, "name")) found.add(at, "step_shape", "needs actions (an inline job) or name (a reference to a published job)");
     const deps = items(step.dependencies, LIMITS.jobs).filter((d): d is string => typeof d === "string");
     deps.forEach((dep, j) => {
-      if (!ids.has(dep)) found.add(child(child(at, "dependencies"), j), `names ${JSON.stringify(dep)}, which is not a step id`);
+      if (!ids.has(dep)) found.add(child(child(at, "dependencies"), j), "unknown_dependency", `names ${JSON.stringify(dep)}, which is not a step id`);
     });
     if (typeof step.id === "string" && ids.get(step.id) === at) graph.set(step.id, deps.filter((d) => ids.has(d)));
     expressions.bare(step, "condition", at);
@@ -189,7 +190,7 @@ function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map
     if (inline) checkSequence(found, step.actions, child(at, "actions"), 0, { declared, stepIds: new Map(), count: 0, expressions, configLines });
   });
   const cycle = findCycle(graph);
-  if (cycle) found.add(path, `the dependencies form a cycle: ${cycle.join(" -> ")}`);
+  if (cycle) found.add(path, "dependency_cycle", `the dependencies form a cycle: ${cycle.join(" -> ")}`);
 }
 
 // --- triggers -------------------------------------------------------------
@@ -203,18 +204,18 @@ function checkTriggers(found: Collector, triggers: unknown, path: string, expres
     const at = child(path, i);
     if (typeof trigger.id === "string") {
       const first = ids.get(trigger.id);
-      if (first) found.add(child(at, "id"), `${JSON.stringify(trigger.id)} is already the id of ${first}`);
+      if (first) found.add(child(at, "id"), "duplicate_id", `${JSON.stringify(trigger.id)} is already the id of ${first}`);
       else ids.set(trigger.id, at);
     }
     const kinds = TRIGGER_KINDS.filter((k) => has(trigger, k));
-    if (kinds.length !== 1) found.add(at, `needs exactly one of source, cron and webhook${kinds.length ? ` (has ${kinds.join(", ")})` : ""}`);
+    if (kinds.length !== 1) found.add(at, "trigger_shape", `needs exactly one of source, cron and webhook${kinds.length ? ` (has ${kinds.join(", ")})` : ""}`);
     if (typeof trigger.cron === "string") {
       const problem = cronProblem(trigger.cron);
-      if (problem) found.add(child(at, "cron"), problem);
+      if (problem) found.add(child(at, "cron"), "cron_invalid", problem);
     }
     const verification = isObject(trigger.webhook) ? trigger.webhook.verification : undefined;
     if (isObject(verification) && verification.location === "body" && typeof verification.method === "string" && verification.method.startsWith("hmac-")) {
-      found.add(child(child(child(at, "webhook"), "verification"), "location"), `body cannot carry a ${verification.method} signature (a signature cannot sign the body that holds it); use header or query`);
+      found.add(child(child(child(at, "webhook"), "verification"), "location"), "webhook_signature_location", `body cannot carry a ${verification.method} signature (a signature cannot sign the body that holds it); use header or query`);
     }
     expressions.bare(trigger, "condition", at);
     expressions.smartValue(trigger.contextData, child(at, "contextData"));
@@ -228,7 +229,7 @@ function checkAttributeFilters(found: Collector, triggers: unknown, path: string
     if (!isObject(trigger) || !isObject(trigger.source) || trigger.source.attributeFilters === undefined) return;
     const at = child(child(child(path, i), "source"), "attributeFilters");
     if (schemaLines.some((line) => line.startsWith(at))) return;
-    for (const line of attributeFilterProblems(trigger.source.attributeFilters, at)) found.lines.push(line);
+    for (const line of attributeFilterProblems(trigger.source.attributeFilters, at)) found.addLine(line, "attribute_filter_invalid");
   });
 }
 
