@@ -9,7 +9,7 @@
 // until every run ended, deliveries per action and their keys, the final
 // statuses, and the attempts the records show for what was sent twice.
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
@@ -75,9 +75,14 @@ const env = { ...process.env, PORT: String(port), DEV_DATA_DIR: dataDir, OUTBOUN
 delete env.DATABASE_URL;
 
 let output = "";
+// dev's whole output, both starts, kept beside the data for a look afterwards (the data folder goes).
+const logFile = join(root, ".data", `${dataDir.split("/").pop()}.log`);
 function startDev() {
   const child = spawn(process.execPath, ["scripts/dev.mjs"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  const keep = (chunk) => void (output = (output + chunk.toString("utf8")).slice(-20_000));
+  const keep = (chunk) => {
+    appendFileSync(logFile, chunk);
+    output = (output + chunk.toString("utf8")).slice(-20_000);
+  };
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   child.exited = new Promise((r) => child.once("exit", (code, signal) => r({ code, signal })));
@@ -152,13 +157,19 @@ try {
   await ready(dev);
   const readyAt = Date.now();
   let statuses = {};
+  let runs = [];
   const ended = await waitFor(async () => {
     statuses = {};
-    const runs = await call("GET", `/workflows/runs/workflows?workflow_id=${workflow.id}&limit=1000`).catch(() => []);
+    runs = await call("GET", `/workflows/runs/workflows?workflow_id=${workflow.id}&limit=1000`).catch(() => []);
     for (const r of runs) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
     return runs.length === RUNS && !runs.some((r) => r.status === "pending" || r.status === "running");
   }, END_TIMEOUT_MS, 500);
   const endedAt = Date.now();
+  // When the runs caught by the kill ended, and when the target heard from the restarted service first.
+  const afterRestart = (ms) => (ms === undefined ? null : Math.round(ms - restartAt));
+  const finished = runs.map((r) => Date.parse(r.finished_at)).filter((t) => t > restartAt).sort((a, b) => a - b);
+  const quantile = (q) => afterRestart(finished[Math.min(finished.length - 1, Math.floor(q * finished.length))]);
+  const firstResend = deliveries.find((d) => d.at > restartAt)?.at;
 
   const perAction = new Map();
   for (const d of deliveries) {
@@ -191,12 +202,17 @@ try {
     deliveries_while_down: deliveredWhileDown,
     restart_to_ready_ms: readyAt - restartAt,
     restart_to_all_ended_ms: ended ? endedAt - restartAt : null,
+    restart_to_first_delivery_ms: afterRestart(firstResend),
+    runs_ended_after_restart: finished.length,
+    runs_ended_over_60s_after_restart: finished.filter((t) => t - restartAt > 60_000).length,
+    restart_to_run_end_ms: { p50: quantile(0.5), p90: quantile(0.9), max: afterRestart(finished.at(-1)) },
     final_statuses: statuses,
     deliveries_per_action: counts,
     actions_never_delivered: missing.length,
     duplicated_actions: duplicated.length,
     duplicated_with_one_key: oneKey,
     recorded_attempts_of_duplicated: attempts,
+    dev_log: logFile,
   }, null, 2));
   if (!ended) process.exitCode = 1;
 } catch (e) {

