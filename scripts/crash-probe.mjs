@@ -188,6 +188,10 @@ try {
     const action = record.job_runs.flatMap((j) => j.action_runs).find((a) => a.step_id === `a${step}`);
     attempts[action?.attempts ?? "missing"] = (attempts[action?.attempts ?? "missing"] ?? 0) + 1;
   }
+  // The run that ended last, as its record tells it: each status an action reached, ms after the restart.
+  const last = runs.reduce((a, r) => (a === undefined || Date.parse(r.finished_at) > Date.parse(a.finished_at) ? r : a), undefined);
+  const lastRecord = last && (await call("GET", `/workflows/runs/workflows/${last.id}`));
+  const lastRunLog = lastRecord?.job_runs.flatMap((j) => j.action_log.map((l) => `${l.step_id} ${l.status} ${Date.parse(l.at) - restartAt}`));
   const missing = [...Array(ACTIONS).keys()].flatMap((i) => runIds.filter((id) => !perAction.has(`${id}/${i + 1}`)).map((id) => `${id}/${i + 1}`));
 
   console.log(JSON.stringify({
@@ -212,6 +216,8 @@ try {
     duplicated_actions: duplicated.length,
     duplicated_with_one_key: oneKey,
     recorded_attempts_of_duplicated: attempts,
+    last_run_action_log_ms_after_restart: lastRunLog,
+    last_run_deliveries_ms_after_restart: last ? deliveries.filter((d) => d.run === last.id).map((d) => `a${d.step} ${d.at - restartAt}`) : [],
     dev_log: logFile,
   }, null, 2));
   if (!ended) process.exitCode = 1;
