@@ -2,8 +2,10 @@
 // its row commits, and its object holds an alarm while it works, so a crash
 // resumes it within seconds; but a kick can be lost (the Worker stopped
 // between commit and kick) and a row can stop moving (its mirror writes lost
-// with the process that made them). So: a run still `pending` a minute past
-// its start time is kicked again; a run `running` whose row has not moved for
+// with the process that made them). So: a run still `pending` ten seconds
+// past its start time is kicked again (a kick is idempotent, so a slow start
+// kicked twice only waits behind itself; a lost one waits for the next tick,
+// not a minute more); a run `running` whose row has not moved for
 // ten minutes has its object re-sync the whole record from its journal,
 // finished or not, and walk on (a walk only replays the journal, so nothing
 // recorded is redone; a waiting run's walk touches its row, so waiting is not
@@ -15,7 +17,7 @@ import type { RunRef } from "./orchestrator";
 import { kickRuns, resyncRuns } from "./run-client";
 import { errorValue } from "../../lib/errors";
 
-export const LOST_KICK_MS = 60_000;
+export const LOST_KICK_MS = 10_000;
 export const STALLED_MS = 10 * 60_000;
 export const DEADLINE_MS = 60 * 60_000;
 /** Runs kicked or re-synced per tick; any others wait for the next minute. */
