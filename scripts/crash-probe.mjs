@@ -71,7 +71,7 @@ mkdirSync(join(root, ".data"), { recursive: true });
 const dataDir = mkdtempSync(join(root, ".data", "probe-"));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const env = { ...process.env, PORT: String(port), DEV_DATA_DIR: dataDir, OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}` };
+const env = { ...process.env, PORT: String(port), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir, OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}` };
 delete env.DATABASE_URL;
 
 let output = "";

@@ -28,6 +28,10 @@ if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
   console.error(`[dev] PORT must be a TCP port number, got ${JSON.stringify(port)}`);
   process.exit(2);
 }
+if (process.env.INSPECTOR_PORT && !/^\d{1,5}$/.test(process.env.INSPECTOR_PORT)) {
+  console.error(`[dev] INSPECTOR_PORT must be a TCP port number, got ${JSON.stringify(process.env.INSPECTOR_PORT)}`);
+  process.exit(2);
+}
 const cronIntervalMs = Number(process.env.DEV_CRON_INTERVAL_MS || 60_000);
 if (!Number.isInteger(cronIntervalMs) || cronIntervalMs < 100) {
   console.error(`[dev] DEV_CRON_INTERVAL_MS must be a whole number of milliseconds, at least 100, got ${JSON.stringify(process.env.DEV_CRON_INTERVAL_MS)}`);
@@ -79,8 +83,9 @@ let stopWatch = () => {};
 /** @type {{ close: () => Promise<void> } | undefined} */
 let front;
 const workerPort = await freePort();
-// DevTools finds workerd on 9229; a second dev (another DEV_DATA_DIR and PORT) takes another port instead of failing.
-const inspectorPort = (await portFree(DEFAULT_INSPECTOR_PORT)) ? DEFAULT_INSPECTOR_PORT : await freePort();
+// DevTools finds workerd on 9229; a second dev (another DEV_DATA_DIR and PORT) takes another port
+// instead of failing, or the one INSPECTOR_PORT names (two devs started at the same instant both see 9229 free).
+const inspectorPort = process.env.INSPECTOR_PORT ? Number(process.env.INSPECTOR_PORT) : (await portFree(DEFAULT_INSPECTOR_PORT)) ? DEFAULT_INSPECTOR_PORT : await freePort();
 try {
   if (!stopping) front = await startFrontProxy({ host: "127.0.0.1", port: Number(port), target: { host: "127.0.0.1", port: workerPort } });
 } catch (e) {

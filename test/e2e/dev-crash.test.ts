@@ -33,7 +33,7 @@ async function startDev(): Promise<Dev> {
   let output = "";
   const child = spawn(process.execPath, ["scripts/dev.mjs"], {
     cwd: root,
-    env: userEnv({ PORT: String(port), DEV_DATA_DIR: dataDir }),
+    env: userEnv({ PORT: String(port), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir }),
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -118,7 +118,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => target!.listen(0, "127.0.0.1", r));
   targetPort = (target.address() as { port: number }).port;
-  env = userEnv({ PORT: String(port), DEV_DATA_DIR: dataDir, DEV_CRON_INTERVAL_MS: String(CRON_INTERVAL_MS), OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}` });
+  env = userEnv({ PORT: String(port), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir, DEV_CRON_INTERVAL_MS: String(CRON_INTERVAL_MS), OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}` });
 
   // Its own process group, so it can be signalled the way a terminal's Ctrl-C signals a foreground job.
   dev = spawn(process.execPath, ["scripts/dev.mjs"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
