@@ -10,6 +10,7 @@ import {
   customType,
   index,
   integer,
+  json,
   jsonb,
   pgPolicy,
   pgRole,
@@ -854,4 +855,77 @@ export const workflowActionLog = pgTable(
     at: timestamptz("at").notNull().default(sql`clock_timestamp()`),
   },
   (t) => [index("workflow_action_log_job_idx").on(t.jobRunId, t.id), tenantPolicy("workflow_action_log")],
+).enableRLS();
+
+/** A spec row is readable by its owner and by every tenant it is shared with (`resource_type: spec`). */
+const specShared = (specIdColumn: string) =>
+  sql.raw(
+    `tenant_id = any((select platform_visible_tenants())::uuid[]) and exists (select 1 from shares s where s.target_tenant_id = (select nullif(current_setting('app.tenant_id', true), '')::uuid) and s.tenant_id = ${specIdColumn.split(".")[0]}.tenant_id and s.resource_type = 'spec' and s.resource_id = ${specIdColumn} and 'read' = any (s.actions))`,
+  );
+
+/**
+ * An app spec (docs/apps.md): the current version of its document, kept as
+ * written (`json`, not `jsonb`, so key order survives: the first dashboard
+ * is the fallback). Every accepted save also lands in `app_spec_versions`.
+ */
+export const appSpecs = pgTable(
+  "app_specs",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    name: text("name").notNull(),
+    description: text("description"),
+    version: integer("version").notNull().default(1),
+    specDocument: json("spec_document").notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex("app_specs_tenant_name_key").on(t.tenantId, t.name),
+    ...sharedReadPolicies("app_specs", sql`tenant_id = ${currentTenant} or (${specShared("app_specs.id")})`),
+  ],
+).enableRLS();
+
+/** Every accepted document of a spec, immutable; an activation may pin one. */
+export const appSpecVersions = pgTable(
+  "app_spec_versions",
+  {
+    tenantId: tenantId(),
+    specId: uuid("spec_id").notNull().references(() => appSpecs.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    specDocument: json("spec_document").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.specId, t.version] }),
+    ...sharedReadPolicies("app_spec_versions", sql`tenant_id = ${currentTenant} or (${specShared("app_spec_versions.spec_id")})`),
+  ],
+).enableRLS();
+
+/**
+ * A tenant's one activation of a spec (its own or shared to it): the `app`
+ * config scope as stored (operator values and schema defaults, never the
+ * definition's values), the pinned version (null follows the latest), the
+ * job bindings and the policy its users act with. `revision` moves on every
+ * write (optimistic locking).
+ */
+export const appActivations = pgTable(
+  "app_activations",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    specId: uuid("spec_id").notNull().references(() => appSpecs.id, { onDelete: "cascade" }),
+    specVersion: integer("spec_version"),
+    config: jsonb("config").notNull().default(sql`'{}'::jsonb`),
+    jobBindings: jsonb("job_bindings").notNull().default(sql`'{}'::jsonb`),
+    policyId: uuid("policy_id").references(() => policies.id, { onDelete: "restrict" }),
+    revision: integer("revision").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex("app_activations_tenant_spec_key").on(t.tenantId, t.specId),
+    index("app_activations_spec_idx").on(t.specId),
+    tenantPolicy("app_activations"),
+  ],
 ).enableRLS();
