@@ -929,3 +929,52 @@ export const appActivations = pgTable(
     tenantPolicy("app_activations"),
   ],
 ).enableRLS();
+
+/**
+ * A registered provider organisation (an external company of the tenant)
+ * tied to an activation: where renders come from (`allowed_origins`), the
+ * `integration` config scope as stored, and job bindings that win over the
+ * activation's.
+ */
+export const appIntegrations = pgTable(
+  "app_integrations",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    activationId: uuid("activation_id").notNull().references(() => appActivations.id, { onDelete: "cascade" }),
+    externalCompanyId: uuid("external_company_id").notNull().references(() => externalCompanies.id, { onDelete: "restrict" }),
+    name: text("name"),
+    allowedOrigins: text("allowed_origins").array().notNull().default(sql`'{}'::text[]`),
+    config: jsonb("config").notNull().default(sql`'{}'::jsonb`),
+    jobBindings: jsonb("job_bindings").notNull().default(sql`'{}'::jsonb`),
+    isEnabled: boolean("is_enabled").notNull().default(true),
+    revision: integer("revision").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [index("app_integrations_activation_idx").on(t.tenantId, t.activationId), tenantPolicy("app_integrations")],
+).enableRLS();
+
+/**
+ * The render credential of one integration: only the SHA-256 of the raw
+ * token (`svc_at_<64 hex>`, 256 random bits, so a fast hash is enough) is
+ * kept; it is globally unique so a render finds the tenant from it. At most
+ * one live token per integration: rotation revokes the old one in the same
+ * statement that stores the new.
+ */
+export const appTokens = pgTable(
+  "app_tokens",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    integrationId: uuid("integration_id").notNull().references(() => appIntegrations.id, { onDelete: "cascade" }),
+    tokenHash: bytea("token_hash").notNull(),
+    createdAt: createdAt(),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [
+    uniqueIndex("app_tokens_hash_key").on(t.tokenHash),
+    uniqueIndex("app_tokens_live_key").on(t.integrationId).where(sql`${t.revokedAt} is null`),
+    tenantPolicy("app_tokens"),
+  ],
+).enableRLS();

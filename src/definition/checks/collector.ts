@@ -49,6 +49,28 @@ export const ISSUE_CODES = [
   "cron_invalid",
   "webhook_signature_location",
   "attribute_filter_invalid",
+  // App specs.
+  "unknown_config_scope",
+  "unknown_schema",
+  "default_policy_unknown",
+  "unknown_widget",
+  "unknown_page",
+  "unknown_data_source",
+  "unknown_job",
+  "tabs_id_required",
+  "container_not_top_level",
+  "inline_node_forbidden_key",
+  "scan_card_shape",
+  "duplicate_upload_slot",
+  "file_field_max_size",
+  "file_field_accept",
+  "file_field_preview_page",
+  "provider_extractor_source",
+  "provider_identity_required",
+  "provider_identity_fixed_path",
+  "jwks_uri_template_tid",
+  "function_name_reserved",
+  "action_not_synchronous",
 ] as const;
 
 export type IssueCode = (typeof ISSUE_CODES)[number];
