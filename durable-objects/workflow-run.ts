@@ -34,7 +34,7 @@ import { runEffects, RunStopped } from "../src/workflows/runs/run-effects";
 import { claimRun, isFinished, loadRun, retryRequest, runStatus, type RunOutcome, type RunRef } from "../src/workflows/runs/orchestrator";
 import type { RunStatus } from "../src/workflows/runs/record";
 import { RecordTooLarge, RunStorage, StorageFailed } from "../src/workflows/runs/run-storage";
-import { RETRY_MS, RunWatch } from "../src/workflows/runs/run-watch";
+import { RESUME_MS, RETRY_MS, RunWatch } from "../src/workflows/runs/run-watch";
 
 /** A start that found the database unreachable tries again by the back-off between these. */
 const START_RETRY = { initialMs: 1_000, maxMs: 30_000 };
@@ -76,6 +76,18 @@ export class WorkflowRun extends DurableObject<Env> {
   /** Starts the run, or walks it on if it started already (a kick is idempotent). */
   start(tenantId: string, runId: string): Promise<void> {
     return this.watch.serial(() => this.started({ tenantId, runId }));
+  }
+
+  /**
+   * Called before the route that created the run answers, ahead of the
+   * kick: the object keeps whom it runs for under an alarm RESUME_MS ahead,
+   * so a start lost with the process (the kick is sent after the answer)
+   * happens by that alarm within seconds of the object being reachable again.
+   */
+  async arm(tenantId: string, runId: string): Promise<void> {
+    if (await this.store.doc()) return;
+    await this.store.armStart({ tenantId, runId });
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(this.clock.now() + RESUME_MS);
   }
 
   /** A start that cannot reach the database is not lost: the object keeps whom it runs for and tries again by its alarm. */

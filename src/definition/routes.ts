@@ -10,7 +10,7 @@ import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkf
 import { getJob, listJobs, publishJob } from "./jobs";
 import { JOB_NAME, workflowBody, validateBody, workflowItem, jobItem, validation, byId, testRunBody, testRunAnswer } from "./schemas";
 import { startTestRun } from "../workflows/test-run";
-import { kickRuns } from "../workflows/runs/run-client";
+import { handOverRuns } from "../workflows/runs/run-client";
 
 /**
  * A language schema as OpenAPI components: its `$defs` become components
@@ -154,8 +154,7 @@ export const definitionRoutes = [
     handler: async (c, { params, body }) => {
       const tenant = c.var.ctx.tenant;
       const run = await startTestRun(tenant, c.var.ctx.principal, params.id, body ?? {});
-      // Committed: its object starts it once the caller has its answer (a lost kick is the sweep's).
-      c.executionCtx.waitUntil(kickRuns(c.env, [{ tenantId: tenant.tenantId, runId: run.id }]));
+      await handOverRuns(c.env, c.executionCtx, [{ tenantId: tenant.tenantId, runId: run.id }]);
       return c.json({ data: { workflow_run: { id: run.id } } }, 202);
     },
   }),

@@ -8,7 +8,8 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { catalog } from "../../src/workflows/actions/catalog";
 import { pipe } from "../../src/workflows/actions/pipe";
-import { kickRuns } from "../../src/workflows/runs/run-client";
+import { kickRuns, runClient } from "../../src/workflows/runs/run-client";
+import { RESUME_MS } from "../../src/workflows/runs/run-watch";
 import { sweepRuns } from "../../src/workflows/runs/sweep";
 import { call, createTenant, systemQuery, withSystemDb, type TenantCreds } from "../support/api";
 import { scenario } from "../support/outbound";
@@ -67,6 +68,38 @@ describe("a storage fault mid-walk", () => {
       const children = await systemQuery(`SELECT status FROM workflow_runs WHERE parent_run_id = $1`, [runId]);
       expect(children.map((c) => c.status), `fault at write ${fault}`).toEqual(["success", "success"]);
     }
+  });
+});
+
+describe("a start lost between the answer and the kick", () => {
+  it("was armed before the dispatch answered: the object knows its run and holds an alarm seconds ahead", async () => {
+    const t = await createTenant();
+    const wf = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 1 } }] }]);
+    const res = await call("POST", "/workflows/wr", { auth: t.auth, body: { workflow_id: wf.id, trigger_id: "manual" } });
+    expect(res.status).toBe(202);
+    const runId = res.json.data.workflow_run.id;
+    // Only arming stores `ref` on a start that reaches the database: the route armed the object before it answered.
+    expect(await inObject(runId, (_, state) => state.storage.get("ref"))).toEqual({ tenantId: t.tenantId, runId });
+    await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
+    expect((await runRecord(t, runId)).status).toBe("success");
+  });
+
+  it("starts by the object's own alarm when the kick never arrives", async () => {
+    const t = await createTenant();
+    const wf = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 7 } }] }]);
+    const runId = await insertedRun(t, wf, Date.now() - 1000);
+    const before = Date.now();
+    await runClient(env).arm({ tenantId: t.tenantId, runId });
+    const alarm = await alarmOf(runId);
+    expect(alarm).toBeGreaterThanOrEqual(before + RESUME_MS);
+    expect(alarm).toBeLessThanOrEqual(Date.now() + RESUME_MS);
+    expect((await runRecord(t, runId)).status).toBe("pending");
+    expect(await runDurableObjectAlarm(stub(runId))).toBe(true);
+    const run = await runRecord(t, runId);
+    expect([run.status, run.outputs]).toEqual(["success", { a: { p: 7 } }]);
+    // Arming a started run changes nothing: no alarm comes back once it ended.
+    await runClient(env).arm({ tenantId: t.tenantId, runId });
+    expect(await alarmOf(runId)).toBeNull();
   });
 });
 

@@ -4,7 +4,7 @@ import { dataEnvelope } from "../../lib/schemas";
 import { activateWorkflow, configureWorkflow, triggerView } from "./activate";
 import { setTriggerEnabled } from "./triggers";
 import { dispatchRun } from "../dispatch";
-import { kickRuns } from "../runs/run-client";
+import { handOverRuns } from "../runs/run-client";
 import { systemClock } from "../../lib/clock";
 import { envPatch, bindingsPatch, triggerItem, activation, activationAnswer, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
 
@@ -48,8 +48,7 @@ export const activationRoutes: RouteSpec[] = [
     },
     handler: async (c, { body }) => {
       const run = await dispatchRun(c.var.ctx.tenant, body);
-      // Committed: its object starts it once the caller has its answer (a lost kick is the sweep's).
-      if (run.created) c.executionCtx.waitUntil(kickRuns(c.env, [{ tenantId: c.var.ctx.tenant.tenantId, runId: run.id }]));
+      if (run.created) await handOverRuns(c.env, c.executionCtx, [{ tenantId: c.var.ctx.tenant.tenantId, runId: run.id }]);
       return c.json({ data: { workflow_run: { id: run.id, status: run.status } } }, 202);
     },
   }),

@@ -9,6 +9,8 @@ import type { RunRef } from "./orchestrator";
 import type { Following, RunRow } from "./run-events";
 
 export interface RunClient {
+  /** Announces a start before it is sent: the object starts the run by its own alarm if the start never arrives. */
+  arm(run: RunRef): Promise<void>;
   /** Starts the run, or walks it on if it started already (idempotent). */
   start(run: RunRef): Promise<void>;
   /** Answers the awaitInput action `stepId` with `data`; a refusal says why not. */
@@ -32,6 +34,10 @@ export function runObject(namespace: DurableObjectNamespace<WorkflowRun>, runId:
 
 export class DurableRunClient implements RunClient {
   constructor(private readonly namespace: DurableObjectNamespace<WorkflowRun>) {}
+
+  arm({ tenantId, runId }: RunRef): Promise<void> {
+    return runObject(this.namespace, runId).arm(tenantId, runId);
+  }
 
   start({ tenantId, runId }: RunRef): Promise<void> {
     return runObject(this.namespace, runId).start(tenantId, runId);
@@ -94,6 +100,20 @@ async function forEachRun(runs: RunRef[], what: string, each: (run: RunRef) => P
 export function kickRuns(env: RunEnv, runs: RunRef[]): Promise<void> {
   const client = runClient(env);
   return forEachRun(runs, "kicking", (run) => client.start(run));
+}
+
+/**
+ * How a route hands the runs it created (rows committed) to their objects:
+ * each object is armed before the route answers, then kicked once the
+ * caller has its answer. The kick stays off the answer's path; the arming
+ * makes sure a kick lost with the process (killed between answer and kick)
+ * costs seconds, not a wait for the sweep. Never throws: an object that
+ * cannot be armed is the sweep's.
+ */
+export async function handOverRuns(env: RunEnv, ctx: Pick<ExecutionContext, "waitUntil">, runs: RunRef[]): Promise<void> {
+  const client = runClient(env);
+  await forEachRun(runs, "arming", (run) => client.arm(run));
+  ctx.waitUntil(kickRuns(env, runs));
 }
 
 /** Asks each run's object to re-sync its whole record and walk on (the sweep's repair); never throws. */

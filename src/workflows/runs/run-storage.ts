@@ -122,7 +122,12 @@ export class RunStorage {
     return tries;
   }
 
-  /** Whom a start that failed was for. */
+  /** A start announced before it is sent (the object is armed): whom the object runs for. */
+  armStart(ref: RunRef): Promise<void> {
+    return this.ctx.storage.put("ref", ref);
+  }
+
+  /** Whom a start that was armed, or failed, was for. */
   pendingStart(): Promise<RunRef | undefined> {
     return this.ctx.storage.get<RunRef>("ref");
   }

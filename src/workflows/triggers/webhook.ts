@@ -9,7 +9,7 @@ import { enforce } from "../../gateway/rate-limit";
 import { parseJsonBody } from "../../lib/body";
 import { ApiError } from "../../lib/errors";
 import { guardJson } from "../../lib/input-guard";
-import { kickRuns } from "../runs/run-client";
+import { handOverRuns } from "../runs/run-client";
 import { startRun } from "../runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "./fire";
 import { verifySignature, type Verification } from "./webhook-signature";
@@ -169,7 +169,6 @@ export async function startWebhookRun(c: Context<HonoEnv>, call: Exclude<Webhook
   // waits on. The tenant comes from the trigger row the lookup read, and the
   // insert names it on the row, as the cron tick's inserts do.
   const started = await c.var.ctx.database.system((sql) => startRun(sql, hook.tenant_id, run));
-  // Committed: its object starts it once the sender has its answer (a lost kick is the sweep's).
-  if (started.created) c.executionCtx.waitUntil(kickRuns(c.env, [{ tenantId: hook.tenant_id, runId: started.id }]));
+  if (started.created) await handOverRuns(c.env, c.executionCtx, [{ tenantId: hook.tenant_id, runId: started.id }]);
   return c.json({ data: { workflow_run: { id: started.id } } }, 202);
 }
