@@ -94,11 +94,12 @@ export class WorkflowRun extends DurableObject<Env> {
   private async started(ref: RunRef): Promise<void> {
     try {
       await this.withDatabase(async (db) => {
-        const doc = await this.store.loadDoc(db, ref);
-        if (!doc) return;
+        const loaded = await this.store.loadDoc(db, ref);
+        if (!loaded) return;
+        const { doc, claimed } = loaded;
         // A finished run whose row is pending again was retried, and the retry's own call never arrived.
         if (isFinished(await this.store.state()) && (await runStatus(db, doc)) === "pending") return this.rerun(db, doc);
-        await this.advance(db, doc);
+        await this.advance(db, doc, claimed);
       });
       await this.store.startSucceeded();
     } catch (e) {
@@ -199,8 +200,8 @@ export class WorkflowRun extends DurableObject<Env> {
         if (stored) return this.rerun(db, stored);
         // Never started here (cancelled while pending): start it as a kick would.
         await this.store.unstart();
-        const doc = await this.store.loadDoc(db, { tenantId, runId });
-        if (doc) await this.advance(db, doc);
+        const loaded = await this.store.loadDoc(db, { tenantId, runId });
+        if (loaded) await this.advance(db, loaded.doc, loaded.claimed);
       }),
     );
   }
@@ -218,7 +219,7 @@ export class WorkflowRun extends DurableObject<Env> {
     if (request?.config === "current") {
       let loaded;
       try {
-        loaded = await loadRun(db, stored);
+        loaded = await loadRun(db, stored, { claim: false });
       } catch (e) {
         // A step bound to no job now: the retried run cannot execute.
         if (!(e instanceof ApiError) || e.status >= 500) throw e;
@@ -237,23 +238,17 @@ export class WorkflowRun extends DurableObject<Env> {
     await this.advance(db, doc);
   }
 
-  /** Moves the run as far as it can: waits for its start time, claims its row, walks. */
-  private async advance(db: Database, doc: RunDocument): Promise<void> {
+  /** Moves the run as far as it can: waits for its start time, claims its row (unless `claimed` by the load just made), walks. */
+  private async advance(db: Database, doc: RunDocument, claimed = false): Promise<void> {
     const state = await this.store.state();
     if (isFinished(state)) {
       if (await this.mirror.isDirty()) await this.secrets(db, doc, true);
       return this.watch.schedule();
     }
-    const notBefore = (await this.ctx.storage.get<number>("notBefore")) ?? 0;
+    // A row the load just claimed was due by Postgres's clock, whatever this object's says.
+    const notBefore = claimed ? 0 : ((await this.ctx.storage.get<number>("notBefore")) ?? 0);
     if (notBefore > this.clock.now()) return this.watch.schedule(notBefore);
-    let row: RunStatus | null | undefined;
-    try {
-      row = await claimRun(db, doc);
-    } catch (e) {
-      // Postgres is the mirror: the run goes on from storage and the row catches up later.
-      log.error("claiming a workflow run's row failed", { run_id: doc.runId, error: (e as Error).message });
-      await this.mirror.markDirty();
-    }
+    const row = claimed ? "running" : await this.claim(db, doc);
     // The run's row is gone (its workflow was deleted): so is everything here.
     if (row === null) return this.store.forget();
     if (row !== undefined && row !== "running") return this.adopt(db, doc, row);
@@ -265,6 +260,18 @@ export class WorkflowRun extends DurableObject<Env> {
       // Nothing more can be kept now: resume from what was kept, by the alarm or else the sweep.
       log.error("workflow run storage failed; resuming later", { run_id: doc.runId, error: e.message });
       this.watch.schedule(this.clock.now() + RETRY_MS);
+    }
+  }
+
+  /** The row moved to `running` (or the end someone else gave it); undefined when Postgres could not be reached, the run going on from storage. */
+  private async claim(db: Database, doc: RunDocument): Promise<RunStatus | null | undefined> {
+    try {
+      return await claimRun(db, doc);
+    } catch (e) {
+      // Postgres is the mirror: the run goes on from storage and the row catches up later.
+      log.error("claiming a workflow run's row failed", { run_id: doc.runId, error: (e as Error).message });
+      await this.mirror.markDirty();
+      return undefined;
     }
   }
 

@@ -102,17 +102,18 @@ export class RunStorage {
   }
 
   /**
-   * The run's document: stored, or loaded once from Postgres and stored; an
-   * unknown or finished run answers undefined.
+   * The run's document: stored, or loaded once from Postgres and stored
+   * (`claimed`: that load claimed the row); an unknown or finished run
+   * answers undefined.
    */
-  async loadDoc(db: Database, ref: RunRef): Promise<RunDocument | undefined> {
+  async loadDoc(db: Database, ref: RunRef): Promise<{ doc: RunDocument; claimed: boolean } | undefined> {
     const stored = await this.doc();
-    if (stored) return stored;
+    if (stored) return { doc: stored, claimed: false };
     if (isFinished(await this.state())) return undefined;
-    const loaded = await loadRun(db, ref);
+    const loaded = await loadRun(db, ref, { claim: true });
     if (!loaded) return undefined;
     await this.putState({ status: "pending" }, { doc: loaded.doc, notBefore: loaded.notBefore });
-    return loaded.doc;
+    return { doc: loaded.doc, claimed: loaded.claimed };
   }
 
   /** A start that could not reach the database: whom the object runs for, and how many tries it has made (this one included). */
