@@ -3,6 +3,7 @@
 // command's list and the bodies of `jobs`. Actions get the job checks a
 // workflow's jobs get (workflow.ts); what they may not do here is wait,
 // since a command runs them while the render waits.
+import { COMMAND_FIELDS } from "../language/spec-schema";
 import { child, has, isObject, items, type Obj } from "./collector";
 import type { Place, SpecChecks } from "./spec-names";
 import { checkActionList } from "./workflow";
@@ -59,6 +60,21 @@ function checkSlots(checks: SpecChecks, slots: unknown, path: string): void {
   });
 }
 
+/**
+ * The fields a command's kind takes and requires: the schema holds every
+ * kind's fields in one object (a branch per kind costs too much on a large
+ * spec), so what belongs to which kind is told here, as the schema would.
+ */
+function checkKindFields(checks: SpecChecks, command: Obj, path: string): void {
+  const kind = command.kind;
+  if (typeof kind !== "string" || !Object.hasOwn(COMMAND_FIELDS, kind)) return;
+  const fields: { required?: readonly string[]; properties: object } = COMMAND_FIELDS[kind as keyof typeof COMMAND_FIELDS];
+  for (const key of Object.keys(command)) {
+    if (!COMMAND_STRUCTURE.has(key) && !Object.hasOwn(fields.properties, key)) checks.found.add(child(path, key), "schema_violation", `is not a field of a ${kind} command`);
+  }
+  for (const key of fields.required ?? []) if (!has(command, key)) checks.found.add(child(path, key), "schema_violation", "is required");
+}
+
 /** One command and its onSuccess and onError; `stepIds` is shared by the whole list they belong to. */
 function checkCommand(checks: SpecChecks, command: Obj, path: string, place: Place, stepIds: Map<string, string>): void {
   const { found, expressions } = checks;
@@ -68,6 +84,7 @@ function checkCommand(checks: SpecChecks, command: Obj, path: string, place: Pla
     else stepIds.set(command.stepId, path);
   }
   expressions.bare(command, "if", path);
+  checkKindFields(checks, command, path);
   const kind = command.kind;
   for (const [key, value] of Object.entries(command)) {
     if (COMMAND_STRUCTURE.has(key) || (kind === "actions" && key === "actions")) continue;
