@@ -65,6 +65,8 @@ const UNITS = [
   "test/definition/language.test.ts",
   "test/definition/language-hostile.test.ts",
   "test/definition/language-yaml.test.ts",
+  "test/definition/spec-checks.test.ts",
+  "test/definition/spec-checks-docs.test.ts",
   "test/entity/csv-formula.test.ts",
   "test/entity/entity-type-config.test.ts",
   "test/entity/schema-paths.test.ts",

@@ -9,10 +9,12 @@ export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !==
 export const items = (v: unknown, max: number): unknown[] => (Array.isArray(v) ? v.slice(0, max) : []);
 export const has = (o: Obj, key: string) => Object.hasOwn(o, key) && o[key] !== undefined;
 
-/** `.key` for identifiers, `["key"]` for anything else (spaces, dots, NUL). */
+/** `.key` for identifiers (`key` at the root, path ""), `["key"]` for anything else (spaces, dots, NUL). */
 export function child(path: string, key: string | number): string {
   if (typeof key === "number") return `${path}[${key}]`;
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return `${path}[${JSON.stringify(key)}]`;
+  // A document whose paths start at its root (an app spec) names its top-level keys bare.
+  return path ? `${path}.${key}` : key;
 }
 
 /**
@@ -108,6 +110,11 @@ export class Collector {
   private readonly seen = new Set<string>();
   private readonly secretPaths = new Set<string>();
 
+  constructor(
+    /** Where a secret reference belongs instead, as the document kind says it. */
+    private readonly secretAdvice = "set them as env values at activation and read {{ config.env.NAME }}",
+  ) {}
+
   /** The issues as lines, in the order found. */
   get lines(): string[] {
     return this.issues.map(issueLine);
@@ -133,7 +140,7 @@ export class Collector {
     this.secretRef = true;
     if (this.secretPaths.has(path)) return;
     this.secretPaths.add(path);
-    this.add(path, "secret_ref_in_definition", "references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})");
+    this.add(path, "secret_ref_in_definition", `references a secret; a definition never holds secret references (${this.secretAdvice})`);
   }
 
   findings(): Findings {

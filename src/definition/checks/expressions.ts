@@ -72,6 +72,7 @@ export class Expressions {
   /** Compiles every expression collected, refusing syntax errors, refused built-ins, secret reads and reads outside a field's scope. */
   check(): void {
     const found = this.problems;
+    const analysed = new Map<string, { refused: ReturnType<typeof refusedFunctionsOf>; roots: string[] }>();
     for (const { path, text, scope } of this.found) {
       try {
         compileExpression(text);
@@ -81,8 +82,11 @@ export class Expressions {
         if (SECRET_TEXT.test(`{{${text}`)) found.secret(path);
         continue;
       }
-      for (const { name, position, reason } of refusedFunctionsOf(text)) found.add(path, "function_refused", `uses $${name} (at character ${position}), which expressions cannot use: ${reason}`);
-      const roots = rootNamesOf(text);
+      // A text repeated across a document (every row of a large spec) is analysed once.
+      let analysis = analysed.get(text);
+      if (!analysis) analysed.set(text, (analysis = { refused: refusedFunctionsOf(text), roots: rootNamesOf(text) }));
+      for (const { name, position, reason } of analysis.refused) found.add(path, "function_refused", `uses $${name} (at character ${position}), which expressions cannot use: ${reason}`);
+      const roots = analysis.roots;
       if (roots.includes("secrets")) found.secret(path);
       if (scope) {
         const outside = roots.filter((name) => name !== "secrets" && !allowed(scope.reads, name, text));

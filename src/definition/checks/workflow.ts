@@ -73,6 +73,8 @@ interface JobContext {
   expressions: Expressions;
   /** What literal configs' schemas refuse, added once the other checks have named their paths (configChecked). */
   configLines: string[];
+  /** What an action's config may read; unchecked when absent (an app's actions read the render context). */
+  configScope?: ReadScope;
 }
 
 /**
@@ -87,7 +89,7 @@ function checkLiteralConfig(job: JobContext, action: Obj, path: string): void {
 }
 
 /** The literal configs' lines, but for a path another line already names (the `http` knobs, the document's schema). */
-function configChecked(found: Collector, lines: string[], schemaLines: string[]): void {
+export function configChecked(found: Collector, lines: string[], schemaLines: string[]): void {
   const pathOf = (line: string) => line.slice(0, line.indexOf(": "));
   const named = new Set([...schemaLines, ...found.lines].map(pathOf));
   for (const line of lines) if (!named.has(pathOf(line))) found.addLine(line, "action_config_invalid");
@@ -115,15 +117,25 @@ function checkSequence(found: Collector, sequence: unknown, path: string, depth:
       const configAt = child(at, "config");
       // An inline auth block is collected with its narrower scope; the rest of the config is a smart value.
       const { auth, ...rest } = config;
-      job.expressions.smartValue(rest, configAt, ACTION_CONFIG_SCOPE);
+      job.expressions.smartValue(rest, configAt, job.configScope);
       if (typeof action.name === "string" && OUTBOUND_ACTIONS.has(action.name)) checkRequestAuth(found, config, configAt, job.declared, ACTION_AUTH_SCOPE, job.expressions);
-      else job.expressions.smartValue(auth, child(configAt, "auth"), ACTION_CONFIG_SCOPE);
+      else job.expressions.smartValue(auth, child(configAt, "auth"), job.configScope);
       if (action.name === "http") checkHttpKnobs(found, config, configAt);
     }
     if (action.config === undefined || isObject(action.config)) checkLiteralConfig(job, action, child(at, "config"));
     checkSequence(found, action.onSuccess, child(at, "onSuccess"), depth + 1, job);
     checkSequence(found, action.onError, child(at, "onError"), depth + 1, job);
   });
+}
+
+/**
+ * The job checks of one action list outside a workflow (an app's inline job
+ * or `actions` command): stepIds, nesting, `http` knobs and profiles against
+ * `declared`, literal configs (their lines land in `configLines`, for
+ * configChecked); config reads are not scope-checked.
+ */
+export function checkActionList(found: Collector, actions: unknown, path: string, declared: Map<string, Obj>, expressions: Expressions, configLines: string[]): void {
+  checkSequence(found, actions, path, 0, { declared, stepIds: new Map(), count: 0, expressions, configLines });
 }
 
 // --- steps and the graph --------------------------------------------------
@@ -187,7 +199,7 @@ function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map
     expressions.smartValue(step.output, child(at, "output"));
     checkContracts(found, step, at);
     // A reference step's job is checked when it is published.
-    if (inline) checkSequence(found, step.actions, child(at, "actions"), 0, { declared, stepIds: new Map(), count: 0, expressions, configLines });
+    if (inline) checkSequence(found, step.actions, child(at, "actions"), 0, { declared, stepIds: new Map(), count: 0, expressions, configLines, configScope: ACTION_CONFIG_SCOPE });
   });
   const cycle = findCycle(graph);
   if (cycle) found.add(path, "dependency_cycle", `the dependencies form a cycle: ${cycle.join(" -> ")}`);
@@ -258,7 +270,7 @@ export function jobFindings(doc: Obj, base: string, schemaLines: string[] = []):
   expressions.smartValue(doc.output, child(base, "output"));
   checkContracts(found, doc, base);
   const configLines: string[] = [];
-  checkSequence(found, doc.actions, child(base, "actions"), 0, { declared: null, stepIds: new Map(), count: 0, expressions, configLines });
+  checkSequence(found, doc.actions, child(base, "actions"), 0, { declared: null, stepIds: new Map(), count: 0, expressions, configLines, configScope: ACTION_CONFIG_SCOPE });
   expressions.check();
   configChecked(found, configLines, schemaLines);
   secretTexts(found, doc, base);
