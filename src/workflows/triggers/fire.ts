@@ -18,6 +18,21 @@ export interface TriggerBlock {
   idempotencyKey?: unknown;
 }
 
+/**
+ * SQL true while tenant `tenantId` may fire triggers of workflow
+ * `workflowId` (both SQL expressions): the workflow is its own, or another
+ * tenant shares it with it. For statements outside row-level security (a
+ * webhook's lookup, the cron tick); in a tenant transaction the policy on
+ * workflow_definitions says the same. Checked at every firing, so a revoked
+ * share stops the target's triggers at once, with nothing to clean up.
+ */
+export const workflowReachable = (workflowId: string, tenantId: string) =>
+  `EXISTS (SELECT 1 FROM workflow_definitions d
+            WHERE d.id = ${workflowId}
+              AND (d.tenant_id = ${tenantId}
+                   OR EXISTS (SELECT 1 FROM shares s WHERE s.tenant_id = d.tenant_id AND s.target_tenant_id = ${tenantId}
+                                 AND s.resource_type = 'workflow' AND s.resource_id = d.id AND 'read' = ANY (s.actions))))`;
+
 /** A trigger row of an activated workflow, as the firing paths read it. */
 export interface FiringTrigger {
   /** The row's uuid. */
