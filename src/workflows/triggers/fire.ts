@@ -27,11 +27,12 @@ export interface TriggerBlock {
  * share stops the target's triggers at once, with nothing to clean up.
  */
 export const workflowReachable = (workflowId: string, tenantId: string) =>
-  `EXISTS (SELECT 1 FROM workflow_definitions d
-            WHERE d.id = ${workflowId}
-              AND (d.tenant_id = ${tenantId}
-                   OR EXISTS (SELECT 1 FROM shares s WHERE s.tenant_id = d.tenant_id AND s.target_tenant_id = ${tenantId}
-                                 AND s.resource_type = 'workflow' AND s.resource_id = d.id AND 'read' = ANY (s.actions))))`;
+  // Aliases of their own: the caller's statement may name its tables d or s.
+  `EXISTS (SELECT 1 FROM workflow_definitions reach_d
+            WHERE reach_d.id = ${workflowId}
+              AND (reach_d.tenant_id = ${tenantId}
+                   OR EXISTS (SELECT 1 FROM shares reach_s WHERE reach_s.tenant_id = reach_d.tenant_id AND reach_s.target_tenant_id = ${tenantId}
+                                 AND reach_s.resource_type = 'workflow' AND reach_s.resource_id = reach_d.id AND 'read' = ANY (reach_s.actions))))`;
 
 /** A trigger row of an activated workflow, as the firing paths read it. */
 export interface FiringTrigger {
