@@ -574,6 +574,17 @@ export const externalUsers = pgTable(
 ).enableRLS();
 
 /**
+ * Rows of a workflow definition are readable by its owner and by every tenant
+ * it is shared with (`resource_type: workflow`), in every transaction, not
+ * only in shared reads: the target's activations, dispatches, triggers and
+ * runs read the definition in their own read-write transactions.
+ */
+const workflowShared = (table: string, workflowIdColumn: string) =>
+  sql.raw(
+    `tenant_id = (select nullif(current_setting('app.tenant_id', true), '')::uuid) or exists (select 1 from shares s where s.target_tenant_id = (select nullif(current_setting('app.tenant_id', true), '')::uuid) and s.tenant_id = ${table}.tenant_id and s.resource_type = 'workflow' and s.resource_id = ${table}.${workflowIdColumn} and 'read' = any (s.actions))`,
+  );
+
+/**
  * A workflow definition (docs/workflows.md): the current version of its
  * document. Every save writes the version to `workflow_versions` too, so a
  * run keeps the version it started with while the definition moves on.
@@ -596,7 +607,7 @@ export const workflowDefinitions = pgTable(
   (t) => [
     uniqueIndex("workflow_definitions_tenant_name_key").on(t.tenantId, t.name),
     check("workflow_definitions_status", sql`${t.status} in ('draft', 'active')`),
-    tenantPolicy("workflow_definitions"),
+    ...sharedReadPolicies("workflow_definitions", workflowShared("workflow_definitions", "id")),
   ],
 ).enableRLS();
 
@@ -612,7 +623,7 @@ export const workflowVersions = pgTable(
     jobRefs: jsonb("job_refs").notNull().default(sql`'{}'::jsonb`),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.workflowId, t.version] }), tenantPolicy("workflow_versions")],
+  (t) => [primaryKey({ columns: [t.workflowId, t.version] }), ...sharedReadPolicies("workflow_versions", workflowShared("workflow_versions", "workflow_id"))],
 ).enableRLS();
 
 /** A published reusable job: each publish of a name is the next version, with its own id. */
@@ -630,20 +641,25 @@ export const jobDefinitions = pgTable(
   (t) => [
     uniqueIndex("job_definitions_name_version_key").on(t.tenantId, t.name, t.version),
     check("job_definitions_status", sql`${t.status} in ('active')`),
-    tenantPolicy("job_definitions"),
+    // Shared reads only (a tenant's own job names and versions stay its own): the jobs a version of a workflow shared with the tenant is bound to.
+    ...sharedReadPolicies(
+      "job_definitions",
+      sql`tenant_id = ${currentTenant} or (tenant_id = any((select platform_visible_tenants())::uuid[]) and exists (select 1 from shares s join workflow_versions v on v.workflow_id = s.resource_id and v.tenant_id = s.tenant_id where s.target_tenant_id = ${currentTenant} and s.tenant_id = job_definitions.tenant_id and s.resource_type = 'workflow' and 'read' = any (s.actions) and exists (select 1 from jsonb_each_text(v.job_refs) b where b.value = job_definitions.id::text)))`,
+    ),
   ],
 ).enableRLS();
 
 /**
- * The activation of a definition: the version it pins (triggers, env and
- * runs follow it until the next activation), the stored env values, the job
+ * A tenant's activation of a definition, its own or one shared with it (one
+ * per workflow and tenant): the version it pins (triggers, env and runs
+ * follow it until the next activation), the stored env values, the job
  * bindings and the access policy every run acts with.
  */
 export const workflowActivations = pgTable(
   "workflow_activations",
   {
     workflowId: uuid("workflow_id")
-      .primaryKey()
+      .notNull()
       .references(() => workflowDefinitions.id, { onDelete: "cascade" }),
     tenantId: tenantId(),
     version: integer("version").notNull(),
@@ -656,7 +672,13 @@ export const workflowActivations = pgTable(
     activatedAt: ts("activated_at").notNull().default(sql`now()`),
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
-  (t) => [index("workflow_activations_policy_idx").on(t.tenantId, t.policyId), tenantPolicy("workflow_activations")],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.workflowId] }),
+    // The owner counts the other tenants' activations before deleting (platform_workflow_activations_elsewhere).
+    index("workflow_activations_workflow_idx").on(t.workflowId),
+    index("workflow_activations_policy_idx").on(t.tenantId, t.policyId),
+    tenantPolicy("workflow_activations"),
+  ],
 ).enableRLS();
 
 /**
@@ -673,7 +695,11 @@ export const workflowTriggers = pgTable(
     workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
     key: text("key").notNull(),
     type: text("type", { enum: ["event", "cron", "webhook"] }).notNull(),
-    /** The trigger block of the activated version, as written. */
+    /**
+     * The trigger block of the activated version, as written; in a tenant
+     * activating a workflow shared with it, `source` names that tenant's
+     * entity type and relationship rule of the owner's names.
+     */
     definition: jsonb("definition").notNull(),
     enabled: boolean("enabled").notNull().default(true),
     entityTypeId: uuid("entity_type_id"),
@@ -684,7 +710,7 @@ export const workflowTriggers = pgTable(
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
   (t) => [
-    uniqueIndex("workflow_triggers_key").on(t.workflowId, t.key),
+    uniqueIndex("workflow_triggers_key").on(t.tenantId, t.workflowId, t.key),
     index("workflow_triggers_event_idx").on(t.tenantId, t.entityTypeId, t.eventAction).where(sql`${t.type} = 'event' and ${t.enabled}`),
     check("workflow_triggers_type", sql`${t.type} in ('event', 'cron', 'webhook')`),
     check("workflow_triggers_event_match", sql`(${t.type} = 'event') = (${t.entityTypeId} is not null and ${t.eventAction} is not null)`),

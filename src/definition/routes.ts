@@ -110,6 +110,7 @@ export const definitionRoutes = [
     documentedBody: documentedWorkflowBody,
     responses: {
       200: { description: "Saved", schema: dataEnvelope(workflowItem) },
+      403: { description: "A workflow another tenant shares with this one" },
       404: { description: "Unknown workflow" },
       409: { description: "Name taken" },
     },
@@ -128,7 +129,9 @@ export const definitionRoutes = [
         description: "Deleted",
         schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: { type: "string" }, deleted: { const: true } } }),
       },
+      403: { description: "A workflow another tenant shares with this one" },
       404: { description: "Unknown workflow" },
+      409: { description: "Activated by tenants it is shared with (details.activations: their count)" },
     },
     handler: async (c, { params }) => {
       await deleteWorkflow(c.var.ctx.tenant, params.id);

@@ -43,6 +43,7 @@ export const workflowItem = {
       additionalProperties: uuidSchema,
       description: "Reference step id → the job definition id it was bound to at this version's save",
     },
+    source_type: { const: "shared", description: "Present on a definition another tenant shares with this one: readable and activatable here, never changed" },
     created_at: { type: "string" },
     updated_at: { type: "string" },
   },

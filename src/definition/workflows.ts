@@ -16,6 +16,7 @@ export type WorkflowInput = FromSchema<typeof workflowBody, { keepDefaultedPrope
 
 const columns = {
   id: workflowDefinitions.id,
+  tenant_id: workflowDefinitions.tenantId,
   name: workflowDefinitions.name,
   description: workflowDefinitions.description,
   status: workflowDefinitions.status,
@@ -26,12 +27,34 @@ const columns = {
   updated_at: workflowDefinitions.updatedAt,
 };
 
-type Stamped = { source_yaml: string | null; created_at: string; updated_at: string };
+type Stamped = { tenant_id: string; source_yaml: string | null; created_at: string; updated_at: string };
 
-/** The answered form: `source_yaml` only when the definition was saved from YAML, and the current version's bindings. */
-function present<R extends Stamped>(row: R, jobRefs: unknown) {
-  const { source_yaml, created_at, updated_at, ...head } = row;
-  return { ...head, ...(source_yaml === null ? {} : { source_yaml }), job_refs: jobRefs as JobRefs, created_at, updated_at };
+/**
+ * The answered form: `source_yaml` only when the definition was saved from
+ * YAML, the current version's bindings, and `source_type: "shared"` on a
+ * definition another tenant shares with the caller's.
+ */
+function present<R extends Stamped>(row: R, jobRefs: unknown, tenantId: string) {
+  const { tenant_id, source_yaml, created_at, updated_at, ...head } = row;
+  return {
+    ...head,
+    ...(source_yaml === null ? {} : { source_yaml }),
+    job_refs: jobRefs as JobRefs,
+    ...(tenant_id === tenantId ? {} : { source_type: "shared" as const }),
+    created_at,
+    updated_at,
+  };
+}
+
+/**
+ * A write to a definition: 404 for none the caller can see, 403 for one
+ * another tenant shares with it (row-level security lets it read the row,
+ * never change it).
+ */
+async function ownDefinition(sql: Sql, tenantId: string, id: string, write: "changed" | "deleted"): Promise<void> {
+  const [row] = await sql.db.select({ tenantId: workflowDefinitions.tenantId }).from(workflowDefinitions).where(eq(workflowDefinitions.id, id));
+  if (!row) throw notFound("Workflow", id);
+  if (row.tenantId !== tenantId) throw new ApiError("FORBIDDEN", `Workflow ${id} is shared with this tenant by another; it cannot be ${write} here`, { workflow_id: id });
 }
 
 function nameTaken(e: unknown, name: string): unknown {
@@ -52,7 +75,7 @@ export async function createWorkflow(tenant: TenantDb, input: WorkflowInput) {
         .values({ tenantId: tenant.tenantId, name: input.name, description: input.description ?? null, definitionJson: definition, sourceYaml: sourceYaml ?? null })
         .returning(columns);
       await recordVersion(sql, tenant.tenantId, row, jobRefs);
-      return present(row, jobRefs);
+      return present(row, jobRefs, tenant.tenantId);
     });
   } catch (e) {
     throw nameTaken(e, input.name);
@@ -64,6 +87,7 @@ export async function updateWorkflow(tenant: TenantDb, id: string, input: Workfl
   const { definition, sourceYaml } = checkWorkflowDefinition(input);
   try {
     return await tenant.tx(async (sql) => {
+      await ownDefinition(sql, tenant.tenantId, id, "changed");
       // The row lock orders concurrent saves, so each takes its own next version.
       const [current] = await sql.db.select({ id: workflowDefinitions.id }).from(workflowDefinitions).where(eq(workflowDefinitions.id, id)).for("update");
       if (!current) throw notFound("Workflow", id);
@@ -81,7 +105,7 @@ export async function updateWorkflow(tenant: TenantDb, id: string, input: Workfl
         .where(eq(workflowDefinitions.id, id))
         .returning(columns);
       await recordVersion(sql, tenant.tenantId, row, jobRefs);
-      return present(row, jobRefs);
+      return present(row, jobRefs, tenant.tenantId);
     });
   } catch (e) {
     throw nameTaken(e, input.name);
@@ -103,7 +127,7 @@ export async function getWorkflow(tenant: TenantDb, id: string) {
   );
   if (!row) throw notFound("Workflow", id);
   const { job_refs, ...definition } = row;
-  return present(definition, job_refs);
+  return present(definition, job_refs, tenant.tenantId);
 }
 
 export async function listWorkflows(tenant: TenantDb, filter: { name?: string }, page: Page) {
@@ -119,15 +143,31 @@ export async function listWorkflows(tenant: TenantDb, filter: { name?: string },
       .offset(offsetOf(page));
     const [{ total }] = await db.select({ total: count() }).from(workflowDefinitions).where(where);
     return paginated(
-      rows.map(({ job_refs, ...definition }) => present(definition, job_refs)),
+      rows.map(({ job_refs, ...definition }) => present(definition, job_refs, tenant.tenantId)),
       page,
       total,
     );
   });
 }
 
-/** Its versions, activation, triggers, cron schedules and runs go with it (foreign keys cascade). */
+/**
+ * Its versions, activation, triggers, cron schedules and runs go with it
+ * (foreign keys cascade), the activations, triggers and runs other tenants
+ * kept after their share was revoked too. A workflow that tenants it is
+ * still shared with have activated is 409 CONFLICT with their count: revoke
+ * those shares first.
+ */
 export async function deleteWorkflow(tenant: TenantDb, id: string): Promise<void> {
-  const [row] = await tenant.tx(({ db }) => db.delete(workflowDefinitions).where(eq(workflowDefinitions.id, id)).returning({ id: workflowDefinitions.id }));
-  if (!row) throw notFound("Workflow", id);
+  await tenant.tx(async (sql) => {
+    await ownDefinition(sql, tenant.tenantId, id, "deleted");
+    const { rows } = await sql.query<{ activations: number }>(`SELECT platform_workflow_activations_elsewhere($1) AS activations`, [id]);
+    const activations = rows[0].activations;
+    if (activations > 0) {
+      throw new ApiError("CONFLICT", `Workflow ${id} is activated by ${activations} other tenant${activations === 1 ? "" : "s"} it is shared with; revoke those shares to delete it`, {
+        workflow_id: id,
+        activations,
+      });
+    }
+    await sql.db.delete(workflowDefinitions).where(eq(workflowDefinitions.id, id));
+  });
 }

@@ -36,6 +36,8 @@ export async function claimDelivery(database: Database, message: EventPointerMes
            JOIN events ev ON ev.id = c.event_id
            JOIN workflow_triggers t ON t.tenant_id = c.tenant_id AND t.entity_type_id = ev.entity_type_id AND t.event_action = ev.action
                                    AND t.type = 'event' AND t.enabled
+           -- Row-level security shows a workflow another tenant shares only while the share lasts: a revoked one fires nothing.
+           JOIN workflow_definitions d ON d.id = t.workflow_id
           WHERE ev.action IN ('created', 'updated')
        )
        SELECT (SELECT json_agg(json_build_object('id', ev.id, 'entity_id', ev.entity_id, 'entity_type_id', ev.entity_type_id, 'action', ev.action,
@@ -45,7 +47,7 @@ export async function claimDelivery(database: Database, message: EventPointerMes
               (SELECT json_agg(json_build_object('id', t.id, 'key', t.key, 'workflow_id', t.workflow_id, 'entity_type_id', t.entity_type_id,
                                                  'version', a.version, 'definition', t.definition, 'type_config', et.config))
                  FROM workflow_triggers t
-                 JOIN workflow_activations a ON a.workflow_id = t.workflow_id
+                 JOIN workflow_activations a ON a.workflow_id = t.workflow_id AND a.tenant_id = t.tenant_id
                  LEFT JOIN entity_types et ON et.id = t.entity_type_id AND jsonb_array_length(coalesce(t.definition->'source'->'attributeFilters', '[]')) > 0
                 WHERE t.id IN (SELECT trigger_id FROM pairs)) AS triggers`,
       [message.event_ids],

@@ -23,6 +23,8 @@ export type ActivationInput = FromSchema<typeof activateBody, { keepDefaultedPro
 
 type DefinitionRow = {
   id: string;
+  /** The owner: the caller's tenant, or the one sharing the definition with it. */
+  tenant_id: string;
   name: string;
   version: number;
   definition_json: {
@@ -40,15 +42,47 @@ type ActivationRow = {
   policy_id: string | null;
 }
 
+/**
+ * The definition, locked when it is the caller's own (a lock orders the
+ * owner's saves and activations). A definition another tenant shares is
+ * read without one: row-level security lets the target read the owner's
+ * row, never lock it, and the target's activation row orders its own writes.
+ */
 async function lockedDefinition(sql: Sql, workflowId: string): Promise<DefinitionRow> {
-  const { rows } = await sql.query<DefinitionRow>(`SELECT id, name, version, definition_json FROM workflow_definitions WHERE id = $1 FOR UPDATE`, [workflowId]);
-  if (!rows[0]) throw notFound("Workflow", workflowId);
-  return rows[0];
+  const select = `SELECT id, tenant_id, name, version, definition_json FROM workflow_definitions WHERE id = $1`;
+  const { rows } = await sql.query<DefinitionRow>(`${select} AND tenant_id = $2 FOR UPDATE`, [workflowId, sql.tenantId]);
+  if (rows[0]) return rows[0];
+  const shared = await sql.query<DefinitionRow>(select, [workflowId]);
+  if (!shared.rows[0]) throw notFound("Workflow", workflowId);
+  return shared.rows[0];
 }
 
+/** The caller's tenant's activation: row-level security confines the read to it. */
 async function activationOf(sql: Sql, workflowId: string): Promise<ActivationRow | undefined> {
   const { rows } = await sql.query<ActivationRow>(`SELECT version, env, job_bindings, policy_id FROM workflow_activations WHERE workflow_id = $1`, [workflowId]);
   return rows[0];
+}
+
+type OwnerJobs = { version: number; jobs: Awaited<ReturnType<typeof boundJobs>> };
+
+/**
+ * The owner's jobs the current version of a definition shared with the
+ * caller's tenant is bound to (a shared read: only there are the owner's
+ * job definitions visible); undefined for the tenant's own definition.
+ */
+async function sharedBoundJobs(tenant: TenantDb, workflowId: string): Promise<OwnerJobs | undefined> {
+  return tenant.sharedRead(async (sql) => {
+    const { rows } = await sql.query<{ tenant_id: string; version: number }>(`SELECT tenant_id, version FROM workflow_definitions WHERE id = $1`, [workflowId]);
+    if (!rows[0] || rows[0].tenant_id === tenant.tenantId) return undefined;
+    return { version: rows[0].version, jobs: await boundJobs(sql, workflowId, rows[0].version, {}) };
+  });
+}
+
+/** The jobs a shared definition's steps run are the owner's, bound at the owner's saves: a target cannot rebind them. */
+function refuseSharedBindings(definition: DefinitionRow, tenantId: string, patch: ActivationInput["job_bindings"]): void {
+  if (definition.tenant_id === tenantId || !patch || !Object.keys(patch).length) return;
+  const errors = ["job_bindings: the workflow is shared with this tenant; its reference steps run the owner's jobs, bound when the owner saves it"];
+  throw new ApiError("VALIDATION_FAILED", "A shared workflow's job bindings are its owner's", { errors, validation_errors: errors });
 }
 
 /** 422 naming every sentinel still unset, and every env value the env schema refuses. */
@@ -127,7 +161,7 @@ async function saveActivation(sql: Sql, tenantId: string, workflowId: string, a:
   await sql.query(
     `INSERT INTO workflow_activations (workflow_id, tenant_id, version, env, job_bindings, policy_id)
      VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (workflow_id) DO UPDATE
+     ON CONFLICT (tenant_id, workflow_id) DO UPDATE
         SET version = excluded.version, env = excluded.env, job_bindings = excluded.job_bindings, policy_id = excluded.policy_id,
             activated_at = CASE WHEN workflow_activations.version = excluded.version THEN workflow_activations.activated_at ELSE now() END,
             updated_at = now()`,
@@ -156,14 +190,20 @@ async function provisioned(sql: Sql, caller: Principal, definition: DefinitionRo
 }
 
 export async function activateWorkflow(tenant: TenantDb, caller: Principal, workflowId: string, input: ActivationInput, origin: string, now: Date) {
+  const ownerJobs = await sharedBoundJobs(tenant, workflowId);
   return tenant.tx(async (sql) => {
     const definition = await lockedDefinition(sql, workflowId);
+    const shared = definition.tenant_id !== tenant.tenantId;
+    if (shared && ownerJobs?.version !== definition.version) {
+      throw new ApiError("CONFLICT", `Workflow ${workflowId} changed while it was being activated; activate it again`, { workflow_id: workflowId });
+    }
+    refuseSharedBindings(definition, tenant.tenantId, input.job_bindings);
     const prior = await activationOf(sql, workflowId);
     const doc = definition.definition_json;
     const env = mergeEnv(prior?.env ?? {}, input.env);
     await checkEnv(sql, doc, env);
     const jobBindings = await mergeBindings(sql, doc, prior?.job_bindings ?? {}, input.job_bindings);
-    const needs = needsOf(doc.jobs ?? [], await boundJobs(sql, workflowId, definition.version, jobBindings));
+    const needs = needsOf(doc.jobs ?? [], shared ? ownerJobs!.jobs : await boundJobs(sql, workflowId, definition.version, jobBindings));
     if (input.policy_id) await checkPolicy(sql, caller, input.policy_id);
     // Left out on a workflow with no policy, or with the one it provisioned: its own policy, reconciled.
     const bound = input.policy_id === undefined ? (prior?.policy_id ?? null) : input.policy_id;
@@ -171,8 +211,9 @@ export async function activateWorkflow(tenant: TenantDb, caller: Principal, work
     const policyId = own ? await provisioned(sql, caller, definition, needs) : bound;
     const activation: ActivationRow = { version: definition.version, env, job_bindings: jobBindings, policy_id: policyId };
     await saveActivation(sql, tenant.tenantId, workflowId, activation);
-    const triggers = await reconcileTriggers(sql, tenant.tenantId, workflowId, doc.triggers ?? [], now);
-    await sql.query(`UPDATE workflow_definitions SET status = 'active' WHERE id = $1 AND status <> 'active'`, [workflowId]);
+    const triggers = await reconcileTriggers(sql, tenant.tenantId, workflowId, doc.triggers ?? [], now, shared);
+    // The owner's status: a target's activation leaves the shared definition as it is.
+    if (!shared) await sql.query(`UPDATE workflow_definitions SET status = 'active' WHERE id = $1 AND status <> 'active'`, [workflowId]);
     const missing = lacking(await policyPrincipal(sql, policyId), needs);
     return {
       ...activationView(workflowId, doc, activation, triggers, origin),
@@ -185,7 +226,7 @@ export async function activateWorkflow(tenant: TenantDb, caller: Principal, work
 /** Env and job bindings of an activated workflow; a write carrying only job_bindings leaves env untouched. */
 export async function configureWorkflow(tenant: TenantDb, workflowId: string, input: Omit<ActivationInput, "policy_id">, origin: string) {
   return tenant.tx(async (sql) => {
-    await lockedDefinition(sql, workflowId);
+    refuseSharedBindings(await lockedDefinition(sql, workflowId), tenant.tenantId, input.job_bindings);
     const prior = await activationOf(sql, workflowId);
     if (!prior) throw new ApiError("CONFLICT", `Workflow ${workflowId} is not activated; activate it first`, { workflow_id: workflowId });
     // Env and bindings follow the activated version, not a later unactivated save.

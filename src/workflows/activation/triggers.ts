@@ -51,8 +51,48 @@ async function checkEventTargets(sql: Sql, blocks: TriggerBlock[]): Promise<void
   if (errors.length) throw new ApiError("VALIDATION_FAILED", "The definition's event triggers name unknown targets", { errors, validation_errors: errors });
 }
 
-/** Makes the workflow's trigger rows and cron schedules match `blocks`; answers the rows in definition order. */
-export async function reconcileTriggers(sql: Sql, tenantId: string, workflowId: string, blocks: TriggerBlock[], now: Date): Promise<TriggerRow[]> {
+/**
+ * The event triggers of a workflow another tenant shares, made the target's:
+ * each `source` names the owner's entity type (and relationship rule), and
+ * the target's trigger names the target's of the same name, so it fires on
+ * the target's events. A name the target lacks is 422.
+ */
+async function targetSources(sql: Sql, workflowId: string, blocks: TriggerBlock[]): Promise<TriggerBlock[]> {
+  if (!blocks.some((b) => b.source)) return blocks;
+  const { rows } = await sql.query<{ kind: "entity_type" | "relationship_rule"; owner_id: string; own_id: string | null; name: string }>(
+    `SELECT o.kind, o.id AS owner_id, o.name,
+            CASE o.kind WHEN 'entity_type' THEN (SELECT t.id FROM entity_types t WHERE t.name = o.name)
+                        ELSE (SELECT r.id FROM relationship_rules r WHERE r.name = o.name) END AS own_id
+       FROM platform_shared_trigger_targets($1) o`,
+    [workflowId],
+  );
+  const byOwnerId = new Map(rows.map((r) => [r.owner_id, r]));
+  const errors: string[] = [];
+  const mapped = blocks.map((b, i) => {
+    if (!b.source) return b;
+    const source = { ...b.source };
+    for (const [field, noun] of [
+      ["entityTypeId", "entity type"],
+      ["relationshipRuleId", "relationship rule"],
+    ] as const) {
+      if (source[field] === undefined) continue;
+      const target = byOwnerId.get(String(source[field]));
+      if (target?.own_id) source[field] = target.own_id;
+      else errors.push(`definition_json.triggers[${i}].source.${field}: ${target ? `no ${noun} named ${target.name} in this tenant` : `no ${noun} ${String(source[field])} of the owner`}`);
+    }
+    return { ...b, source };
+  });
+  if (errors.length) throw new ApiError("VALIDATION_FAILED", "The shared workflow's event triggers name entity types or rules this tenant lacks", { errors, validation_errors: errors });
+  return mapped;
+}
+
+/**
+ * Makes the workflow's trigger rows (the tenant's: row-level security
+ * confines every statement) and cron schedules match `blocks`; answers the
+ * rows in definition order. `shared`: the workflow is another tenant's.
+ */
+export async function reconcileTriggers(sql: Sql, tenantId: string, workflowId: string, written: TriggerBlock[], now: Date, shared = false): Promise<TriggerRow[]> {
+  const blocks = shared ? await targetSources(sql, workflowId, written) : written;
   await checkEventTargets(sql, blocks);
   const desired = blocks.map((b) => ({
     key: b.id,
@@ -66,7 +106,7 @@ export async function reconcileTriggers(sql: Sql, tenantId: string, workflowId: 
     `INSERT INTO workflow_triggers (tenant_id, workflow_id, key, type, definition, entity_type_id, event_action)
      SELECT $1, $2, d.key, d.type, d.definition, d.entity_type_id, d.event_action
        FROM jsonb_to_recordset($3::jsonb) AS d(key text, type text, definition jsonb, entity_type_id uuid, event_action text)
-     ON CONFLICT (workflow_id, key) DO UPDATE
+     ON CONFLICT (tenant_id, workflow_id, key) DO UPDATE
         SET type = excluded.type, definition = excluded.definition, entity_type_id = excluded.entity_type_id,
             event_action = excluded.event_action, updated_at = now(),
             -- A secret belongs to a verified webhook; a trigger that stops being one drops it.

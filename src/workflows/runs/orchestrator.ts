@@ -72,13 +72,14 @@ export async function loadRun(database: Database, { tenantId, runId }: RunRef, {
        SELECT r.status, EXISTS (SELECT 1 FROM moved) AS claimed, r.workflow_id, r.workflow_version, r.context, r.not_before,
               -- A run never reads its triggers: a definition's 100 of them would be parsed and stored for nothing.
               v.definition_json - 'triggers' AS definition_json, v.job_refs, a.env, a.job_bindings, a.policy_id, r.test_env, r.caller_token_id,
+              -- A shared workflow's reference steps run the owner's jobs (the version's tenant), whoever runs it.
               (SELECT json_object_agg(j.id, j.definition_json) FROM job_definitions j
-                WHERE j.tenant_id = r.tenant_id
+                WHERE j.tenant_id = v.tenant_id
                   AND j.id::text IN (SELECT value FROM jsonb_each_text(v.job_refs || coalesce(a.job_bindings, '{}'::jsonb)))) AS jobs
          FROM workflow_runs r
          JOIN workflow_versions v ON v.workflow_id = r.workflow_id AND v.version = r.workflow_version
          -- A test run acts with its own env and the caller's permissions: the activation is not its.
-         LEFT JOIN workflow_activations a ON a.workflow_id = r.workflow_id AND NOT r.test
+         LEFT JOIN workflow_activations a ON a.workflow_id = r.workflow_id AND a.tenant_id = r.tenant_id AND NOT r.test
         WHERE r.id = $1 AND r.tenant_id = $2`,
       [runId, tenantId, claim],
     );

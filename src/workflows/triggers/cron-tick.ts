@@ -8,7 +8,7 @@ import { log } from "../../lib/logger";
 import type { RunRef } from "../runs/orchestrator";
 import { insertRuns, type NewRun } from "../runs/start";
 import { nextTick } from "./cron-expression";
-import { runFor, type TriggerBlock } from "./fire";
+import { runFor, workflowReachable, type TriggerBlock } from "./fire";
 
 /** Schedules read per transaction, and transactions per tick: the rest wait for the next minute. */
 const BATCH = 200;
@@ -27,7 +27,7 @@ interface DueSchedule extends Record<string, unknown> {
   trigger_id: string;
   trigger_key: string;
   definition: TriggerBlock;
-  /** False when the trigger is disabled or the workflow has no activation. */
+  /** False when the trigger is disabled, the workflow has no activation, or the share that let the tenant activate it was revoked. */
   live: boolean;
   workflow_version: number | null;
 }
@@ -106,10 +106,10 @@ async function dispatchBatch(sql: Sql, tick: Date): Promise<DispatchOutcome> {
   const { rows } = await sql.query<DueSchedule>(
     `SELECT s.id, s.tenant_id, s.workflow_id, s.cron, s.catch_up, s.offset_seconds, s.next_run_at,
             t.id AS trigger_id, t.key AS trigger_key, t.definition,
-            (t.enabled AND a.workflow_id IS NOT NULL) AS live, a.version AS workflow_version
+            (t.enabled AND a.workflow_id IS NOT NULL AND ${workflowReachable("s.workflow_id", "s.tenant_id")}) AS live, a.version AS workflow_version
        FROM cron_schedules s
        JOIN workflow_triggers t ON t.id = s.trigger_id
-       LEFT JOIN workflow_activations a ON a.workflow_id = s.workflow_id
+       LEFT JOIN workflow_activations a ON a.workflow_id = s.workflow_id AND a.tenant_id = s.tenant_id
       WHERE s.next_run_at <= $1
       ORDER BY s.next_run_at
       LIMIT $2

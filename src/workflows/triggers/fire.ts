@@ -18,6 +18,22 @@ export interface TriggerBlock {
   idempotencyKey?: unknown;
 }
 
+/**
+ * SQL true while tenant `tenantId` may fire triggers of workflow
+ * `workflowId` (both SQL expressions): the workflow is its own, or another
+ * tenant shares it with it. For statements outside row-level security (a
+ * webhook's lookup, the cron tick); in a tenant transaction the policy on
+ * workflow_definitions says the same. Checked at every firing, so a revoked
+ * share stops the target's triggers at once, with nothing to clean up.
+ */
+export const workflowReachable = (workflowId: string, tenantId: string) =>
+  // Aliases of their own: the caller's statement may name its tables d or s.
+  `EXISTS (SELECT 1 FROM workflow_definitions reach_d
+            WHERE reach_d.id = ${workflowId}
+              AND (reach_d.tenant_id = ${tenantId}
+                   OR EXISTS (SELECT 1 FROM shares reach_s WHERE reach_s.tenant_id = reach_d.tenant_id AND reach_s.target_tenant_id = ${tenantId}
+                                 AND reach_s.resource_type = 'workflow' AND reach_s.resource_id = reach_d.id AND 'read' = ANY (reach_s.actions))))`;
+
 /** A trigger row of an activated workflow, as the firing paths read it. */
 export interface FiringTrigger {
   /** The row's uuid. */

@@ -4,6 +4,7 @@ import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import type { TriggerRow } from "../activation/triggers";
+import { workflowReachable } from "./fire";
 
 /**
  * The trigger `ref` of workflow `workflowId`, or 404 NOT_FOUND. Both id forms
@@ -18,6 +19,8 @@ export async function resolveTrigger(sql: Sql, workflowId: string, ref: string):
       `SELECT id, key, type, enabled, definition, secret_ciphertext IS NOT NULL AS has_secret
          FROM workflow_triggers
         WHERE workflow_id = $1 AND ($2::uuid IS NULL OR tenant_id = $2) AND (key = $3 OR id = $4)
+          -- A revoked share takes the target's triggers with it: they answer as unknown ones.
+          AND ${workflowReachable("workflow_triggers.workflow_id", "workflow_triggers.tenant_id")}
         ORDER BY key = $3 DESC
         LIMIT 1`,
       [workflowId, sql.tenantId ?? null, ref, isUuid(ref) ? ref : null],

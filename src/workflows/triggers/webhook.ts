@@ -11,7 +11,7 @@ import { ApiError } from "../../lib/errors";
 import { guardJson } from "../../lib/input-guard";
 import { handOverRuns } from "../runs/run-client";
 import { startRun } from "../runs/start";
-import { runFor, type FiringTrigger, type TriggerBlock } from "./fire";
+import { runFor, workflowReachable, type FiringTrigger, type TriggerBlock } from "./fire";
 import { verifySignature, type Verification } from "./webhook-signature";
 import { openWebhookSecret } from "./webhook-secret";
 import type { AuthStrategy } from "../../lib/route-auth";
@@ -52,7 +52,8 @@ interface HookRow extends Record<string, unknown> {
 }
 
 /**
- * An enabled webhook trigger of an activated workflow, or undefined: an
+ * An enabled webhook trigger of an activated workflow its tenant may still
+ * fire (a revoked share's trigger may not), or undefined: an
  * unknown id, another type of trigger and a disabled one look alike to the caller.
  */
 async function findHook(c: Context<HonoEnv>, triggerId: string): Promise<HookRow | undefined> {
@@ -61,7 +62,7 @@ async function findHook(c: Context<HonoEnv>, triggerId: string): Promise<HookRow
       `SELECT t.tenant_id, t.workflow_id, t.key, t.definition, t.secret_ciphertext, a.version
          FROM workflow_triggers t
          JOIN workflow_activations a ON a.workflow_id = t.workflow_id AND a.tenant_id = t.tenant_id
-        WHERE t.id = $1 AND t.type = 'webhook' AND t.enabled`,
+        WHERE t.id = $1 AND t.type = 'webhook' AND t.enabled AND ${workflowReachable("t.workflow_id", "t.tenant_id")}`,
       [triggerId],
     );
     return rows[0];
