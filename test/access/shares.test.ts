@@ -98,11 +98,11 @@ describe("POST /access/shares", () => {
     expect((await sharesOf(owner.tenantId)).map((r) => r.id)).toEqual([first.id]);
   });
 
-  it.each(["spec", "workflow"])("refuses resource_type %s with 422: those definitions do not exist yet", async (resourceType) => {
+  it.each(["workflow"])("refuses resource_type %s with 422: those definitions do not exist yet", async (resourceType) => {
     const { owner, target } = await pair();
     const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: resourceType, resource_id: crypto.randomUUID(), target_tenant_id: target.tenantId } });
     const err = expectError(res, 422, "VALIDATION_FAILED");
-    expect(err.details.validation_errors).toEqual([`resource_type: ${resourceType} definitions do not exist in this service yet; entity_type, entity and schema can be shared`]);
+    expect(err.details.validation_errors).toEqual([`resource_type: ${resourceType} definitions do not exist in this service yet; entity_type, entity, schema and spec can be shared`]);
     expect(await sharesOf(owner.tenantId)).toEqual([]);
   });
 

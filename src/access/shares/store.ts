@@ -4,7 +4,7 @@
 import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type { Sql, TenantDb } from "../../db/client";
 import { pgCode, pgConstraint } from "../../db/client";
-import { entities, entityTypes, schemas, shares } from "../../db/schema";
+import { appSpecs, entities, entityTypes, schemas, shares } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { validationFailed } from "../../lib/validate";
@@ -35,7 +35,7 @@ const columns = {
 const receivedColumns = { ...columns, owner_tenant_id: shares.tenantId };
 
 /** The resource types that can be shared today, with the name a 404 gives them. */
-const SHAREABLE: Partial<Record<ResourceType, string>> = { entity_type: "Entity type", entity: "Entity", schema: "Schema" };
+const SHAREABLE: Partial<Record<ResourceType, string>> = { entity_type: "Entity type", entity: "Entity", schema: "Schema", spec: "Spec" };
 
 /** True when the caller's tenant owns the resource. Named explicitly: resources shared with the caller are visible to it too. */
 async function ownsResource({ db }: Sql, tenantId: string, type: ResourceType, id: string): Promise<boolean> {
@@ -44,14 +44,16 @@ async function ownsResource({ db }: Sql, tenantId: string, type: ResourceType, i
       ? await db.select({ id: entityTypes.id }).from(entityTypes).where(and(eq(entityTypes.id, id), eq(entityTypes.tenantId, tenantId)))
       : type === "entity"
         ? await db.select({ id: entities.id }).from(entities).where(and(eq(entities.id, id), eq(entities.tenantId, tenantId), isNull(entities.deletedAt)))
-        : await db.select({ id: schemas.id }).from(schemas).where(and(eq(schemas.id, id), eq(schemas.tenantId, tenantId)));
+        : type === "spec"
+          ? await db.select({ id: appSpecs.id }).from(appSpecs).where(and(eq(appSpecs.id, id), eq(appSpecs.tenantId, tenantId)))
+          : await db.select({ id: schemas.id }).from(schemas).where(and(eq(schemas.id, id), eq(schemas.tenantId, tenantId)));
   return row !== undefined;
 }
 
 export async function createShare(tenant: TenantDb, input: ShareInput) {
   const resourceName = SHAREABLE[input.resource_type];
   if (!resourceName) {
-    throw validationFailed([`resource_type: ${input.resource_type} definitions do not exist in this service yet; entity_type, entity and schema can be shared`]);
+    throw validationFailed([`resource_type: ${input.resource_type} definitions do not exist in this service yet; entity_type, entity, schema and spec can be shared`]);
   }
   if (input.target_tenant_id === tenant.tenantId) throw validationFailed(["target_tenant_id: is the caller's own tenant; a share goes to another tenant"]);
   const actions = input.actions ?? ["read"];
