@@ -53,7 +53,7 @@ export interface Side extends TenantCreds {
   externalUserId: string;
   /** The share of this tenant's Product type with the other tenant. */
   shareId: string;
-  /** An app spec at version 1 whose manifest shares the Product type with the other tenant. */
+  /** An app spec at version 1 whose manifest shares it and the Product type with the other tenant. */
   specId: string;
   /** A token the requests may revoke; never the one they authenticate with. */
   victimTokenId: string;
@@ -112,13 +112,13 @@ async function ok(method: string, path: string, auth: string, body?: unknown, ra
 export const JOB_DOC = { actions: [{ name: "pipe", config: { value: "{{ input }}" } }] };
 
 /** The hooks workflow: every kind of trigger but events, and a step bound to a published job. */
-/** An app spec whose keys are not in alphabetical order, with a config schema and a share of the Product type. */
+/** An app spec with a config schema, shared (itself and the Product type) with the other tenant when one is named. */
 export const specDoc = (target?: string) => ({
   dashboards: {
     main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { widgets: { hi: { widgetComponent: "text", config: { text: "hi" } } }, layout: [["hi"]] } } },
   },
   configSchemas: { app: "fz_schema" },
-  ...(target ? { shares: [{ tenantId: target, resourceType: "entity_type", resourceName: "Product" }] } : {}),
+  ...(target ? { shares: [{ tenantId: target }, { tenantId: target, resourceType: "entity_type", resourceName: "Product" }] } : {}),
 });
 
 export const HOOKS_DOC = {
