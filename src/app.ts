@@ -17,6 +17,7 @@ import { accessRoutes } from "./access/routes";
 import { secretRoutes } from "./access/secrets/routes";
 import { externalRoutes } from "./access/external/routes";
 import { shareRoutes } from "./access/shares/routes";
+import { manifestRoutes } from "./access/manifests/routes";
 import { schemaRoutes } from "./schema/routes";
 import { entityTypeRoutes } from "./entity/entity-types/routes";
 import { entityRoutes } from "./entity/entities/routes";
@@ -31,6 +32,7 @@ import { eventRoutes } from "./events/routes";
 import { artifactRoutes } from "./entity/artifacts/routes";
 import { tempFileRoutes } from "./entity/temp-files/routes";
 import { definitionRoutes } from "./definition/routes";
+import { specRoutes } from "./definition/specs/routes";
 import { activationRoutes } from "./workflows/activation/routes";
 import { runRoutes } from "./workflows/runs/routes";
 import { webhookRoutes } from "./workflows/triggers/routes";
@@ -44,6 +46,7 @@ export const routes: RouteSpec[] = [
   ...secretRoutes,
   ...externalRoutes,
   ...shareRoutes,
+  ...manifestRoutes,
   ...schemaRoutes,
   ...entityTypeRoutes,
   ...upsertRoutes,
@@ -58,6 +61,7 @@ export const routes: RouteSpec[] = [
   ...artifactRoutes,
   ...tempFileRoutes,
   ...definitionRoutes,
+  ...specRoutes,
   ...activationRoutes,
   ...runRoutes,
   ...webhookRoutes,

@@ -98,14 +98,6 @@ describe("POST /access/shares", () => {
     expect((await sharesOf(owner.tenantId)).map((r) => r.id)).toEqual([first.id]);
   });
 
-  it("refuses resource_type spec with 422: those definitions do not exist yet", async () => {
-    const { owner, target } = await pair();
-    const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "spec", resource_id: crypto.randomUUID(), target_tenant_id: target.tenantId } });
-    const err = expectError(res, 422, "VALIDATION_FAILED");
-    expect(err.details.validation_errors).toEqual(["resource_type: spec definitions do not exist in this service yet; entity_type, entity, schema and workflow can be shared"]);
-    expect(await sharesOf(owner.tenantId)).toEqual([]);
-  });
-
   it("refuses the caller's own tenant as target with 422", async () => {
     const owner = await createTenant();
     const type = await createProductType(owner.auth);

@@ -1,7 +1,7 @@
 // A valid request for every operation of the OpenAPI document, taken from how
 // the tests under test/ call each endpoint. The fuzzer mutates these, so most
 // of its requests pass validation up to the one value it made hostile.
-import { eventsDoc, HOOKS_DOC, JOB_DOC, PRODUCT_CONFIG, PRODUCT_SCHEMA, type Side, type World } from "./world";
+import { eventsDoc, HOOKS_DOC, JOB_DOC, PRODUCT_CONFIG, PRODUCT_SCHEMA, specDoc, type Side, type World } from "./world";
 
 /** One request before mutation. Path and query values are percent-encoded text unless given as JSON. */
 export interface Example {
@@ -229,6 +229,24 @@ export function examples(w: World): Record<string, Example[]> {
     "POST /entity/entities/{id}/artifacts/{artifactId}/download-url": [{ ...artifact, body: { ttl: 60, version: 1 } }],
     "GET /entity/downloads/{versionId}": [{ anonymous: true, params: { versionId: a.versionId }, query: signed(a.downloadUrl) }],
     ...workflowExamples(w),
+    ...specExamples(w),
+  };
+}
+
+/** App specs, their versions and manifests. */
+function specExamples(w: World): Record<string, Example[]> {
+  const spec = { params: { id: w.a.specId } };
+  return {
+    "GET /definition/specs/schema": [{}],
+    "POST /definition/specs/validate": [{ body: { spec_document: specDoc(w.b.tenantId) } }],
+    "POST /definition/specs": [{ body: { name: "fz_spec2", description: "Fuzzed", spec_document: specDoc(w.b.tenantId) } }],
+    "GET /definition/specs": [{ query: { name: "fz_spec", page: "1", limit: "10" } }],
+    "GET /definition/specs/{id}": [spec, { params: { id: w.b.specId } }],
+    "PUT /definition/specs/{id}": [{ ...spec, body: { name: "fz_spec", description: "v2", spec_document: specDoc() } }],
+    "DELETE /definition/specs/{id}": [spec],
+    "GET /definition/specs/{id}/versions": [{ ...spec, query: { page: "1", limit: "10" } }],
+    "GET /definition/specs/{id}/versions/{version}": [{ params: { id: w.a.specId, version: "1" } }],
+    "GET /access/manifests": [{ query: { spec_id: w.a.specId, page: "1", limit: "10" } }],
   };
 }
 

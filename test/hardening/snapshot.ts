@@ -45,6 +45,8 @@ const TABLES = [
   "workflow_job_runs",
   "workflow_action_runs",
   "workflow_action_log",
+  "app_specs",
+  "app_spec_versions",
 ];
 
 /**

@@ -53,6 +53,8 @@ export interface Side extends TenantCreds {
   externalUserId: string;
   /** The share of this tenant's Product type with the other tenant. */
   shareId: string;
+  /** An app spec at version 1 whose manifest shares it and the Product type with the other tenant. */
+  specId: string;
   /** A token the requests may revoke; never the one they authenticate with. */
   victimTokenId: string;
   artifactId: string;
@@ -110,6 +112,15 @@ async function ok(method: string, path: string, auth: string, body?: unknown, ra
 export const JOB_DOC = { actions: [{ name: "pipe", config: { value: "{{ input }}" } }] };
 
 /** The hooks workflow: every kind of trigger but events, and a step bound to a published job. */
+/** An app spec with a config schema, shared (itself and the Product type) with the other tenant when one is named. */
+export const specDoc = (target?: string) => ({
+  dashboards: {
+    main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { widgets: { hi: { widgetComponent: "text", config: { text: "hi" } } }, layout: [["hi"]] } } },
+  },
+  configSchemas: { app: "fz_schema" },
+  ...(target ? { shares: [{ tenantId: target }, { tenantId: target, resourceType: "entity_type", resourceName: "Product" }] } : {}),
+});
+
 export const HOOKS_DOC = {
   jobs: [
     { id: "a", actions: [{ name: "pipe", config: {} }] },
@@ -251,7 +262,7 @@ async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
   };
 }
 
-async function side(): Promise<Omit<Side, "shareId">> {
+async function side(): Promise<Omit<Side, "shareId" | "specId">> {
   const t = await createTenant();
   const schema = await ok("POST", "/schema/schemas", t.auth, { name: "fz_schema", schema: PRODUCT_SCHEMA });
   const type = await ok("POST", "/entity/entity-types", t.auth, { name: "Product", status: "active", schema: PRODUCT_SCHEMA, config: PRODUCT_CONFIG });
@@ -335,7 +346,11 @@ async function side(): Promise<Omit<Side, "shareId">> {
 export async function buildWorld(): Promise<World> {
   const [a, b] = [await side(), await side()];
   const share = (from: typeof a, to: typeof b) => ok("POST", "/access/shares", from.auth, { resource_type: "entity_type", resource_id: from.typeId, target_tenant_id: to.tenantId });
-  return { a: { ...a, shareId: (await share(a, b)).id }, b: { ...b, shareId: (await share(b, a)).id } };
+  const spec = (from: typeof a, to: typeof b) => ok("POST", "/definition/specs", from.auth, { name: "fz_spec", description: "Seeded", spec_document: specDoc(to.tenantId) });
+  return {
+    a: { ...a, shareId: (await share(a, b)).id, specId: (await spec(a, b)).id },
+    b: { ...b, shareId: (await share(b, a)).id, specId: (await spec(b, a)).id },
+  };
 }
 
 /** Ids a path parameter may take: this tenant's of every kind (never its own login token), the other tenant's. */
@@ -343,7 +358,7 @@ export function idsOf(s: Side): string[] {
   const wf = s.wf;
   return [
     ...[s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId],
-    ...[s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId],
+    ...[s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId, s.specId],
     ...[wf.hooksId, wf.eventsId, wf.draftId, wf.jobId, wf.runPolicyId, ...Object.values(wf.triggers), wf.pendingRunId, wf.cancelledRunId, wf.waitsId, wf.waitingRunId],
   ];
 }

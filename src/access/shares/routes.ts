@@ -19,7 +19,7 @@ export const shareRoutes = [
       201: { description: "Shared", schema: dataEnvelope(shareItem) },
       404: { description: "The resource is not one of the caller's" },
       409: { description: "Already shared with that tenant (details.share_id)" },
-      422: { description: "Unknown or own target tenant, a resource type not shareable yet, or an action other than read" },
+      422: { description: "Unknown or own target tenant, or an action other than read" },
     },
     handler: async (c, { body }) => c.json({ data: await createShare(c.var.ctx.tenant, body) }, 201),
   }),

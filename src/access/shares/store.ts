@@ -4,7 +4,7 @@
 import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type { Sql, TenantDb } from "../../db/client";
 import { pgCode, pgConstraint } from "../../db/client";
-import { entities, entityTypes, schemas, shares, workflowDefinitions } from "../../db/schema";
+import { appSpecs, entities, entityTypes, schemas, shares, workflowDefinitions } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { validationFailed } from "../../lib/validate";
@@ -35,26 +35,27 @@ const columns = {
 const receivedColumns = { ...columns, owner_tenant_id: shares.tenantId };
 
 /** The resource types that can be shared today, with the name a 404 gives them. */
-const SHAREABLE: Partial<Record<ResourceType, string>> = { entity_type: "Entity type", entity: "Entity", schema: "Schema", workflow: "Workflow" };
+const SHAREABLE: Record<ResourceType, string> = { entity_type: "Entity type", entity: "Entity", schema: "Schema", workflow: "Workflow", spec: "Spec" };
+
+/** The table each resource type lives in, and whether its rows are soft-deleted. */
+const TABLES = {
+  entity_type: { table: entityTypes },
+  entity: { table: entities, live: isNull(entities.deletedAt) },
+  schema: { table: schemas },
+  workflow: { table: workflowDefinitions },
+  spec: { table: appSpecs },
+} as const;
 
 /** True when the caller's tenant owns the resource. Named explicitly: resources shared with the caller are visible to it too. */
 async function ownsResource({ db }: Sql, tenantId: string, type: ResourceType, id: string): Promise<boolean> {
-  const [row] =
-    type === "entity_type"
-      ? await db.select({ id: entityTypes.id }).from(entityTypes).where(and(eq(entityTypes.id, id), eq(entityTypes.tenantId, tenantId)))
-      : type === "entity"
-        ? await db.select({ id: entities.id }).from(entities).where(and(eq(entities.id, id), eq(entities.tenantId, tenantId), isNull(entities.deletedAt)))
-        : type === "workflow"
-          ? await db.select({ id: workflowDefinitions.id }).from(workflowDefinitions).where(and(eq(workflowDefinitions.id, id), eq(workflowDefinitions.tenantId, tenantId)))
-          : await db.select({ id: schemas.id }).from(schemas).where(and(eq(schemas.id, id), eq(schemas.tenantId, tenantId)));
+  const found = TABLES[type];
+  const live = "live" in found ? found.live : undefined;
+  const [row] = await db.select({ id: found.table.id }).from(found.table).where(and(eq(found.table.id, id), eq(found.table.tenantId, tenantId), live));
   return row !== undefined;
 }
 
 export async function createShare(tenant: TenantDb, input: ShareInput) {
   const resourceName = SHAREABLE[input.resource_type];
-  if (!resourceName) {
-    throw validationFailed([`resource_type: ${input.resource_type} definitions do not exist in this service yet; entity_type, entity, schema and workflow can be shared`]);
-  }
   if (input.target_tenant_id === tenant.tenantId) throw validationFailed(["target_tenant_id: is the caller's own tenant; a share goes to another tenant"]);
   const actions = input.actions ?? ["read"];
   try {

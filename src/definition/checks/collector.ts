@@ -73,6 +73,11 @@ export const ISSUE_CODES = [
   "jwks_uri_template_tid",
   "function_name_reserved",
   "action_not_synchronous",
+  // App specs, the checks that read the database: a `shares` entry naming no
+  // resource of the owner, no tenant, or the owner itself.
+  "share_unknown_resource",
+  "share_unknown_tenant",
+  "share_own_tenant",
 ] as const;
 
 export type IssueCode = (typeof ISSUE_CODES)[number];
