@@ -45,7 +45,7 @@ describe("configSchemas at publish", () => {
   it("merges the database issues with the document's own in one answer", async () => {
     const t = await createTenant();
     const err = await refused(t, () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "Bad", spec_document: { configSchemas: { app: "nowhere" } } } }), 422, "VALIDATION_FAILED");
-    expect(err.details.issues.map((i: any) => i.code)).toEqual(["schema_violation", "unknown_schema"]);
+    expect(err.details.issues.map((i: any) => [i.path, i.code])).toEqual([["dashboards", "required"], ["configSchemas.app", "unknown_schema"]]);
   });
 });
 
@@ -66,8 +66,8 @@ describe("the shares block at publish", () => {
     const err = await refused(owner, () => call("POST", "/definition/specs", { auth: owner.auth, body: { name: "S", spec_document: { ...specDoc(), shares } } }), 422, "VALIDATION_FAILED");
     expect(err.details.code).toBe("SPEC_STRUCTURE_INVALID");
     expect(err.details.issues.map((i: any) => [i.path, i.code])).toEqual([
+      ["shares[1].tenantId", "schema_violation"],
       ["shares[0].tenantId", "share_unknown_tenant"],
-      ["shares[1].tenantId", "share_unknown_tenant"],
       ["shares[2].tenantId", "share_own_tenant"],
       ["shares[3].resourceName", "share_unknown_resource"],
       ["shares[4].resourceName", "share_unknown_resource"],

@@ -65,7 +65,8 @@ async function databaseIssues(tenant: TenantDb, doc: Record<string, unknown>, na
     for (const { index, share } of entries) {
       const at = child("shares", index);
       if (share.tenant_id === tenant.tenantId) issues.push({ path: `${at}.tenantId`, code: "share_own_tenant", message: "is the spec's own tenant; a share goes to another tenant" });
-      else if (!tenants.has(share.tenant_id)) issues.push({ path: `${at}.tenantId`, code: "share_unknown_tenant", message: `names no tenant (${share.tenant_id})` });
+      // A tenantId that is not a uuid is the schema layer's issue already.
+      else if (isUuid(share.tenant_id) && !tenants.has(share.tenant_id)) issues.push({ path: `${at}.tenantId`, code: "share_unknown_tenant", message: `names no tenant (${share.tenant_id})` });
       issues.push(...(await resourceIssues(sql, tenant.tenantId, at, share, name)));
     }
     return issues;
