@@ -1,0 +1,89 @@
+// The seams between the parts of a render (docs/apps.md, "Rendering"): who
+// the host's request acts for (render/identity), what its smart values see
+// (the render context), the page's data sources (render/sources) and what
+// the layout resolution (render/pages) hands back. Each part depends on these
+// shapes only, so each is built and tested on its own.
+import type { ConfinedServices } from "../../access/confined-services";
+import type { Principal } from "../../gateway/principal";
+import type { EvaluationBudget } from "../../lib/smart-values";
+
+export type NotificationLevel = "INFO" | "WARNING" | "ERROR";
+
+/** One entry of a render answer's `notifications[]`. */
+export interface Notification {
+  id: string;
+  level: NotificationLevel;
+  message: string;
+}
+
+/** Who a render acts for, once the host's credential and identity are verified and the app user resolved. */
+export interface RenderIdentity {
+  tenantId: string;
+  integrationId: string;
+  activationId: string;
+  specId: string;
+  /** The spec version the activation uses (pinned, or the latest). */
+  specVersion: number;
+  /** The key of the spec's `providers` the integration's company is registered under. */
+  provider: string;
+  externalCompanyId: string;
+  companyExternalId: string;
+  /** The resolved app user. */
+  userId: string;
+  /** Every identity key the provider's extractors gave, canonical ones included. */
+  identity: Record<string, unknown>;
+  /** The app user's permissions: the activation's policy, or its role bindings in standard mode. */
+  principal: Principal;
+}
+
+/** The config scopes a render sees, each kept under its own key (definition values merged under the stored ones). */
+export interface RenderConfig {
+  app: Record<string, unknown>;
+  integration: Record<string, unknown>;
+  company: Record<string, unknown>;
+  team: Record<string, unknown>;
+  user: Record<string, unknown>;
+}
+
+/** The root of every smart value of a render, before the page adds `page` and a command adds `outputs` and `payload`. */
+export interface RenderContext {
+  config: RenderConfig;
+  /** Names only, per scope. */
+  secretsSet: { tenant: string[]; user: string[]; company: string[]; team: string[] };
+  /** `resource:action` strings, as `/access/me/permissions` writes them. */
+  permissions: string[];
+  /** The host's request context, as posted. */
+  context: unknown;
+  identity: Record<string, unknown>;
+  provider: { provider: string; identity: Record<string, unknown> };
+}
+
+/** What the data sources of one render reach the world with. */
+export interface SourceEnvironment {
+  /** The app user's services: `$query` runs with its permissions. */
+  services: ConfinedServices;
+  /** Every expression of the render draws from this one budget. */
+  budget: EvaluationBudget;
+  /** Epoch ms past which a source still pending drops its widget. */
+  deadline: number;
+  /** The spec's `functions`, callable as `$<name>(...)`. */
+  functions: Record<string, string>;
+  /** The spec's root `auth` profiles, for `$http`. */
+  authProfiles: Record<string, unknown>;
+  /** Adds a notification to the answer. */
+  notify(notification: Notification): void;
+}
+
+/**
+ * The data sources of one page in one render. A source resolves when first
+ * read, and an identical resolved source is fetched once per render until a
+ * command writes (`invalidate`).
+ */
+export interface PageSources {
+  /** The source's value: rows, a record (`single`), or null; `scope` is the page's render context. Throws when it fails. */
+  read(name: string, scope: Record<string, unknown>): Promise<unknown>;
+  /** For `referenceData`: `{ rows, total }` of the source a widget names. */
+  reference(name: string, scope: Record<string, unknown>, widgetId: string): Promise<{ rows: unknown[]; total: number }>;
+  /** A command wrote: later reads fetch again. */
+  invalidate(): void;
+}
