@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { effectiveConfig, mergePatch } from "../../src/apps/config/merge";
-import { writeScope } from "../../src/apps/config/scope";
+import { writeScope, type ScopeRules } from "../../src/apps/config/scope";
+import type { JsonSchema } from "../../src/lib/validate";
 import { ApiError } from "../../src/lib/errors";
 
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -52,7 +53,7 @@ describe("scope writes", () => {
     type: "object",
     properties: { limit: { type: "integer", maximum: 10 }, mode: { type: "string", "x-immutable": true, default: "a" }, box: { type: "object", properties: { n: { type: "integer", default: 1 } } } },
   };
-  const rules = { scope: "team" as const, definition: { mode: "fixed" }, schema };
+  const rules: ScopeRules = { scope: "team", definition: { mode: "fixed" }, schema: schema as JsonSchema };
   const refusal = (fn: () => unknown) => {
     try {
       fn();
