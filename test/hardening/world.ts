@@ -66,7 +66,7 @@ export interface Side extends TenantCreds {
   apps: Apps;
 }
 
-/** An app spec of the tenant, activated, with an integration (company fzidp/company-1) and a team principal. */
+/** An app spec of the tenant, activated, with an integration (company fzidp/company-1), a team principal and the caller's user principal. */
 export interface Apps {
   specId: string;
   activationId: string;
@@ -90,6 +90,7 @@ async function apps(t: TenantCreds, companyId: string): Promise<Apps> {
   const activation = await ok("PUT", `/apps/${spec.id}/config`, t.auth, { config: { sku: "A-1" } });
   const integration = await ok("POST", `/apps/${spec.id}/integrations`, t.auth, { external_company_id: companyId, allowed_origins: ["https://host.example"] });
   await ok("PUT", `/apps/${spec.id}/principals/team/fz-team`, t.auth, { config: { seats: 2 } });
+  await ok("PUT", `/apps/${spec.id}/principals/user/self`, t.auth, { config: { theme: "light" } });
   return { specId: spec.id, activationId: activation.id, integrationId: integration.id };
 }
 
