@@ -37,6 +37,7 @@ import { activationRoutes } from "./workflows/activation/routes";
 import { runRoutes } from "./workflows/runs/routes";
 import { webhookRoutes } from "./workflows/triggers/routes";
 import { callbackRoutes } from "./workflows/actions/outbound/callback-routes";
+import { appRoutes } from "./apps/routes";
 
 export const routes: RouteSpec[] = [
   ...openApiRoutes(() => routes),
@@ -66,6 +67,7 @@ export const routes: RouteSpec[] = [
   ...runRoutes,
   ...webhookRoutes,
   ...callbackRoutes,
+  ...appRoutes,
 ];
 
 const table = routeTable(routes);

@@ -1,8 +1,8 @@
 // Policies: named sets of grants, assigned to roles or users (assignments.ts).
-import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db, TenantDb } from "../db/client";
 import { pgCode } from "../db/client";
-import { grants, policies, policyAssignments, workflowActivations } from "../db/schema";
+import { appActivations, grants, policies, policyAssignments, workflowActivations } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { forbidden, uuidSchema } from "../lib/schemas";
@@ -62,7 +62,8 @@ export function grantRow(tenantId: string, policyId: string, g: GrantInput) {
 
 /**
  * Grants added to a policy in use reach its holders at once (the users and
- * roles it is assigned to, the runs of workflows bound to it), so the caller must hold them.
+ * roles it is assigned to, the runs of workflows and the users of app
+ * activations bound to it), so the caller must hold them.
  */
 export async function requireCoveredIfAssigned(db: Db, caller: Principal, policyId: string, added: GrantInput[]) {
   const [assigned] = await db
@@ -70,6 +71,7 @@ export async function requireCoveredIfAssigned(db: Db, caller: Principal, policy
     .from(policyAssignments)
     .where(eq(policyAssignments.policyId, policyId))
     .unionAll(db.select({ id: workflowActivations.workflowId }).from(workflowActivations).where(eq(workflowActivations.policyId, policyId)))
+    .unionAll(db.select({ id: appActivations.id }).from(appActivations).where(eq(appActivations.policyId, policyId)))
     .limit(1);
   if (assigned) requireCovered(caller, grantPermissions(added), "Adding these grants to an assigned policy");
 }
@@ -137,7 +139,7 @@ export async function updatePolicy(tenant: TenantDb, caller: Principal, id: stri
   }
 }
 
-/** Its grants and assignments go with it (foreign keys cascade); a policy a workflow activation binds stays (409). */
+/** Its grants and assignments go with it (foreign keys cascade); a policy a workflow or app activation binds stays (409). */
 export async function deletePolicy(tenant: TenantDb, id: string) {
   try {
     return await tenant.tx(async ({ db }) => {
@@ -147,7 +149,7 @@ export async function deletePolicy(tenant: TenantDb, id: string) {
     });
   } catch (e) {
     // A restricting foreign key answers 23001 (restrict_violation) or 23503, by Postgres version.
-    if (pgCode(e) === "23503" || pgCode(e) === "23001") throw new ApiError("CONFLICT", `Policy ${id} is bound to a workflow activation; bind another policy there first`, { policy_id: id });
+    if (pgCode(e) === "23503" || pgCode(e) === "23001") throw new ApiError("CONFLICT", `Policy ${id} is bound to a workflow or app activation; bind another policy there first`, { policy_id: id });
     throw e;
   }
 }
@@ -170,24 +172,68 @@ export function grantsOf(permissions: string[]): GrantInput[] {
   return [...byTarget.values()].map((g) => ({ ...g, actions: [...g.actions].sort() }));
 }
 
-/** The policy a workflow's activation provisioned, when there is one. */
-export async function provisionedPolicy(db: Db, workflowId: string): Promise<{ id: string; name: string } | undefined> {
-  const [row] = await db.select({ id: policies.id, name: policies.name }).from(policies).where(eq(policies.workflowId, workflowId));
-  return row;
+/**
+ * Binding a policy gives its grants to whoever acts with it (a workflow's
+ * runs, an app's users), so the caller must hold them, as for assigning it.
+ * An unknown id is 422 naming `field`.
+ */
+export async function requireBindablePolicy(db: Db, caller: Principal, policyId: string, field = "policy_id"): Promise<void> {
+  const rows = await db
+    .select({ resource: grants.resource, actions: grants.actions })
+    .from(policies)
+    .leftJoin(grants, eq(grants.policyId, policies.id))
+    .where(eq(policies.id, policyId));
+  if (!rows.length) {
+    const errors = [`${field}: no policy ${policyId}`];
+    throw new ApiError("VALIDATION_FAILED", "Unknown policy", { errors, validation_errors: errors });
+  }
+  requireCovered(caller, grantPermissions(rows.flatMap((g) => (g.resource && g.actions ? [{ resource: g.resource, actions: g.actions }] : []))), "Binding this policy");
 }
 
 /**
- * Creates the policy a workflow's activation provisions, or brings the one
- * it provisioned before to `name` and exactly `wanted` (its grants replaced
- * only when they differ, so a repeated activation changes nothing). Runs in
- * the caller's transaction; a name another policy holds is 409 CONFLICT.
+ * What provisioned a policy, and reconciles its grants on every activation or
+ * config write: a workflow (its activation), or an app activation and the key
+ * of the spec's `policies` (`$inline` for the config write's own `policy`).
  */
-export async function provisionPolicy(db: Db, tenantId: string, workflowId: string, name: string, wanted: GrantInput[]): Promise<string> {
+export type PolicyOwner = { workflowId: string } | { appActivationId: string; key: string };
+
+function ownedBy(owner: PolicyOwner) {
+  return "workflowId" in owner
+    ? eq(policies.workflowId, owner.workflowId)
+    : and(eq(policies.appActivationId, owner.appActivationId), eq(policies.appPolicyKey, owner.key));
+}
+
+function ownerColumns(owner: PolicyOwner) {
+  return "workflowId" in owner ? { workflowId: owner.workflowId } : { appActivationId: owner.appActivationId, appPolicyKey: owner.key };
+}
+
+/** The policies an app activation provisioned, by key. */
+export async function appProvisionedPolicies(db: Db, activationId: string): Promise<Map<string, string>> {
+  const rows = await db.select({ id: policies.id, key: policies.appPolicyKey }).from(policies).where(eq(policies.appActivationId, activationId));
+  return new Map(rows.map((r) => [r.key ?? "", r.id]));
+}
+
+/** The policy a workflow's activation (or an app activation's key) provisioned, when there is one. */
+export async function provisionedPolicy(db: Db, owner: string | PolicyOwner): Promise<{ id: string; name: string } | undefined> {
+  const [row] = await db.select({ id: policies.id, name: policies.name }).from(policies).where(ownedBy(typeof owner === "string" ? { workflowId: owner } : owner));
+  return row;
+}
+
+const WORKFLOW_POLICY = "Provisioned by the workflow's activation: the permissions its actions need. Each activation reconciles its grants.";
+
+/**
+ * Creates the policy an owner provisions (a workflow id stands for the
+ * workflow), or brings the one it provisioned before to `name` and exactly
+ * `wanted` (its grants replaced only when they differ, so a repeated
+ * activation changes nothing). Runs in the caller's transaction; a name
+ * another policy holds is 409 CONFLICT.
+ */
+export async function provisionPolicy(db: Db, tenantId: string, ownerOrWorkflow: string | PolicyOwner, name: string, wanted: GrantInput[], description = WORKFLOW_POLICY): Promise<string> {
+  const owner = typeof ownerOrWorkflow === "string" ? { workflowId: ownerOrWorkflow } : ownerOrWorkflow;
   try {
-    const existing = await provisionedPolicy(db, workflowId);
+    const existing = await provisionedPolicy(db, owner);
     if (!existing) {
-      const description = "Provisioned by the workflow's activation: the permissions its actions need. Each activation reconciles its grants.";
-      const [{ id }] = await db.insert(policies).values({ tenantId, name, description, workflowId }).returning({ id: policies.id });
+      const [{ id }] = await db.insert(policies).values({ tenantId, name, description, ...ownerColumns(owner) }).returning({ id: policies.id });
       if (wanted.length) await db.insert(grants).values(wanted.map((g) => grantRow(tenantId, id, g)));
       return id;
     }
@@ -202,7 +248,7 @@ export async function provisionPolicy(db: Db, tenantId: string, workflowId: stri
     }
     return existing.id;
   } catch (e) {
-    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", `Policy ${name} already exists and was not provisioned for this workflow; bind it with policy_id, or rename or delete it`, { name });
+    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", `Policy ${name} already exists and was not provisioned for this ${"workflowId" in owner ? "workflow" : "app activation"}; bind it with policy_id, or rename or delete it`, { name });
     throw e;
   }
 }

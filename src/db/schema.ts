@@ -440,12 +440,16 @@ export const policies = pgTable(
     description: text("description"),
     /** The workflow whose activation provisioned this policy (and reconciles its grants); null for a policy written through /access/policies. */
     workflowId: uuid("workflow_id").references((): AnyPgColumn => workflowDefinitions.id, { onDelete: "set null" }),
+    /** The app activation that provisioned this policy, with `app_policy_key` (a key of the spec's `policies`, or `$inline` for the config write's own `policy`). */
+    appActivationId: uuid("app_activation_id").references((): AnyPgColumn => appActivations.id, { onDelete: "set null" }),
+    appPolicyKey: text("app_policy_key"),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
   (t) => [
     uniqueIndex("policies_tenant_name_key").on(t.tenantId, t.name),
     uniqueIndex("policies_workflow_key").on(t.tenantId, t.workflowId).where(sql`${t.workflowId} IS NOT NULL`),
+    uniqueIndex("policies_app_activation_key").on(t.tenantId, t.appActivationId, t.appPolicyKey).where(sql`${t.appActivationId} IS NOT NULL`),
     tenantPolicy("policies"),
   ],
 ).enableRLS();
@@ -944,7 +948,9 @@ export const appActivations = pgTable(
     specVersion: integer("spec_version"),
     config: jsonb("config").notNull().default(sql`'{}'::jsonb`),
     jobBindings: jsonb("job_bindings").notNull().default(sql`'{}'::jsonb`),
-    policyId: uuid("policy_id").references(() => policies.id, { onDelete: "restrict" }),
+    policyId: uuid("policy_id").references((): AnyPgColumn => policies.id, { onDelete: "restrict" }),
+    /** True when the operator chose the policy (`policy_id` or an inline `policy`); false: the spec's `defaultPolicy` (or none). */
+    policyBound: boolean("policy_bound").notNull().default(false),
     revision: integer("revision").notNull().default(1),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
@@ -979,6 +985,33 @@ export const appIntegrations = pgTable(
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
   (t) => [index("app_integrations_activation_idx").on(t.tenantId, t.activationId), tenantPolicy("app_integrations")],
+).enableRLS();
+
+/**
+ * Per-principal config of an activation (the `company`, `team` and `user`
+ * scopes as stored). `principal_id` is the external company's `external_id`
+ * (with its `provider`), an opaque team id, or a user id; `provider` is ''
+ * for team and user. `revision` moves on every write (optimistic locking).
+ */
+export const appPrincipalConfigs = pgTable(
+  "app_principal_configs",
+  {
+    id: id(),
+    tenantId: tenantId(),
+    activationId: uuid("activation_id").notNull().references(() => appActivations.id, { onDelete: "cascade" }),
+    principalType: text("principal_type", { enum: ["company", "team", "user"] }).notNull(),
+    provider: text("provider").notNull().default(""),
+    principalId: text("principal_id").notNull(),
+    config: jsonb("config").notNull().default(sql`'{}'::jsonb`),
+    revision: integer("revision").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().default(sql`now()`),
+  },
+  (t) => [
+    uniqueIndex("app_principal_configs_key").on(t.tenantId, t.activationId, t.principalType, t.provider, t.principalId),
+    check("app_principal_configs_type", sql`${t.principalType} in ('company', 'team', 'user')`),
+    tenantPolicy("app_principal_configs"),
+  ],
 ).enableRLS();
 
 /**

@@ -230,6 +230,7 @@ export function examples(w: World): Record<string, Example[]> {
     "GET /entity/downloads/{versionId}": [{ anonymous: true, params: { versionId: a.versionId }, query: signed(a.downloadUrl) }],
     ...workflowExamples(w),
     ...specExamples(w),
+    ...appExamples(w),
   };
 }
 
@@ -247,6 +248,32 @@ function specExamples(w: World): Record<string, Example[]> {
     "GET /definition/specs/{id}/versions": [{ ...spec, query: { page: "1", limit: "10" } }],
     "GET /definition/specs/{id}/versions/{version}": [{ params: { id: w.a.specId, version: "1" } }],
     "GET /access/manifests": [{ query: { spec_id: w.a.specId, page: "1", limit: "10" } }],
+  };
+}
+
+/** Activation and config, integrations and principals of the tenant's activated spec. */
+function appExamples(w: World): Record<string, Example[]> {
+  const { apps, wf } = w.a;
+  const spec = { params: { specId: apps.specId } };
+  const integration = { params: { specId: apps.specId, integrationId: apps.integrationId } };
+  const team = { params: { specId: apps.specId, type: "team", principalId: "fz-team" } };
+  return {
+    "GET /apps/{specId}/config": [spec],
+    "PUT /apps/{specId}/config": [
+      { ...spec, body: { config: { sku: "B-2", nested: { a: [1, 2] } }, job_bindings: { enrich: wf.jobId } } },
+      { ...spec, body: { spec_version: 1, policy_id: null } },
+      { ...spec, body: { policy: { name: "fz_app_inline", grants: [{ resource: "entity", actions: ["read"], resource_name: "Product" }] } } },
+    ],
+    "POST /apps/{specId}/integrations": [{ ...spec, body: { external_company_id: w.a.companyId, name: "Fz host", allowed_origins: ["http://localhost:8080"], config: { region: "eu" }, is_enabled: true } }],
+    "GET /apps/{specId}/integrations": [{ ...spec, query: { page: "1", limit: "10" } }],
+    "GET /apps/{specId}/integrations/{integrationId}": [integration],
+    "PUT /apps/{specId}/integrations/{integrationId}": [{ ...integration, body: { config: { lang: "en", extra: { x: 1 } }, allowed_origins: ["https://other.example:8443"], is_enabled: false } }],
+    "GET /apps/{specId}/principals/{type}/{principalId}": [team, { params: { specId: apps.specId, type: "user", principalId: "self" } }],
+    "PUT /apps/{specId}/principals/{type}/{principalId}": [
+      { ...team, body: { config: { seats: 3, tags: ["a"] } } },
+      { params: { specId: apps.specId, type: "user", principalId: "self" }, body: { config: { theme: "dark" } } },
+      { params: { specId: apps.specId, type: "company", principalId: "company-1" }, query: { provider: "fzidp" }, body: { config: { tier: "gold" } } },
+    ],
   };
 }
 

@@ -47,7 +47,18 @@ const TABLES = [
   "workflow_action_log",
   "app_specs",
   "app_spec_versions",
+  "app_activations",
+  "app_integrations",
+  "app_principal_configs",
+  "app_tokens",
 ];
+
+/**
+ * Columns closing a cycle of foreign keys (a policy names the app activation
+ * that provisioned it, which names its policy): restored as null with their
+ * row, then set once every table is back.
+ */
+const CYCLIC: Record<string, string[]> = { policies: ["app_activation_id"] };
 
 /**
  * Rows a table's digest leaves out: the runs event triggers start, which the
@@ -131,7 +142,13 @@ export async function restore(q: Query, tenants: string[], saved: Saved): Promis
   try {
     for (const s of statements) await q(s, [tenants]);
     // OVERRIDING SYSTEM VALUE keeps the saved ids of identity columns (workflow_action_log's).
-    for (const t of TABLES) await q(`INSERT INTO ${t} OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb)`, [JSON.stringify(saved.rows[t])]);
+    const cleared = (t: string) => (saved.rows[t] as Record<string, unknown>[]).map((row) => ({ ...row, ...Object.fromEntries((CYCLIC[t] ?? []).map((c) => [c, null])) }));
+    for (const t of TABLES) await q(`INSERT INTO ${t} OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb)`, [JSON.stringify(cleared(t))]);
+    for (const [t, columns] of Object.entries(CYCLIC)) {
+      for (const c of columns) {
+        await q(`UPDATE ${t} x SET ${c} = s.${c} FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb) s WHERE x.id = s.id AND s.${c} IS NOT NULL`, [JSON.stringify(saved.rows[t])]);
+      }
+    }
     await q("COMMIT");
   } catch (e) {
     await q("ROLLBACK");

@@ -65,6 +65,35 @@ export interface Side extends TenantCreds {
   tempFileId: string;
   tempDownloadUrl: URL;
   wf: Workflows;
+  apps: Apps;
+}
+
+/** An app spec of the tenant, activated, with an integration (company fzidp/company-1), a team principal and the caller's user principal. */
+export interface Apps {
+  specId: string;
+  activationId: string;
+  integrationId: string;
+}
+
+export const APP_SPEC = {
+  dashboards: { main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { layout: [] } } } },
+  providers: { fzidp: { auth: { type: "bearer" }, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } },
+  config: { app: { title: "Fz" }, integration: { lang: "en" } },
+  configSchemas: { app: "fz_schema" },
+  policies: { viewer: { grants: [{ resource: "app", actions: ["read"], resourceName: "$app_config" }] } },
+  defaultPolicy: "viewer",
+  jobs: { enrich: null },
+};
+
+/** The spec row as the spec API stores it (its current document and version 1). */
+async function apps(t: TenantCreds, companyId: string): Promise<Apps> {
+  const [spec] = await systemQuery<{ id: string }>(`INSERT INTO app_specs (tenant_id, name, spec_document) VALUES ($1, 'fz_app', $2) RETURNING id`, [t.tenantId, JSON.stringify(APP_SPEC)]);
+  await systemQuery(`INSERT INTO app_spec_versions (tenant_id, spec_id, version, spec_document) VALUES ($1, $2, 1, $3)`, [t.tenantId, spec.id, JSON.stringify(APP_SPEC)]);
+  const activation = await ok("PUT", `/apps/${spec.id}/config`, t.auth, { config: { sku: "A-1" } });
+  const integration = await ok("POST", `/apps/${spec.id}/integrations`, t.auth, { external_company_id: companyId, allowed_origins: ["https://host.example"] });
+  await ok("PUT", `/apps/${spec.id}/principals/team/fz-team`, t.auth, { config: { seats: 2 } });
+  await ok("PUT", `/apps/${spec.id}/principals/user/self`, t.auth, { config: { theme: "light" } });
+  return { specId: spec.id, activationId: activation.id, integrationId: integration.id };
 }
 
 /** A tenant's workflows, their triggers, a published job and three runs. */
@@ -339,6 +368,7 @@ async function side(): Promise<Omit<Side, "shareId" | "specId">> {
     tempFileId: temp.id,
     tempDownloadUrl: new URL(tempLink.url),
     wf,
+    apps: await apps(t, company.id),
   };
 }
 
@@ -360,5 +390,6 @@ export function idsOf(s: Side): string[] {
     ...[s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId],
     ...[s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId, s.specId],
     ...[wf.hooksId, wf.eventsId, wf.draftId, wf.jobId, wf.runPolicyId, ...Object.values(wf.triggers), wf.pendingRunId, wf.cancelledRunId, wf.waitsId, wf.waitingRunId],
+    ...[s.apps.specId, s.apps.activationId, s.apps.integrationId],
   ];
 }

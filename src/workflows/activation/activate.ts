@@ -9,8 +9,7 @@ import { holdsPermission, type Principal } from "../../gateway/principal";
 import { ApiError, notFound } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { latestSchema } from "../../schema/registry";
-import { grantPermissions, requireCovered } from "../../access/escalation";
-import { grantsOf, provisionedPolicy, provisionPolicy } from "../../access/policies";
+import { grantsOf, provisionedPolicy, provisionPolicy, requireBindablePolicy } from "../../access/policies";
 import { policyPrincipal } from "../../access/policy-principal";
 import { boundJobs, lacking, needsOf, warningsOf, type Needs } from "./needs";
 import { effectiveEnv, mergeEnv, missingEnvVars, type Env } from "../../lib/env-merge";
@@ -121,19 +120,6 @@ async function mergeBindings(sql: Sql, definition: DefinitionRow["definition_jso
   return merged;
 }
 
-/** Binding a policy gives its grants to every run, so the caller must hold them (as for assigning it). */
-async function checkPolicy(sql: Sql, caller: Principal, policyId: string): Promise<void> {
-  const { rows } = await sql.query<{ resource: string; actions: string[] }>(
-    `SELECT g.resource, g.actions FROM policies p LEFT JOIN grants g ON g.policy_id = p.id WHERE p.id = $1`,
-    [policyId],
-  );
-  if (!rows.length) {
-    const errors = [`policy_id: no policy ${policyId}`];
-    throw new ApiError("VALIDATION_FAILED", "Unknown policy", { errors, validation_errors: errors });
-  }
-  requireCovered(caller, grantPermissions(rows.filter((g) => g.resource)), "Binding this policy");
-}
-
 export function triggerView(row: TriggerRow, origin: string) {
   return {
     id: row.key,
@@ -204,7 +190,7 @@ export async function activateWorkflow(tenant: TenantDb, caller: Principal, work
     await checkEnv(sql, doc, env);
     const jobBindings = await mergeBindings(sql, doc, prior?.job_bindings ?? {}, input.job_bindings);
     const needs = needsOf(doc.jobs ?? [], shared ? ownerJobs!.jobs : await boundJobs(sql, workflowId, definition.version, jobBindings));
-    if (input.policy_id) await checkPolicy(sql, caller, input.policy_id);
+    if (input.policy_id) await requireBindablePolicy(sql.db, caller, input.policy_id);
     // Left out on a workflow with no policy, or with the one it provisioned: its own policy, reconciled.
     const bound = input.policy_id === undefined ? (prior?.policy_id ?? null) : input.policy_id;
     const own = input.policy_id === undefined && (bound === null || bound === (await provisionedPolicy(sql.db, workflowId))?.id);

@@ -1,0 +1,120 @@
+// A tenant's one activation of a spec (its own or shared to it): the `app`
+// config scope, the pinned spec version, the job bindings and the policy its
+// users act with. The first config write creates it (two at once: one row,
+// the other write applies to it); every write reconciles the provisioned
+// policies with the version in use.
+import type { FromSchema } from "json-schema-to-ts";
+import type { Sql } from "../db/client";
+import { holdsUnscoped } from "../gateway/principal";
+import { ApiError, notFound } from "../lib/errors";
+import { mergeEnv } from "../lib/env-merge";
+import { requireApp, type AppAction } from "../access/app-access";
+import { converge, LOST } from "./config/converge";
+import { effectiveConfig, type ConfigObject } from "./config/merge";
+import { writeScope } from "./config/scope";
+import { bindAppPolicies } from "./policies";
+import { AppSpec, type AppDeps } from "./spec";
+import type { configBody } from "./schemas";
+
+export type ConfigInput = FromSchema<typeof configBody>;
+
+export type ActivationRow = {
+  id: string;
+  spec_id: string;
+  spec_version: number | null;
+  config: ConfigObject;
+  job_bindings: Record<string, string>;
+  policy_id: string | null;
+  policy_bound: boolean;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = "id, spec_id, spec_version, config, job_bindings, policy_id, policy_bound, revision, created_at, updated_at";
+
+export async function activationRow(sql: Sql, specId: string): Promise<ActivationRow | undefined> {
+  const { rows } = await sql.query<ActivationRow>(`SELECT ${COLUMNS} FROM app_activations WHERE spec_id = $1`, [specId]);
+  return rows[0];
+}
+
+/** An activated app as its operations and renders see it: the spec, the activation, the version in use. */
+export interface AppInstance {
+  spec: AppSpec;
+  activation: ActivationRow;
+  version: number;
+}
+
+/**
+ * The tenant's activation of the spec, after the caller's `app:<action>` on
+ * it: 404 for a spec the tenant cannot see or has not activated, 403 without
+ * the permission (unless `action` is null: the caller's own checks follow).
+ */
+export async function loadInstance(deps: AppDeps, specId: string, action: AppAction | null): Promise<AppInstance> {
+  const spec = await AppSpec.load(deps, specId);
+  const activation = await deps.tenant.tx((sql) => activationRow(sql, spec.id));
+  if (!activation) throw notFound("App activation of spec", specId);
+  if (action) requireApp(deps.caller, action, activation.id);
+  return { spec, activation, version: spec.effectiveVersion(activation.spec_version) };
+}
+
+export async function activationView({ spec, activation, version }: AppInstance) {
+  const definition = (await spec.document(version)).config?.app;
+  return {
+    id: activation.id,
+    spec_id: activation.spec_id,
+    config: activation.config,
+    effective_config: effectiveConfig(definition, activation.config),
+    policy_id: activation.policy_id,
+    spec_version: activation.spec_version,
+    effective_spec_version: version,
+    job_bindings: activation.job_bindings,
+    created_at: activation.created_at,
+    updated_at: activation.updated_at,
+  };
+}
+
+export async function getAppConfig(deps: AppDeps, specId: string) {
+  return activationView(await loadInstance(deps, specId, "read"));
+}
+
+async function writeRow(sql: Sql, tenantId: string, id: string, specId: string, prior: ActivationRow | undefined, next: Pick<ActivationRow, "spec_version" | "config" | "job_bindings">) {
+  const values = [next.spec_version, JSON.stringify(next.config), JSON.stringify(next.job_bindings)];
+  const { rows } = prior
+    ? await sql.query(`UPDATE app_activations SET spec_version = $1, config = $2, job_bindings = $3, revision = revision + 1, updated_at = now() WHERE id = $4 AND revision = $5 RETURNING id`, [...values, id, prior.revision])
+    : await sql.query(
+        `INSERT INTO app_activations (id, tenant_id, spec_id, spec_version, config, job_bindings) VALUES ($4, $5, $6, $1, $2, $3) ON CONFLICT (tenant_id, spec_id) DO NOTHING RETURNING id`,
+        [...values, id, tenantId, specId],
+      );
+  return rows.length > 0;
+}
+
+/**
+ * Upserts the activation. The first write needs `app:create` unnarrowed (no
+ * grant can name an activation not yet made); later ones `app:update` on it.
+ */
+export async function putAppConfig(deps: AppDeps, specId: string, input: ConfigInput) {
+  const spec = await AppSpec.load(deps, specId);
+  if (typeof input.spec_version === "number") await spec.document(input.spec_version);
+  return converge(async () => {
+    const prior = await deps.tenant.tx((sql) => activationRow(sql, spec.id));
+    if (prior) requireApp(deps.caller, "update", prior.id);
+    else if (!holdsUnscoped(deps.caller, "app", "create")) {
+      throw new ApiError("FORBIDDEN", "Permission app:create is required to activate an app", { resource: "app", action: "create" });
+    }
+    const pinned = input.spec_version !== undefined ? input.spec_version : (prior?.spec_version ?? null);
+    const version = spec.effectiveVersion(pinned);
+    const doc = await spec.document(version);
+    const config = writeScope(await spec.rules(version, "app"), prior?.config ?? {}, input.config);
+    await spec.checkBindings(version, input.job_bindings);
+    const jobBindings = mergeEnv(prior?.job_bindings ?? {}, input.job_bindings) as Record<string, string>;
+    const id = prior?.id ?? crypto.randomUUID();
+    const written = await deps.tenant.tx(async (sql) => {
+      if (!(await writeRow(sql, deps.tenant.tenantId, id, spec.id, prior, { spec_version: pinned, config, job_bindings: jobBindings }))) return LOST;
+      const { policyId, bound } = await bindAppPolicies(sql, deps.caller, { activationId: id, specName: spec.name, doc, choice: input, prior });
+      await sql.query(`UPDATE app_activations SET policy_id = $1, policy_bound = $2 WHERE id = $3`, [policyId, bound, id]);
+      return (await activationRow(sql, spec.id))!;
+    });
+    return written === LOST ? LOST : activationView({ spec, activation: written, version });
+  });
+}

@@ -1,0 +1,141 @@
+// The spec an app operation works on: the tenant's own, or one shared to it
+// (404 otherwise), and the documents of its kept versions. What a spec names
+// (its scope schemas, the jobs bound to its slots) resolves in the owner's
+// tenant; the consumer's own jobs count too.
+import type { TenantDb } from "../db/client";
+import type { Principal } from "../gateway/principal";
+import { ApiError, notFound } from "../lib/errors";
+import type { JsonSchema } from "../lib/validate";
+import { latestSchema } from "../schema/registry";
+import type { ConfigObject } from "./config/merge";
+import { scopeFailed, type Scope, type ScopeRules } from "./config/scope";
+
+export interface SpecGrant {
+  resource: string;
+  actions: string[];
+  resourceName?: string;
+  resourceId?: string;
+}
+
+/** The parts of a spec document activation and config read. */
+export interface SpecDocument {
+  config?: Partial<Record<Scope, ConfigObject>>;
+  configSchemas?: Partial<Record<Scope, string | null>>;
+  policies?: Record<string, { description?: string; grants?: SpecGrant[] }>;
+  defaultPolicy?: string;
+  jobs?: Record<string, unknown>;
+  providers?: Record<string, unknown>;
+}
+
+/** What app services need besides the caller's tenant: who calls, and a handle on the spec owner's tenant. */
+export interface AppDeps {
+  tenant: TenantDb;
+  caller: Principal;
+  /** The tenant-confined handle of another tenant (the owner of a shared spec), for what the spec names there. */
+  ownerTenant: (tenantId: string) => TenantDb;
+}
+
+type SpecRow = {
+  id: string;
+  tenant_id: string;
+  name: string;
+  version: number;
+  spec_document: SpecDocument;
+}
+
+export class AppSpec {
+  private readonly documents = new Map<number, Promise<SpecDocument | undefined>>();
+  private readonly schemas = new Map<string, Promise<JsonSchema | undefined>>();
+
+  private constructor(
+    private readonly deps: AppDeps,
+    private readonly row: SpecRow,
+  ) {
+    this.documents.set(row.version, Promise.resolve(row.spec_document));
+  }
+
+  /** The spec, when the tenant owns it or it is shared to the tenant; else 404. */
+  static async load(deps: AppDeps, specId: string): Promise<AppSpec> {
+    const { rows } = await deps.tenant.sharedRead((sql) =>
+      sql.query<SpecRow>(`SELECT id, tenant_id, name, version, spec_document FROM app_specs WHERE id = $1`, [specId]),
+    );
+    if (!rows[0]) throw notFound("App spec", specId);
+    return new AppSpec(deps, rows[0]);
+  }
+
+  get id(): string {
+    return this.row.id;
+  }
+
+  get name(): string {
+    return this.row.name;
+  }
+
+  get latestVersion(): number {
+    return this.row.version;
+  }
+
+  /** The version an activation uses: the pinned one, else the latest. */
+  effectiveVersion(pinned: number | null): number {
+    return pinned ?? this.row.version;
+  }
+
+  /** The document of a kept version; 422 naming `spec_version` for one never kept. */
+  async document(version: number): Promise<SpecDocument> {
+    let doc = this.documents.get(version);
+    if (!doc) {
+      doc = this.deps.tenant
+        .sharedRead((sql) => sql.query<{ spec_document: SpecDocument }>(`SELECT spec_document FROM app_spec_versions WHERE spec_id = $1 AND version = $2`, [this.row.id, version]))
+        .then(({ rows }) => rows[0]?.spec_document);
+      this.documents.set(version, doc);
+    }
+    const found = await doc;
+    if (!found) {
+      const errors = [`spec_version: spec ${this.row.id} has no version ${version}`];
+      throw new ApiError("VALIDATION_FAILED", "Unknown spec version", { errors, validation_errors: errors });
+    }
+    return found;
+  }
+
+  /** A scope's definition values and schema in the given version; an unregistered schema name is 422. */
+  async rules(version: number, scope: Scope): Promise<ScopeRules> {
+    const doc = await this.document(version);
+    const name = doc.configSchemas?.[scope];
+    let schema: JsonSchema | undefined;
+    if (typeof name === "string") {
+      let resolved = this.schemas.get(name);
+      if (!resolved) {
+        resolved = this.deps.ownerTenant(this.row.tenant_id).tx(async (sql) => (await latestSchema(sql, name))?.schema as JsonSchema | undefined);
+        this.schemas.set(name, resolved);
+      }
+      schema = await resolved;
+      if (schema === undefined) throw scopeFailed(scope, [`configSchemas.${scope}: no schema named ${name} is registered`], `The ${scope} config schema ${name} is not registered`);
+    }
+    return { scope, definition: doc.config?.[scope], schema };
+  }
+
+  /**
+   * Checks `job_bindings` as a write sends them: each key a slot of the
+   * document (`jobs.<key>` null or `{}`), each job the tenant's own or the
+   * spec owner's. Null (unbinding) is always allowed.
+   */
+  async checkBindings(version: number, bindings: Record<string, string | null> | undefined, field = "job_bindings"): Promise<void> {
+    if (!bindings) return;
+    const jobs = (await this.document(version)).jobs ?? {};
+    const isSlot = (key: string) => Object.hasOwn(jobs, key) && (jobs[key] === null || (typeof jobs[key] === "object" && Object.keys(jobs[key] as object).length === 0));
+    const errors = Object.entries(bindings)
+      .filter(([key, id]) => id !== null && !isSlot(key))
+      .map(([key]) => `${field}.${key}: not a job slot of the spec (a key of jobs whose value is null or {})`);
+    const wanted = [...new Set(Object.values(bindings).filter((id): id is string => id !== null))];
+    const visible = new Set<string>();
+    const known = async (tenant: TenantDb, ids: string[]) => {
+      if (!ids.length) return;
+      const { rows } = await tenant.tx((sql) => sql.query<{ id: string }>(`SELECT id FROM job_definitions WHERE id = ANY($1::uuid[])`, [ids]));
+      for (const r of rows) visible.add(r.id);
+    };
+    await known(this.deps.tenant, wanted);
+    if (this.row.tenant_id !== this.deps.tenant.tenantId) await known(this.deps.ownerTenant(this.row.tenant_id), wanted.filter((id) => !visible.has(id)));
+    for (const [key, id] of Object.entries(bindings)) if (id !== null && !visible.has(id)) errors.push(`${field}.${key}: no job definition ${id} visible to this tenant`);
+    if (errors.length) throw new ApiError("VALIDATION_FAILED", "Job bindings failed validation", { errors, validation_errors: errors });
+  }
+}
