@@ -3,11 +3,12 @@ import type { Context } from "hono";
 import type { HonoEnv } from "../env";
 import { tenantDb } from "../db/client";
 import { route } from "../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery } from "../lib/schemas";
+import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { getAppConfig, putAppConfig } from "./activation";
 import { createIntegration, getIntegration, listIntegrations, updateIntegration } from "./integrations";
 import { getPrincipal, putPrincipal } from "./principals";
+import { mintAppToken } from "./tokens/store";
 import type { AppDeps } from "./spec";
 import type { ConfigObject } from "./config/merge";
 import {
@@ -32,6 +33,18 @@ function deps(c: Context<HonoEnv>): AppDeps {
   const ctx = c.var.ctx;
   return { tenant: ctx.tenant, caller: ctx.principal, ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)) };
 }
+
+const tokenItem = {
+  type: "object",
+  required: ["id", "integration_id", "created_at"],
+  properties: { id: uuidSchema, integration_id: uuidSchema, created_at: { type: "string", format: "date-time" } },
+} as const;
+
+const minted = {
+  ...dataEnvelope(tokenItem),
+  required: ["data", "raw_token"],
+  properties: { ...dataEnvelope(tokenItem).properties, raw_token: { type: "string", pattern: "^svc_at_[0-9a-f]{64}$", description: "The token itself, shown only in this answer" } },
+} as const;
 
 const scopeRefusal = { description: "The config fails its scope's schema, overrides an x-immutable value, or names an unknown version, job or policy (details.scope names the config scope)" };
 
@@ -151,5 +164,25 @@ export const appRoutes = [
     },
     handler: async (c, { params, query, body }) =>
       c.json({ data: await putPrincipal(deps(c), params.specId, params.type, params.principalId, query?.provider, body.config as ConfigObject) }),
+  }),
+  route({
+    operation: "mintAppToken",
+    method: "put",
+    path: "/apps/:specId/integrations/:integrationId/token",
+    tag: "apps",
+    summary: "Mint the integration's app token (svc_at_<64 hex>, shown once); ?rotate=true replaces a live one, which stops working at once",
+    permission: ["app", "update"],
+    params: integrationParams,
+    query: { type: "object", additionalProperties: false, properties: { rotate: { type: "boolean", default: false } } } as const,
+    responses: {
+      201: { description: "Minted: the first live token of the integration", schema: minted },
+      200: { description: "Rotated: the old token is revoked, this one replaces it", schema: minted },
+      404: { description: "No such integration of this spec's activation in the caller's tenant" },
+      409: { description: "The integration has a live token and rotate is not true; nothing changed" },
+    },
+    handler: async (c, { params, query }) => {
+      const { token, raw, rotated } = await mintAppToken(deps(c), params.specId, params.integrationId, query?.rotate === true);
+      return c.json({ data: token, raw_token: raw }, rotated ? 200 : 201);
+    },
   }),
 ];

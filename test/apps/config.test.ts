@@ -71,7 +71,10 @@ describe("app activation and the app config scope", () => {
 
   it("refuses an unregistered scope schema by name, an unknown version, and bad bodies, changing nothing", async () => {
     const t = await createTenant();
+    await registerSchema(t, "nowhere", { type: "object" });
     const spec = await insertSpec(t, [{ dashboards, configSchemas: { app: "nowhere" } }]);
+    // Publishing checks the name; a registry that lost the schema since is still refused at the write.
+    await systemQuery(`DELETE FROM schemas WHERE tenant_id = $1 AND name = 'nowhere'`, [t.tenantId]);
     const unregistered = await refused(t, () => putConfig(t, spec.id, { config: { a: 1 } }), 422, "VALIDATION_FAILED");
     expect(unregistered.details).toMatchObject({ scope: "app", validation_errors: ["configSchemas.app: no schema named nowhere is registered"] });
 

@@ -1,6 +1,6 @@
-// Fixtures of the /apps tests. Specs are written straight into the tables
-// (the spec API is built elsewhere): each accepted document is a version,
-// the last one the spec's current document.
+// Fixtures of the /apps tests: specs published through the specs API (each
+// accepted document a version, the last one the spec's current document),
+// companies, schemas and jobs through theirs.
 import { expect } from "vitest";
 import { call, systemQuery, type TenantCreds } from "../support/api";
 
@@ -11,24 +11,24 @@ export interface SpecFixture {
 
 /** A spec owned by `owner` with `documents` as versions 1..n. */
 export async function insertSpec(owner: TenantCreds, documents: object[], name = `spec-${crypto.randomUUID().slice(0, 8)}`): Promise<SpecFixture> {
-  const current = documents[documents.length - 1];
-  const [row] = await systemQuery(`INSERT INTO app_specs (tenant_id, name, version, spec_document) VALUES ($1, $2, $3, $4) RETURNING id`, [owner.tenantId, name, documents.length, JSON.stringify(current)]);
-  for (const [i, doc] of documents.entries()) {
-    await systemQuery(`INSERT INTO app_spec_versions (tenant_id, spec_id, version, spec_document) VALUES ($1, $2, $3, $4)`, [owner.tenantId, row.id, i + 1, JSON.stringify(doc)]);
-  }
-  return { id: row.id, name };
+  const res = await call("POST", "/definition/specs", { auth: owner.auth, body: { name, spec_document: documents[0] } });
+  expect(res.status, res.text).toBe(201);
+  const spec = { id: res.json.data.id as string, name };
+  for (const doc of documents.slice(1)) await addVersion(owner, spec, doc);
+  return spec;
 }
 
 /** A new version of the spec, now its current document. */
 export async function addVersion(owner: TenantCreds, spec: SpecFixture, document: object): Promise<number> {
-  const [row] = await systemQuery(`UPDATE app_specs SET version = version + 1, spec_document = $2 WHERE id = $1 RETURNING version`, [spec.id, JSON.stringify(document)]);
-  await systemQuery(`INSERT INTO app_spec_versions (tenant_id, spec_id, version, spec_document) VALUES ($1, $2, $3, $4)`, [owner.tenantId, spec.id, row.version, JSON.stringify(document)]);
-  return row.version;
+  const res = await call("PUT", `/definition/specs/${spec.id}`, { auth: owner.auth, body: { name: spec.name, spec_document: document } });
+  expect(res.status, res.text).toBe(200);
+  return res.json.data.version;
 }
 
-/** Shares the spec with `target` (read), as a manifest would. */
+/** Shares the spec with `target` (read). */
 export async function shareSpec(owner: TenantCreds, spec: SpecFixture, target: TenantCreds): Promise<void> {
-  await systemQuery(`INSERT INTO shares (tenant_id, resource_type, resource_id, target_tenant_id, actions, source) VALUES ($1, 'spec', $2, $3, '{read}', 'manifest')`, [owner.tenantId, spec.id, target.tenantId]);
+  const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "spec", resource_id: spec.id, target_tenant_id: target.tenantId } });
+  expect(res.status, res.text).toBe(201);
 }
 
 export const dashboards = { main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { layout: [] } } } };

@@ -1,14 +1,12 @@
-// Minting an integration's app token: at most one is live per integration.
-// A mint finds the integration through the activation of the spec named in
-// the path (row-level security keeps it to the caller's tenant) and locks
-// its row, so two mints at once take turns: the second sees the first's
-// token and answers 409 (or, rotating, revokes it).
+// Minting an integration's app token: at most one is live per integration
+// (a unique index holds it), shown once, stored as its SHA-256. Rotation
+// revokes the live one in the transaction that stores the new one, so the
+// old token stops working at once.
 import { and, eq, isNull, sql as sql_ } from "drizzle-orm";
 import { appTokens } from "../../db/schema";
-import type { Principal } from "../../gateway/principal";
-import type { TenantDb } from "../../db/client";
-import { requireApp } from "../../access/app-access";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError } from "../../lib/errors";
+import { loadIntegration } from "../integrations";
+import type { AppDeps } from "../spec";
 import { newAppToken } from "./token-format";
 
 export interface MintedToken {
@@ -17,30 +15,24 @@ export interface MintedToken {
   rotated: boolean;
 }
 
-export async function mintAppToken(tenant: TenantDb, caller: Principal, specId: string, integrationId: string, rotate: boolean): Promise<MintedToken> {
+export async function mintAppToken(deps: AppDeps, specId: string, integrationId: string, rotate: boolean): Promise<MintedToken> {
+  await loadIntegration(deps, specId, integrationId, "update");
   const { raw, hash } = await newAppToken();
-  return tenant.tx(async (sql) => {
-    const { rows: found } = await sql.query<{ activation_id: string }>(
-      `SELECT i.activation_id FROM app_integrations i JOIN app_activations a ON a.id = i.activation_id
-        WHERE i.id = $1 AND a.spec_id = $2 FOR UPDATE OF i`,
-      [integrationId, specId],
-    );
-    if (!found.length) throw notFound("Integration", integrationId);
-    requireApp(caller, "update", found[0].activation_id);
+  return deps.tenant.tx(async (sql) => {
+    // Two mints at once take turns on the integration's row: the second sees the first's token.
+    await sql.query(`SELECT 1 FROM app_integrations WHERE id = $1 FOR UPDATE`, [integrationId]);
     const live = and(eq(appTokens.integrationId, integrationId), isNull(appTokens.revokedAt));
     const revoked = rotate ? await sql.db.update(appTokens).set({ revokedAt: sql_`now()` }).where(live).returning({ id: appTokens.id }) : [];
     const [held] = rotate ? [] : await sql.db.select({ id: appTokens.id }).from(appTokens).where(live);
-    const rows = held
-      ? []
-      : await sql.db
-          .insert(appTokens)
-          .values({ tenantId: tenant.tenantId, integrationId, tokenHash: hash })
-          .returning({ id: appTokens.id, integration_id: appTokens.integrationId, created_at: appTokens.createdAt });
-    if (!rows.length) {
+    if (held) {
       throw new ApiError("CONFLICT", `Integration ${integrationId} has a live app token; mint with ?rotate=true to replace it (the old token stops working at once)`, {
         integration_id: integrationId,
       });
     }
-    return { token: rows[0], raw, rotated: revoked.length > 0 };
+    const [token] = await sql.db
+      .insert(appTokens)
+      .values({ tenantId: deps.tenant.tenantId, integrationId, tokenHash: hash })
+      .returning({ id: appTokens.id, integration_id: appTokens.integrationId, created_at: appTokens.createdAt });
+    return { token, raw, rotated: revoked.length > 0 };
   });
 }
