@@ -43,7 +43,7 @@ const tokenItem = {
 const minted = {
   ...dataEnvelope(tokenItem),
   required: ["data", "raw_token"],
-  properties: { ...dataEnvelope(tokenItem).properties, raw_token: { type: "string", pattern: "^svc_at_[0-9a-f]{64}$", description: "The token itself, shown only in this answer" } },
+  properties: { ...dataEnvelope(tokenItem).properties, raw_token: { type: "string", pattern: "^svc_at_[0-9a-f]{64}$", description: "The token itself, shown only in this answer", examples: [`svc_at_${"0123456789abcdef".repeat(4)}`] } },
 } as const;
 
 const scopeRefusal = { description: "The config fails its scope's schema, overrides an x-immutable value, or names an unknown version, job or policy (details.scope names the config scope)" };

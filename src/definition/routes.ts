@@ -1,9 +1,8 @@
 // /definition/workflows and /definition/jobs. The fixed paths (`schema`,
 // `validate`) are declared before `/definition/workflows/:id`, which would
 // otherwise take them as ids.
-import type { JSONSchema } from "json-schema-to-ts";
 import { route } from "../lib/route";
-import { dataEnvelope, freeFormObject, listEnvelope, paginationQuery } from "../lib/schemas";
+import { dataEnvelope, freeFormObject, listEnvelope, paginationQuery, schemaComponents } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { JOB_LANGUAGE_SCHEMA, WORKFLOW_LANGUAGE_SCHEMA } from "./language/workflow-schema";
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow, validateWorkflow } from "./workflows";
@@ -12,27 +11,8 @@ import { JOB_NAME, workflowBody, validateBody, workflowItem, jobItem, validation
 import { startTestRun } from "../workflows/test-run";
 import { handOverRuns } from "../workflows/runs/run-client";
 
-/**
- * A language schema as OpenAPI components: its `$defs` become components
- * named `Workflow<Def>`, with every `#/$defs/...` reference rewritten, since
- * references in the served document resolve against the document's root.
- */
-function asComponents(name: string, schema: { $defs: Record<string, unknown> }) {
-  const component = (def: string) => `Workflow${def[0].toUpperCase()}${def.slice(1)}`;
-  const rewrite = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(rewrite);
-    if (node === null || typeof node !== "object") return node;
-    return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\/(\w+)$/, (_, def: string) => `#/components/schemas/${component(def)}`) : rewrite(v)]),
-    );
-  };
-  const { $defs, $schema: _, ...top } = schema as { $defs: Record<string, unknown>; $schema?: string };
-  const components = Object.fromEntries([[name, rewrite(top)], ...Object.entries($defs).map(([def, s]) => [component(def), rewrite(s)])]);
-  return { ref: { $ref: `#/components/schemas/${name}` }, components: components as Record<string, JSONSchema> };
-}
-
-const workflowLanguage = asComponents("WorkflowDefinition", WORKFLOW_LANGUAGE_SCHEMA);
-const jobLanguage = asComponents("JobDefinition", JOB_LANGUAGE_SCHEMA);
+const workflowLanguage = schemaComponents("WorkflowDefinition", "Workflow", WORKFLOW_LANGUAGE_SCHEMA);
+const jobLanguage = schemaComponents("JobDefinition", "Workflow", JOB_LANGUAGE_SCHEMA);
 
 const documentedWorkflowBody = { ...workflowBody, properties: { ...workflowBody.properties, definition_json: workflowLanguage.ref } };
 

@@ -1,5 +1,6 @@
 // JSON Schema fragments shared by several routes.
 import { ERROR_STATUS, type ErrorCode } from "./errors";
+import type { JSONSchema } from "json-schema-to-ts";
 
 export const uuidSchema = {
   type: "string",
@@ -81,4 +82,24 @@ export function exactlyOneOf<const A extends string, const B extends string>(a: 
       { required: [b], properties: { [a]: forbidden } as Record<A, typeof forbidden> },
     ],
   } as const;
+}
+
+/**
+ * A document language's JSON Schema as OpenAPI components: its `$defs`
+ * become components named `<prefix><Def>`, with every `#/$defs/...`
+ * reference rewritten, since references in the served OpenAPI document
+ * resolve against that document's root.
+ */
+export function schemaComponents(name: string, prefix: string, schema: { $defs?: Record<string, unknown> }) {
+  const component = (def: string) => `${prefix}${def[0].toUpperCase()}${def.slice(1)}`;
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node === null || typeof node !== "object") return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\/(\w+)$/, (_, def: string) => `#/components/schemas/${component(def)}`) : rewrite(v)]),
+    );
+  };
+  const { $defs = {}, $schema: _, ...top } = schema as { $defs?: Record<string, unknown>; $schema?: string };
+  const components = Object.fromEntries([[name, rewrite(top)], ...Object.entries($defs).map(([def, s]) => [component(def), rewrite(s)])]);
+  return { ref: { $ref: `#/components/schemas/${name}` } as const, components: components as Record<string, JSONSchema> };
 }

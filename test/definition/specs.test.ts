@@ -187,8 +187,13 @@ describe("POST /definition/specs/validate and GET /definition/specs/schema", () 
     const doc = (await call("GET", "/openapi.json")).json;
     const body = doc.paths["/definition/specs"].post.requestBody.content["application/json"].schema;
     expect(body.properties.spec_document).toEqual({ $ref: "#/components/schemas/SpecDocument" });
-    const { $schema: _, ...component } = SPEC_DOCUMENT_SCHEMA;
-    expect(doc.components.schemas.SpecDocument).toEqual(component);
+    // Its $defs are components of their own (Spec<Def>), every reference rewritten to resolve in the OpenAPI document.
+    const defs = Object.keys(SPEC_DOCUMENT_SCHEMA.$defs);
+    for (const def of defs) expect(doc.components.schemas[`Spec${def[0].toUpperCase()}${def.slice(1)}`], def).toBeDefined();
+    expect(doc.components.schemas.SpecDocument.required).toEqual(SPEC_DOCUMENT_SCHEMA.required);
+    const refs = [...JSON.stringify(doc.components.schemas).matchAll(/"\$ref":"#\/components\/schemas\/(Spec[A-Za-z]*)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(defs.length);
+    for (const ref of new Set(refs)) expect(doc.components.schemas[ref], ref).toBeDefined();
   });
 });
 

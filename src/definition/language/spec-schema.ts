@@ -121,7 +121,8 @@ const COMMON_COMMAND_FIELDS = {
 const authField = {
   type: ["string", "object"],
   description: "A profile name of the root auth map, or an inline profile block",
-  if: { type: "object" },
+  additionalProperties: true,
+  if: { type: "object", additionalProperties: true },
   then: { $ref: "#/$defs/profile" },
 } as const;
 
@@ -168,16 +169,18 @@ const defs = {
     type: ["string", "object"],
     description: "A widget id, or a gate { $if, $then }",
     minLength: 1,
-    if: { type: "object" },
+    additionalProperties: true,
+    if: { type: "object", additionalProperties: true },
     then: { $ref: "#/$defs/gate" },
   },
   child: {
     type: ["string", "object"],
     description: "A widget id, a gate or an inline node",
     minLength: 1,
-    if: { type: "object", required: ["$if"] },
+    additionalProperties: true,
+    if: { type: "object", required: ["$if"], additionalProperties: true },
     then: { $ref: "#/$defs/gate" },
-    else: { if: { type: "object" }, then: { $ref: "#/$defs/node" } },
+    else: { if: { type: "object", additionalProperties: true }, then: { $ref: "#/$defs/node" } },
   },
   node: {
     type: "object",
@@ -200,7 +203,8 @@ const defs = {
     type: ["array", "object"],
     description: "A row of widget ids (or gates), or an inline node",
     items: { $ref: "#/$defs/cell" },
-    if: { type: "object" },
+    additionalProperties: true,
+    if: { type: "object", additionalProperties: true },
     then: { $ref: "#/$defs/node" },
   },
   page: { type: "object", properties: pageProperties, additionalProperties: false },
@@ -326,7 +330,7 @@ const defs = {
   },
   extractor: {
     description: "An extractor { source, path } or a smart value",
-    if: { type: "object", required: ["source"] },
+    if: { type: "object", required: ["source"], additionalProperties: true },
     then: { required: ["source", "path"], properties: { source: { enum: ["body", "header", "query", "jwt_claim"] }, path: dotted }, additionalProperties: false },
   },
   upload: {
@@ -417,7 +421,7 @@ export const SPEC_DOCUMENT_SCHEMA = {
     modals: map({ $ref: "#/$defs/modal" }, "Modals merged into every dashboard"),
     defaultDashboard: { ...smartValue, description: "A dashboard key, or a smart value choosing one" },
     providers: map({ $ref: "#/$defs/provider" }, "Host providers by name"),
-    config: scoped({ type: "object" }, "Definition-level config values per scope, merged under the stored config"),
+    config: scoped({ type: "object", additionalProperties: true }, "Definition-level config values per scope, merged under the stored config"),
     configSchemas: scoped({ type: ["string", "null"], minLength: 1 }, "A registered schema name per scope (null: unvalidated)"),
     policies: map({ $ref: "#/$defs/policy" }, "Access policies provisioned per consumer tenant"),
     defaultPolicy: { ...key, description: "A key of policies" },

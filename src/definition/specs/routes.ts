@@ -1,9 +1,8 @@
 // /definition/specs: app specs, their versions, validation without saving and
 // the document's JSON Schema. The fixed paths (`schema`, `validate`) are
 // declared before `/definition/specs/:id`, which would otherwise take them as ids.
-import type { JSONSchema } from "json-schema-to-ts";
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery } from "../../lib/schemas";
+import { dataEnvelope, listEnvelope, paginationQuery, schemaComponents } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { SPEC_DOCUMENT_SCHEMA } from "../language/spec-schema";
 import { byId } from "../schemas";
@@ -11,9 +10,7 @@ import { createSpec, deleteSpec, getSpec, getVersion, listSpecs, listVersions, u
 import { bySpecVersion, specBody, specItem, specValidation, validateSpecBody, versionDocument, versionItem } from "./schemas";
 
 /** The spec document's schema as an OpenAPI component, so every operation refers to one copy. */
-const { $schema: _, ...specDocumentSchema } = SPEC_DOCUMENT_SCHEMA;
-const components = { SpecDocument: specDocumentSchema as JSONSchema };
-const specDocumentRef = { $ref: "#/components/schemas/SpecDocument" } as const;
+const { ref: specDocumentRef, components } = schemaComponents("SpecDocument", "Spec", SPEC_DOCUMENT_SCHEMA);
 const documentedSpecBody = { ...specBody, properties: { ...specBody.properties, spec_document: specDocumentRef } };
 
 const EXAMPLE_DOCUMENT = { dashboards: { main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { layout: [] } } } } };
