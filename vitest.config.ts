@@ -60,6 +60,10 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
 // started, such as run alarms and queue retries, would keep running in it).
 const UNITS = [
   "test/access/app-access.test.ts",
+  "test/apps/render-pages.test.ts",
+  "test/apps/render-pages-state.test.ts",
+  "test/apps/render-pages-errors.test.ts",
+  "test/apps/render-pages-sources.test.ts",
   "test/db/timestamps.test.ts",
   "test/definition/checks-generic.test.ts",
   "test/definition/language.test.ts",

@@ -5,7 +5,7 @@
 import type { PageDocument } from "../../../definition/language/spec-schema";
 import type { Clock } from "../../../lib/clock";
 import type { Redactor } from "../../../lib/redact";
-import { expressionsIn, isTruthy, resolveSmartValue, withFunctions, type EvaluationBudget, type Scope, type SecretWatch } from "../../../lib/smart-values";
+import { evaluateExpression, expressionsIn, isTruthy, resolveSmartValue, withFunctions, type EvaluationBudget, type Scope, type SecretWatch } from "../../../lib/smart-values";
 import type { PageSources, RenderContext } from "../contracts";
 import { ALL_SOURCES, sourceReads } from "./source-reads";
 
@@ -117,7 +117,7 @@ export class PageScope {
   /** A bare JSONata predicate (`scanCard.if`, a gate's `$if`), JSONata-truthy; its value is never answered, so it sees secrets as they are. */
   async predicate(text: string): Promise<boolean> {
     const scope = await this.scopeFor([text]);
-    return isTruthy(await resolveSmartValue({ $jsonata: text }, scope, { budget: this.run.budget, functions: this.run.functions }));
+    return isTruthy(await evaluateExpression(withFunctions(text, this.run.functions), scope, this.run.budget));
   }
 
   /** `{ rows, total }` of the source a widget names, for `referenceData`. */

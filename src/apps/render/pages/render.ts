@@ -14,7 +14,7 @@ import { dashboardsOf, DashboardView, type Placement } from "./dashboard";
 import { PageLayout, type LayoutSink } from "./layout";
 import { causeOf, type RenderNotifications } from "./notifications";
 import { DeadlineExceeded, maskingWatch, PageScope, type RenderRun } from "./page-scope";
-import { checkScanCardProps, ScanCardPropError } from "./scan-card";
+import { checkScanCardProps } from "./scan-card";
 import { normaliseState } from "./state";
 import type { ModalAnswer, ModalState, RenderAnswer, RenderState, Surface } from "./types";
 
@@ -141,7 +141,7 @@ class Screens {
     try {
       return checkScanCardProps(await scope.resolve(card.props));
     } catch (err) {
-      skipped(err, err instanceof ScanCardPropError ? "" : "props.");
+      skipped(err, "props.");
       return undefined;
     }
   }

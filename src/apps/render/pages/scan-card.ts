@@ -14,14 +14,14 @@ export class ScanCardPropError extends Error {
     readonly field: string,
     reason: string,
   ) {
-    super(`scanCard prop ${field} ${reason}`);
+    super(`${field}: ${reason}`);
     this.name = "ScanCardPropError";
   }
 }
 
 function onlyKeys(value: Obj, field: string, allowed: string[]): void {
   const extra = Object.keys(value).find((key) => !allowed.includes(key));
-  if (extra !== undefined) throw new ScanCardPropError(`${field}.${extra}`, `is not a prop (${field} takes ${allowed.join(", ")})`);
+  if (extra !== undefined) throw new ScanCardPropError(field === "props" ? extra : `${field}.${extra}`, `is not a prop (${field} takes ${allowed.join(", ")})`);
 }
 
 function string(value: unknown, field: string): string {
@@ -31,7 +31,7 @@ function string(value: unknown, field: string): string {
 
 /** The resolved props as the answer carries them; throws ScanCardPropError naming the first field that fails. */
 export function checkScanCardProps(props: unknown): ScanCardProps {
-  if (!isObject(props)) throw new ScanCardPropError("props", "must be an object");
+  if (!isObject(props)) throw new ScanCardPropError("(props)", "must be an object");
   onlyKeys(props, "props", PROPS);
   const out: ScanCardProps = { title: string(props.title, "title") };
   if (props.link !== undefined) {
