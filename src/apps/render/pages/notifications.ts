@@ -13,10 +13,10 @@ export interface ErrorCause {
   status: number;
 }
 
-/** What a message template reads: the error, and the widget it dropped (null for others). */
+/** What a message template reads: the error behind the notification and the widget it dropped, each absent when there is none. */
 interface MessageScope {
-  error: ErrorCause | null;
-  widgetId: string | null;
+  error?: ErrorCause;
+  widgetId?: string;
 }
 
 /** `{ code, message, status }` of a thrown value: an ApiError's `details.code` when it has one. */
@@ -40,7 +40,7 @@ export class RenderNotifications {
   notify(notification: Notification, cause?: ErrorCause, widgetId?: string): void {
     if (this.ids.has(notification.id)) return;
     this.ids.add(notification.id);
-    this.entries.push({ notification: { ...notification }, scope: { error: cause ?? null, widgetId: widgetId ?? null } });
+    this.entries.push({ notification: { ...notification }, scope: { ...(cause && { error: cause }), ...(widgetId !== undefined && { widgetId }) } });
   }
 
   /**

@@ -43,13 +43,13 @@ function readsOf(text: string): Set<string> {
     if (node.type === "name" && node.value === "page" && !consumed.has(node)) found.add(ALL_SOURCES);
     Object.values(node).forEach(walk);
   };
-  /** A path starting at `page` (or `$$.page`): which sources it reaches. */
+  /** A path: its later steps read what the earlier ones selected, so only a first `page` (or `$$.page`) can read the scope. */
   const classify = (steps: Node[]): void => {
     const start = steps[0]?.type === "variable" && (steps[0].value === "$" || steps[0].value === "") ? 1 : 0;
+    steps.forEach((step, i) => i !== start && consumed.add(step));
     const [page, second, third] = steps.slice(start);
-    if (page?.type !== "name" || page.value !== "page") return;
-    if (!plainName(page) || !second) return;
-    if (second.type === "name" && second.value !== "dataSources" && plainName(second)) return void consumed.add(page);
+    if (!plainName(page, "page") || !second) return;
+    if (plainName(second) && second.value !== "dataSources") return void consumed.add(page);
     // `page.dataSources.<name>`, whatever follows the name.
     if (plainName(second, "dataSources") && third?.type === "name" && typeof third.value === "string") {
       consumed.add(page);
