@@ -12,6 +12,7 @@ import {
   MAX_EXPRESSION_LENGTH,
   resolveSmartValue,
   rootNamesOf,
+  withFunctions,
 } from "../../src/lib/smart-values";
 import { Redactor } from "../../src/lib/redact";
 
@@ -419,5 +420,30 @@ describe("secrets an expression reads", () => {
     const empty = new Redactor();
     await resolveSmartValue("{{ $uppercase(config.env.TOKEN) }}", secretScope, { secrets: empty });
     expect(empty.size).toBe(0);
+  });
+});
+
+describe("a caller's mask for values computed from secrets", () => {
+  it("replaces each expression that read a secret by the mask, keeping literal text and its siblings", async () => {
+    const redactor = new Redactor(["tok-secret-1"]);
+    const watch = { get size() { return redactor.size; }, reveals: (t: string) => redactor.reveals(t), derived: (v: unknown) => void redactor.derived(v), mask: "***" };
+    const scope = { config: { env: { TOKEN: "tok-secret-1", NAME: "ada" } } };
+    const value = { a: "{{ $length(config.env.TOKEN) }}", b: "x {{ $substring(config.env.TOKEN, 0, 1) }} {{ config.env.NAME }}", c: "{{ config.env.NAME }}" };
+    expect(await resolveSmartValue(value, scope, { secrets: watch })).toEqual({ a: "***", b: "x *** ada", c: "ada" });
+  });
+});
+
+describe("a spec's functions", () => {
+  it("are callable as $<name>(...) in templates, $jsonata and $pipe, and may call each other", async () => {
+    const functions = { twice: "function($n) { $n * 2 }", quad: "function($n) { $twice($twice($n)) }" };
+    const value = { a: "{{ $twice(input.n) }}", b: { $jsonata: "$quad(1)" }, c: { $rows: [1, 2], $pipe: "$rows.$twice($)" } };
+    expect(await resolveSmartValue(value, scope, { functions })).toEqual({ a: 10, b: 4, c: [2, 4] });
+  });
+
+  it("bind only the functions an expression names, and run under its bounds", async () => {
+    expect(withFunctions("input.n", { twice: "function($n) { $n * 2 }" })).toBe("input.n");
+    const loop = { spin: "function($n) { $spin($n + 1) }" };
+    const err = await failure(resolveSmartValue("{{ $spin(0) }}", scope, { functions: loop, limits: { maxSteps: 10_000 } }));
+    expect(err).toBeInstanceOf(ExpressionError);
   });
 });

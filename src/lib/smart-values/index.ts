@@ -11,7 +11,7 @@ export { DEFAULT_LIMITS, EvaluationBudget, MAX_ITEMS, MAX_VOLUME } from "./bound
 export { SMART_VALUE_DIRECTIVES } from "./directives";
 export { DirectiveRegistry, type Directive, type DirectiveCheck, type DirectiveRun } from "./registry";
 export { ExpressionError, ExpressionSyntaxError } from "./errors";
-export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, type CompiledExpression, type Scope } from "./expression";
+export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, withFunctions, type CompiledExpression, type Scope } from "./expression";
 export { isTruthy } from "./json";
 export { expressionsIn, resolveSmartValue, type ResolveOptions } from "./resolve";
 export type { SecretWatch } from "./secrets";

@@ -13,6 +13,13 @@ export interface SecretWatch {
   reveals(text: string): boolean;
   /** An expression that read a secret computed `value`: its text is secret from now on. */
   derived(value: unknown): void;
+  /**
+   * When set, what such an expression yields instead of its value: a number
+   * or a short string computed from a secret (its length, its first letter)
+   * is no text a later search could find, so a caller answering values to
+   * the outside (an app render) replaces the value itself.
+   */
+  readonly mask?: string;
 }
 
 /**
