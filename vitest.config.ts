@@ -24,7 +24,7 @@ const bindings = (inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "
 });
 
 /** The runtime dependencies the Worker imports (package.json), as the optimizer pre-bundles them. */
-const DEPENDENCIES = ["hono", "hono/streaming", "drizzle-orm", "drizzle-orm/pg-core", "drizzle-orm/neon-serverless", "@neondatabase/serverless", "jsonata", "@cfworker/json-schema", "graphql", "yaml", "re2js", "fflate", "modern-tar", "@cantoo/pdf-lib"];
+const DEPENDENCIES = ["hono", "hono/streaming", "drizzle-orm", "drizzle-orm/pg-core", "drizzle-orm/neon-serverless", "@neondatabase/serverless", "jsonata", "@cfworker/json-schema", "graphql", "yaml", "re2js", "jose", "fflate", "modern-tar", "@cantoo/pdf-lib"];
 
 const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }, options: { extra?: Record<string, string>; isolate?: boolean } = {}) => ({
   plugins: [

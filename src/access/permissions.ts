@@ -52,6 +52,14 @@ export async function computePermissions(sql: Sql, token: TokenAccess): Promise<
   return foldGrants(rows);
 }
 
+/** No token: a user acting without one (an app user) acts with its user's bindings only. */
+const NO_TOKEN = "00000000-0000-0000-0000-000000000000";
+
+/** A user's own permissions: its role bindings and the policies assigned to it or to those roles (an app user in standard mode). */
+export function userPermissions(sql: Sql, tenantId: string, userId: string): Promise<EffectivePermissions> {
+  return computePermissions(sql, { tokenId: NO_TOKEN, tenantId, userId, inheritsUserRoles: true });
+}
+
 /**
  * Role permissions (`actions` null, `<resource>:<action>` in `resource`) and
  * grants into effective permissions: unnarrowed grants become

@@ -145,6 +145,13 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
   }
 }
 
+/**
+ * Detail codes that one situation answers under another top-level code than
+ * `errorCodeOf` gives: a render refusing an inactive external user is 403
+ * (the user may not act), where re-posting the mapping is 409.
+ */
+const ALSO_ANSWERED_AS: { readonly [K in DetailCode]?: readonly ErrorCode[] } = { EXTERNAL_USER_INACTIVE: ["FORBIDDEN"] };
+
 // A detail code added to DetailFields but not to the switch above makes `code` not `never` here.
 function unhandled(code: never): never {
   throw new Error(`Unhandled detail code ${String(code)}`);
@@ -196,6 +203,13 @@ export class ApiError extends Error {
   /** The error as a value, for what records an error instead of answering it. */
   get value(): ErrorValue {
     return { status: this.status, code: this.code, message: this.message, details: this.details };
+  }
+
+  /** An error with a declared detail code under one of the other top-level codes ALSO_ANSWERED_AS allows it. */
+  static as(code: ErrorCode, detail: Detail, message: string): ApiError {
+    if (!ALSO_ANSWERED_AS[detail.code]?.includes(code)) throw new Error(`${detail.code} is not answered as ${code}`);
+    // The detail's own `code` is what PlainDetails reserves; the check above is what makes this pairing a declared one.
+    return new ApiError(code, message, detail as unknown as PlainDetails);
   }
 
   /** An error value thrown again, to be answered as the envelope. */

@@ -1,8 +1,8 @@
 // How a route knows who is calling, declared with the route (lib/route.ts).
 // Most routes take credentials (a PAT or an access token: the gateway's
 // authenticate middleware). The others prove themselves otherwise: a signed
-// capability link, a signed callback URL, a webhook's signature; app hosts
-// will add their app token and provider identity. Each such strategy checks
+// capability link, a signed callback URL, a webhook's signature, an app
+// host's app token or provider identity token (apps/render/identity). Each such strategy checks
 // what the request carries, binds the tenant it names to the request
 // context, and hands the handler what it verified (`input.auth`), so no
 // handler repeats "no credentials, then verify, then bind the tenant".
@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { HonoEnv } from "../env";
 
 /** How OpenAPI shows a strategy: the credential schemes it takes, or none. */
-export type AuthScheme = "credentials" | "capability" | "callback" | "signature" | "none";
+export type AuthScheme = "credentials" | "capability" | "callback" | "signature" | "appHost" | "none";
 
 export interface AuthStrategy<A = unknown> {
   scheme: AuthScheme;

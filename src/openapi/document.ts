@@ -71,7 +71,7 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
       };
     }
     for (const [status, description] of Object.entries(COMMON_ERRORS)) {
-      if (r.auth && r.auth.scheme !== "credentials" && (status === "401" || status === "403")) continue;
+      if (r.auth && r.auth.scheme !== "credentials" && r.auth.scheme !== "appHost" && (status === "401" || status === "403")) continue;
       responses[status] ??= { description, content: { "application/json": { schema: ERROR_SCHEMA, example: errorExample(Number(status), description) } } };
     }
     const jsonBody = r.documentedBody ?? r.body;
@@ -80,7 +80,7 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
       tags: [r.tag],
       operationId: r.operation,
       ...(r.permission ? { "x-permission": `${r.permission[0]}:${r.permission[1]}` } : {}),
-      security: r.auth === undefined || r.auth.scheme === "credentials" ? [{ basicAuth: [] }, { bearerAuth: [] }] : [],
+      security: r.auth === undefined || r.auth.scheme === "credentials" ? [{ basicAuth: [] }, { bearerAuth: [] }] : r.auth.scheme === "appHost" ? [{ appHostAuth: [] }] : [],
       parameters: [
         ...pathParams(r),
         ...queryParams(r.query),
@@ -111,6 +111,7 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
       securitySchemes: {
         basicAuth: { type: "http", scheme: "basic", description: "PAT: base64(client_id:client_secret)" },
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Access token from POST /auth/token" },
+        appHostAuth: { type: "http", scheme: "bearer", description: "App renders: the integration's app token (bearer providers) or the provider's identity token (oidc, exchange); a provider's auth.header may carry it instead" },
       },
     },
   };

@@ -37,15 +37,30 @@ async function existingMapping({ db }: Sql, provider: string, externalId: string
   return row;
 }
 
+/**
+ * What a new mapping does with an email another tenant user already holds:
+ * `link` maps to that user, `refuse` answers 409 EMAIL_LINK_REFUSED,
+ * `separate` makes a new user without an email (the email stays on the
+ * mapping, so user emails stay unique per tenant).
+ */
+export type EmailHeld = "link" | "refuse" | "separate";
+
+export interface CreateOptions {
+  /** Decides for the holder of the email, inside the transaction; default: `link` with `link_existing_email`, else `refuse`. */
+  whenEmailHeld?: (tx: Sql, holderId: string) => Promise<EmailHeld>;
+}
+
 /** One try: the mapping if it exists, else the user found or made and a new mapping. */
-async function attempt(tenant: TenantDb, input: ExternalUserInput) {
+async function attempt(tenant: TenantDb, input: ExternalUserInput, options: CreateOptions) {
   return tenant.tx(async (tx) => {
     const existing = await existingMapping(tx, input.provider, input.external_id);
     if (existing) return { row: existing, created: false };
     let userId: string | undefined;
+    let userEmail = input.email ?? null;
     if (input.email !== undefined) {
       const [holder] = await tx.db.select({ id: users.id }).from(users).where(sameEmail(input.email));
-      if (holder && !input.link_existing_email) {
+      const decision: EmailHeld | undefined = !holder ? undefined : options.whenEmailHeld ? await options.whenEmailHeld(tx, holder.id) : input.link_existing_email ? "link" : "refuse";
+      if (holder && decision === "refuse") {
         // Each statement reads its own snapshot: the holder may be the user of an
         // identical post that committed after the mapping lookup above, and its
         // mapping, committed with it, is visible to this statement.
@@ -53,11 +68,12 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput) {
         if (raced) return { row: raced, created: false };
         throw emailRefused(input.email, holder.id);
       }
-      userId = holder?.id;
+      if (decision === "link") userId = holder?.id;
+      if (decision === "separate") userEmail = null;
     }
     if (!userId) {
       const name = [input.first_name, input.last_name].filter((part) => part).join(" ") || null;
-      [{ id: userId }] = await tx.db.insert(users).values({ tenantId: tenant.tenantId, email: input.email ?? null, name }).returning({ id: users.id });
+      [{ id: userId }] = await tx.db.insert(users).values({ tenantId: tenant.tenantId, email: userEmail, name }).returning({ id: users.id });
     }
     const [row] = await tx.db
       .insert(externalUsers)
@@ -73,11 +89,11 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput) {
  * whole transaction (its user included) rolls back. Trying again then finds
  * what the winner committed.
  */
-export async function createExternalUser(tenant: TenantDb, input: ExternalUserInput) {
+export async function createExternalUser(tenant: TenantDb, input: ExternalUserInput, options: CreateOptions = {}) {
   // A few tries: among several simultaneous posts, a retry can lose once more to another.
   for (let tries = 1; ; tries++) {
     try {
-      return await attempt(tenant, input);
+      return await attempt(tenant, input, options);
     } catch (e) {
       if (pgCode(e) !== "23505") throw e;
       if (tries === 3) throw new ApiError("CONFLICT", "A concurrent request changed this external user or its email; try again");

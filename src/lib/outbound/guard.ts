@@ -36,6 +36,17 @@ export async function checkUrl(raw: string, env: OutboundEnv, signal?: AbortSign
   return url;
 }
 
+/**
+ * Whether the URL names an `address:port` of `OUTBOUND_ALLOWLIST` literally
+ * (tests only: production leaves the list empty), for the callers that
+ * demand https of the world and must reach the tests' plain-http server.
+ */
+export function isAllowlisted(url: URL, env: OutboundEnv): boolean {
+  const address = parseAddress(url.hostname);
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  return !!address && allowlist(env).some((entry) => entry.port === port && sameAddress(entry.address, address));
+}
+
 /** `OUTBOUND_ALLOWLIST`: `address:port` pairs (IPv6 as `[addr]:port`), compared as parsed addresses. */
 function allowlist(env: OutboundEnv): { address: Address; port: number }[] {
   return (env.OUTBOUND_ALLOWLIST ?? "")

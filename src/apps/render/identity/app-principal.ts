@@ -1,0 +1,29 @@
+// What the app user may do. With spec `policies`, exactly the grants of the
+// policy the activation binds (every user of the app alike); without them
+// (standard mode), the user's own role bindings and the policies assigned
+// to it or its roles, as its tokens would have. Its rate-limit identity is
+// per (integration, user): each app user of each integration has its own
+// budget.
+import type { TenantDb } from "../../../db/client";
+import { userPermissions } from "../../../access/permissions";
+import { policyPrincipal } from "../../../access/policy-principal";
+import type { Principal } from "../../../gateway/principal";
+import type { RenderTarget } from "./target";
+
+/** The rate-limit and idempotency identity of an app user of an integration. */
+export const appUserIdentity = (integrationId: string, userId: string) => `app-user:${integrationId}:${userId}`;
+
+export function declaresPolicies(target: RenderTarget): boolean {
+  const policies = target.specDocument.policies;
+  return typeof policies === "object" && policies !== null && Object.keys(policies).length > 0;
+}
+
+export async function appUserPrincipal(tenant: TenantDb, target: RenderTarget, userId: string): Promise<Principal> {
+  return tenant.tx(async (sql) => {
+    const identity = appUserIdentity(target.integrationId, userId);
+    if (declaresPolicies(target)) return { ...(await policyPrincipal(sql, target.policyId)), userId, identity };
+    const { rows } = await sql.query<{ version: number }>(`SELECT coalesce((SELECT version FROM access_versions WHERE tenant_id = $1), 0) AS version`, [tenant.tenantId]);
+    const { permissions, scoped } = await userPermissions(sql, tenant.tenantId, userId);
+    return { tenantId: tenant.tenantId, userId, tokenId: "", permissions, scoped, identity, accessVersion: rows[0].version };
+  });
+}

@@ -1,0 +1,79 @@
+// What a render is aimed at, from the integration id in its path alone: the
+// integration, its activation, the spec version that activation uses (the
+// pinned one, else the latest) and the provider its company is registered
+// under. Read as the connecting role: the tenant is not known before the
+// credential is checked, and the credential is checked against these rows.
+import type { Database } from "../../../db/client";
+import { isUuid } from "../../../lib/ids";
+import type { Provider } from "./provider";
+
+export interface RenderTarget {
+  tenantId: string;
+  integrationId: string;
+  activationId: string;
+  specId: string;
+  specVersion: number;
+  specDocument: { providers?: Record<string, Provider>; policies?: Record<string, unknown> };
+  /** The policy the activation binds (its users' permissions when the spec declares `policies`). */
+  policyId: string | null;
+  allowedOrigins: string[];
+  isEnabled: boolean;
+  externalCompanyId: string;
+  companyExternalId: string;
+  companyActive: boolean;
+  /** The company's `provider`: the key of the spec's `providers` the render reads. */
+  providerName: string;
+  /** Undefined when the spec version has no provider of that name (the integration was made under another version). */
+  provider: Provider | undefined;
+}
+
+const TARGET = `
+  SELECT i.id, i.tenant_id, i.activation_id, i.allowed_origins, i.is_enabled, i.external_company_id,
+         c.provider, c.external_id AS company_external_id, c.is_active AS company_active,
+         a.spec_id, a.policy_id, v.version AS spec_version, v.spec_document
+    FROM app_integrations i
+    JOIN app_activations a ON a.id = i.activation_id AND a.tenant_id = i.tenant_id
+    JOIN external_companies c ON c.id = i.external_company_id AND c.tenant_id = i.tenant_id
+    JOIN app_specs s ON s.id = a.spec_id
+    JOIN app_spec_versions v ON v.spec_id = a.spec_id AND v.version = coalesce(a.spec_version, s.version)
+   WHERE i.id = $1`;
+
+interface TargetRow extends Record<string, unknown> {
+  id: string;
+  tenant_id: string;
+  activation_id: string;
+  allowed_origins: string[];
+  is_enabled: boolean;
+  external_company_id: string;
+  provider: string;
+  company_external_id: string;
+  company_active: boolean;
+  spec_id: string;
+  policy_id: string | null;
+  spec_version: number;
+  spec_document: RenderTarget["specDocument"];
+}
+
+/** The render's target, or undefined when no integration has this id. */
+export async function loadTarget(database: Database, integrationId: string): Promise<RenderTarget | undefined> {
+  if (!isUuid(integrationId)) return undefined;
+  const [row] = (await database.system((sql) => sql.query<TargetRow>(TARGET, [integrationId]))).rows;
+  if (!row) return undefined;
+  const providers = row.spec_document?.providers ?? {};
+  return {
+    tenantId: row.tenant_id,
+    integrationId: row.id,
+    activationId: row.activation_id,
+    specId: row.spec_id,
+    specVersion: row.spec_version,
+    specDocument: row.spec_document ?? {},
+    policyId: row.policy_id,
+    allowedOrigins: row.allowed_origins,
+    isEnabled: row.is_enabled,
+    externalCompanyId: row.external_company_id,
+    companyExternalId: row.company_external_id,
+    companyActive: row.company_active,
+    providerName: row.provider,
+    provider: Object.hasOwn(providers, row.provider) ? providers[row.provider] : undefined,
+  };
+}

@@ -1,0 +1,234 @@
+// Who a render acts for, with identity-token providers: oidc tokens verified
+// against a JWKS and exchange tokens against a metadata document of X.509
+// certificates, both served by the scripted outbound server (allowlisted in
+// tests, test/support/outbound.ts). Keys are made here (jose) or come from
+// a committed self-signed certificate (test/apps/fixtures, made once with
+// openssl). The injected clock drives the key documents' cache.
+import { exportJWK, exportSPKI, generateKeyPair, importPKCS8, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
+import { describe, expect, it } from "vitest";
+import certificatePem from "./fixtures/exchange-cert.pem?raw";
+import certificateKeyPem from "./fixtures/exchange-key.pem?raw";
+import type { Provider } from "../../src/apps/render/identity/provider";
+import { base64url } from "../../src/lib/crypto";
+import { call, systemQuery } from "../support/api";
+import { scenario, type ScriptedResponse } from "../support/outbound";
+import { addIntegration, refusal, resolve, setupApp, testClock } from "./identity-fixture";
+
+const AUD = "app-audience";
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+async function rsaKey(kid: string) {
+  const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
+  return { kid, privateKey, publicKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
+}
+type Key = Awaited<ReturnType<typeof rsaKey>>;
+
+function signFor(key: { privateKey: CryptoKey; kid: string }, claims: JWTPayload, header: Record<string, unknown> = {}) {
+  return new SignJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "person-1", email: "p1@example.com", exp: nowSeconds() + 600, ...claims })
+    .setProtectedHeader({ alg: "RS256", kid: key.kid, ...header })
+    .sign(key.privateKey);
+}
+
+async function oidcApp(jwks: ScriptedResponse[], auth: Partial<Provider["auth"]> = {}, provider: Partial<Provider> = {}) {
+  const s = await scenario({ "/t/tenant-1/keys": jwks, "/t/..%2Fescape/keys": jwks });
+  const app = await setupApp({
+    provider: {
+      auth: { type: "oidc", jwksUriTemplate: s.url("/t/{tid}/keys"), issuerPattern: "https://idp\\.example/[a-z0-9-]+/", audience: [AUD, "other"], requiredClaims: ["email"], ...auth },
+      autoCreateUsers: true,
+      identity: { user_external_id: { source: "jwt_claim", path: "sub" }, user_email: { source: "jwt_claim", path: "email" }, team_id: { source: "jwt_claim", path: "ext.team" }, shout: { $jsonata: "$uppercase(sub)" } },
+      ...provider,
+    },
+  });
+  return { s, app };
+}
+
+const sign = signFor;
+
+const withToken = (token: string, extra: Record<string, unknown> = {}) => ({ headers: { Authorization: `Bearer ${token}` }, ...extra });
+
+describe("oidc", () => {
+  it("accepts a token signed by a JWKS key, reads the claims, and belongs to the integration's company", async () => {
+    const key = await rsaKey("k1");
+    const { s, app } = await oidcApp([{ json: { keys: [key.jwk] } }]);
+    const who = await resolve(app.integrationId, withToken(await sign(key, { ext: { team: "blue" } }), { body: { user: "ignored" } }));
+    expect(who.identity).toEqual({ user_external_id: "person-1", user_email: "p1@example.com", team_id: "blue", shout: "PERSON-1" });
+    expect([who.companyExternalId, who.externalCompanyId]).toEqual([app.companyExternalId, app.companyId]);
+    expect((await s.requests()).map((r) => r.path)).toEqual(["/t/tenant-1/keys"]);
+    // Kept: a second render fetches nothing.
+    await resolve(app.integrationId, withToken(await sign(key, {})));
+    expect((await s.requests()).length).toBe(1);
+  });
+
+  it("refuses forged, expired, not-yet-valid, unsigned, HS256, wrong-issuer, wrong-audience and claim-lacking tokens with 401", async () => {
+    const key = await rsaKey("k1");
+    const forger = await rsaKey("k1");
+    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }]);
+    const publicPem = new TextEncoder().encode(await exportSPKI(key.publicKey));
+    const hs256 = await new SignJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "x", email: "x@example.com", exp: nowSeconds() + 600 }).setProtectedHeader({ alg: "HS256", kid: "k1" }).sign(publicPem);
+    const none = new UnsecuredJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "x", email: "x@example.com", exp: nowSeconds() + 600 }).encode();
+    const cases: Record<string, string> = {
+      forged: await sign(forger, {}),
+      expired: await sign(key, { exp: nowSeconds() - 120 }),
+      notYet: await sign(key, { nbf: nowSeconds() + 120 }),
+      noExp: await sign(key, { exp: undefined }),
+      none,
+      hs256,
+      issuer: await sign(key, { iss: "https://evil.example/tenant-1/" }),
+      issuerPrefixOnly: await sign(key, { iss: "https://idp.example/tenant-1/extra/../" }),
+      audience: await sign(key, { aud: "someone-else" }),
+      requiredMissing: await sign(key, { email: undefined }),
+      requiredEmpty: await sign(key, { email: "" }),
+      garbage: "not.a.jwt",
+    };
+    for (const [name, token] of Object.entries(cases)) {
+      const e = await refusal(resolve(app.integrationId, withToken(token)));
+      expect([name, e.status, e.code]).toEqual([name, 401, "UNAUTHORIZED"]);
+    }
+    // Within the 60 s skew both ways.
+    expect((await resolve(app.integrationId, withToken(await sign(key, { exp: nowSeconds() - 30, nbf: nowSeconds() + 30 })))).identity.user_external_id).toBe("person-1");
+    expect(await systemQuery(`SELECT external_id FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId])).toEqual([{ external_id: "person-1" }]);
+  });
+
+  it("an unknown kid fetches the JWKS again at most once a minute; a rotated key is found by that fetch", async () => {
+    const old = await rsaKey("old");
+    const rotated = await rsaKey("new");
+    const { s, app } = await oidcApp([{ json: { keys: [old.jwk] } }, { json: { keys: [old.jwk] } }, { json: { keys: [old.jwk, rotated.jwk] } }]);
+    const clock = testClock();
+    // Tokens that outlive the clock's walk.
+    const sign = (key: Key, claims: JWTPayload) => signFor(key, { exp: nowSeconds() + 3600, ...claims });
+    await resolve(app.integrationId, withToken(await sign(old, {}), { clock }));
+    clock.advance(10_000);
+    expect((await refusal(resolve(app.integrationId, withToken(await sign(rotated, {}), { clock })))).status).toBe(401);
+    expect((await s.requests()).length).toBe(1);
+    clock.advance(55_000);
+    expect((await refusal(resolve(app.integrationId, withToken(await sign(rotated, {}), { clock })))).status).toBe(401);
+    expect((await s.requests()).length).toBe(2);
+    clock.advance(30_000);
+    expect((await refusal(resolve(app.integrationId, withToken(await sign(rotated, {}), { clock })))).status).toBe(401);
+    expect((await s.requests()).length).toBe(2);
+    clock.advance(40_000);
+    expect((await resolve(app.integrationId, withToken(await sign(rotated, {}), { clock }))).identity.user_external_id).toBe("person-1");
+    expect((await s.requests()).length).toBe(3);
+    // Ten minutes on, the kept JWKS is fetched again even for a known kid.
+    clock.advance(10 * 60_000);
+    await resolve(app.integrationId, withToken(await sign(old, {}), { clock }));
+    expect((await s.requests()).length).toBe(4);
+  });
+
+  it("puts the token's tid into the JWKS URL percent-encoded, so it cannot leave its path segment", async () => {
+    const key = await rsaKey("k1");
+    const { s, app } = await oidcApp([{ json: { keys: [key.jwk] } }]);
+    expect((await resolve(app.integrationId, withToken(await sign(key, { tid: "../escape" })))).identity.user_external_id).toBe("person-1");
+    expect((await s.requests()).map((r) => r.path)).toEqual(["/t/..%2Fescape/keys"]);
+    expect((await refusal(resolve(app.integrationId, withToken(await sign(key, { tid: undefined }))))).status).toBe(401);
+  });
+
+  it("a JWKS that is HTML, too large, not JSON keys or slow fails the render with 401", async () => {
+    const key = await rsaKey("k1");
+    const token = await sign(key, {});
+    const answers: Record<string, ScriptedResponse> = {
+      html: { headers: { "content-type": "text/html" }, body: "<html><body>login</body></html>" },
+      huge: { json: { keys: [key.jwk], padding: "x".repeat(300 * 1024) } },
+      error: { status: 500, json: { keys: [key.jwk] } },
+      noKeys: { json: { nothing: true } },
+    };
+    for (const [name, answer] of Object.entries(answers)) {
+      const { app } = await oidcApp([answer]);
+      const e = await refusal(resolve(app.integrationId, withToken(token)));
+      expect([name, e.status, e.code]).toEqual([name, 401, "UNAUTHORIZED"]);
+    }
+    const { app } = await oidcApp([{ json: { keys: [key.jwk] }, delayMs: 8000 }]);
+    const started = Date.now();
+    expect((await refusal(resolve(app.integrationId, withToken(token)))).status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(7500);
+  });
+
+  it("a company claim must name the integration's company (403)", async () => {
+    const key = await rsaKey("k1");
+    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }], {}, { identity: { user_external_id: { source: "jwt_claim", path: "sub" }, company_external_id: { source: "jwt_claim", path: "org" } } });
+    expect((await resolve(app.integrationId, withToken(await sign(key, { org: app.companyExternalId })))).companyExternalId).toBe(app.companyExternalId);
+    const e = await refusal(resolve(app.integrationId, withToken(await sign(key, { org: "elsewhere" }))));
+    expect([e.status, e.code]).toEqual([403, "FORBIDDEN"]);
+  });
+
+  it("allowEmailLink links only to a user already holding an active identity under one of this app's integrations", async () => {
+    const key = await rsaKey("k1");
+    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }], {}, { allowEmailLink: true });
+    // A tenant user with the email and no external identity: not linked.
+    const stranger = await call("POST", "/access/users", { auth: app.tenant.auth, body: { email: "stranger@example.com" } });
+    const a = await resolve(app.integrationId, withToken(await sign(key, { sub: "s-1", email: "stranger@example.com" })));
+    expect(a.userId).not.toBe(stranger.json.data.id);
+    // A user known under another integration of the app (another provider): linked.
+    const other = await addIntegration(app, `co-b-${crypto.randomUUID().slice(0, 6)}`, "partner");
+    expect(other.integrationId).toBeTruthy();
+    const known = await call("POST", "/access/external-users", { auth: app.tenant.auth, body: { provider: "partner", external_id: "k-9", email: "known@example.com" } });
+    expect(known.status).toBe(201);
+    const b = await resolve(app.integrationId, withToken(await sign(key, { sub: "k-oidc", email: "known@example.com" })));
+    expect(b.userId).toBe(known.json.data.user_id);
+    // Once every identity of that user is deactivated, a new one with the email is not linked.
+    for (const { id } of await systemQuery(`SELECT id FROM external_users WHERE user_id = $1`, [known.json.data.user_id])) {
+      expect((await call("PUT", `/access/external-users/${id}`, { auth: app.tenant.auth, body: { is_active: false } })).status).toBe(200);
+    }
+    const c = await resolve(app.integrationId, withToken(await sign(key, { sub: "k-oidc-2", email: "known@example.com" })));
+    expect(c.userId).not.toBe(known.json.data.user_id);
+  });
+});
+
+describe("exchange", () => {
+  const der = certificatePem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
+  const thumbprint = async () => base64url(new Uint8Array(await crypto.subtle.digest("SHA-1", Uint8Array.from(atob(der), (c) => c.charCodeAt(0)))));
+
+  async function exchangeApp(auth: Partial<Provider["auth"]> = {}) {
+    const x5t = await thumbprint();
+    const s = await scenario({ "/metadata": [{ json: { keys: [{ keyinfo: { x5t: "other" }, keyvalue: { type: "x509Certificate", value: "AAAA" } }, { keyinfo: { x5t }, keyvalue: { type: "x509Certificate", value: der } }] } }] });
+    const host = new URL(s.url("/")).host;
+    const app = await setupApp({
+      provider: {
+        auth: { type: "exchange", audience: "https://app.example/", trustedAmurlHosts: [host], ...auth },
+        autoCreateUsers: true,
+        identity: { user_external_id: { source: "jwt_claim", path: "appctx.msexchuid" }, version: { source: "jwt_claim", path: "appctx.version" }, upper: { $jsonata: "$uppercase(appctx.msexchuid)" } },
+      },
+    });
+    const signer = { privateKey: await importPKCS8(certificateKeyPem, "RS256"), kid: "unused" };
+    const token = (claims: JWTPayload = {}, header: Record<string, unknown> = { x5t }, amurl = s.url("/metadata")) =>
+      new SignJWT({ aud: "https://app.example/", exp: nowSeconds() + 600, appctx: JSON.stringify({ amurl, msexchuid: "mx-1", version: "ExIdTok.V1" }), ...claims })
+        .setProtectedHeader({ alg: "RS256", ...header })
+        .sign(signer.privateKey);
+    return { s, app, token, x5t };
+  }
+
+  it("verifies the token by the certificate its x5t picks and reads the parsed appctx", async () => {
+    const { s, app, token } = await exchangeApp();
+    const who = await resolve(app.integrationId, withToken(await token()));
+    expect(who.identity).toEqual({ user_external_id: "mx-1", version: "ExIdTok.V1", upper: "MX-1" });
+    expect(who.companyExternalId).toBe(app.companyExternalId);
+    expect((await s.requests()).map((r) => r.path)).toEqual(["/metadata"]);
+  });
+
+  it("refuses an unknown x5t, another signer, an untrusted or non-https amurl, a bad appctx, expiry and a wrong audience with 401", async () => {
+    const { s, app, token } = await exchangeApp();
+    const other = await rsaKey("x");
+    const cases: Record<string, Promise<string>> = {
+      unknownX5t: token({}, { x5t: "bm9wZQ" }),
+      noX5t: token({}, {}),
+      forged: new SignJWT({ aud: "https://app.example/", exp: nowSeconds() + 600, appctx: JSON.stringify({ amurl: s.url("/metadata"), msexchuid: "mx-1" }) }).setProtectedHeader({ alg: "RS256", x5t: await thumbprint() }).sign(other.privateKey),
+      untrustedHost: token({}, undefined, s.url("/metadata", "other")),
+      notHttps: token({}, undefined, "http://metadata.example/metadata"),
+      elsewhere: token({}, undefined, "https://evil.example/metadata"),
+      appctxNotJson: token({ appctx: "{nope" }),
+      appctxMissing: token({ appctx: undefined }),
+      expired: token({ exp: nowSeconds() - 120 }),
+      audience: token({ aud: "https://other.example/" }),
+    };
+    for (const [name, pending] of Object.entries(cases)) {
+      const e = await refusal(resolve(app.integrationId, withToken(await pending)));
+      expect([name, e.status, e.code]).toEqual([name, 401, "UNAUTHORIZED"]);
+    }
+    expect(await systemQuery(`SELECT 1 FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId])).toEqual([]);
+  });
+
+  it("a provider without trustedAmurlHosts or audience accepts no token", async () => {
+    const { app, token } = await exchangeApp({ trustedAmurlHosts: [] });
+    expect((await refusal(resolve(app.integrationId, withToken(await token())))).status).toBe(401);
+  });
+});
