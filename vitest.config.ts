@@ -84,6 +84,7 @@ const UNITS = [
   "test/lib/redact.test.ts",
   "test/lib/regex.test.ts",
   "test/lib/sequence.test.ts",
+  "test/lib/smart-values-pipe.test.ts",
   "test/lib/smart-values-registry.test.ts",
   "test/lib/smart-values.test.ts",
   "test/lib/validate.test.ts",
