@@ -195,6 +195,32 @@ export function compileExpression(text: string): CompiledExpression {
   return compiled;
 }
 
+/**
+ * `text` with the `functions` it calls bound as variables around it, so it
+ * can call each as `$<name>(...)`. Bound in the same block as the
+ * expression, the functions run under its Guard (an endless one is stopped
+ * like any loop), may call each other, and what they read is part of what
+ * the expression reads. Only the functions the text names (and those they
+ * name in turn) are bound, which keeps the text short.
+ */
+export function withFunctions(text: string, functions: Readonly<Record<string, string>> | undefined): string {
+  if (!functions) return text;
+  const named = new Set<string>();
+  const pending = [text];
+  while (pending.length) {
+    const body = pending.pop()!;
+    for (const [name, fn] of Object.entries(functions)) {
+      // A name JSONata cannot spell as a variable could never be called; its text would only break the block.
+      if (named.has(name) || typeof fn !== "string" || !FUNCTION_NAME.test(name) || !body.includes(`$${name}`)) continue;
+      named.add(name);
+      pending.push(fn);
+    }
+  }
+  if (named.size === 0) return text;
+  return `(\n${[...named].map((name) => `$${name} := ${functions[name]};`).join("\n")}\n(${text}\n)\n)`;
+}
+const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** A bare JSONata expression (a condition, `if`, `errorWhen`) against `scope`. */
 export function evaluateExpression(text: string, scope: Scope, bounds?: EvaluationLimits | EvaluationBudget): Promise<unknown> {
   return compileExpression(text).evaluate(scope, bounds);

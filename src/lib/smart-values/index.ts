@@ -12,7 +12,7 @@ export { SMART_VALUE_DIRECTIVES, smartValueDirectives } from "./directives";
 export { PIPE_STEPS, valueAt, type PipeJoin, type PipeStep } from "./pipe";
 export { DirectiveRegistry, type Directive, type DirectiveCheck, type DirectiveRun } from "./registry";
 export { ExpressionError, ExpressionSyntaxError } from "./errors";
-export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, type CompiledExpression, type Scope } from "./expression";
+export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, withFunctions, type CompiledExpression, type Scope } from "./expression";
 export { isTruthy } from "./json";
 export { expressionsIn, resolveSmartValue, type FoundExpression, type ResolveOptions } from "./resolve";
 export type { SecretWatch } from "./secrets";

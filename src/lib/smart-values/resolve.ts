@@ -6,7 +6,7 @@
 import { budgetOf, type EvaluationBudget, type EvaluationLimits, type Guard } from "./bounds";
 import { SMART_VALUE_DIRECTIVES } from "./directives";
 import { ExpressionError, ExpressionSyntaxError } from "./errors";
-import { compileExpression, type Scope } from "./expression";
+import { compileExpression, withFunctions, type Scope } from "./expression";
 import { at, expressionText, fail, item, member, refuse, type DirectiveRegistry } from "./registry";
 import type { SecretWatch } from "./secrets";
 import { parseTemplate, stringForm } from "./template";
@@ -18,6 +18,8 @@ export type ResolveOptions = {
   directives?: DirectiveRegistry;
   /** Secrets to watch for: what an expression computes from one is handed to `derived` (./secrets.ts). */
   secrets?: SecretWatch;
+  /** JSONata function expressions by name, callable as `$<name>(...)` in every expression of the value (an app spec's `functions`). */
+  functions?: Readonly<Record<string, string>>;
 } & (
   | { limits?: EvaluationLimits; budget?: never }
   /** A budget shared with the caller's other evaluations, drawn from instead of bounds of its own. */
@@ -39,6 +41,7 @@ class Resolver {
     private readonly scope: Scope,
     private readonly guard: Guard,
     private readonly directives: DirectiveRegistry,
+    private readonly functions?: Readonly<Record<string, string>>,
   ) {}
 
   private async expression(text: string, path: string, variables?: Record<string, unknown>, input: unknown = this.scope): Promise<unknown> {
@@ -46,7 +49,7 @@ class Resolver {
       const secrets = this.guard.secrets;
       // Each expression is judged on its own reads, so a secret one member reads does not mask its siblings.
       if (secrets) this.guard.readSecret = false;
-      const value = await compileExpression(text).run(this.guard, input as Scope, variables);
+      const value = await compileExpression(withFunctions(text, this.functions)).run(this.guard, input as Scope, variables);
       if (secrets && this.guard.readSecret) secrets.derived(value);
       return value;
     } catch (err) {
@@ -104,7 +107,7 @@ class Resolver {
 export async function resolveSmartValue(value: unknown, scope: Scope, options: ResolveOptions = {}): Promise<unknown> {
   return budgetOf(options.budget ?? options.limits).evaluation((guard) => {
     if (options.secrets?.size) guard.secrets = options.secrets;
-    return new Resolver(scope, guard, options.directives ?? SMART_VALUE_DIRECTIVES).resolve(value, "", options.expects ?? "json");
+    return new Resolver(scope, guard, options.directives ?? SMART_VALUE_DIRECTIVES, options.functions).resolve(value, "", options.expects ?? "json");
   });
 }
 
