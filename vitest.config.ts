@@ -60,6 +60,8 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
 // started, such as run alarms and queue retries, would keep running in it).
 const UNITS = [
   "test/access/app-access.test.ts",
+  "test/apps/sources-paging.test.ts",
+  "test/apps/sources-paging.test.ts",
   "test/db/timestamps.test.ts",
   "test/definition/checks-generic.test.ts",
   "test/definition/language.test.ts",
