@@ -15,7 +15,7 @@ import { isRetryable } from "../../../lib/outbound/retry";
 import { valueAt } from "../../../lib/smart-values";
 import { validate } from "../../../lib/validate";
 import { pagedTotal, pagingOf, type PagedSpec, type Paging } from "./paging";
-import { isObject, type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import { DeadlineExceeded, isObject, type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
 
 /** Rows kept from one answer; beyond them the source warns `http-source-truncated`. */
 export const MAX_HTTP_ROWS = 5000;
@@ -64,6 +64,17 @@ function payloadOf(source: HttpSource): Payload {
   return { method, body: JSON.stringify(source.body), contentType: "application/json" };
 }
 
+/** A header or query parameter resolving to null (a grid not sorted) is left out, as one resolving to nothing is. */
+function withoutNulls(resolved: unknown): unknown {
+  if (!isObject(resolved)) return resolved;
+  const out = { ...resolved };
+  for (const key of ["headers", "query"]) {
+    const fields = out[key];
+    if (isObject(fields)) out[key] = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
+  }
+  return out;
+}
+
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -75,7 +86,7 @@ export async function prepareHttp(run: SourceRun, source: Obj, scope: Obj, gridI
   const written = source.$http;
   if (!isObject(written)) throw new ApiError("UNPROCESSABLE_ENTITY", `The $http of data source ${run.name} must be an object`);
   const paging = isObject(written.paged) ? pagingOf(scope, gridId) : undefined;
-  const resolved = await run.resolve(written, paging ? { ...scope, paging } : scope);
+  const resolved = withoutNulls(await run.resolve(written, paging ? { ...scope, paging } : scope));
   const http = validate<HttpSource>(HTTP_SOURCE, resolved, `The $http of data source ${run.name} is not a valid request`, "$http");
   return {
     // The same request for another page of the grid is another fetch.
@@ -102,8 +113,10 @@ async function fetchHttp(run: SourceRun, http: HttpSource, scope: Obj, paging: P
   let sent: Sent;
   for (let attempt = 1; ; attempt++) {
     const left = env.deadline - clock.now();
-    if (left <= 0) throw new ApiError("SERVICE_UNAVAILABLE", `The $http source ${run.name} did not answer before the render's deadline`);
+    if (left <= 0) throw new DeadlineExceeded(run.name);
     sent = await send(prepared, { timeoutMs: Math.min(MAX_ATTEMPT_MS, left) }, ctx);
+    // An attempt the deadline cut short is the deadline's failure, not the target's.
+    if ("failure" in sent && sent.failure.kind === "timeout" && clock.now() >= env.deadline) throw new DeadlineExceeded(run.name);
     if ("error" in sent || attempt > retries) break;
     if (!isRetryable("failure" in sent ? sent.failure : sent.response)) break;
     await wait(backoffDelay(attempt, MAX_RETRY_WAIT_MS / 4, MAX_RETRY_WAIT_MS));

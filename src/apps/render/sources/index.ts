@@ -11,19 +11,12 @@ import { smartValueDirectives } from "../../../lib/smart-values";
 import type { PageSources, SourceEnvironment } from "../contracts";
 import { prepareHttp } from "./http";
 import { isSingle, prepareQuery } from "./query";
-import { isObject, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
+import { DeadlineExceeded, isObject, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
 import { prepareTypeSchema } from "./type-schema";
 
 export { DEFAULT_QUERY_LIMIT } from "./query";
 export { MAX_HTTP_ROWS } from "./http";
-
-/** A source was still pending when the render's deadline passed. */
-export class DeadlineExceeded extends Error {
-  constructor(readonly source: string) {
-    super(`data source ${source} did not resolve before the render's deadline`);
-    this.name = "DeadlineExceeded";
-  }
-}
+export { DeadlineExceeded } from "./run";
 
 const PRODUCERS = ["$query", "$http", "$rows", "$typeSchema"] as const;
 
