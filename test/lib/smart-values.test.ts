@@ -134,7 +134,7 @@ describe("directives", () => {
       [{ $jsonata: "1", other: 2 }, 'an object with "$jsonata" must hold exactly $jsonata, $literal, or $rows with $pipe'],
       [{ $rows: [] }, 'an object with "$rows" must hold exactly $jsonata, $literal, or $rows with $pipe'],
       [[{ $jsonata: 5 }], "[0].$jsonata: must be a JSONata expression string"],
-      [{ $rows: [], $pipe: null }, "$pipe: must be a JSONata expression string"],
+      [{ $rows: [], $pipe: null }, "$pipe: must be a JSONata expression string or an array of steps"],
     ];
     for (const [value, message] of cases) {
       const err = await failure(resolveSmartValue(value, scope));

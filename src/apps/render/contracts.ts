@@ -5,6 +5,10 @@
 // shapes only, so each is built and tested on its own.
 import type { ConfinedServices } from "../../access/confined-services";
 import type { Principal } from "../../gateway/principal";
+import type { Clock } from "../../lib/clock";
+import type { OutboundEnv } from "../../lib/outbound/types";
+import type { TokenCacheEnv } from "../../lib/outbound/token-cache-client";
+import type { Redactor } from "../../lib/redact";
 import type { EvaluationBudget } from "../../lib/smart-values";
 
 export type NotificationLevel = "INFO" | "WARNING" | "ERROR";
@@ -72,7 +76,19 @@ export interface SourceEnvironment {
   authProfiles: Record<string, unknown>;
   /** Adds a notification to the answer. */
   notify(notification: Notification): void;
+  /** The Worker bindings sources use: the cursor key of `$query`, the outbound client and the OAuth2 token cache of `$http`. */
+  bindings: SourceBindings;
+  /**
+   * The secret values the render context carries. What a source's
+   * expressions compute from one, and every credential its requests send, is
+   * added to it, so the answer can be masked with it.
+   */
+  secrets?: Redactor;
+  /** What `deadline` is read against (the system clock by default). */
+  clock?: Clock;
 }
+
+export type SourceBindings = Pick<Env, "MASTER_KEY"> & OutboundEnv & TokenCacheEnv;
 
 /**
  * The data sources of one page in one render. A source resolves when first

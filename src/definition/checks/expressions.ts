@@ -61,7 +61,8 @@ export class Expressions {
   smartValue(value: unknown, path: string, scope?: ReadScope): void {
     if (value === undefined) return;
     try {
-      for (const e of expressionsIn(value, path, this.directives)) this.found.push({ ...e, scope });
+      // A `$pipe` step's expression reads its row, not the field's scope.
+      for (const e of expressionsIn(value, path, this.directives)) this.found.push({ path: e.path, text: e.text, scope: e.input === "row" ? undefined : scope });
     } catch (e) {
       if (!(e instanceof ExpressionSyntaxError)) throw e;
       // The message already names the path.

@@ -279,7 +279,7 @@ function requireIsValue(p: Particle, at: string): null | boolean {
 }
 
 /** Escapes LIKE's wildcards so `s` matches itself. */
-function likeLiteral(s: string): string {
+export function likeLiteral(s: string): string {
   return s.replace(/[\\%_]/g, (m) => `\\${m}`);
 }
 

@@ -41,7 +41,7 @@ export async function credentialsFor(auth: string | AuthProfile | undefined, req
   const profile = Object.hasOwn(ctx.authProfiles, auth) ? ctx.authProfiles[auth] : undefined;
   if (!profile) {
     const declared = Object.keys(ctx.authProfiles).sort();
-    const message = `The auth profile ${JSON.stringify(auth)} is not declared in the workflow's auth map`;
+    const message = `The auth profile ${JSON.stringify(auth)} is not declared in the document's root auth map`;
     return { error: errorValue({ code: "HTTP_AUTH_PROFILE_UNKNOWN", profile: auth, declared }, message) };
   }
   let resolved: Record<string, unknown>;

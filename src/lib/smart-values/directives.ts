@@ -1,8 +1,10 @@
 // The directives every smart value understands, registered like any other:
 //   { "$jsonata": "expr" }               the expression's raw value
 //   { "$literal": x }                    x exactly as written, never resolved
-//   { "$rows": <smart value>, "$pipe": "expr" }
-//                                        the rows (an array), reshaped by expr, which reads them as `$rows`
+//   { "$rows": <smart value>, "$pipe": "expr" | [steps] }
+//                                        the rows (an array), reshaped by the expression (which reads
+//                                        them as `$rows`) or by the steps of ./pipe.ts
+import { checkPipe, checkPipeShape, runPipe, type PipeJoin } from "./pipe";
 import { DirectiveRegistry, type Directive } from "./registry";
 
 const jsonata: Directive = {
@@ -17,20 +19,32 @@ const literal: Directive = {
   evaluate: async (use) => use.value.$literal,
 };
 
-const rows: Directive = {
-  keys: ["$rows", "$pipe"],
-  check(use) {
-    use.smartValue("$rows");
-    use.expression("$pipe");
-  },
-  async evaluate(use) {
-    // A `$pipe` that is not expression text is refused before any work on the rows.
-    use.text("$pipe");
-    const found = await use.resolve("$rows");
-    if (!Array.isArray(found)) use.fail("$rows", `must give an array, got ${found === undefined ? "nothing" : JSON.stringify(found).slice(0, 60)}`);
-    return use.expression("$pipe", { rows: found });
-  },
-};
+/** `$rows` with `$pipe`; `join` reads another data source for a `leftJoin` step (without it such a step is refused). */
+function rows(join?: PipeJoin): Directive {
+  return {
+    keys: ["$rows", "$pipe"],
+    check(use) {
+      use.smartValue("$rows");
+      checkPipe(use, join !== undefined);
+    },
+    async evaluate(use) {
+      // A malformed `$pipe` is refused before any work on the rows.
+      checkPipeShape(use, join !== undefined);
+      const found = await use.resolve("$rows");
+      if (!Array.isArray(found)) return use.fail("$rows", `must give an array, got ${found === undefined ? "nothing" : JSON.stringify(found).slice(0, 60)}`);
+      return runPipe(use, found, join);
+    },
+  };
+}
+
+/**
+ * The built-in directives, with `join` giving `$pipe`'s `leftJoin` steps the
+ * rows of another data source (an app page's sources); without it, as in a
+ * workflow, a `leftJoin` step is refused.
+ */
+export function smartValueDirectives(join?: PipeJoin): DirectiveRegistry {
+  return new DirectiveRegistry([jsonata, literal, rows(join)]);
+}
 
 /** The registry smart values resolve through unless a caller passes its own (`SMART_VALUE_DIRECTIVES.with(...)`). */
-export const SMART_VALUE_DIRECTIVES = new DirectiveRegistry([jsonata, literal, rows]);
+export const SMART_VALUE_DIRECTIVES = smartValueDirectives();

@@ -8,12 +8,13 @@ import { rootNames, variablesNamed } from "./roots";
 
 export type { EvaluationLimits } from "./bounds";
 export { DEFAULT_LIMITS, EvaluationBudget, MAX_ITEMS, MAX_VOLUME } from "./bounds";
-export { SMART_VALUE_DIRECTIVES } from "./directives";
+export { SMART_VALUE_DIRECTIVES, smartValueDirectives } from "./directives";
+export { PIPE_STEPS, valueAt, type PipeJoin, type PipeStep } from "./pipe";
 export { DirectiveRegistry, type Directive, type DirectiveCheck, type DirectiveRun } from "./registry";
 export { ExpressionError, ExpressionSyntaxError } from "./errors";
 export { compileExpression, evaluateExpression, MAX_EXPRESSION_LENGTH, withFunctions, type CompiledExpression, type Scope } from "./expression";
 export { isTruthy } from "./json";
-export { expressionsIn, resolveSmartValue, type ResolveOptions } from "./resolve";
+export { expressionsIn, resolveSmartValue, type FoundExpression, type ResolveOptions } from "./resolve";
 export type { SecretWatch } from "./secrets";
 
 /** The scope keys an expression reads (`config`, `context`, `input`, `outputs`, ...; `$` / `$$` for the whole scope), in order; throws ExpressionSyntaxError. */

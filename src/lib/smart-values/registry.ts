@@ -21,6 +21,12 @@ export interface DirectiveCheck extends DirectiveUse {
   expression(key: string): void;
   /** The member is a smart value, walked like any other. */
   smartValue(key: string): void;
+  /**
+   * An expression written deeper inside a member (`$pipe[0].map`, a path
+   * below the directive), whose input is a row rather than the scope: it is
+   * compiled with the document's others, but what it reads is the row's.
+   */
+  rowExpression(path: string, text: string): void;
   /** Refuses the directive as malformed (ExpressionSyntaxError at the member's path). */
   refuse(key: string, reason: string): never;
 }
@@ -34,6 +40,8 @@ export interface DirectiveRun extends DirectiveUse {
   expression(key: string, variables?: Record<string, unknown>): Promise<unknown>;
   /** The member resolved as a smart value. */
   resolve(key: string): Promise<unknown>;
+  /** An expression written at `path` below the directive, with `input` (a row) as its input instead of the scope, under the same bounds. */
+  rowExpression(path: string, text: string, input: unknown): Promise<unknown>;
   /** Fails the evaluation (ExpressionError at the member's path). */
   fail(key: string, reason: string): never;
 }

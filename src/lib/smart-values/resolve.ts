@@ -44,12 +44,12 @@ class Resolver {
     private readonly functions?: Readonly<Record<string, string>>,
   ) {}
 
-  private async expression(text: string, path: string, variables?: Record<string, unknown>): Promise<unknown> {
+  private async expression(text: string, path: string, variables?: Record<string, unknown>, input: unknown = this.scope): Promise<unknown> {
     try {
       const secrets = this.guard.secrets;
       // Each expression is judged on its own reads, so a secret one member reads does not mask its siblings.
       if (secrets) this.guard.readSecret = false;
-      const value = await compileExpression(withFunctions(text, this.functions)).run(this.guard, this.scope, variables);
+      const value = await compileExpression(withFunctions(text, this.functions)).run(this.guard, input as Scope, variables);
       if (secrets && this.guard.readSecret) {
         secrets.derived(value);
         if (secrets.mask !== undefined) return secrets.mask;
@@ -78,6 +78,7 @@ class Resolver {
         text: (key) => expressionText(use, key),
         expression: (key, variables) => this.expression(expressionText(use, key), member(path, key), variables),
         resolve: (key) => this.resolve(value[key], member(path, key), "json"),
+        rowExpression: (below, text, input) => this.expression(text, beneath(path, below), undefined, input),
         fail: (key, reason) => fail(use, key, reason),
       });
     }
@@ -113,6 +114,16 @@ export async function resolveSmartValue(value: unknown, scope: Scope, options: R
   });
 }
 
+/** A path below a directive's own (`$pipe[0].map` below `config.rows`). */
+const beneath = (path: string, below: string) => (path ? `${path}.${below}` : below);
+
+/** One expression of a smart value; `input: "row"` when it reads a row (a `$pipe` step's), not the scope. */
+export interface FoundExpression {
+  path: string;
+  text: string;
+  input?: "row";
+}
+
 /**
  * Every JSONata expression inside a smart value with the path of the field
  * holding it (`<path>.headers.x`, `<path>.items[2]`, `<path>.$pipe`), as the
@@ -120,8 +131,8 @@ export async function resolveSmartValue(value: unknown, scope: Scope, options: R
  * throws ExpressionSyntaxError, naming the path, for a malformed directive or
  * an unclosed `{{`.
  */
-export function expressionsIn(value: unknown, path: string, directives: DirectiveRegistry = SMART_VALUE_DIRECTIVES): { path: string; text: string }[] {
-  const found: { path: string; text: string }[] = [];
+export function expressionsIn(value: unknown, path: string, directives: DirectiveRegistry = SMART_VALUE_DIRECTIVES): FoundExpression[] {
+  const found: FoundExpression[] = [];
   const walk = (node: unknown, where: string): void => {
     if (typeof node === "string") {
       for (const part of templateParts(node, where)) if ("expression" in part) found.push({ path: where, text: part.expression });
@@ -137,6 +148,7 @@ export function expressionsIn(value: unknown, path: string, directives: Directiv
         ...use,
         expression: (key) => void found.push({ path: member(where, key), text: expressionText(use, key) }),
         smartValue: (key) => walk(node[key], member(where, key)),
+        rowExpression: (below, text) => void found.push({ path: beneath(where, below), text, input: "row" }),
         refuse: (key, reason) => refuse(use, key, reason),
       });
     }

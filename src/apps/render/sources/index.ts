@@ -1,0 +1,101 @@
+// The data sources of one page in one render (docs/apps-sources.md). A
+// source resolves when first read: its smart values against the page scope,
+// then its producer (`$query`, `$http`, `$rows`, `$typeSchema`), then its
+// `$pipe`. Sources whose resolved form is the same JSON are fetched once
+// until `invalidate()` (a command wrote); every expression draws from the
+// render's one budget; a source still pending at the render's deadline fails
+// with DeadlineExceeded, so its widget is dropped and the rest answers.
+import { ApiError } from "../../../lib/errors";
+import { systemClock } from "../../../lib/clock";
+import { smartValueDirectives } from "../../../lib/smart-values";
+import type { PageSources, SourceEnvironment } from "../contracts";
+import { prepareHttp } from "./http";
+import { isSingle, prepareQuery } from "./query";
+import { DeadlineExceeded, isObject, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
+import { prepareTypeSchema } from "./type-schema";
+
+export { DEFAULT_QUERY_LIMIT } from "./query";
+export { MAX_HTTP_ROWS } from "./http";
+export { DeadlineExceeded } from "./run";
+
+const PRODUCERS = ["$query", "$http", "$rows", "$typeSchema"] as const;
+
+/** The value a source answers and what `referenceData` needs of it. */
+interface Resolved {
+  value: unknown;
+  rows: unknown[];
+  total: number;
+}
+
+/**
+ * The sources of one page. `grids` names, per source, the widget bound to
+ * it (its `dataSource`): a paged `$http` source read by an expression pages
+ * as that grid does. `reference` pages as the widget it is asked for.
+ */
+export function pageSources(dataSources: Record<string, unknown>, env: SourceEnvironment, grids: Record<string, string> = {}): PageSources {
+  const clock = env.clock ?? systemClock;
+  let fetches = new Map<string, Promise<Fetched>>();
+
+  /** The fetch of a prepared source, shared by every source that resolved to the same JSON. */
+  const fetched = (prepared: Prepared): Promise<Fetched> => {
+    let pending = fetches.get(prepared.key);
+    if (!pending) {
+      pending = prepared.fetch();
+      // Whoever reads it reports a failure; a fetch nobody awaits again must not surface as unhandled.
+      pending.catch(() => undefined);
+      fetches.set(prepared.key, pending);
+    }
+    return pending;
+  };
+
+  async function produce(run: SourceRun, source: Obj, scope: Obj, gridId: string | undefined): Promise<Fetched> {
+    if (source.$query !== undefined) return fetched(await prepareQuery(run, source, scope));
+    if (source.$http !== undefined) return fetched(await prepareHttp(run, source, scope, gridId));
+    if (source.$typeSchema !== undefined) return fetched(await prepareTypeSchema(run, source, scope));
+    const rows = await run.resolve(source.$rows, scope);
+    if (!Array.isArray(rows)) throw new ApiError("UNPROCESSABLE_ENTITY", `The $rows of data source ${run.name} must give an array`);
+    return { rows };
+  }
+
+  async function resolve(name: string, scope: Obj, gridId: string | undefined, joining: readonly string[]): Promise<Resolved> {
+    const source = Object.hasOwn(dataSources, name) ? dataSources[name] : undefined;
+    if (!isObject(source) || PRODUCERS.filter((key) => source[key] !== undefined).length !== 1) {
+      throw new ApiError("UNPROCESSABLE_ENTITY", `The page has no data source ${JSON.stringify(name)} with one producer (${PRODUCERS.join(", ")})`);
+    }
+    const run = new SourceRun(name, env);
+    const { rows, total } = await produce(run, source, scope, gridId);
+    let value: unknown = rows;
+    if (source.$pipe !== undefined) {
+      const join = async (other: string) => {
+        if (joining.includes(other)) throw new ApiError("UNPROCESSABLE_ENTITY", `Data source ${name} joins ${other}, which joins back to it`);
+        return (await resolve(other, scope, grids[other], [...joining, other])).rows;
+      };
+      value = await run.resolve({ $rows: { $literal: rows }, $pipe: source.$pipe }, scope, smartValueDirectives(join));
+    }
+    if (isSingle(source)) value = Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+    const answered = Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
+    return { value, rows: answered, total: total ?? answered.length };
+  }
+
+  /** The source, unless the deadline passes first. */
+  function beforeDeadline(name: string, scope: Obj, gridId: string | undefined): Promise<Resolved> {
+    return new Promise((done, fail) => {
+      const timer = setTimeout(() => fail(new DeadlineExceeded(name)), Math.max(0, env.deadline - clock.now()));
+      resolve(name, scope, gridId, [name]).then(
+        (value) => (clearTimeout(timer), done(value)),
+        (err: unknown) => (clearTimeout(timer), fail(err)),
+      );
+    });
+  }
+
+  return {
+    read: async (name, scope) => (await beforeDeadline(name, scope, grids[name])).value,
+    reference: async (name, scope, widgetId) => {
+      const { rows, total } = await beforeDeadline(name, scope, widgetId);
+      return { rows, total };
+    },
+    invalidate: () => {
+      fetches = new Map();
+    },
+  };
+}
