@@ -38,6 +38,8 @@ import { runRoutes } from "./workflows/runs/routes";
 import { webhookRoutes } from "./workflows/triggers/routes";
 import { callbackRoutes } from "./workflows/actions/outbound/callback-routes";
 import { appRoutes } from "./apps/routes";
+import { renderRoutes } from "./apps/render/routes";
+import { preflight } from "./apps/render/identity";
 
 export const routes: RouteSpec[] = [
   ...openApiRoutes(() => routes),
@@ -68,6 +70,7 @@ export const routes: RouteSpec[] = [
   ...webhookRoutes,
   ...callbackRoutes,
   ...appRoutes,
+  ...renderRoutes,
 ];
 
 const table = routeTable(routes);
@@ -85,6 +88,8 @@ export function declaredBodyLimit(method: string, path: string): number | undefi
 export function createApp() {
   const app = new Hono<HonoEnv>();
   app.use("*", requestContext, bodyLimit(declaredBodyLimit), ipRateLimit);
+  // A browser host's preflight: answered before any credential, granting only the integration's listed origins.
+  app.options("/apps/run/:integrationId", (c) => preflight(c.var.ctx.database, c.req.param("integrationId"), c.req.raw.headers));
   mount(app, routes);
 
   app.notFound((c) => {

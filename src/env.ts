@@ -8,6 +8,8 @@ export interface Config {
   rateLimitWindowSeconds: number;
   bodyLimitBytes: number;
   logRequests: boolean;
+  /** How long an app render may wait for its data sources (APP_RENDER_DEADLINE_MS). */
+  renderDeadlineMs: number;
   /** statement_timeout and work_mem for every tenant statement (STATEMENT_TIMEOUT_MS, WORK_MEM_KB). */
   statementLimits: StatementLimits;
 }
@@ -44,6 +46,7 @@ export function readConfig(env: Env): Config {
     rateLimitWindowSeconds: positiveInt(env, "RATE_LIMIT_WINDOW_SECONDS", 60),
     bodyLimitBytes: positiveInt(env, "BODY_LIMIT_BYTES", 1024 * 1024),
     logRequests: env.LOG_REQUESTS !== "false",
+    renderDeadlineMs: positiveInt(env, "APP_RENDER_DEADLINE_MS", 25_000),
     statementLimits: {
       statementTimeoutMs: positiveInt(env, "STATEMENT_TIMEOUT_MS", DEFAULT_LIMITS.statementTimeoutMs),
       workMemKb: positiveInt(env, "WORK_MEM_KB", DEFAULT_LIMITS.workMemKb),

@@ -2,12 +2,12 @@
 // (404 otherwise), and the documents of its kept versions. What a spec names
 // (its scope schemas, the jobs bound to its slots) resolves in the owner's
 // tenant; the consumer's own jobs count too.
+import type { SpecDocument } from "../definition/language/spec-schema";
 import type { TenantDb } from "../db/client";
 import type { Principal } from "../gateway/principal";
 import { ApiError, notFound } from "../lib/errors";
 import type { JsonSchema } from "../lib/validate";
 import { latestSchema } from "../schema/registry";
-import type { ConfigObject } from "./config/merge";
 import { scopeFailed, type Scope, type ScopeRules } from "./config/scope";
 
 export interface SpecGrant {
@@ -18,14 +18,8 @@ export interface SpecGrant {
 }
 
 /** The parts of a spec document activation and config read. */
-export interface SpecDocument {
-  config?: Partial<Record<Scope, ConfigObject>>;
-  configSchemas?: Partial<Record<Scope, string | null>>;
-  policies?: Record<string, { description?: string; grants?: SpecGrant[] }>;
-  defaultPolicy?: string;
-  jobs?: Record<string, unknown>;
-  providers?: Record<string, unknown>;
-}
+
+export type { SpecDocument };
 
 /** What app services need besides the caller's tenant: who calls, and a handle on the spec owner's tenant. */
 export interface AppDeps {

@@ -8,7 +8,7 @@ import { Database } from "../../src/db/client";
 import { resolveRenderIdentity, verifyRenderCredential, type IdentityDeps, type RenderRequest } from "../../src/apps/render/identity";
 import type { Provider } from "../../src/apps/render/identity/provider";
 import type { RenderIdentity } from "../../src/apps/render/contracts";
-import { randomBytes, sha256, toHex } from "../../src/lib/crypto";
+import { newAppToken } from "../../src/apps/tokens/token-format";
 import type { OutboundEnv } from "../../src/lib/outbound/types";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 
@@ -43,10 +43,6 @@ export const bearerProvider = (extra: Partial<Provider> = {}): Provider => ({
   ...extra,
 });
 
-export async function newAppToken(): Promise<{ raw: string; hash: Uint8Array }> {
-  const raw = `svc_at_${toHex(randomBytes(32))}`;
-  return { raw, hash: await sha256(raw) };
-}
 
 /** A live app token of `integrationId` (the old one stays live unless revoked). */
 export async function insertToken(tenantId: string, integrationId: string, revoked = false): Promise<string> {

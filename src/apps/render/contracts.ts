@@ -2,7 +2,8 @@
 // the host's request acts for (render/identity), what its smart values see
 // (the render context), the page's data sources (render/sources) and what
 // the layout resolution (render/pages) hands back. Each part depends on these
-// shapes only, so each is built and tested on its own.
+// shapes only, so each is built and tested on its own; a deadline that
+// passed is one error class whichever part noticed it.
 import type { ConfinedServices } from "../../access/confined-services";
 import type { Principal } from "../../gateway/principal";
 import type { Clock } from "../../lib/clock";
@@ -10,6 +11,14 @@ import type { OutboundEnv } from "../../lib/outbound/types";
 import type { TokenCacheEnv } from "../../lib/outbound/token-cache-client";
 import type { Redactor } from "../../lib/redact";
 import type { EvaluationBudget } from "../../lib/smart-values";
+
+/** The render's deadline passed before a data source (named, when one was pending) resolved: its widget drops with a timeout notification. */
+export class DeadlineExceeded extends Error {
+  constructor(readonly source?: string) {
+    super(source === undefined ? "the render's deadline passed" : `data source ${source} did not resolve before the render's deadline`);
+    this.name = "DeadlineExceeded";
+  }
+}
 
 export type NotificationLevel = "INFO" | "WARNING" | "ERROR";
 

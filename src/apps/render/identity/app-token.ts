@@ -5,9 +5,9 @@
 import type { Database } from "../../../db/client";
 import { sha256 } from "../../../lib/crypto";
 import { unauthorized } from "./refusal";
+import { APP_TOKEN } from "../../tokens/token-format";
 
 /** The shape of a raw app token, checked before any lookup (docs/apps.md, App tokens). */
-const APP_TOKEN = /^svc_at_[0-9a-f]{64}$/;
 
 /** Passes when `raw` is the live app token of `integrationId`; 401 otherwise. */
 export async function verifyAppToken(database: Database, integrationId: string, raw: string): Promise<void> {

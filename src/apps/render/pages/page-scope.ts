@@ -6,20 +6,15 @@ import type { PageDocument } from "../../../definition/language/spec-schema";
 import type { Clock } from "../../../lib/clock";
 import type { Redactor } from "../../../lib/redact";
 import { evaluateExpression, expressionsIn, isTruthy, resolveSmartValue, withFunctions, type EvaluationBudget, type Scope, type SecretWatch } from "../../../lib/smart-values";
-import type { PageSources, RenderContext } from "../contracts";
+import { DeadlineExceeded, type PageSources, type RenderContext } from "../contracts";
+
+export { DeadlineExceeded };
 import { ALL_SOURCES, sourceReads } from "./source-reads";
 
 /** What is shown in place of a value resolved from a secret. */
 export const MASK = "***";
 
 /** A source still pending when the render's deadline passed. */
-export class DeadlineExceeded extends Error {
-  constructor() {
-    super("the render's deadline passed");
-    this.name = "DeadlineExceeded";
-  }
-}
-
 /** What every page of one render shares. */
 export interface RenderRun {
   context: RenderContext;

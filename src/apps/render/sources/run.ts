@@ -4,16 +4,11 @@
 // budget, the spec's functions, secrets watched).
 import { Redactor } from "../../../lib/redact";
 import { resolveSmartValue, type DirectiveRegistry } from "../../../lib/smart-values";
-import type { SourceEnvironment } from "../contracts";
+import { DeadlineExceeded, type SourceEnvironment } from "../contracts";
+
+export { DeadlineExceeded };
 
 /** A source was still pending when the render's deadline passed. */
-export class DeadlineExceeded extends Error {
-  constructor(readonly source: string) {
-    super(`data source ${source} did not resolve before the render's deadline`);
-    this.name = "DeadlineExceeded";
-  }
-}
-
 export type Obj = Record<string, unknown>;
 export const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 

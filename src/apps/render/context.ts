@@ -1,0 +1,78 @@
+// What a render's smart values see (docs/apps.md, "What a render answers"):
+// every config scope as the activation, integration and principals hold it
+// (the spec version's values merged under the stored ones), the names of
+// the secrets each scope has, the app user's permissions, the host's
+// context and the identity its provider gave.
+import { and, eq, isNull, or, type SQL } from "drizzle-orm";
+import { secrets } from "../../db/schema";
+import { permissionStrings } from "../../gateway/principal";
+import { activationView, loadInstance, type AppInstance } from "../activation";
+import { effectiveConfig, type ConfigObject } from "../config/merge";
+import { integrationRow, integrationView } from "../integrations";
+import { principalConfig, type PrincipalRef } from "../principals";
+import type { AppDeps } from "../spec";
+import type { SpecDocument } from "../../definition/language/spec-schema";
+import type { RenderContext, RenderIdentity } from "./contracts";
+
+export interface LoadedRender {
+  instance: AppInstance;
+  spec: SpecDocument;
+  context: RenderContext;
+}
+
+const SECRET_SCOPES = ["tenant", "user", "company", "team"] as const;
+
+/** The team a render speaks for: the app-defined identity key `team_id`, when it is a non-empty string. */
+function teamOf(identity: Record<string, unknown>): string | undefined {
+  const team = identity.team_id;
+  return typeof team === "string" && team !== "" ? team : undefined;
+}
+
+/**
+ * The names of the secrets each scope holds for this render's principals:
+ * the user's by its user id, the company's by its external id, the team's
+ * by its id.
+ */
+async function secretNames(deps: AppDeps, principals: { user: string; company: string; team?: string }): Promise<RenderContext["secretsSet"]> {
+  const owners: SQL[] = [
+    and(eq(secrets.scope, "tenant"), isNull(secrets.principalId))!,
+    and(eq(secrets.scope, "user"), eq(secrets.principalId, principals.user))!,
+    and(eq(secrets.scope, "company"), eq(secrets.principalId, principals.company))!,
+  ];
+  if (principals.team) owners.push(and(eq(secrets.scope, "team"), eq(secrets.principalId, principals.team))!);
+  const rows = await deps.tenant.tx(({ db }) => db.select({ scope: secrets.scope, name: secrets.name }).from(secrets).where(or(...owners)).orderBy(secrets.name));
+  const names = Object.fromEntries(SECRET_SCOPES.map((scope) => [scope, [] as string[]])) as RenderContext["secretsSet"];
+  for (const row of rows) names[row.scope].push(row.name);
+  return names;
+}
+
+/** The activation, its spec document in use and the render context of one render. */
+export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown): Promise<LoadedRender> {
+  const instance = await loadInstance(deps, identity.specId, null);
+  const spec = await instance.spec.document(instance.version);
+  const definition = spec.config ?? {};
+  const team = teamOf(identity.identity);
+  const principal = async (ref: PrincipalRef, scope: "company" | "team" | "user") =>
+    effectiveConfig(definition[scope] as ConfigObject | undefined, (await principalConfig(deps, instance.activation.id, ref)) ?? {});
+  const row = await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, identity.integrationId));
+  const [app, integration, company, user, teamConfig, secretsSet] = await Promise.all([
+    activationView(instance).then((view) => view.effective_config),
+    row ? integrationView(instance, row).then((view) => view.effective_config) : Promise.resolve(effectiveConfig(definition.integration as ConfigObject | undefined, {})),
+    principal({ type: "company", id: identity.companyExternalId, provider: identity.provider }, "company"),
+    principal({ type: "user", id: identity.userId, provider: "" }, "user"),
+    team ? principal({ type: "team", id: team, provider: "" }, "team") : Promise.resolve({}),
+    secretNames(deps, { user: identity.userId, company: identity.companyExternalId, team }),
+  ]);
+  return {
+    instance,
+    spec,
+    context: {
+      config: { app, integration, company, team: teamConfig, user },
+      secretsSet,
+      permissions: permissionStrings(identity.principal),
+      context: hostContext ?? {},
+      identity: identity.identity,
+      provider: { provider: identity.provider, identity: identity.identity },
+    },
+  };
+}

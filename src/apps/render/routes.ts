@@ -1,0 +1,37 @@
+// POST /apps/run/{integrationId}: what every app host calls to show its
+// user the app (docs/apps.md, "Rendering for a host"). The credential is
+// checked before the body is read (the renderHost strategy); the app user
+// then gets its own rate-limit budget per integration.
+import { enforce } from "../../gateway/rate-limit";
+import { route } from "../../lib/route";
+import { dataEnvelope, uuidSchema } from "../../lib/schemas";
+import { renderForHost } from "./answer";
+import { corsHeaders, identifyRenderUser, renderHost } from "./identity";
+import { renderAnswer, renderBody } from "./schemas";
+
+export const renderRoutes = [
+  route({
+    operation: "renderApp",
+    method: "post",
+    path: "/apps/run/:integrationId",
+    tag: "apps",
+    summary: "Render the integration's app for the host's user: every placement of the dashboard, its state, the rows of its widgets and its notifications",
+    auth: renderHost("integrationId"),
+    params: { integrationId: uuidSchema },
+    body: renderBody,
+    responses: {
+      200: { description: "The screens to show", schema: dataEnvelope(renderAnswer) },
+      401: { description: "No valid credential for this integration (app token or identity token), or no user in the request" },
+      403: { description: "A disabled integration, an inactive company or user (details.code EXTERNAL_USER_INACTIVE), another company, an unlisted Origin, or an unknown user without autoCreateUsers" },
+      422: { description: "A body that is not a JSON object, or an action (widget actions do not run yet)" },
+    },
+    handler: async (c, { body, auth }) => {
+      const headers = c.req.raw.headers;
+      const identity = await identifyRenderUser(c.var.ctx, auth, { headers, query: new URL(c.req.url).searchParams, body });
+      c.set("ctx", c.var.ctx.forTenant(identity.tenantId, identity.principal));
+      await enforce(c, "identity", identity.principal.identity, c.var.ctx.config.rateLimitIdentity);
+      const answer = await renderForHost(c.var.ctx, c.env, identity, body);
+      return c.json({ data: answer }, 200, corsHeaders(headers.get("Origin")));
+    },
+  }),
+];

@@ -1,0 +1,138 @@
+// POST /apps/run/{integrationId} through the gateway, set up the way an
+// operator does it: a spec published, activated with its policy, a
+// company registered, an integration and its app token minted.
+import { describe, expect, it } from "vitest";
+import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
+import { createEntity, createProductType } from "../support/entities";
+import { insertSpec, putConfig, registerCompany } from "./fixture";
+
+const ORIGIN = "https://host.example";
+
+const spec = {
+  dashboards: {
+    main: {
+      name: "Main",
+      surfaces: { dashboard: "home", panel: { page: "home" } },
+      pages: {
+        home: {
+          dataSources: { products: { $query: { typeName: "Product", sort: [{ path: ["name"], direction: "asc" }] } } },
+          widgets: {
+            title: { widgetComponent: "heading", config: { text: "{{ config.app.title }} for {{ identity.user_external_id }}" } },
+            grid: { widgetComponent: "data_grid", dataSource: "products", config: { count: "{{ $count(page.dataSources.products) }}" } },
+          },
+          layout: [["title"], ["grid"]],
+        },
+      },
+    },
+  },
+  providers: {
+    host: {
+      auth: { type: "bearer" },
+      autoCreateUsers: true,
+      identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+    },
+  },
+  policies: { viewer: { grants: [{ resource: "entity", actions: ["read"], resourceName: "Product" }] } },
+  defaultPolicy: "viewer",
+};
+
+async function productType(t: TenantCreds) {
+  await createProductType(t.auth);
+  await createEntity(t.auth, "Product", "Bolt", { sku: "B-1", title: "Bolt", price: 2 });
+  await createEntity(t.auth, "Product", "Anchor", { sku: "A-1", title: "Anchor", price: 9 });
+}
+
+/** A rendering integration of a fresh tenant: its ids and its app token. */
+async function host() {
+  const t = await createTenant();
+  await productType(t);
+  const published = await insertSpec(t, [spec]);
+  expect((await putConfig(t, published.id, { config: { title: "Catalogue" } })).status).toBe(200);
+  const company = await registerCompany(t, "host", "acme");
+  const integration = await call("POST", `/apps/${published.id}/integrations`, { auth: t.auth, body: { external_company_id: company.id, allowed_origins: [ORIGIN] } });
+  expect(integration.status, integration.text).toBe(201);
+  const integrationId = integration.json.data.id as string;
+  const token = await call("PUT", `/apps/${published.id}/integrations/${integrationId}/token`, { auth: t.auth });
+  expect(token.status, token.text).toBe(201);
+  return { t, specId: published.id, integrationId, token: token.json.raw_token as string };
+}
+
+const render = (integrationId: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
+  call("POST", `/apps/run/${integrationId}`, { auth: token === undefined ? undefined : `Bearer ${token}`, body, headers });
+
+describe("POST /apps/run/{integrationId}", () => {
+  it("renders every placement of the dashboard for the host's user, with its widgets' rows and the state to post back", async () => {
+    const { t, integrationId, token } = await host();
+    const res = await render(integrationId, token, { user: "u-1", company: "acme", context: { locale: "en" } }, { Origin: ORIGIN });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    const { surfaces, referenceData, state, notifications } = res.json.data;
+    expect(surfaces.map((s: { type: string; page: string }) => [s.type, s.page])).toEqual([
+      ["dashboard", "home"],
+      ["panel", "home"],
+    ]);
+    expect(surfaces[0].blocks).toEqual([
+      { component: "row", children: [{ id: "title", widgetComponent: "heading", props: { text: "Catalogue for u-1" } }] },
+      { component: "row", children: [{ id: "grid", widgetComponent: "data_grid", props: { count: 2 } }] },
+    ]);
+    expect(referenceData.grid.total).toBe(2);
+    expect(referenceData.grid.rows.map((r: { name: string }) => r.name)).toEqual(["Anchor", "Bolt"]);
+    expect(state).toMatchObject({ dashboard: "main", page: null, modals: [] });
+    expect(notifications).toEqual([]);
+    // The first render provisioned the host's user and its mapping.
+    const mapped = await systemQuery(`SELECT provider, external_id FROM external_users WHERE tenant_id = $1`, [t.tenantId]);
+    expect(mapped).toEqual([{ provider: "host", external_id: "u-1" }]);
+
+    const again = await render(integrationId, token, { user: "u-1", company: "acme", state }, { Origin: ORIGIN });
+    expect(again.status, again.text).toBe(200);
+    expect(again.json.data.state).toEqual(state);
+  });
+
+  it("answers a listed origin's preflight with the CORS grant, an unlisted one without it", async () => {
+    const { integrationId } = await host();
+    const listed = await call("OPTIONS", `/apps/run/${integrationId}`, { headers: { Origin: ORIGIN, "Access-Control-Request-Method": "POST" } });
+    expect(listed.status).toBe(204);
+    expect(listed.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    expect(listed.headers.get("Access-Control-Allow-Methods")).toContain("POST");
+    const other = await call("OPTIONS", `/apps/run/${integrationId}`, { headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } });
+    expect(other.status).toBe(204);
+    expect(other.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  });
+
+  it("refuses bad credentials, other companies and origins, a rotated token at once, and bodies it cannot take", async () => {
+    const { t, specId, integrationId, token } = await host();
+    const body = { user: "u-1", company: "acme" };
+    expectError(await render(integrationId, undefined, body), 401, "UNAUTHORIZED");
+    expectError(await render(integrationId, `svc_at_${"0".repeat(64)}`, body), 401, "UNAUTHORIZED");
+    expectError(await call("POST", `/apps/run/${integrationId}`, { auth: t.auth, body }), 401, "UNAUTHORIZED");
+    expectError(await render(crypto.randomUUID(), token, body), 401, "UNAUTHORIZED");
+    expectError(await render(integrationId, token, { user: "u-1", company: "globex" }), 403, "FORBIDDEN");
+    expectError(await render(integrationId, token, body, { Origin: "https://evil.example" }), 403, "FORBIDDEN");
+    expectError(await render(integrationId, token, { ...body, action: { widgetId: "grid", handler: "open" } }), 422, "UNPROCESSABLE_ENTITY");
+    expectError(await render(integrationId, token, [body]), 422, "VALIDATION_FAILED");
+    expectError(await call("POST", `/apps/run/${integrationId}`, { auth: `Bearer ${token}`, rawBody: `{"user":"u\\u0000","company":"acme"}`, headers: { "Content-Type": "application/json" } }), 422, "VALIDATION_FAILED");
+    expectError(await call("POST", `/apps/run/${integrationId}`, { auth: `Bearer ${token}`, rawBody: `{"state":${"[".repeat(10000)}${"]".repeat(10000)}}`, headers: { "Content-Type": "application/json" } }), 422, "VALIDATION_FAILED");
+
+    const rotated = await call("PUT", `/apps/${specId}/integrations/${integrationId}/token?rotate=true`, { auth: t.auth });
+    expect(rotated.status).toBe(200);
+    expectError(await render(integrationId, token, body), 401, "UNAUTHORIZED");
+    expect((await render(integrationId, rotated.json.raw_token, body)).status).toBe(200);
+  });
+
+  it("drops a widget whose source the app user may not read, with its notification, and answers the rest", async () => {
+    const { t, specId, integrationId, token } = await host();
+    // The activation's policy no longer lets app users read products.
+    const narrowed = await call("PUT", `/definition/specs/${specId}`, {
+      auth: t.auth,
+      body: { name: (await call("GET", `/definition/specs/${specId}`, { auth: t.auth })).json.data.name, spec_document: { ...spec, policies: { viewer: { grants: [{ resource: "entity", actions: ["read"], resourceName: "Order" }] } } } },
+    });
+    expect(narrowed.status, narrowed.text).toBe(200);
+    expect((await putConfig(t, specId, {})).status).toBe(200);
+    const res = await render(integrationId, token, { user: "u-2", company: "acme" });
+    expect(res.status, res.text).toBe(200);
+    const blocks = res.json.data.surfaces[0].blocks.flatMap((b: { children: { id: string }[] }) => b.children.map((w) => w.id));
+    expect(blocks).toEqual(["title"]);
+    expect(res.json.data.notifications.map((n: { id: string; level: string }) => [n.id, n.level])).toContainEqual(["widget-error-grid", "ERROR"]);
+    expect(res.json.data.referenceData.grid).toBeUndefined();
+  });
+});
