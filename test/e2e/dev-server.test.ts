@@ -321,6 +321,54 @@ describe("npm run dev", () => {
     expect({ post: run.outputs.notify.post.status, postBody: run.outputs.notify.post.body, wait: run.outputs.notify.wait.body }).toEqual({ post: 200, postBody: { ok: true, path: "/orders" }, wait: { done: true } });
   });
 
+  it("renders an app for a host as the README walks through it: spec, activation, company, integration, token, render", async () => {
+    expect(creds, "tenant:create must have succeeded").toBeDefined();
+    const headers = { Authorization: basic(creds.client_id, creds.client_secret), "Content-Type": "application/json" };
+    const send = async (method: string, path: string, body?: unknown, extra: Record<string, string> = headers) => {
+      const res = await fetch(`${base()}${path}`, { method, headers: extra, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    const spec = await send("POST", "/definition/specs", {
+      name: "Orders desk",
+      spec_document: {
+        dashboards: {
+          main: {
+            name: "Main",
+            surfaces: { dashboard: "home" },
+            pages: {
+              home: {
+                dataSources: { open: { $rows: [{ id: 1, total: 30 }, { id: 2, total: 12 }], $pipe: [{ orderBy: [{ path: "total", direction: "asc" }] }] } },
+                widgets: {
+                  hello: { widgetComponent: "heading", config: { text: "Hello {{ identity.user_external_id }}, {{ config.app.greeting }}" } },
+                  orders: { widgetComponent: "data_grid", dataSource: "open" },
+                },
+                layout: [["hello"], ["orders"]],
+              },
+            },
+          },
+        },
+        providers: { host: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } },
+      },
+    });
+    expect(spec.status, JSON.stringify(spec.json)).toBe(201);
+    const specId = spec.json.data.id;
+    expect((await send("PUT", `/apps/${specId}/config`, { config: { greeting: "welcome" } })).status).toBe(200);
+    const company = await send("POST", "/access/external-companies", { provider: "host", external_id: "acme" });
+    expect(company.status).toBe(201);
+    const integration = await send("POST", `/apps/${specId}/integrations`, { external_company_id: company.json.data.id });
+    expect(integration.status).toBe(201);
+    const token = await send("PUT", `/apps/${specId}/integrations/${integration.json.data.id}/token`);
+    expect(token.status).toBe(201);
+    const host = { Authorization: `Bearer ${token.json.raw_token}`, "Content-Type": "application/json" };
+    const rendered = await send("POST", `/apps/run/${integration.json.data.id}`, { user: "u-1", company: "acme", context: { locale: "en" } }, host);
+    expect(rendered.status, JSON.stringify(rendered.json)).toBe(200);
+    expect(rendered.json.data.surfaces[0].blocks[0].children[0].props).toEqual({ text: "Hello u-1, welcome" });
+    expect(rendered.json.data.referenceData.orders).toEqual({ rows: [{ id: 2, total: 12 }, { id: 1, total: 30 }], total: 2 });
+    const again = await send("POST", `/apps/run/${integration.json.data.id}`, { user: "u-1", company: "acme", state: rendered.json.data.state }, host);
+    expect(again.status).toBe(200);
+    expect(again.json.data.state).toEqual(rendered.json.data.state);
+  });
+
   it("streams a run's progress as server-sent events to a real EventSource client, closing after the run's end", async () => {
     expect(creds, "tenant:create must have succeeded").toBeDefined();
     const auth = basic(creds.client_id, creds.client_secret);

@@ -14,6 +14,8 @@ export interface Example {
   bytes?: { text: string; headers: Record<string, string> };
   /** Sent without credentials (signed links, /auth/token). */
   anonymous?: boolean;
+  /** The Authorization header instead of the tenant's PAT (an app render's token). */
+  authorization?: string;
 }
 
 const signed = (u: URL): Record<string, string> => Object.fromEntries(u.searchParams);
@@ -267,7 +269,10 @@ function appExamples(w: World): Record<string, Example[]> {
     "POST /apps/{specId}/integrations": [{ ...spec, body: { external_company_id: w.a.companyId, name: "Fz host", allowed_origins: ["http://localhost:8080"], config: { region: "eu" }, is_enabled: true } }],
     "GET /apps/{specId}/integrations": [{ ...spec, query: { page: "1", limit: "10" } }],
     "GET /apps/{specId}/integrations/{integrationId}": [integration],
-    "PUT /apps/{specId}/integrations/{integrationId}/token": [integration, { ...integration, query: { rotate: "true" } }],
+    "PUT /apps/{specId}/integrations/{integrationId}/token": [{ ...integration, query: { rotate: "true" } }],
+    "POST /apps/run/{integrationId}": [
+      { params: { integrationId: apps.integrationId }, authorization: `Bearer ${apps.appToken}`, body: { user: "fz-user", company: "company-1", context: { locale: "en" } } },
+    ],
     "PUT /apps/{specId}/integrations/{integrationId}": [{ ...integration, body: { config: { lang: "en", extra: { x: 1 } }, allowed_origins: ["https://other.example:8443"], is_enabled: false } }],
     "GET /apps/{specId}/principals/{type}/{principalId}": [team, { params: { specId: apps.specId, type: "user", principalId: "self" } }],
     "PUT /apps/{specId}/principals/{type}/{principalId}": [

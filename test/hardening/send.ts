@@ -19,7 +19,7 @@ export function build(method: string, template: string, ex: Example, auth: strin
     .map(([k, v]) => `${k}=${typeof v === "string" ? v : percentEncode(toJsonText(v.json))}`)
     .join("&");
   const headers: Record<string, string> = { "X-Request-Id": requestId };
-  if (!ex.anonymous) headers.Authorization = auth;
+  if (!ex.anonymous) headers.Authorization = ex.authorization ?? auth;
   let text: string | undefined;
   if (ex.body !== undefined) {
     text = toJsonText(ex.body);

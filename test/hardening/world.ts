@@ -73,11 +73,13 @@ export interface Apps {
   specId: string;
   activationId: string;
   integrationId: string;
+  /** The integration's app token, for renders. */
+  appToken: string;
 }
 
 export const APP_SPEC = {
   dashboards: { main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { layout: [] } } } },
-  providers: { fzidp: { auth: { type: "bearer" }, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } },
+  providers: { fzidp: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } },
   config: { app: { title: "Fz" }, integration: { lang: "en" } },
   configSchemas: { app: "fz_schema" },
   policies: { viewer: { grants: [{ resource: "app", actions: ["read"], resourceName: "$app_config" }] } },
@@ -93,7 +95,9 @@ async function apps(t: TenantCreds, companyId: string): Promise<Apps> {
   const integration = await ok("POST", `/apps/${spec.id}/integrations`, t.auth, { external_company_id: companyId, allowed_origins: ["https://host.example"] });
   await ok("PUT", `/apps/${spec.id}/principals/team/fz-team`, t.auth, { config: { seats: 2 } });
   await ok("PUT", `/apps/${spec.id}/principals/user/self`, t.auth, { config: { theme: "light" } });
-  return { specId: spec.id, activationId: activation.id, integrationId: integration.id };
+  const token = await call("PUT", `/apps/${spec.id}/integrations/${integration.id}/token`, { auth: t.auth });
+  if (token.status !== 201) throw new Error(`minting the app token: ${token.status} ${token.text}`);
+  return { specId: spec.id, activationId: activation.id, integrationId: integration.id, appToken: token.json.raw_token };
 }
 
 /** A tenant's workflows, their triggers, a published job and three runs. */

@@ -1,4 +1,4 @@
-// What one render answers (docs/apps-render.md): the dashboard chosen by
+// What one render answers (docs/apps.md, "What a render answers"): the dashboard chosen by
 // `defaultDashboard`, every placement it declares showing the one current
 // page (each its entry page until the first navigate), each placement's
 // modals, the state to post back, the rows of every widget bound to a

@@ -1,6 +1,6 @@
 // The state a host posts back, taken as untrusted input: every name is
 // checked against the dashboard, every size bounded, and what does not fit
-// is dropped or reset in a way the answer states (docs/apps-render.md,
+// is dropped or reset in a way the answer states (docs/apps.md, "What a render answers",
 // "Hostile state").
 import type { DashboardView } from "./dashboard";
 import type { RenderNotifications } from "./notifications";

@@ -1,4 +1,4 @@
-// What a render answers (docs/apps-render.md, "What a render answers"): the
+// What a render answers (docs/apps.md, "What a render answers"): the
 // surfaces of the dashboard, their blocks and modals, the state the host
 // posts back, the rows of every widget bound to a source, and notifications.
 import type { Notification } from "../contracts";

@@ -1,4 +1,4 @@
-// The data sources of one page in one render (docs/apps-sources.md). A
+// The data sources of one page in one render (docs/apps.md, "Data sources"). A
 // source resolves when first read: its smart values against the page scope,
 // then its producer (`$query`, `$http`, `$rows`, `$typeSchema`), then its
 // `$pipe`. Sources whose resolved form is the same JSON are fetched once
