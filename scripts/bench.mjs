@@ -14,6 +14,7 @@ const SUITES = {
   runs: () => import("./bench/runs.mjs"),
   http: () => import("./bench/http.mjs"),
   actions: () => import("./bench/actions.mjs"),
+  apps: () => import("./bench/apps.mjs"),
 };
 
 const args = process.argv.slice(2);
