@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
+import { roleToken } from "../access/fixture";
 import { insertSpec, putConfig, registerCompany } from "./fixture";
 
 const ORIGIN = "https://host.example";
@@ -134,5 +135,51 @@ describe("POST /apps/run/{integrationId}", () => {
     expect(blocks).toEqual(["title"]);
     expect(res.json.data.notifications.map((n: { id: string; level: string }) => [n.id, n.level])).toContainEqual(["widget-error-grid", "ERROR"]);
     expect(res.json.data.referenceData.grid).toBeUndefined();
+  });
+});
+
+describe("POST /apps/{specId}/preview", () => {
+  const preview = (t: { auth: string }, specId: string, body?: unknown) => call("POST", `/apps/${specId}/preview`, { auth: t.auth, ...(body !== undefined && { body }) });
+
+  it("renders the activation's spec for the caller, with the identity and config patches given, saving nothing", async () => {
+    const { t, specId } = await host();
+    const before = await systemQuery(`SELECT count(*)::int AS n FROM external_users WHERE tenant_id = $1`, [t.tenantId]);
+    const res = await preview(t, specId, { identity: { user_external_id: "author" }, config: { app: { title: "Draft" } } });
+    expect(res.status, res.text).toBe(200);
+    const blocks = res.json.data.surfaces[0].blocks;
+    expect(blocks[0].children[0].props).toEqual({ text: "Draft for author" });
+    expect(res.json.data.referenceData.grid.total).toBe(2);
+    // The stored config is unchanged, and no user or mapping was provisioned.
+    expect((await call("GET", `/apps/${specId}/config`, { auth: t.auth })).json.data.config).toEqual({ title: "Catalogue" });
+    expect(await systemQuery(`SELECT count(*)::int AS n FROM external_users WHERE tenant_id = $1`, [t.tenantId])).toEqual(before);
+    // With no body: the stored config, no identity.
+    const bare = await preview(t, specId);
+    expect(bare.status, bare.text).toBe(200);
+    expect(bare.json.data.surfaces[0].blocks[0].children[0].props).toEqual({ text: "Catalogue for " });
+  });
+
+  it("renders a document or a kept version given instead, checked as a publish checks it", async () => {
+    const { t, specId } = await host();
+    const draft = { ...spec, dashboards: { main: { ...spec.dashboards.main, surfaces: { dashboard: "home" } } } };
+    const res = await preview(t, specId, { spec_document: draft, identity: { user_external_id: "a" } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data.surfaces.map((s: { type: string }) => s.type)).toEqual(["dashboard"]);
+    expect((await preview(t, specId, { spec_version: 1 })).status).toBe(200);
+    const bad = expectError(await preview(t, specId, { spec_document: { pages: {} } }), 422, "VALIDATION_FAILED");
+    expect(bad.details.code).toBe("SPEC_STRUCTURE_INVALID");
+    expectError(await preview(t, specId, { spec_version: 9 }), 422, "VALIDATION_FAILED");
+    expectError(await preview(t, specId, { action: { widgetId: "grid", handler: "open" } }), 422, "UNPROCESSABLE_ENTITY");
+    expectError(await preview(t, specId, { config: { nowhere: {} } }), 422, "VALIDATION_FAILED");
+  });
+
+  it("needs app:read, and an activation of a spec the tenant can see", async () => {
+    const { t, specId } = await host();
+    const reader = await roleToken(t.auth, ["entity:read"]);
+    expectError(await preview(reader, specId, {}), 403, "FORBIDDEN");
+    expectError(await preview(t, crypto.randomUUID(), {}), 404, "NOT_FOUND");
+    const stranger = await createTenant();
+    expectError(await preview(stranger, specId, {}), 404, "NOT_FOUND");
+    const unactivated = await insertSpec(t, [spec]);
+    expectError(await preview(t, unactivated.id, {}), 404, "NOT_FOUND");
   });
 });

@@ -9,7 +9,9 @@ import { Redactor } from "../../lib/redact";
 import { EvaluationBudget } from "../../lib/smart-values";
 import type { SpecDocument } from "../../definition/language/spec-schema";
 import type { AppDeps } from "../spec";
-import { loadRender } from "./context";
+import { checkSpecDocument } from "../../definition/checks/spec";
+import { loadInstance } from "../activation";
+import { loadRender, type RenderOverrides } from "./context";
 import type { RenderIdentity, SourceEnvironment } from "./contracts";
 import { RenderNotifications, renderScreens, type RenderAnswer } from "./pages";
 import { pageSources } from "./sources";
@@ -46,12 +48,60 @@ export interface RenderBody {
 }
 
 /** The answer of `POST /apps/run/{integrationId}` for a verified app user. */
-export async function renderForHost(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody): Promise<RenderAnswer> {
+export function renderForHost(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody): Promise<RenderAnswer> {
+  return render(ctx, bindings, identity, body);
+}
+
+export interface PreviewBody extends RenderBody {
+  identity?: Record<string, unknown>;
+  config?: RenderOverrides["config"];
+  spec_document?: unknown;
+  spec_version?: number;
+}
+
+/**
+ * An author's preview (`POST /apps/{specId}/preview`): the activation's spec
+ * (or the document or kept version the body names) rendered for the caller,
+ * with the caller's permissions, the identity keys as given and the config
+ * patches merged over the stored scopes for this render only. No
+ * integration, no app token; nothing is saved or provisioned.
+ */
+export async function previewForAuthor(ctx: RequestContext, bindings: Env, specId: string, body: PreviewBody): Promise<RenderAnswer> {
+  const caller = ctx.principal;
+  const instance = await loadInstance(appDeps(ctx, caller), specId, "read");
+  const version = body.spec_version ?? instance.version;
+  const spec = body.spec_document === undefined ? await instance.spec.document(version) : checkSpecDocument(body.spec_document);
+  const identity = body.identity ?? {};
+  const company = identity.company_external_id;
+  return render(
+    ctx,
+    bindings,
+    {
+      tenantId: ctx.tenant.tenantId,
+      activationId: instance.activation.id,
+      specId: instance.spec.id,
+      specVersion: version,
+      provider: Object.keys(spec.providers ?? {})[0] ?? "",
+      externalCompanyId: "",
+      companyExternalId: typeof company === "string" ? company : "",
+      userId: caller.userId,
+      identity,
+      principal: caller,
+    },
+    body,
+    { spec, config: body.config },
+  );
+}
+
+function appDeps(ctx: RequestContext, caller: RenderIdentity["principal"]): AppDeps {
+  return { tenant: ctx.tenant, caller, ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)) };
+}
+
+async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, overrides: RenderOverrides = {}): Promise<RenderAnswer> {
   if (body.action !== undefined) {
     throw new ApiError("UNPROCESSABLE_ENTITY", "This service does not run widget actions yet: post the render without `action`", { field: "action" });
   }
-  const deps: AppDeps = { tenant: ctx.tenant, caller: identity.principal, ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)) };
-  const { spec, context } = await loadRender(deps, identity, body.context);
+  const { spec, context } = await loadRender(appDeps(ctx, identity.principal), identity, body.context, overrides);
   const clock = ctx.clock;
   const budget = new EvaluationBudget({ timeoutMs: RENDER_EVALUATION_MS }, clock);
   const deadline = clock.now() + ctx.config.renderDeadlineMs;

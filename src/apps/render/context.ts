@@ -7,7 +7,7 @@ import { and, eq, isNull, or, type SQL } from "drizzle-orm";
 import { secrets } from "../../db/schema";
 import { permissionStrings } from "../../gateway/principal";
 import { activationView, loadInstance, type AppInstance } from "../activation";
-import { effectiveConfig, type ConfigObject } from "../config/merge";
+import { effectiveConfig, mergePatch, type ConfigObject } from "../config/merge";
 import { integrationRow, integrationView } from "../integrations";
 import { principalConfig, type PrincipalRef } from "../principals";
 import type { AppDeps } from "../spec";
@@ -46,15 +46,34 @@ async function secretNames(deps: AppDeps, principals: { user: string; company: s
   return names;
 }
 
-/** The activation, its spec document in use and the render context of one render. */
-export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown): Promise<LoadedRender> {
+/** Each scope with the preview's patch for it merged over (RFC 7396), for this render only. */
+function withOverrides(config: RenderContext["config"], patches: RenderOverrides["config"] = {}): RenderContext["config"] {
+  const merged = { ...config };
+  for (const scope of Object.keys(merged) as (keyof RenderContext["config"])[]) {
+    if (patches[scope] !== undefined) merged[scope] = mergePatch(merged[scope], patches[scope]) as ConfigObject;
+  }
+  return merged;
+}
+
+/** What an author's preview changes for one render: the document rendered, and patches over the stored scopes. */
+export interface RenderOverrides {
+  spec?: SpecDocument;
+  config?: Partial<Record<keyof RenderContext["config"], ConfigObject>>;
+}
+
+/**
+ * The activation, its spec document in use and the render context of one
+ * render. A render without an integration (a preview) sees the
+ * definition's `integration` values only.
+ */
+export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown, overrides: RenderOverrides = {}): Promise<LoadedRender> {
   const instance = await loadInstance(deps, identity.specId, null);
-  const spec = await instance.spec.document(instance.version);
+  const spec = overrides.spec ?? (await instance.spec.document(identity.specVersion));
   const definition = spec.config ?? {};
   const team = teamOf(identity.identity);
   const principal = async (ref: PrincipalRef, scope: "company" | "team" | "user") =>
     effectiveConfig(definition[scope] as ConfigObject | undefined, (await principalConfig(deps, instance.activation.id, ref)) ?? {});
-  const row = await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, identity.integrationId));
+  const row = identity.integrationId === undefined ? undefined : await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, identity.integrationId!));
   const [app, integration, company, user, teamConfig, secretsSet] = await Promise.all([
     activationView(instance).then((view) => view.effective_config),
     row ? integrationView(instance, row).then((view) => view.effective_config) : Promise.resolve(effectiveConfig(definition.integration as ConfigObject | undefined, {})),
@@ -67,7 +86,7 @@ export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostCo
     instance,
     spec,
     context: {
-      config: { app, integration, company, team: teamConfig, user },
+      config: withOverrides({ app, integration, company, team: teamConfig, user }, overrides.config),
       secretsSet,
       permissions: permissionStrings(identity.principal),
       context: hostContext ?? {},

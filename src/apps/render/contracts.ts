@@ -32,7 +32,8 @@ export interface Notification {
 /** Who a render acts for, once the host's credential and identity are verified and the app user resolved. */
 export interface RenderIdentity {
   tenantId: string;
-  integrationId: string;
+  /** The integration rendered for; none for an author's preview. */
+  integrationId?: string;
   activationId: string;
   specId: string;
   /** The spec version the activation uses (pinned, or the latest). */

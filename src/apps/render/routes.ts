@@ -5,9 +5,9 @@
 import { enforce } from "../../gateway/rate-limit";
 import { route } from "../../lib/route";
 import { dataEnvelope, uuidSchema } from "../../lib/schemas";
-import { renderForHost } from "./answer";
+import { previewForAuthor, renderForHost, type PreviewBody } from "./answer";
 import { corsHeaders, identifyRenderUser, renderHost } from "./identity";
-import { renderAnswer, renderBody } from "./schemas";
+import { previewBody, renderAnswer, renderBody } from "./schemas";
 
 export const renderRoutes = [
   route({
@@ -33,5 +33,23 @@ export const renderRoutes = [
       const answer = await renderForHost(c.var.ctx, c.env, identity, body);
       return c.json({ data: answer }, 200, corsHeaders(headers.get("Origin")));
     },
+  }),
+  route({
+    operation: "previewApp",
+    method: "post",
+    path: "/apps/:specId/preview",
+    tag: "apps",
+    summary: "Render the activation's spec (or a document or kept version given) for the caller, as a host's user would see it: no integration, nothing saved",
+    permission: ["app", "read"],
+    params: { specId: uuidSchema },
+    body: previewBody,
+    bodyOptional: true,
+    responses: {
+      200: { description: "The screens, as a render answers them", schema: dataEnvelope(renderAnswer) },
+      403: { description: "Without app:read on the activation" },
+      404: { description: "Unknown spec, or not activated in this tenant" },
+      422: { description: "A spec_document the publish checks refuse, an unknown spec_version, or an action (widget actions do not run yet)" },
+    },
+    handler: async (c, { params, body }) => c.json({ data: await previewForAuthor(c.var.ctx, c.env, params.specId, (body ?? {}) as PreviewBody) }),
   }),
 ];

@@ -46,3 +46,24 @@ export const renderAnswer = {
     debug: { type: "array", items: {} },
   },
 } as const;
+
+const scopePatch = { type: "object", additionalProperties: true, description: "Merged over the stored scope (RFC 7396) for this render only" } as const;
+
+/** An author's preview: what a host would post, and what to render instead of the stored spec and config. */
+export const previewBody = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    identity: { ...anyObject, description: "The identity keys as the provider's extractors would give them (user_external_id, company_external_id, team_id, ...)" },
+    config: {
+      type: "object",
+      additionalProperties: false,
+      properties: { app: scopePatch, integration: scopePatch, company: scopePatch, team: scopePatch, user: scopePatch },
+    },
+    state: renderBody.properties.state,
+    action: renderBody.properties.action,
+    context: renderBody.properties.context,
+    spec_document: { ...anyObject, description: "A spec document to render instead of the activation's (checked as a publish checks it; not saved)" },
+    spec_version: { type: "integer", minimum: 1, description: "A kept version to render instead of the activation's" },
+  },
+} as const;
