@@ -1,6 +1,6 @@
 // /access/*: API tokens, users, roles, policies, grants and assignments, the caller itself.
 import { route } from "../lib/route";
-import { dataEnvelope, exactlyOneOf, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
+import { dataEnvelope, deleted, exactlyOneOf, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { listTokens, revokeToken } from "./api-tokens";
 import { mintTokenOperation } from "./mint-token";
@@ -10,7 +10,7 @@ import { createPolicy, deletePolicy, getPolicy, grantFields, grantNarrowing, lis
 import { createGrant, deleteGrant, listGrants } from "./grants";
 import { assignPolicy, listAssignments, unassignPolicy } from "./assignments";
 import { permissionStrings } from "../gateway/principal";
-import { tokenItem, roleItem, roleName, permissionList, roleNames, userItem, userName, grantItem, policyItem, policyFields, assignmentItem, assigneeFields, deleted, listQuery, byId } from "./schemas";
+import { tokenItem, roleItem, roleName, permissionList, roleNames, userItem, userName, grantItem, policyItem, policyFields, assignmentItem, assigneeFields, listQuery, byId } from "./schemas";
 
 export const accessRoutes = [
   route({ ...mintTokenOperation, operation: "mintApiToken", path: "/access/api-tokens", tag: "access", summary: "Mint a personal access token" }),

@@ -120,7 +120,6 @@ export const assignmentItem = {
 export const assigneeFields = { role_name: roleName, user_id: uuidSchema } as const;
 
 /** What a hard delete answers. */
-export const deleted = { type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } } as const;
 
 export const listQuery = { type: "object", additionalProperties: false, properties: paginationQuery } as const;
 

@@ -2,7 +2,7 @@
 // `validate`) are declared before `/definition/workflows/:id`, which would
 // otherwise take them as ids.
 import { route } from "../lib/route";
-import { dataEnvelope, freeFormObject, listEnvelope, paginationQuery, schemaComponents } from "../lib/schemas";
+import { dataEnvelope, deleted, freeFormObject, listEnvelope, paginationQuery, schemaComponents } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { JOB_LANGUAGE_SCHEMA, WORKFLOW_LANGUAGE_SCHEMA } from "./language/workflow-schema";
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow, validateWorkflow } from "./workflows";
@@ -107,7 +107,7 @@ export const definitionRoutes = [
     responses: {
       200: {
         description: "Deleted",
-        schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: { type: "string" }, deleted: { const: true } } }),
+        schema: dataEnvelope(deleted),
       },
       403: { description: "A workflow another tenant shares with this one" },
       404: { description: "Unknown workflow" },

@@ -53,6 +53,9 @@ export const paginationSchema = {
   properties: { page: { type: "integer" }, limit: { type: "integer" }, total: { type: "integer" }, total_pages: { type: "integer" } },
 } as const;
 
+/** What a hard delete answers. */
+export const deleted = { type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } } as const;
+
 /** What a soft delete answers. */
 export const softDeleted = {
   type: "object",

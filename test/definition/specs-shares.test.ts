@@ -50,6 +50,13 @@ describe("configSchemas at publish", () => {
 });
 
 describe("the shares block at publish", () => {
+  it("refuses more than 100 entries before any is looked up, writing nothing", async () => {
+    const [owner, target] = [await createTenant(), await createTenant()];
+    const shares = Array.from({ length: 101 }, () => ({ tenantId: target.tenantId }));
+    const err = await refused(owner, () => call("POST", "/definition/specs", { auth: owner.auth, body: { name: "Many", spec_document: { ...specDoc(), shares } } }), 422, "VALIDATION_FAILED");
+    expect(err.details.issues.map((i: any) => [i.path, i.code])).toEqual([["shares", "schema_violation"]]);
+  });
+
   it("refuses an unknown or own target tenant and resources the owner does not have, every issue at once", async () => {
     const [owner, target] = [await createTenant(), await createTenant()];
     await createProductType(owner.auth);

@@ -1,7 +1,7 @@
 // /access/secrets: values go in, never come out. The resolver
 // (resolver.ts) is the only reader of a value.
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, deleted, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { validationFailed } from "../../lib/validate";
 import { deleteSecret, listSecrets, putSecret } from "./store";
@@ -56,7 +56,7 @@ export const secretRoutes = [
     permission: ["access", "delete"],
     params: { id: uuidSchema },
     responses: {
-      200: { description: "Deleted", schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } }) },
+      200: { description: "Deleted", schema: dataEnvelope(deleted) },
       404: { description: "No such secret" },
     },
     handler: async (c, { params }) => c.json({ data: await deleteSecret(c.var.ctx.tenant, params.id) }),

@@ -1,6 +1,6 @@
 // /access/shares: which of the tenant's resources other tenants may read.
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { dataEnvelope, deleted, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { createShare, deleteShare, getShare, listOutgoing, listReceived } from "./store";
 import { RESOURCE_TYPE, shareItem, receivedItem, createShareBody } from "./schemas";
@@ -76,7 +76,7 @@ export const shareRoutes = [
     responses: {
       200: {
         description: "Revoked",
-        schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } }),
+        schema: dataEnvelope(deleted),
       },
       404: { description: "No such share made by this tenant (a received share cannot be revoked by its target)" },
     },

@@ -32,6 +32,9 @@ export const COMMAND_KINDS = [
 ] as const;
 export const PIPE_STEPS = ["map", "filter", "orderBy", "orderByList", "leftJoin", "distinct", "guardedProject"] as const;
 
+/** Entries a `shares` block may hold: each is looked up in the database at publish. */
+export const MAX_SHARES = 100;
+
 const key = { type: "string", minLength: 1, maxLength: 200 } as const;
 const text = { type: "string", minLength: 1 } as const;
 const id = { type: "string", pattern: ID_PATTERN } as const;
@@ -425,7 +428,7 @@ export const SPEC_DOCUMENT_SCHEMA = {
     configSchemas: scoped({ type: ["string", "null"], minLength: 1 }, "A registered schema name per scope (null: unvalidated)"),
     policies: map({ $ref: "#/$defs/policy" }, "Access policies provisioned per consumer tenant"),
     defaultPolicy: { ...key, description: "A key of policies" },
-    shares: { type: "array", description: "Cross-tenant shares (the owner manifest)", items: { $ref: "#/$defs/share" } },
+    shares: { type: "array", description: "Cross-tenant shares (the owner manifest)", maxItems: MAX_SHARES, items: { $ref: "#/$defs/share" } },
     jobs: map({ $ref: "#/$defs/job" }, "Jobs by key: inline bodies, or slots"),
     functions: map({ type: "string", minLength: 1, description: "function($a, ...) { ... }" }, "JSONata functions, callable as $<name>(...)"),
     messages: map({ type: "string" }, "Message templates by notification id or error code"),

@@ -2,7 +2,7 @@
 // the document's JSON Schema. The fixed paths (`schema`, `validate`) are
 // declared before `/definition/specs/:id`, which would otherwise take them as ids.
 import { route } from "../../lib/route";
-import { dataEnvelope, listEnvelope, paginationQuery, schemaComponents } from "../../lib/schemas";
+import { dataEnvelope, deleted, listEnvelope, paginationQuery, schemaComponents } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { SPEC_DOCUMENT_SCHEMA } from "../language/spec-schema";
 import { byId } from "../schemas";
@@ -122,7 +122,7 @@ export const specRoutes = [
     responses: {
       200: {
         description: "Deleted",
-        schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: { type: "string" }, deleted: { const: true } } }),
+        schema: dataEnvelope(deleted),
       },
       403: { description: "A spec another tenant shares with this one" },
       404: { description: "Unknown spec" },

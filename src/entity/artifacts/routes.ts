@@ -4,7 +4,7 @@
 // no credentials; the signed link is the credential (files/capability.ts).
 import { pageOf } from "../../lib/pagination";
 import { route } from "../../lib/route";
-import { binarySchema, dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
+import { binarySchema, dataEnvelope, deleted, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { capability, capabilityQuery } from "../../lib/files/capability";
 import { attachment, fileResponse, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
@@ -120,7 +120,7 @@ export const artifactRoutes = [
     permission: ["entity", "update"],
     params: { id: uuidSchema, artifactId: uuidSchema },
     responses: {
-      200: { description: "Deleted", schema: dataEnvelope({ type: "object", required: ["id", "deleted"], properties: { id: uuidSchema, deleted: { const: true } } }) },
+      200: { description: "Deleted", schema: dataEnvelope(deleted) },
       404: { description: "Unknown artifact, or entity unknown or deleted" },
     },
     handler: async (c, { params }) => c.json({ data: await deleteArtifact(c.var.ctx, params.id, params.artifactId) }),
