@@ -74,6 +74,8 @@ describe("app activation and the app config scope", () => {
     await registerSchema(t, "nowhere", { type: "object" });
     const spec = await insertSpec(t, [{ dashboards, configSchemas: { app: "nowhere" } }]);
     // Publishing checks the name; a registry that lost the schema since is still refused at the write.
+    // A direct delete: no route removes or renames a registered schema, so only a change made
+    // outside the API (an operator's) reaches this state.
     await systemQuery(`DELETE FROM schemas WHERE tenant_id = $1 AND name = 'nowhere'`, [t.tenantId]);
     const unregistered = await refused(t, () => putConfig(t, spec.id, { config: { a: 1 } }), 422, "VALIDATION_FAILED");
     expect(unregistered.details).toMatchObject({ scope: "app", validation_errors: ["configSchemas.app: no schema named nowhere is registered"] });

@@ -7,7 +7,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
 import { checkOrigin, preflight } from "../../src/apps/render/identity";
-import { addIntegration, bearerProvider, insertToken, refusal, resolve, setupApp } from "./identity-fixture";
+import { addIntegration, bearerProvider, refusal, resolve, rotateToken, setIntegrationEnabled, setupApp } from "./identity-fixture";
 import { call, systemQuery } from "../support/api";
 
 const body = (app: { companyExternalId: string }, user = "u-1", extra: Record<string, unknown> = {}) => ({ company: app.companyExternalId, user: { id: user }, ...extra });
@@ -37,12 +37,13 @@ describe("bearer credential", () => {
 
   it("refuses a missing, malformed, unknown, revoked or other integration's token, and a PAT, with 401", async () => {
     const app = await setupApp();
-    const revoked = await insertToken(app.tenant.tenantId, app.integrationId, true);
+    const revoked = app.token;
+    const live = await rotateToken(app);
     const other = await addIntegration(app, `co-other-${crypto.randomUUID().slice(0, 6)}`);
     const unknown = `svc_at_${"ab".repeat(32)}`;
     const cases: Record<string, Record<string, string>> = {
       missing: {},
-      notBearer: { Authorization: app.token },
+      notBearer: { Authorization: live },
       malformed: bearer("svc_at_xyz"),
       unknown: bearer(unknown),
       revoked: bearer(revoked),
@@ -55,9 +56,11 @@ describe("bearer credential", () => {
       expect([name, e.status, e.code]).toEqual([name, 401, "UNAUTHORIZED"]);
     }
     // An integration id nobody has is refused the same way.
-    expect((await refusal(resolve(crypto.randomUUID(), { headers: bearer(app.token), body: body(app) }))).status).toBe(401);
-    expect((await refusal(resolve("not-a-uuid", { headers: bearer(app.token), body: body(app) }))).status).toBe(401);
+    expect((await refusal(resolve(crypto.randomUUID(), { headers: bearer(live), body: body(app) }))).status).toBe(401);
+    expect((await refusal(resolve("not-a-uuid", { headers: bearer(live), body: body(app) }))).status).toBe(401);
     expect(await systemQuery(`SELECT 1 FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId])).toEqual([]);
+    // The token the rotation answered is the one that works.
+    expect((await resolve(app.integrationId, { headers: bearer(live), body: body(app) })).integrationId).toBe(app.integrationId);
   });
 
   it("reads the token from auth.header, with or without Bearer, and not from Authorization then", async () => {
@@ -120,10 +123,10 @@ describe("what stops a render", () => {
     const app = await setupApp();
     const first = await resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "u-1") });
 
-    await systemQuery(`UPDATE app_integrations SET is_enabled = false WHERE id = $1`, [app.integrationId]);
+    await setIntegrationEnabled(app, false);
     const disabled = await refusal(resolve(app.integrationId, { headers: bearer(app.token), body: body(app) }));
     expect([disabled.status, disabled.code]).toEqual([403, "FORBIDDEN"]);
-    await systemQuery(`UPDATE app_integrations SET is_enabled = true WHERE id = $1`, [app.integrationId]);
+    await setIntegrationEnabled(app, true);
 
     expect((await call("PUT", `/access/external-companies/${app.companyId}`, { auth: app.tenant.auth, body: { is_active: false } })).status).toBe(200);
     expect((await refusal(resolve(app.integrationId, { headers: bearer(app.token), body: body(app) }))).status).toBe(403);

@@ -1,25 +1,29 @@
-// An app ready to render, for the identity tests: a tenant (the way
-// `npm run tenant:create` makes one), an external company registered through
-// POST /access/external-companies, and the spec, its version, the activation,
-// the integration and its app token written as the owning role (the apps
-// routes that make them are not on this branch's path to the render).
+// An app ready to render, for the identity tests, made the way an operator
+// makes one: a tenant (as `npm run tenant:create` does: no HTTP route creates
+// a tenant), then through the gateway an external company, the spec
+// published, its activation (bound to a policy when asked), the integration
+// and its app token.
 import { env } from "cloudflare:test";
+import { expect } from "vitest";
 import { Database } from "../../src/db/client";
 import { resolveRenderIdentity, verifyRenderCredential, type IdentityDeps, type RenderRequest } from "../../src/apps/render/identity";
 import type { Provider } from "../../src/apps/render/identity/provider";
 import type { RenderIdentity } from "../../src/apps/render/contracts";
-import { newAppToken } from "../../src/apps/tokens/token-format";
 import type { OutboundEnv } from "../../src/lib/outbound/types";
-import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
+import { call, createTenant, type TenantCreds } from "../support/api";
+import { createPolicy, type Grant } from "../access/fixture";
+import { dashboards, insertSpec, putConfig, registerCompany } from "./fixture";
 
 export interface AppSetup {
   provider?: Provider;
   providerName?: string;
+  /** Further providers the spec declares, for integrations of their companies (addIntegration). */
+  otherProviders?: Record<string, Provider>;
   companyExternalId?: string;
   policies?: Record<string, unknown>;
   allowedOrigins?: string[];
-  /** Grants of the policy the activation binds (with `policies`). */
-  policyGrants?: { resource: string; actions: string[]; resource_name?: string }[];
+  /** Grants of a tenant policy the activation is bound to (with `policies`). */
+  policyGrants?: Grant[];
   tenant?: TenantCreds;
 }
 
@@ -43,61 +47,53 @@ export const bearerProvider = (extra: Partial<Provider> = {}): Provider => ({
   ...extra,
 });
 
+const tokenPath = (specId: string, integrationId: string) => `/apps/${specId}/integrations/${integrationId}/token`;
 
-/** A live app token of `integrationId` (the old one stays live unless revoked). */
-export async function insertToken(tenantId: string, integrationId: string, revoked = false): Promise<string> {
-  const { raw, hash } = await newAppToken();
-  await systemQuery(`INSERT INTO app_tokens (tenant_id, integration_id, token_hash, revoked_at) VALUES ($1, $2, $3, ${revoked ? "now()" : "NULL"})`, [tenantId, integrationId, hash]);
-  return raw;
+/** An integration of the spec's activation for the company, with its first app token minted. */
+async function integrate(tenant: TenantCreds, specId: string, companyId: string, allowedOrigins: string[] = []): Promise<{ integrationId: string; activationId: string; token: string }> {
+  const integration = await call("POST", `/apps/${specId}/integrations`, { auth: tenant.auth, body: { external_company_id: companyId, allowed_origins: allowedOrigins } });
+  expect(integration.status, integration.text).toBe(201);
+  const integrationId = integration.json.data.id as string;
+  const minted = await call("PUT", tokenPath(specId, integrationId), { auth: tenant.auth });
+  expect(minted.status, minted.text).toBe(201);
+  return { integrationId, activationId: integration.json.data.activation_id, token: minted.json.raw_token };
 }
 
-/** A second integration of the same activation, for a company registered now. */
+/** Rotates the integration's app token: the one it had stops working at once; answers the new one. */
+export async function rotateToken(app: App): Promise<string> {
+  const rotated = await call("PUT", `${tokenPath(app.specId, app.integrationId)}?rotate=true`, { auth: app.tenant.auth });
+  expect(rotated.status, rotated.text).toBe(200);
+  return rotated.json.raw_token;
+}
+
+export async function setIntegrationEnabled(app: App, isEnabled: boolean): Promise<void> {
+  const res = await call("PUT", `/apps/${app.specId}/integrations/${app.integrationId}`, { auth: app.tenant.auth, body: { is_enabled: isEnabled } });
+  expect([res.status, res.json?.data?.is_enabled], res.text).toEqual([200, isEnabled]);
+}
+
+/** A second integration of the same activation, for a company registered now (its provider one the spec declares). */
 export async function addIntegration(app: App, companyExternalId: string, providerName = app.providerName): Promise<{ integrationId: string; token: string }> {
-  const company = await call("POST", "/access/external-companies", { auth: app.tenant.auth, body: { provider: providerName, external_id: companyExternalId } });
-  if (company.status !== 201) throw new Error(`company: ${company.status} ${company.text}`);
-  const [row] = await systemQuery(`INSERT INTO app_integrations (tenant_id, activation_id, external_company_id) VALUES ($1, $2, $3) RETURNING id`, [app.tenant.tenantId, app.activationId, company.json.data.id]);
-  return { integrationId: row.id, token: await insertToken(app.tenant.tenantId, row.id) };
+  const company = await registerCompany(app.tenant, providerName, companyExternalId);
+  const { integrationId, token } = await integrate(app.tenant, app.specId, company.id);
+  return { integrationId, token };
 }
 
 export async function setupApp(setup: AppSetup = {}): Promise<App> {
   const tenant = setup.tenant ?? (await createTenant());
   const providerName = setup.providerName ?? "host";
-  const companyExternalId = setup.companyExternalId ?? `co-${crypto.randomUUID().slice(0, 8)}`;
-  const company = await call("POST", "/access/external-companies", { auth: tenant.auth, body: { provider: providerName, external_id: companyExternalId } });
-  if (company.status !== 201) throw new Error(`company: ${company.status} ${company.text}`);
+  const company = await registerCompany(tenant, providerName, setup.companyExternalId);
   const document = {
-    dashboards: { main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { layout: [] } } } },
-    providers: { [providerName]: setup.provider ?? bearerProvider() },
+    dashboards,
+    providers: { ...setup.otherProviders, [providerName]: setup.provider ?? bearerProvider() },
     ...(setup.policies ? { policies: setup.policies } : {}),
   };
-  const [spec] = await systemQuery(`INSERT INTO app_specs (tenant_id, name, version, spec_document) VALUES ($1, $2, 1, $3) RETURNING id`, [tenant.tenantId, `spec-${crypto.randomUUID().slice(0, 8)}`, JSON.stringify(document)]);
-  await systemQuery(`INSERT INTO app_spec_versions (tenant_id, spec_id, version, spec_document) VALUES ($1, $2, 1, $3)`, [tenant.tenantId, spec.id, JSON.stringify(document)]);
-  let policyId: string | null = null;
-  if (setup.policyGrants) {
-    const [policy] = await systemQuery(`INSERT INTO policies (tenant_id, name) VALUES ($1, $2) RETURNING id`, [tenant.tenantId, `app-policy-${crypto.randomUUID().slice(0, 8)}`]);
-    policyId = policy.id;
-    for (const g of setup.policyGrants) {
-      await systemQuery(`INSERT INTO grants (tenant_id, policy_id, resource, actions, resource_name) VALUES ($1, $2, $3, $4, $5)`, [tenant.tenantId, policyId, g.resource, g.actions, g.resource_name ?? null]);
-    }
-  }
-  const [activation] = await systemQuery(`INSERT INTO app_activations (tenant_id, spec_id, policy_id) VALUES ($1, $2, $3) RETURNING id`, [tenant.tenantId, spec.id, policyId]);
-  const [integration] = await systemQuery(`INSERT INTO app_integrations (tenant_id, activation_id, external_company_id, allowed_origins) VALUES ($1, $2, $3, $4) RETURNING id`, [
-    tenant.tenantId,
-    activation.id,
-    company.json.data.id,
-    setup.allowedOrigins ?? [],
-  ]);
-  return {
-    tenant,
-    specId: spec.id,
-    activationId: activation.id,
-    integrationId: integration.id,
-    companyId: company.json.data.id,
-    companyExternalId,
-    providerName,
-    policyId,
-    token: await insertToken(tenant.tenantId, integration.id),
-  };
+  const spec = await insertSpec(tenant, [document]);
+  const policyId = setup.policyGrants ? (await createPolicy(tenant.auth, setup.policyGrants)).id : null;
+  const activation = await putConfig(tenant, spec.id, policyId ? { policy_id: policyId } : {});
+  expect([activation.status, activation.json?.data?.policy_id], activation.text).toEqual([200, policyId]);
+  const { integrationId, activationId, token } = await integrate(tenant, spec.id, company.id, setup.allowedOrigins);
+  expect(activationId).toBe(activation.json.data.id);
+  return { tenant, specId: spec.id, activationId, integrationId, companyId: company.id, companyExternalId: company.external_id, providerName, policyId, token };
 }
 
 /** A clock the test moves. */

@@ -12,7 +12,7 @@ import type { Provider } from "../../src/apps/render/identity/provider";
 import { base64url } from "../../src/lib/crypto";
 import { call, systemQuery } from "../support/api";
 import { scenario, type ScriptedResponse } from "../support/outbound";
-import { addIntegration, refusal, resolve, setupApp, testClock } from "./identity-fixture";
+import { addIntegration, bearerProvider, refusal, resolve, setupApp, testClock, type AppSetup } from "./identity-fixture";
 
 const AUD = "app-audience";
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -29,9 +29,10 @@ function signFor(key: { privateKey: CryptoKey; kid: string }, claims: JWTPayload
     .sign(key.privateKey);
 }
 
-async function oidcApp(jwks: ScriptedResponse[], auth: Partial<Provider["auth"]> = {}, provider: Partial<Provider> = {}) {
+async function oidcApp(jwks: ScriptedResponse[], auth: Partial<Provider["auth"]> = {}, provider: Partial<Provider> = {}, setup: AppSetup = {}) {
   const s = await scenario({ "/t/tenant-1/keys": jwks, "/t/..%2Fescape/keys": jwks });
   const app = await setupApp({
+    ...setup,
     provider: {
       auth: { type: "oidc", jwksUriTemplate: s.url("/t/{tid}/keys"), issuerPattern: "https://idp\\.example/[a-z0-9-]+/", audience: [AUD, "other"], requiredClaims: ["email"], ...auth },
       autoCreateUsers: true,
@@ -153,7 +154,7 @@ describe("oidc", () => {
 
   it("allowEmailLink links only to a user already holding an active identity under one of this app's integrations", async () => {
     const key = await rsaKey("k1");
-    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }], {}, { allowEmailLink: true });
+    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }], {}, { allowEmailLink: true }, { otherProviders: { partner: bearerProvider() } });
     // A tenant user with the email and no external identity: not linked.
     const stranger = await call("POST", "/access/users", { auth: app.tenant.auth, body: { email: "stranger@example.com" } });
     const a = await resolve(app.integrationId, withToken(await sign(key, { sub: "s-1", email: "stranger@example.com" })));
