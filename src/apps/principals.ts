@@ -108,13 +108,20 @@ export async function getPrincipal(deps: AppDeps, specId: string, type: Principa
   return principalView(instance, row);
 }
 
-export async function putPrincipal(deps: AppDeps, specId: string, type: PrincipalType, principalId: string, provider: string | undefined, patch: ConfigObject) {
+/**
+ * Writes a principal's config: `patch` merged into the stored value, or,
+ * as a function, the patch it makes of the effective value (list ops),
+ * asked again when a concurrent write made the write start over.
+ */
+export async function putPrincipal(deps: AppDeps, specId: string, type: PrincipalType, principalId: string, provider: string | undefined, patch: ConfigObject | ((effective: ConfigObject) => ConfigObject)) {
   const { instance, principal } = await reach(deps, specId, type, principalId, provider, "update");
   const rules = await instance.spec.rules(instance.version, type);
+  const definition = (await instance.spec.document(instance.version)).config?.[type] as ConfigObject | undefined;
   const activationId = instance.activation.id;
   return converge(async () => {
     const prior = await deps.tenant.tx((sql) => principalRow(sql, activationId, principal));
-    const config = writeScope(rules, prior?.config ?? {}, patch);
+    const delta = typeof patch === "function" ? patch(effectiveConfig(definition, prior?.config ?? {})) : patch;
+    const config = writeScope(rules, prior?.config ?? {}, delta);
     const row = await deps.tenant.tx(async (sql) => {
       const { rows } = prior
         ? await sql.query(`UPDATE app_principal_configs SET config = $1, revision = revision + 1, updated_at = now() WHERE activation_id = $2 AND principal_type = $3 AND provider = $4 AND principal_id = $5 AND revision = $6 RETURNING id`, [

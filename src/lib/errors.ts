@@ -80,6 +80,8 @@ interface DetailFields {
   OUTBOUND_TOO_MANY_REDIRECTS: { reason: string };
   /** The outbound response body passed the size limit. */
   OUTBOUND_RESPONSE_TOO_LARGE: { reason: string };
+  /** An app upload slot's file is past its temp file's life. */
+  UPLOAD_EXPIRED: { upload_id: string; expired_at: string };
   /** A run reached a reference step bound to no published job. */
   JOB_UNBOUND: { step_id: string; job_name: string };
   /** A definition naming a secret: references live in env values, never in the document. An app spec's refusal also lists its issues. */
@@ -118,6 +120,7 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "NOT_UPLOADED":
     case "CHECKSUM_MISMATCH":
     case "JOB_UNBOUND":
+    case "UPLOAD_EXPIRED":
       return "UNPROCESSABLE_ENTITY";
     case "SECRET_REF_IN_DEFINITION":
     case "SPEC_STRUCTURE_INVALID":

@@ -1,5 +1,5 @@
-// The sequencing of an action list, shared by a run's jobs and (later) an
-// app's commands: each step in order, gated by its `if`; after a success its
+// The sequencing of an action list, shared by a run's jobs and an app's
+// commands: each step in order, gated by its `if`; after a success its
 // `onSuccess` list, after an error its `onError` list and then its
 // `errorPolicy` (`fail` ends the list with the error, `continue` goes on).
 // Step keys are `<prefix><i>`, a sub-list's `<key>.onSuccess.<i>` /
@@ -53,6 +53,8 @@ export interface Sequence<S, E> {
   effects: SequenceEffects<S, E>;
   /** A budget the `if` evaluations draw from (default: bounds of their own). */
   budget?: EvaluationBudget;
+  /** Evaluates an `if` in place of `scope` (an app command's reads its page's sources first); throws as an evaluation does. */
+  condition?(text: string): Promise<unknown>;
 }
 
 /** Runs the list to its end, to a failing step's error, or until `stopped()`. */
@@ -81,11 +83,11 @@ export async function runSequence<S extends SequencedStep<S>, E>(sequence: Seque
 }
 
 /** A new step: its `if` decides whether it runs. */
-async function start<S extends SequencedStep<S>, E>({ scope, effects, budget }: Sequence<S, E>, step: S, key: string): Promise<StepOutcome<E>> {
+async function start<S extends SequencedStep<S>, E>({ scope, effects, budget, condition }: Sequence<S, E>, step: S, key: string): Promise<StepOutcome<E>> {
   if (step.if !== undefined) {
     let pass: boolean;
     try {
-      pass = isTruthy(await evaluateExpression(step.if, scope, budget));
+      pass = isTruthy(await (condition ? condition(step.if) : evaluateExpression(step.if, scope, budget)));
     } catch (e) {
       if (e instanceof ExpressionError || e instanceof ExpressionSyntaxError) return effects.notRun(step, key, e);
       throw e;

@@ -88,7 +88,7 @@ export async function render(spec: SpecDocument, options: RenderOptions = {}): P
     deadline: options.deadline ?? Date.now() + 25_000,
     notifications,
     secrets: options.secrets ? new Redactor(options.secrets) : undefined,
-    debug: options.debug,
+    act: options.debug && (async (stage) => void stage.debug.push(...options.debug!)),
   });
   return { ...answer, reads: sources.reads, references: sources.references };
 }

@@ -4,7 +4,6 @@
 import { confinedServices } from "../../access/confined-services";
 import { tenantDb } from "../../db/client";
 import type { RequestContext } from "../../gateway/request-context";
-import { ApiError } from "../../lib/errors";
 import { Redactor } from "../../lib/redact";
 import { EvaluationBudget } from "../../lib/smart-values";
 import type { SpecDocument } from "../../definition/language/spec-schema";
@@ -15,6 +14,8 @@ import { loadRender, type RenderOverrides } from "./context";
 import type { RenderIdentity, SourceEnvironment } from "./contracts";
 import { RenderNotifications, renderScreens, type RenderAnswer } from "./pages";
 import { pageSources } from "./sources";
+import { runAction } from "./commands";
+import { commandWorld } from "./command-world";
 
 /** Every expression of one render shares this much evaluation time. */
 const RENDER_EVALUATION_MS = 1_000;
@@ -98,10 +99,8 @@ function appDeps(ctx: RequestContext, caller: RenderIdentity["principal"]): AppD
 }
 
 async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, overrides: RenderOverrides = {}): Promise<RenderAnswer> {
-  if (body.action !== undefined) {
-    throw new ApiError("UNPROCESSABLE_ENTITY", "This service does not run widget actions yet: post the render without `action`", { field: "action" });
-  }
-  const { spec, context } = await loadRender(appDeps(ctx, identity.principal), identity, body.context, overrides);
+  const deps = appDeps(ctx, identity.principal);
+  const { spec, context } = await loadRender(deps, identity, body.context, overrides);
   const clock = ctx.clock;
   const budget = new EvaluationBudget({ timeoutMs: RENDER_EVALUATION_MS }, clock);
   const deadline = clock.now() + ctx.config.renderDeadlineMs;
@@ -119,10 +118,13 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     authProfiles: spec.auth ?? {},
     notify: (n) => notifications.notify(n),
   };
+  const reloadContext = async () => (await loadRender(deps, identity, body.context, overrides)).context;
+  const world = body.action === undefined ? undefined : commandWorld({ ctx, bindings, deps, identity, env, reloadContext });
   return renderScreens({
     spec,
     context,
     state: body.state,
+    act: world && ((stage) => runAction(stage, world, body.action)),
     sourcesFor: (pageKey, dataSources) => pageSources(dataSources, env, gridsOf(spec, pageKey, dataSources)),
     budget,
     deadline,

@@ -23,7 +23,7 @@ export const renderRoutes = [
       200: { description: "The screens to show", schema: dataEnvelope(renderAnswer) },
       401: { description: "No valid credential for this integration (app token or identity token), or no user in the request" },
       403: { description: "A disabled integration, an inactive company or user (details.code EXTERNAL_USER_INACTIVE), another company, an unlisted Origin, or an unknown user without autoCreateUsers" },
-      422: { description: "A body that is not a JSON object, or an action (widget actions do not run yet)" },
+      422: { description: "A body that is not a JSON object, or an action naming no widget and handler on the current page or top modal" },
     },
     handler: async (c, { body, auth }) => {
       const headers = c.req.raw.headers;
@@ -48,7 +48,7 @@ export const renderRoutes = [
       200: { description: "The screens, as a render answers them", schema: dataEnvelope(renderAnswer) },
       403: { description: "Without app:read on the activation" },
       404: { description: "Unknown spec, or not activated in this tenant" },
-      422: { description: "A spec_document the publish checks refuse, an unknown spec_version, or an action (widget actions do not run yet)" },
+      422: { description: "A spec_document the publish checks refuse, an unknown spec_version, or an action naming no widget and handler on the current page or top modal" },
     },
     handler: async (c, { params, body }) => c.json({ data: await previewForAuthor(c.var.ctx, c.env, params.specId, (body ?? {}) as PreviewBody) }),
   }),

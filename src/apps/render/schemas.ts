@@ -7,7 +7,7 @@ export const renderBody = {
   additionalProperties: true,
   properties: {
     state: { ...anyObject, description: "The state of the previous answer, posted back to continue" },
-    action: { ...anyObject, description: "{ widgetId, handler, payload?, surface? }: refused for now (widget actions do not run yet)" },
+    action: { ...anyObject, description: "{ widgetId, handler, payload?, surface? }: runs the widget's actionHandlers.<handler> before the screens resolve" },
     context: { description: "The host's request context, the render context's `context`" },
   },
 } as const;

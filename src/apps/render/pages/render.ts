@@ -13,10 +13,11 @@ import type { PageSources, RenderContext } from "../contracts";
 import { dashboardsOf, DashboardView, type Placement } from "./dashboard";
 import { PageLayout, type LayoutSink } from "./layout";
 import { causeOf, type RenderNotifications } from "./notifications";
-import { DeadlineExceeded, maskingWatch, PageScope, type RenderRun } from "./page-scope";
+import { DeadlineExceeded, maskingWatch, PageScope, type PageInput, type RenderRun } from "./page-scope";
 import { checkScanCardProps } from "./scan-card";
 import { normaliseState } from "./state";
 import type { ModalAnswer, ModalState, RenderAnswer, RenderState, Surface } from "./types";
+import type { CommandStage } from "../commands";
 
 export interface RenderInput {
   /** The spec document as stored (key order kept: the first dashboard is the fallback). */
@@ -34,8 +35,8 @@ export interface RenderInput {
   notifications: RenderNotifications;
   /** The secret values the render context carries: never answered, nor anything computed from them. */
   secrets?: Redactor;
-  /** Entries a command's `debug` appended, answered masked. */
-  debug?: unknown[];
+  /** Runs the posted action's commands against the state before the screens resolve (and may change the render context). */
+  act?(stage: CommandStage): Promise<void>;
   clock?: Clock;
 }
 
@@ -169,6 +170,14 @@ export async function renderScreens(input: RenderInput): Promise<RenderAnswer> {
   const key = await chooseDashboard(spec, run, notes);
   const view = new DashboardView(key, dashboardsOf(spec)[key], spec);
   const state = normaliseState(input.state, view, notes);
+  const debug: unknown[] = [];
+  if (input.act) {
+    const pageScope: CommandStage["pageScope"] = (page) => {
+      const dataSources = isObject(page.document.dataSources) ? page.document.dataSources : {};
+      return new PageScope(run, Object.defineProperties({ sources: input.sourcesFor(page.key, dataSources) }, Object.getOwnPropertyDescriptors(page)) as PageInput);
+    };
+    await input.act({ view, state, run, notes, debug, pageScope });
+  }
   const sink: LayoutSink = { notes, referenceData: {} };
   const surfaces = await new Screens(input, run, view, state, sink).surfaces();
   const messages = isObject(spec.messages) ? spec.messages : {};
@@ -178,7 +187,7 @@ export async function renderScreens(input: RenderInput): Promise<RenderAnswer> {
     referenceData: sink.referenceData,
     notifications: await notes.answer(messages, { budget: run.budget, functions, secrets: maskingWatch(run.secrets) }),
   };
-  if (input.debug?.length) answer.debug = input.debug;
+  if (debug.length) answer.debug = debug;
   // What an expression computed from a secret is masked where it was computed; this
   // catches a secret value that arrived as it is (a posted state, a source's rows, an error).
   return input.secrets?.size ? input.secrets.value(answer) : answer;

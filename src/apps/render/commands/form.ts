@@ -1,0 +1,78 @@
+// Forms (a widget whose component is `form`): the fields its config lists,
+// the `required` check a submit passes before any command runs, and the
+// built-in preview of a `file` field, which opens the field's previewPage
+// as a modal showing the uploaded temp file.
+import type { WidgetDocument } from "../../../definition/language/spec-schema";
+import { ApiError } from "../../../lib/errors";
+import type { Scope } from "../../../lib/smart-values";
+import type { RenderNotifications } from "../pages/notifications";
+import type { PageScope } from "../pages/page-scope";
+import type { CommandServices } from "./services";
+
+type Obj = Record<string, unknown>;
+const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+
+export interface FormField {
+  id: string;
+  type?: string;
+  label?: string;
+  required?: boolean;
+  previewPage?: string;
+}
+
+/** The fields of a form's resolved `config.fields`; entries without an id are not fields. */
+export async function formFields(scope: PageScope, widget: WidgetDocument, extra: Scope): Promise<FormField[]> {
+  const config = widget.config === undefined ? {} : await scope.resolve(widget.config, extra);
+  const fields = isObject(config) && Array.isArray(config.fields) ? config.fields : [];
+  return fields.filter((field): field is FormField => isObject(field) && typeof field.id === "string");
+}
+
+const empty = (value: unknown) => value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
+
+/** The ids of required fields without a value. */
+export function missingRequired(fields: readonly FormField[], values: Obj): string[] {
+  return fields.filter((field) => field.required === true && empty(Object.hasOwn(values, field.id) ? values[field.id] : undefined)).map((field) => field.id);
+}
+
+interface PreviewRequest {
+  widgetId: string;
+  fields: readonly FormField[];
+  payload: unknown;
+  values: Obj;
+  services: CommandServices;
+  notes: RenderNotifications;
+}
+
+/**
+ * The modal a preview opens (`payload.fieldId` names a `file` field with a
+ * previewPage), with `params = { fieldId, url, name, contentType }`; a
+ * field with nothing uploaded, or an upload past its life, notifies instead.
+ */
+export async function previewUpload(request: PreviewRequest): Promise<{ page: string; params: Obj } | undefined> {
+  const { widgetId, fields, payload, values, services, notes } = request;
+  const fieldId = isObject(payload) ? payload.fieldId : undefined;
+  const field = typeof fieldId === "string" ? fields.find((f) => f.id === fieldId) : undefined;
+  if (!field || field.type !== "file" || typeof field.previewPage !== "string") {
+    throw new ApiError("UNPROCESSABLE_ENTITY", `A preview names a file field of ${widgetId} with a previewPage in payload.fieldId`, { field: "action.payload.fieldId" });
+  }
+  const label = field.label ?? field.id;
+  const uploadId = values[field.id];
+  if (typeof uploadId !== "string" || uploadId === "") {
+    notes.notify({ id: `form-preview-empty-${widgetId}`, level: "WARNING", message: `Upload a file for ${label} first: there is nothing to preview.` });
+    return undefined;
+  }
+  try {
+    const upload = await services.uploadPreview(uploadId);
+    return { page: field.previewPage, params: { fieldId: field.id, url: upload.url, name: upload.name, contentType: upload.contentType } };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const expired = err.details.code === "UPLOAD_EXPIRED";
+    notes.notify(
+      expired
+        ? { id: `form-preview-expired-${widgetId}`, level: "WARNING", message: `The upload for ${label} has expired: upload the file again.` }
+        : { id: `form-preview-empty-${widgetId}`, level: "WARNING", message: `Upload a file for ${label} first: there is nothing to preview.` },
+      { code: typeof err.details.code === "string" ? err.details.code : err.code, message: err.message, status: err.status },
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,230 @@
+// A posted action's commands through POST /apps/run: each kind, the
+// sequencing (if, onSuccess, onError), the state they leave for the
+// screens, forms, the self-service writes, and what is refused.
+import { describe, expect, it } from "vitest";
+import { call, expectError } from "../support/api";
+import { hostFor, hostProvider, type Host } from "./host-fixture";
+
+const notify = (stepId: string, message: string, extra: object = {}) => ({ kind: "notify", level: "INFO", stepId, message, ...extra });
+
+const spec = {
+  dashboards: {
+    main: {
+      name: "Main",
+      surfaces: { dashboard: "home", panel: "home" },
+      pages: {
+        home: {
+          dataSources: {
+            pins: { $rows: "{{ config.user.pins.ids ? config.user.pins.ids : [] }}" },
+            rows: { $rows: "{{ ($q := page.widgets.filter.state.q; $filter([1, 2, 3], function($v) { $not($exists($q)) or $string($v) != $q })) }}" },
+          },
+          layout: [["go", "open", "status", "counter"], ["form", "filter", "grid"]],
+          widgets: {
+            go: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "details", params: { id: "{{ payload.itemId }}" } }] } },
+            open: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "pick", modal: true, params: { from: "home" } }] } },
+            status: { widgetComponent: "text", config: { text: "{{ page.data.chosen ? page.data.chosen : 'none' }}" } },
+            counter: {
+              widgetComponent: "button",
+              config: { clicks: "{{ thisWidget.state.clicks }}" },
+              actionHandlers: {
+                steps: [
+                  { kind: "setPageData", stepId: "a", data: { n: 1 } },
+                  { kind: "setWidgetState", widgetId: "counter", state: { clicks: "{{ (thisWidget.state.clicks ? thisWidget.state.clicks : 0) + 1 }}" } },
+                  { kind: "notify", level: "WARN", stepId: "told", message: "n={{ page.data.n }}" },
+                  { kind: "notify", level: "INFO", message: "plain" },
+                  { kind: "debug" },
+                ],
+                branch: [
+                  notify("skipped", "skipped", { if: "payload.skip = true" }),
+                  { kind: "closeModal", stepId: "bad", onError: [notify("handled", "handled")] },
+                  notify("after", "went on", { onSuccess: [notify("nested", "after {{ outputs.after.message }}")] }),
+                  { kind: "closeModal" },
+                  notify("never", "never"),
+                ],
+                loop: Array.from({ length: 150 }, (_, i) => ({ kind: "navigate", page: i % 2 ? "home" : "details" })),
+                prefs: [
+                  { kind: "setPrincipalConfig", principalType: "user", stepId: "p", ops: [{ op: "appendUnique", path: "pins.ids", value: "{{ payload.id }}" }] },
+                  notify("pins", "{{ $join(page.dataSources.pins, ',') }}"),
+                ],
+                move: [{ kind: "setPrincipalConfig", principalType: "user", ops: [{ op: "moveItem", path: "pins.ids", value: "b", by: -1 }, { op: "remove", path: "pins.ids", value: "a" }] }],
+                badops: [{ kind: "setPrincipalConfig", principalType: "user", ops: [{ op: "appendUnique", path: "title", value: "x" }] }],
+                setTitle: [{ kind: "setPrincipalConfig", principalType: "user", principalId: "self", config: { title: "{{ payload.title }}" } }],
+                company: [{ kind: "setPrincipalConfig", principalType: "company", config: { plan: "gold" } }],
+                secret: [{ kind: "setSecret", target: "user.API_KEY", value: "{{ payload.key }}" }, { kind: "debug", value: "{{ 'key was ' & payload.key }}" }],
+                companySecret: [{ kind: "setSecret", target: "company.API_KEY", value: "x" }],
+                secretNames: [{ kind: "debug", value: "{{ secretsSet.user }}" }],
+              },
+            },
+            form: {
+              widgetComponent: "form",
+              config: { fields: [{ id: "name", type: "text", required: true }, { id: "email", type: "text" }] },
+              actionHandlers: { submit: [notify("sent", "{{ outputs.form.name }} <{{ outputs.form.email }}>")] },
+            },
+            filter: { widgetComponent: "search", actionHandlers: { change: [{ kind: "setWidgetState", widgetId: "filter", state: { q: "{{ payload.q }}" } }] } },
+            grid: { widgetComponent: "data_grid", dataSource: "rows" },
+          },
+        },
+        details: {
+          layout: [["info", "back"]],
+          widgets: {
+            info: { widgetComponent: "text", config: { text: "item {{ page.params.id }}" } },
+            back: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "home" }] } },
+          },
+        },
+      },
+      modals: {
+        pick: {
+          wide: true,
+          layout: [["choose"]],
+          widgets: { choose: { widgetComponent: "button", config: { from: "{{ page.params.from }}" }, actionHandlers: { click: [{ kind: "closeModal", result: { chosen: "{{ payload.value }}" } }] } } },
+        },
+      },
+    },
+  },
+  providers: hostProvider,
+};
+
+type Answer = { surfaces: { type: string; page: string; blocks: unknown[]; modals?: { page: string; wide: boolean; blocks: unknown[] }[] }[]; state: Record<string, unknown>; notifications: { id: string; level: string; message: string }[]; debug?: unknown[] };
+
+async function act(host: Host, state: unknown, action: object, extra: Record<string, unknown> = {}): Promise<Answer> {
+  const res = await host.render({ state, action, ...extra });
+  expect(res.status, res.text).toBe(200);
+  return res.json.data as Answer;
+}
+
+const ids = (answer: Answer) => answer.notifications.map((n) => n.id);
+
+describe("commands of a posted action", () => {
+  it("navigates every placement to a page with params, and back", async () => {
+    const host = await hostFor(spec);
+    const first = (await host.render()).json.data as Answer;
+    const moved = await act(host, first.state, { widgetId: "go", handler: "click", payload: { itemId: "42" } });
+    expect(moved.surfaces.map((s) => s.page)).toEqual(["details", "details"]);
+    expect(moved.state).toMatchObject({ page: "details", params: { id: "42" }, data: {} });
+    expect(JSON.stringify(moved.surfaces[0].blocks)).toContain('"text":"item 42"');
+    const back = await act(host, moved.state, { widgetId: "back", handler: "click" });
+    expect(back.surfaces.map((s) => s.page)).toEqual(["home", "home"]);
+  });
+
+  it("opens a modal on the placement that asked, and closeModal merges its result into the page below", async () => {
+    const host = await hostFor(spec);
+    const opened = await act(host, undefined, { widgetId: "open", handler: "click", surface: "panel" });
+    expect(opened.surfaces[0].modals).toBeUndefined();
+    expect(opened.surfaces[1].modals).toEqual([{ page: "pick", wide: true, blocks: [{ component: "row", children: [{ id: "choose", widgetComponent: "button", props: { from: "home" } }] }] }]);
+    expect(opened.state.modals).toEqual([{ page: "pick", params: { from: "home" }, data: {}, surface: "panel" }]);
+    const closed = await act(host, opened.state, { widgetId: "choose", handler: "click", payload: { value: "blue" } });
+    expect(closed.state.modals).toEqual([]);
+    expect(closed.state.data).toEqual({ chosen: "blue" });
+    expect(JSON.stringify(closed.surfaces[0].blocks)).toContain('"text":"blue"');
+  });
+
+  it("sets page data and widget state, notifies (WARN as WARNING, ids by stepId or position) and debugs the outputs", async () => {
+    const host = await hostFor(spec);
+    const once = await act(host, undefined, { widgetId: "counter", handler: "steps" });
+    expect(once.state.data).toEqual({ n: 1 });
+    expect(once.state.widgets).toEqual({ counter: { clicks: 1 } });
+    expect(once.notifications).toEqual([
+      { id: "told", level: "WARNING", message: "n=1" },
+      { id: "notify-3", level: "INFO", message: "plain" },
+    ]);
+    expect(once.debug).toEqual([{ a: { n: 1 }, told: { message: "n=1" } }]);
+    const twice = await act(host, once.state, { widgetId: "counter", handler: "steps" });
+    expect(twice.state.widgets).toEqual({ counter: { clicks: 2 } });
+    expect(JSON.stringify(twice.surfaces[0].blocks)).toContain('"props":{"clicks":2}');
+  });
+
+  it("skips on a false if, runs onError and goes on, and stops at a failure without onError with its notification", async () => {
+    const host = await hostFor(spec);
+    const answer = await act(host, undefined, { widgetId: "counter", handler: "branch", payload: { skip: false } });
+    expect(ids(answer)).toEqual(["handled", "after", "nested", "step-error-3"]);
+    expect(answer.notifications.find((n) => n.id === "nested")!.message).toBe("after went on");
+    expect(answer.notifications[3]).toMatchObject({ level: "ERROR", message: "The closeModal step 3 failed: closeModal: no modal is open" });
+  });
+
+  it("stops a list at 100 steps: a navigate loop ends with an error, and the screens still answer", async () => {
+    const host = await hostFor(spec);
+    const answer = await act(host, undefined, { widgetId: "counter", handler: "loop" });
+    expect(ids(answer)).toEqual(["step-error-100"]);
+    expect(answer.notifications[0].message).toContain("at most 100 command steps");
+    // The hundredth step (an odd one) went home; the rest never ran.
+    expect(answer.state.page).toBe("home");
+  });
+
+  it("refuses an action for a widget not on the current page or top modal, or a handler it lacks, with 422 and nothing run", async () => {
+    const host = await hostFor(spec);
+    const bad = [
+      [{ widgetId: "choose", handler: "click" }, "action.widgetId"],
+      [{ widgetId: "info", handler: "click" }, "action.widgetId"],
+      [{ widgetId: "go", handler: "nope" }, "action.handler"],
+      [{ widgetId: "go", handler: "constructor" }, "action.handler"],
+      [{ widgetId: "go", handler: "click", surface: "scanCard" }, "action.surface"],
+      [{ widgetId: 7, handler: "click" }, "action.widgetId"],
+    ] as const;
+    for (const [action, field] of bad) {
+      const res = await host.render({ action });
+      expectError(res, 422, "UNPROCESSABLE_ENTITY");
+      expect(res.json.error.details.field, JSON.stringify(action)).toBe(field);
+    }
+    expectError(await host.render({ action: "go" }), 422, "VALIDATION_FAILED");
+  });
+
+  it("checks a form's required fields before any command runs, and exposes the values as outputs.form", async () => {
+    const host = await hostFor(spec);
+    const missing = await act(host, undefined, { widgetId: "form", handler: "submit", payload: { email: "a@b.c" } });
+    expect(missing.notifications).toEqual([{ id: "form-required-form", level: "ERROR", message: "Fill in the required field name of form." }]);
+    const sent = await act(host, { widgets: { form: { name: "Ada" } } }, { widgetId: "form", handler: "submit", payload: { email: "ada@example.com" } });
+    expect(sent.notifications).toEqual([{ id: "sent", level: "INFO", message: "Ada <ada@example.com>" }]);
+  });
+
+  it("sends the grid a source reads a widget of back to its first page when that widget acts", async () => {
+    const host = await hostFor(spec);
+    const state = { widgets: { grid: { data_grid: { page: 3, pageSize: 20 } } } };
+    const answer = await act(host, state, { widgetId: "filter", handler: "change", payload: { q: "2" } });
+    expect(answer.state.widgets).toEqual({ grid: { data_grid: { page: 1, pageSize: 20 } }, filter: { q: "2" } });
+    expect((await host.render({ state: answer.state })).json.data.referenceData.grid.rows).toEqual([1, 3]);
+  });
+});
+
+describe("self-service writes", () => {
+  it("appends, moves and removes list items of the user's own config, and later steps and the screens read the new value", async () => {
+    const host = await hostFor(spec);
+    for (const id of ["a", "b", "a"]) await act(host, undefined, { widgetId: "counter", handler: "prefs", payload: { id } });
+    const third = await act(host, undefined, { widgetId: "counter", handler: "prefs", payload: { id: "c" } });
+    expect(third.notifications).toEqual([{ id: "pins", level: "INFO", message: "a,b,c" }]);
+    await act(host, undefined, { widgetId: "counter", handler: "move" });
+    const config = await call("GET", `/apps/${host.specId}/principals/user/${await userId(host)}`, { auth: host.t.auth });
+    expect(config.status, config.text).toBe(200);
+    expect(config.json.data.config).toEqual({ pins: { ids: ["b", "c"] } });
+  });
+
+  it("fails a list op on a value that is not a list, and a company write without app:update, with nothing written", async () => {
+    const host = await hostFor(spec);
+    await act(host, undefined, { widgetId: "counter", handler: "setTitle", payload: { title: "Hello" } });
+    const bad = await act(host, undefined, { widgetId: "counter", handler: "badops" });
+    expect(bad.notifications).toEqual([{ id: "step-error-0", level: "ERROR", message: "The setPrincipalConfig step 0 failed: ops[0]: title holds string, not a list" }]);
+    const company = await act(host, undefined, { widgetId: "counter", handler: "company" });
+    expect(company.notifications[0]).toMatchObject({ id: "step-error-0", level: "ERROR" });
+    expect(company.notifications[0].message).toContain("app:update");
+    const user = await call("GET", `/apps/${host.specId}/principals/user/${await userId(host)}`, { auth: host.t.auth });
+    expect(user.json.data.config).toEqual({ title: "Hello" });
+    const co = await call("GET", `/apps/${host.specId}/principals/company/acme`, { auth: host.t.auth });
+    expect(co.status).toBe(404);
+  });
+
+  it("sets the user's own secret, never answers its value, and lists it in secretsSet on the next render", async () => {
+    const host = await hostFor(spec);
+    const answer = await act(host, undefined, { widgetId: "counter", handler: "secret", payload: { key: "s3cr3t-value" } });
+    expect(JSON.stringify(answer)).not.toContain("s3cr3t-value");
+    expect(answer.debug).toEqual(["***"]);
+    const next = await act(host, undefined, { widgetId: "counter", handler: "secretNames" });
+    expect(next.debug).toEqual([["API_KEY"]]);
+    const refused = await act(host, undefined, { widgetId: "counter", handler: "companySecret" });
+    expect(refused.notifications[0].message).toContain("app:update");
+  });
+});
+
+async function userId(host: Host): Promise<string> {
+  const users = await call("GET", "/access/external-users?provider=host", { auth: host.t.auth });
+  expect(users.status, users.text).toBe(200);
+  return (users.json.data as { external_id: string; user_id: string }[]).find((u) => u.external_id === "u-1")!.user_id;
+}
