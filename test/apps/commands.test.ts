@@ -228,3 +228,20 @@ async function userId(host: Host): Promise<string> {
   expect(users.status, users.text).toBe(200);
   return (users.json.data as { external_id: string; user_id: string }[]).find((u) => u.external_id === "u-1")!.user_id;
 }
+
+describe("commands in an author's preview", () => {
+  it("run as the caller, change the previewed state, and write nothing", async () => {
+    const host = await hostFor(spec);
+    const preview = (body: object) => call("POST", `/apps/${host.specId}/preview`, { auth: host.t.auth, body });
+    const moved = await preview({ action: { widgetId: "go", handler: "click", payload: { itemId: "7" } } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json.data.state).toMatchObject({ page: "details", params: { id: "7" } });
+    const secret = await preview({ action: { widgetId: "counter", handler: "secret", payload: { key: "preview-key" } } });
+    expect(secret.status, secret.text).toBe(200);
+    expect(secret.json.data.notifications).toEqual([{ id: "step-error-0", level: "ERROR", message: "The setSecret step 0 failed: An author's preview writes nothing: run this step from a host's render" }]);
+    const prefs = await preview({ action: { widgetId: "counter", handler: "prefs", payload: { id: "x" } } });
+    expect(prefs.json.data.notifications[0].id).toBe("step-error-p");
+    expect((await call("GET", "/access/secrets", { auth: host.t.auth })).json.data).toEqual([]);
+    expectError(await preview({ action: { widgetId: "choose", handler: "click" } }), 422, "UNPROCESSABLE_ENTITY");
+  });
+});

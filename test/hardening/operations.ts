@@ -273,6 +273,11 @@ function appExamples(w: World): Record<string, Example[]> {
     "POST /apps/{specId}/preview": [spec, { ...spec, body: { identity: { user_external_id: "fz-author" }, config: { app: { title: "Draft" } }, context: { locale: "en" } } }],
     "POST /apps/run/{integrationId}": [
       { params: { integrationId: apps.integrationId }, authorization: `Bearer ${apps.appToken}`, body: { user: "fz-user", company: "company-1", context: { locale: "en" } } },
+      {
+        params: { integrationId: apps.integrationId },
+        authorization: `Bearer ${apps.appToken}`,
+        body: { user: "fz-user", company: "company-1", state: { page: "home", data: { a: 1 } }, action: { widgetId: "btn", handler: "click", payload: { value: "v" } } },
+      },
     ],
     "PUT /apps/{specId}/integrations/{integrationId}": [{ ...integration, body: { config: { lang: "en", extra: { x: 1 } }, allowed_origins: ["https://other.example:8443"], is_enabled: false } }],
     "GET /apps/{specId}/principals/{type}/{principalId}": [team, { params: { specId: apps.specId, type: "user", principalId: "self" } }],

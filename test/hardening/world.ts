@@ -78,7 +78,23 @@ export interface Apps {
 }
 
 export const APP_SPEC = {
-  dashboards: { main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { layout: [] } } } },
+  dashboards: {
+    main: {
+      name: "Main",
+      surfaces: { dashboard: "home" },
+      pages: {
+        home: {
+          layout: [["btn"]],
+          widgets: {
+            btn: {
+              widgetComponent: "button",
+              actionHandlers: { click: [{ kind: "setPageData", data: { seen: "{{ payload.value }}" } }, { kind: "notify", level: "INFO", message: "{{ payload.value }}" }, { kind: "navigate", page: "home", params: { p: "{{ payload }}" } }] },
+            },
+          },
+        },
+      },
+    },
+  },
   providers: { fzidp: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } },
   config: { app: { title: "Fz" }, integration: { lang: "en" } },
   configSchemas: { app: "fz_schema" },
