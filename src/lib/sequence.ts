@@ -8,7 +8,7 @@
 // it and replays a recorded one; a command runs each step once. An effect may
 // throw to abandon the list (a run's action that must wait), and the throw
 // passes through unchanged.
-import { evaluateExpression, ExpressionError, ExpressionSyntaxError, isTruthy, type EvaluationBudget, type Scope } from "./smart-values";
+import { evaluateExpression, ExpressionError, ExpressionSyntaxError, isTruthy, withFunctions, type EvaluationBudget, type Scope } from "./smart-values";
 
 /** The fields of a step that sequencing reads; the rest are the effects' business. */
 export interface SequencedStep<S> {
@@ -53,6 +53,8 @@ export interface Sequence<S, E> {
   effects: SequenceEffects<S, E>;
   /** A budget the `if` evaluations draw from (default: bounds of their own). */
   budget?: EvaluationBudget;
+  /** JSONata function expressions by name, callable as `$<name>(...)` in every `if` (an app spec's `functions`). */
+  functions?: Readonly<Record<string, string>>;
 }
 
 /** Runs the list to its end, to a failing step's error, or until `stopped()`. */
@@ -81,11 +83,11 @@ export async function runSequence<S extends SequencedStep<S>, E>(sequence: Seque
 }
 
 /** A new step: its `if` decides whether it runs. */
-async function start<S extends SequencedStep<S>, E>({ scope, effects, budget }: Sequence<S, E>, step: S, key: string): Promise<StepOutcome<E>> {
+async function start<S extends SequencedStep<S>, E>({ scope, effects, budget, functions }: Sequence<S, E>, step: S, key: string): Promise<StepOutcome<E>> {
   if (step.if !== undefined) {
     let pass: boolean;
     try {
-      pass = isTruthy(await evaluateExpression(step.if, scope, budget));
+      pass = isTruthy(await evaluateExpression(withFunctions(step.if, functions), scope, budget));
     } catch (e) {
       if (e instanceof ExpressionError || e instanceof ExpressionSyntaxError) return effects.notRun(step, key, e);
       throw e;
