@@ -57,7 +57,7 @@ const MIN_ATTEMPT_MS = 1000;
 export interface InlineEnvironment {
   /** Names the run of the list in what actions derive from a run id (an `http` action's Idempotency-Key, a child run's parent). */
   requestId: string;
-  /** What the job's `input` (and its `condition`-free step) resolves against: the command's scope (render context, `page`, `outputs`, `payload`). */
+  /** What the job's `input` resolves against: the command's scope (render context, `page`, `outputs`, `payload`). */
   scope: Scope;
   /** The app user: every action acts with its permissions, narrowed by the permission set. */
   principal: Principal;
@@ -194,8 +194,9 @@ async function walkJob(id: string, job: InlineJobBody, env: InlineEnvironment, p
   await new Walker(doc, journal, inlineEffects(env, permissions, wrote), { scope: env.scope, budget: env.budget, functions: env.functions }).walk();
   const rec = journal.steps[id];
   if (rec?.status === "success") return { status: "success", output: env.secrets.value(rec.output), wrote: wrote.value };
-  const error = rec?.error ?? errorValue("INTERNAL_ERROR", `The actions of ${id} did not finish`);
-  return { status: "error", error: env.secrets.value(error), wrote: wrote.value };
+  // Nothing here waits (the effects never answer `wait`), so the walk decided the job.
+  if (rec?.status !== "error" || !rec.error) throw new Error(`the walk of inline job ${id} ended with it ${rec?.status ?? "unstarted"}`);
+  return { status: "error", error: env.secrets.value(rec.error), wrote: wrote.value };
 }
 
 /**

@@ -18,6 +18,7 @@ import { call, createTenant, systemQuery, type TenantCreds } from "../support/ap
 import { createEntity, createProductType } from "../support/entities";
 import { scenario } from "../support/outbound";
 import { resolve, setupApp } from "../apps/identity-fixture";
+import { activeWorkflow, minimalDefinition } from "./fixture";
 
 let t: TenantCreds;
 let other: TenantCreds;
@@ -141,9 +142,18 @@ describe("an actions command", () => {
     expect((await lamps()).map((r) => r.name)).not.toContain("Poster");
   });
 
-  it("invokeWorkflow needs dataMutation", async () => {
-    const result = await runInlineActions(actions([{ name: "invokeWorkflow", config: { workflowId: crypto.randomUUID() } }]), environment(writer));
-    expect(result).toMatchObject({ status: "error", error: { status: 403, details: { action: "invokeWorkflow", permission_set: "readonly" } } });
+  it("invokeWorkflow needs dataMutation; then it starts the run, keyed by the request", async () => {
+    const { id: workflowId } = await activeWorkflow(t, minimalDefinition());
+    const invoke = [{ stepId: "started", name: "invokeWorkflow", config: { workflowId, input: { from: "{{ input.from }}" } } }];
+    const invoker = await appUser([{ resource: "workflow", actions: ["create"] }], "invoker");
+    const refused = await runInlineActions(actions(invoke), environment(invoker));
+    expect(refused).toMatchObject({ status: "error", error: { status: 403, details: { action: "invokeWorkflow", permission_set: "readonly" } } });
+    const request = environment(invoker);
+    const started = await runInlineActions(actions(invoke, { permissionSet: "dataMutation", input: { from: "app" } }), request);
+    const runs = await systemQuery(`SELECT id, context, idempotency_key FROM workflow_runs WHERE workflow_id = $1`, [workflowId]);
+    expect(runs).toHaveLength(1);
+    expect(started).toEqual({ status: "success", output: { started: { run_id: runs[0].id } }, wrote: false });
+    expect([runs[0].context.input, runs[0].idempotency_key]).toEqual([{ from: "app" }, `${request.requestId}:actions/0:1`]);
   });
 
   it("errorWhen fails an action, its onError runs and errorPolicy continue goes on; without onError the list ends with the error", async () => {
