@@ -10,6 +10,8 @@
 //      run, an app request and a REST call all build on it.
 //   3. Only src/app.ts imports route modules (`routes.ts`, `*-routes.ts`)
 //      of another folder.
+//   4. src/apps/ reaches workflow actions through workflows/inline.ts only:
+//      it imports nothing under workflows/actions/ or workflows/engine/.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +20,8 @@ import { fileURLToPath } from "node:url";
 const FOUNDATIONS = new Set(["lib", "db", "gateway"]);
 const ABOVE_ACCESS = new Set(["workflows", "definition", "apps"]);
 const ROUTE_MODULE = /(^|[/-])routes\.ts$/;
+/** The inside of the workflow engine, which apps/ reaches through workflows/inline.ts. */
+const WORKFLOW_INSIDE = [path.join("workflows", "actions") + path.sep, path.join("workflows", "engine") + path.sep];
 
 function sources(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -51,6 +55,8 @@ export function layerViolations(srcDir) {
       const isArea = !FOUNDATIONS.has(toTop) && statSync(path.join(srcDir, toTop)).isDirectory();
       if (fromTop === "lib" && isArea) problems.push(`${at} (lib/ imports no area)`);
       if (fromTop === "access" && ABOVE_ACCESS.has(toTop)) problems.push(`${at} (access/ builds on no ${toTop}/)`);
+      const targetPath = path.relative(srcDir, target);
+      if (fromTop === "apps" && WORKFLOW_INSIDE.some((inside) => targetPath.startsWith(inside))) problems.push(`${at} (apps/ reaches workflow actions through workflows/inline.ts)`);
       if (ROUTE_MODULE.test(target) && path.dirname(target) !== path.dirname(file) && path.relative(srcDir, file) !== "app.ts") {
         problems.push(`${at} (only app.ts imports another folder's routes)`);
       }

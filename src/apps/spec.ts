@@ -65,6 +65,11 @@ export class AppSpec {
     return this.row.name;
   }
 
+  /** The tenant that owns the spec: where a shared spec's schemas and bound jobs live. */
+  get ownerTenantId(): string {
+    return this.row.tenant_id;
+  }
+
   get latestVersion(): number {
     return this.row.version;
   }

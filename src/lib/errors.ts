@@ -84,6 +84,8 @@ interface DetailFields {
   UPLOAD_EXPIRED: { upload_id: string; expired_at: string };
   /** A run reached a reference step bound to no published job. */
   JOB_UNBOUND: { step_id: string; job_name: string };
+  /** An app's `job` command reached a slot of the spec's `jobs` that no job_bindings entry fills. */
+  JOB_SLOT_UNBOUND: { slot: string };
   /** A definition naming a secret: references live in env values, never in the document. An app spec's refusal also lists its issues. */
   SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[]; issues?: readonly DocumentIssue[] };
   /** An app spec refused at publish: every problem as an issue, and as the lines of every validation answer. */
@@ -121,6 +123,7 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "CHECKSUM_MISMATCH":
     case "JOB_UNBOUND":
     case "UPLOAD_EXPIRED":
+    case "JOB_SLOT_UNBOUND":
       return "UNPROCESSABLE_ENTITY";
     case "SECRET_REF_IN_DEFINITION":
     case "SPEC_STRUCTURE_INVALID":

@@ -8,7 +8,7 @@
 // it and replays a recorded one; a command runs each step once. An effect may
 // throw to abandon the list (a run's action that must wait), and the throw
 // passes through unchanged.
-import { evaluateExpression, ExpressionError, ExpressionSyntaxError, isTruthy, type EvaluationBudget, type Scope } from "./smart-values";
+import { evaluateExpression, ExpressionError, ExpressionSyntaxError, isTruthy, withFunctions, type EvaluationBudget, type Scope } from "./smart-values";
 
 /** The fields of a step that sequencing reads; the rest are the effects' business. */
 export interface SequencedStep<S> {
@@ -55,6 +55,8 @@ export interface Sequence<S, E> {
   budget?: EvaluationBudget;
   /** Evaluates an `if` in place of `scope` (an app command's reads its page's sources first); throws as an evaluation does. */
   condition?(text: string): Promise<unknown>;
+  /** JSONata function expressions by name, callable as `$<name>(...)` in every `if` (an app spec's `functions`). */
+  functions?: Readonly<Record<string, string>>;
 }
 
 /** Runs the list to its end, to a failing step's error, or until `stopped()`. */
@@ -83,11 +85,11 @@ export async function runSequence<S extends SequencedStep<S>, E>(sequence: Seque
 }
 
 /** A new step: its `if` decides whether it runs. */
-async function start<S extends SequencedStep<S>, E>({ scope, effects, budget, condition }: Sequence<S, E>, step: S, key: string): Promise<StepOutcome<E>> {
+async function start<S extends SequencedStep<S>, E>({ scope, effects, budget, functions, condition }: Sequence<S, E>, step: S, key: string): Promise<StepOutcome<E>> {
   if (step.if !== undefined) {
     let pass: boolean;
     try {
-      pass = isTruthy(await (condition ? condition(step.if) : evaluateExpression(step.if, scope, budget)));
+      pass = isTruthy(await (condition ? condition(step.if) : evaluateExpression(withFunctions(step.if, functions), scope, budget)));
     } catch (e) {
       if (e instanceof ExpressionError || e instanceof ExpressionSyntaxError) return effects.notRun(step, key, e);
       throw e;

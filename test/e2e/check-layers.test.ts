@@ -20,7 +20,7 @@ function tree(files: Record<string, string>): string {
 }
 
 describe("check-layers", () => {
-  it("names lib/ importing an area, access/ importing workflows/, and a route module imported from another folder", () => {
+  it("names lib/ importing an area, access/ importing workflows/, apps/ importing the workflow engine's inside, and a route module imported from another folder", () => {
     const src = tree({
       "lib/a.ts": 'import { b } from "../workflows/b";\nimport { c } from "../db/c";\nexport const a = b + c;\n',
       "db/c.ts": "export const c = 1;\n",
@@ -31,9 +31,13 @@ describe("check-layers", () => {
       "entity/schemas.ts": "export const body = {};\n",
       "workflows/actions/e.ts": 'import { entityRoutes } from "../../entity/routes";\nimport { body } from "../../entity/schemas";\nexport const e = [entityRoutes, body];\n',
       "app.ts": 'import { entityRoutes } from "./entity/routes";\nexport const all = entityRoutes;\n',
+      "workflows/engine/walk.ts": "export const walk = 1;\n",
+      "workflows/inline.ts": 'import { walk } from "./engine/walk";\nexport const inline = walk;\n',
+      "apps/render/commands/run.ts": 'import { inline } from "../../../workflows/inline";\nimport { walk } from "../../../workflows/engine/walk";\nexport const run = inline + walk;\n',
     });
     expect(layerViolations(src).sort()).toEqual([
       "access/d.ts: imports workflows/types.ts (access/ builds on no workflows/)",
+      "apps/render/commands/run.ts: imports workflows/engine/walk.ts (apps/ reaches workflow actions through workflows/inline.ts)",
       "lib/a.ts: imports workflows/b.ts (lib/ imports no area)",
       "workflows/actions/e.ts: imports entity/routes.ts (only app.ts imports another folder's routes)",
     ]);

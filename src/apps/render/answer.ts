@@ -119,7 +119,7 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     notify: (n) => notifications.notify(n),
   };
   const reloadContext = async () => (await loadRender(deps, identity, body.context, overrides)).context;
-  const world = body.action === undefined ? undefined : commandWorld({ ctx, bindings, deps, identity, env, reloadContext });
+  const world = body.action === undefined ? undefined : commandWorld({ ctx, bindings, deps, identity, spec, env, reloadContext });
   return renderScreens({
     spec,
     context,

@@ -1,7 +1,13 @@
 // What a render's commands reach the world with, for its app user: the
 // catalog actions through the workflows' inline runner, the self-service
-// writes, the upload slots and previews. Built per render by answer.ts.
+// writes, the upload slots and previews. Built per render by answer.ts. An
+// author's preview writes nothing: its inline actions may not write either.
+import type { SpecDocument } from "../../definition/language/spec-schema";
 import type { RequestContext } from "../../gateway/request-context";
+import type { AuthProfile } from "../../lib/outbound/profile-schema";
+import { runInlineActions, runInlineJob, WRITING_ACTIONS, type ActionDocument, type InlineEnvironment, type InlineJobSource } from "../../workflows/inline";
+import { loadInstance } from "../activation";
+import { boundJob, integrationRow } from "../integrations";
 import { setRenderSecret, writeRenderPrincipal, type RenderPrincipals } from "../self-service";
 import type { AppDeps } from "../spec";
 import type { CommandServices, CommandWorld } from "./commands";
@@ -12,9 +18,16 @@ export interface WorldInput {
   bindings: Env;
   deps: AppDeps;
   identity: RenderIdentity;
+  spec: SpecDocument;
   env: SourceEnvironment;
   reloadContext(): Promise<RenderContext>;
 }
+
+type Obj = Record<string, unknown>;
+const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** What a preview's actions may not run: everything that writes, or starts a run that would. */
+const PREVIEW_DENIED = [...WRITING_ACTIONS, "invokeWorkflow"];
 
 function principalsOf(identity: RenderIdentity): RenderPrincipals {
   const team = identity.identity.team_id;
@@ -30,11 +43,51 @@ function principalsOf(identity: RenderIdentity): RenderPrincipals {
 }
 
 export function commandWorld(input: WorldInput): CommandWorld {
-  const { ctx, deps, identity } = input;
+  const { ctx, deps, identity, spec, env } = input;
   const render = principalsOf(identity);
+  const preview = identity.integrationId === undefined;
+  const denied = (listed: string[]) => (preview ? [...listed, ...PREVIEW_DENIED] : listed);
+
+  const inline = (scope: Obj): InlineEnvironment => ({
+    // Fresh per list: a host may repeat its X-Request-Id, and what actions derive from this (Idempotency-Keys, a child run's key) must not repeat.
+    requestId: crypto.randomUUID(),
+    scope,
+    principal: identity.principal,
+    tenant: ctx.tenant,
+    bindings: input.bindings,
+    database: ctx.database,
+    clock: ctx.clock,
+    budget: env.budget,
+    deadline: env.deadline,
+    secrets: env.secrets!,
+    authProfiles: env.authProfiles as Record<string, AuthProfile>,
+    functions: env.functions,
+  });
+
+  /** `jobs.<key>`: its inline body, or the job its slot is bound to (the integration's binding over the activation's). */
+  async function jobSource(key: string): Promise<InlineJobSource> {
+    const declared = Object.hasOwn(spec.jobs ?? {}, key) ? spec.jobs![key] : undefined;
+    if (isObject(declared) && Array.isArray(declared.actions)) return { key, body: declared as never };
+    const instance = await loadInstance(deps, identity.specId, null);
+    const row = identity.integrationId === undefined ? undefined : await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, identity.integrationId!));
+    return { key, bound: boundJob(instance, row ?? { job_bindings: {} }, key), specOwner: deps.ownerTenant(instance.spec.ownerTenantId) };
+  }
+
   const services: CommandServices = {
-    actions: () => Promise.reject(new Error("inline actions are not wired")),
-    job: () => Promise.reject(new Error("inline jobs are not wired")),
+    actions: (request, scope) =>
+      runInlineActions(
+        {
+          actions: request.actions as ActionDocument[],
+          input: request.input,
+          output: request.output,
+          permissionSet: request.permissionSet,
+          additionalAllowed: request.additionalAllowed,
+          denied: denied(request.denied),
+        },
+        inline(scope),
+      ),
+    job: async (request, scope) =>
+      runInlineJob({ job: await jobSource(request.job), input: request.input, additionalAllowed: request.additionalAllowed, denied: denied(request.denied) }, inline(scope)),
     setPrincipalConfig: (write) => writeRenderPrincipal(deps, render, write),
     setSecret: (target, value) => setRenderSecret(deps, render, ctx.secret, target, value),
     uploadSlots: () => Promise.reject(new Error("uploads are not wired")),

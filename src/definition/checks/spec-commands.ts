@@ -4,12 +4,11 @@
 // workflow's jobs get (workflow.ts); what they may not do here is wait,
 // since a command runs them while the render waits.
 import { COMMAND_FIELDS } from "../language/spec-schema";
+import { WAITING_ACTIONS } from "../language/workflow-schema";
 import { child, has, isObject, items, type Obj } from "./collector";
 import type { Place, SpecChecks } from "./spec-names";
 import { checkActionList } from "./workflow";
 
-/** Actions that wait for something outside the request: refused where actions run synchronously. */
-const WAITING_ACTIONS = new Set(["awaitInput", "httpCallback", "llmCallback"]);
 /** Command fields that are neither a smart value nor walked as one. */
 const COMMAND_STRUCTURE = new Set(["kind", "stepId", "if", "onSuccess", "onError"]);
 /** Enough for any real list; the input guard bounds the nesting itself. */

@@ -53,6 +53,13 @@ export const ACTION_NAMES = [
   "exportEntitiesToCsv",
 ] as const;
 
+/**
+ * Actions that wait for something outside the request (an input, a
+ * callback, a completion that may take minutes): refused where actions run
+ * synchronously, inside an app's request.
+ */
+export const WAITING_ACTIONS: ReadonlySet<string> = new Set<(typeof ACTION_NAMES)[number]>(["awaitInput", "httpCallback", "llmCallback"]);
+
 /** Step, action and trigger ids: readable as `outputs.<id>` in an expression and usable in a URL path. */
 export const ID_PATTERN = "^[A-Za-z_][A-Za-z0-9_-]{0,127}$";
 

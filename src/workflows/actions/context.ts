@@ -1,7 +1,9 @@
-// Builds the context an action executes with, for the run's object and for
+// Builds the context an action executes with, for the run's object, for an
+// app command that runs actions inside its request (../inline.ts) and for
 // tests that execute an action by hand: one place that decides what an
 // action may reach.
-import { tenantDb, type Database } from "../../db/client";
+import { tenantDb, type Database, type TenantDb } from "../../db/client";
+import type { AuthProfile } from "../../lib/outbound/profile-schema";
 import type { Principal } from "../../gateway/principal";
 import { Redactor } from "../../lib/redact";
 import { policyPrincipal } from "../../access/policy-principal";
@@ -33,24 +35,79 @@ async function runPrincipal(database: Database, doc: ContextSources["doc"], now:
   return (await database.system((sql) => tokenPrincipal(sql, doc.tenantId, tokenId, now))) ?? ofPolicy(null);
 }
 
-export function actionContext(s: ContextSources): ActionContext {
+/** What every context is made of; `principal` is read when an action first reaches data. */
+interface Parts {
+  runId: string;
+  tenant: TenantDb;
+  policyId: string | null;
+  principal(): Promise<Principal>;
+  bindings: Env;
+  database: Database;
+  now(): number;
+  redactor: Redactor;
+  kick: ActionContext["kick"];
+  persist: ActionContext["persist"];
+  authProfiles: Record<string, AuthProfile>;
+  profileScope: Record<string, unknown>;
+}
+
+function contextOf(p: Parts): ActionContext {
   let principal: Promise<Principal> | undefined;
-  const tenant = tenantDb(s.database, s.doc.tenantId);
-  const policy = () => (principal ??= runPrincipal(s.database, s.doc, s.now()));
   return {
+    runId: p.runId,
+    tenantId: p.tenant.tenantId,
+    env: p.bindings,
+    database: p.database,
+    now: p.now,
+    policyId: p.policyId,
+    services: async () => confinedServices(await (principal ??= p.principal()), p.tenant, p.bindings),
+    kick: p.kick,
+    origin: p.bindings.PUBLIC_URL.replace(/\/+$/, ""),
+    authProfiles: p.authProfiles,
+    profileScope: p.profileScope,
+    conceal: (value) => p.redactor.conceal(value),
+    redact: (value) => p.redactor.value(value),
+    persist: p.persist,
+  };
+}
+
+export function actionContext(s: ContextSources): ActionContext {
+  return contextOf({
+    ...s,
     runId: s.doc.runId,
-    tenantId: s.doc.tenantId,
-    env: s.bindings,
-    database: s.database,
-    now: s.now,
+    tenant: tenantDb(s.database, s.doc.tenantId),
     policyId: s.doc.policyId,
-    services: async () => confinedServices(await policy(), tenant, s.bindings),
-    kick: s.kick,
-    origin: s.bindings.PUBLIC_URL.replace(/\/+$/, ""),
+    principal: () => runPrincipal(s.database, s.doc, s.now()),
     authProfiles: s.doc.definition.auth ?? {},
     profileScope: { config: { env: s.env }, context: s.doc.context },
-    conceal: (value) => s.redactor.conceal(value),
-    redact: (value) => s.redactor.value(value),
-    persist: s.persist,
-  };
+  });
+}
+
+/** What an app request lends the actions one of its commands runs. */
+export interface RequestContextSources {
+  /** Stands for the run id in what an action derives from it (idempotency keys, a child run's parent). */
+  requestId: string;
+  /** The request's tenant, unconfined: the services confine it to `principal`. */
+  tenant: TenantDb;
+  /** The app user: the actions have exactly its permissions. */
+  principal: Principal;
+  bindings: Env;
+  database: Database;
+  now(): number;
+  redactor: Redactor;
+  kick: ActionContext["kick"];
+  /** The spec's root `auth` map. */
+  authProfiles: Record<string, AuthProfile>;
+  /** What a root profile's templates read: the command's scope. */
+  profileScope: Record<string, unknown>;
+}
+
+/**
+ * The context of an action an app command runs inside its request, as the
+ * app user. Nothing outlives the request, so there is no storage to keep an
+ * action's detail in: only a waiting action persists one, and those are
+ * refused before they run.
+ */
+export function requestActionContext(s: RequestContextSources): ActionContext {
+  return contextOf({ ...s, runId: s.requestId, policyId: null, principal: async () => s.principal, persist: async () => undefined });
 }

@@ -8,13 +8,14 @@ import type { JSONSchema } from "json-schema-to-ts";
 import type { ActionInvocation, ActionOutcome } from "../engine/types";
 
 export interface ActionContext {
+  /** The run's id; for actions an app command runs inside its request, the request's. */
   runId: string;
   tenantId: string;
   /** The Worker's bindings. */
   env: Env;
   database: Database;
   now(): number;
-  /** The access policy the run acts with; null: no permissions. */
+  /** The access policy the run acts with; null: none (a test run, an app request: `services` carries the principal). */
   policyId: string | null;
   /** The confined services of the run's principal (exactly its policy's grants, read once per walk), new for each call: their `published` waits for that action's events only. */
   services(): Promise<ConfinedServices>;
@@ -25,11 +26,11 @@ export interface ActionContext {
   /** The running document's root `auth` map: profiles by name. */
   authProfiles: Record<string, AuthProfile>;
   /**
-   * What a root auth profile's templates read: `config.env` with secret
-   * references resolved (a missing one as a marker: lib/secret-markers.ts) and
-   * the run's `context`.
+   * What a root auth profile's templates read: a run's `config.env` with
+   * secret references resolved (a missing one as a marker:
+   * lib/secret-markers.ts) and its `context`; an app command's scope.
    */
-  profileScope: { config: { env: Record<string, unknown> }; context: Record<string, unknown> };
+  profileScope: Record<string, unknown>;
   /** Adds a credential (a resolved secret, a token) to what no record, error or log line may carry. */
   conceal(value: string): void;
   /** A value or text with every concealed credential replaced by `***`. */

@@ -6,10 +6,22 @@
 // `effects` before it acts on it, and a recorded outcome is replayed, never
 // redone: a walk after a crash, an alarm or an input continues where the
 // journal ends. A pass ends when the run is decided or nothing can move.
+// An app command runs one job through the same walker, in memory, with the
+// command's scope, the request's expression budget and the spec's functions
+// (WalkOptions).
 import { ApiError, errorValue, type ErrorValue } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { runSequence, type SequenceEffects, type SequenceResult, type StepOutcome } from "../../lib/sequence";
-import { evaluateExpression, isTruthy, resolveSmartValue, ExpressionError, ExpressionSyntaxError, type Scope } from "../../lib/smart-values";
+import {
+  evaluateExpression,
+  isTruthy,
+  resolveSmartValue,
+  withFunctions,
+  ExpressionError,
+  ExpressionSyntaxError,
+  type EvaluationBudget,
+  type Scope,
+} from "../../lib/smart-values";
 import { missingSecretsIn } from "../../lib/secret-markers";
 import { closedRecords } from "./close";
 import {
@@ -81,6 +93,16 @@ function outcomeOf(rec: ActionRecord): StepOutcome<ErrorValue> {
   return { status: "error", error: rec.error!, consumed: rec.consumed };
 }
 
+/** How a walk evaluates, when it is not a run's own (an app command's job inside a request). */
+export interface WalkOptions {
+  /** What every step's `condition` and `input` see, instead of the run's `outputs`, `context` and `config.env`. */
+  scope?: Scope;
+  /** The budget every evaluation of the walk draws from, instead of bounds of its own. */
+  budget?: EvaluationBudget;
+  /** JSONata function expressions by name, callable as `$<name>(...)` in every expression. */
+  functions?: Readonly<Record<string, string>>;
+}
+
 export class Walker {
   private decided?: "success" | "error";
   private readonly byId: Map<string, StepDocument>;
@@ -89,6 +111,7 @@ export class Walker {
     private readonly doc: RunDocument,
     private readonly journal: Journal,
     private readonly effects: Effects,
+    private readonly options: WalkOptions = {},
   ) {
     this.byId = new Map(doc.definition.jobs.map((s) => [s.id, s]));
   }
@@ -164,11 +187,17 @@ export class Walker {
    * for the record that keeps the value.
    */
   private resolve(value: unknown, scope: Scope, concealed: string[]): Promise<unknown> {
+    const { budget, functions } = this.options;
     const secrets = this.effects.secrets;
-    if (!secrets?.size) return resolveSmartValue(value, scope);
-    return resolveSmartValue(value, scope, {
-      secrets: { size: secrets.size, reveals: (text) => secrets.reveals(text), derived: (v) => void concealed.push(...secrets.derived(v)) },
-    });
+    const watch = secrets?.size
+      ? { secrets: { size: secrets.size, reveals: (text: string) => secrets.reveals(text), derived: (v: unknown) => void concealed.push(...secrets.derived(v)) } }
+      : {};
+    return resolveSmartValue(value, scope, { functions, ...watch, ...(budget && { budget }) });
+  }
+
+  /** A bare expression (`condition`, `errorWhen`) under the walk's budget and functions. */
+  private evaluate(expression: string, scope: Scope): Promise<unknown> {
+    return evaluateExpression(withFunctions(expression, this.options.functions), scope, this.options.budget);
   }
 
   private async recordStep(id: string, rec: StepRecord): Promise<void> {
@@ -201,12 +230,12 @@ export class Walker {
     const now = () => this.effects.now();
     let rec = this.journal.steps[step.id];
     if (!rec || rec.status === "pending") {
-      const scope = { outputs: this.visibleOutputs(step), context: this.doc.context, config: { env: this.doc.env } };
+      const scope = this.options.scope ?? { outputs: this.visibleOutputs(step), context: this.doc.context, config: { env: this.doc.env } };
       const startedAt = now();
       if (step.condition !== undefined) {
         let pass: boolean;
         try {
-          pass = isTruthy(await evaluateExpression(step.condition, scope));
+          pass = isTruthy(await this.evaluate(step.condition, scope));
         } catch (e) {
           return this.stepFailed(step, { status: "running", startedAt }, expressionError(e, "condition"));
         }
@@ -237,7 +266,15 @@ export class Walker {
     let job: SequenceResult<ErrorValue>;
     try {
       const input = rec.input;
-      job = await runSequence({ steps: step.actions ?? [], prefix: `${step.id}/`, scope: { input, outputs }, outputs, effects: this.sequenceEffects(step, input, outputs) });
+      job = await runSequence({
+        steps: step.actions ?? [],
+        prefix: `${step.id}/`,
+        scope: { input, outputs },
+        outputs,
+        effects: this.sequenceEffects(step, input, outputs),
+        budget: this.options.budget,
+        functions: this.options.functions,
+      });
     } catch (e) {
       if (e instanceof JobSuspended) {
         if (rec.status !== "waiting") await this.recordStep(step.id, { ...rec, status: "waiting" });
@@ -363,7 +400,7 @@ export class Walker {
     if (errorWhen !== undefined) {
       let failed: boolean;
       try {
-        failed = isTruthy(await evaluateExpression(errorWhen, { input, outputs, result: outcome.result }));
+        failed = isTruthy(await this.evaluate(errorWhen, { input, outputs, result: outcome.result }));
       } catch (e) {
         return this.recordAction({ ...done, status: "error", error: expressionError(e, "errorWhen") });
       }
