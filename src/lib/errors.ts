@@ -9,7 +9,11 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  /** An app upload slot past its expiry (apps/uploads). */
+  GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
+  /** An app upload outside its slot's `accept` (apps/uploads). */
+  UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_FAILED: 422,
   UNPROCESSABLE_ENTITY: 422,
   TOO_MANY_REQUESTS: 429,
