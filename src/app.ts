@@ -111,7 +111,7 @@ export function createApp() {
     const own = table.find(c.req.method, c.req.path)?.errorAnswer;
     if (own) {
       try {
-        return await own(c, err);
+        return await own.answer(c, err);
       } catch (failure) {
         logger.error("error answer failed", { error: (failure as Error).message });
       }

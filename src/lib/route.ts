@@ -46,11 +46,16 @@ interface RouteMeta {
   /**
    * Answers the route's failures in a body of its own instead of the error
    * envelope, for callers that read another shape (an app host's upload
-   * widget reads its provider's error body). It answers every failure of a
-   * request that reaches this route's path, the gateway's body limit and
+   * widget reads its provider's error body). `answer` gets every failure of
+   * a request that reaches this route's path, the gateway's body limit and
    * rate limit included; should it fail itself, the envelope answers.
+   * `schema` and `example` document that body for every error status.
    */
-  errorAnswer?: (c: Context<HonoEnv>, error: ApiError) => Promise<Response>;
+  errorAnswer?: {
+    schema: JSONSchema;
+    example: (message: string) => unknown;
+    answer: (c: Context<HonoEnv>, error: ApiError) => Promise<Response>;
+  };
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
   /**

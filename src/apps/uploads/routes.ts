@@ -7,8 +7,6 @@ import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { receiveUpload, uploadErrorAnswer, uploadLink, UPLOAD_BODY_LIMIT } from "./receive";
 import { defaultUploadBody, defaultUploadErrorBody } from "./schemas";
 
-const refusal = (description: string) => ({ description, schema: defaultUploadErrorBody });
-
 export const uploadRoutes = [
   route({
     operation: "uploadAppFile",
@@ -20,7 +18,7 @@ export const uploadRoutes = [
     params: { integrationId: uuidSchema, uploadId: uuidSchema },
     query: capabilityQuery,
     bodyLimit: UPLOAD_BODY_LIMIT,
-    errorAnswer: uploadErrorAnswer,
+    errorAnswer: { schema: defaultUploadErrorBody, example: (errorMessage) => ({ errorMessage }), answer: uploadErrorAnswer },
     documentedRequest: {
       content: {
         "multipart/form-data": {
@@ -28,14 +26,15 @@ export const uploadRoutes = [
         },
       },
     },
+    // Failures answer in the provider's error body (errorAnswer), documented for every status below.
     responses: {
       200: { description: "The provider's upload body: by default { uploadId }, the temp file's id; a provider's `props` override shapes it", schema: defaultUploadBody },
-      400: refusal("Not multipart/form-data, no `file` part with a filename, or a body cut off before its closing boundary"),
-      403: refusal("The link is missing, malformed or tampered with, or names another integration's slot"),
-      409: refusal("The slot has already taken a file"),
-      410: refusal("The link or its slot has expired (the message says so)"),
-      413: refusal("The file is over the slot's maxFileSize, or the body over the 25 MiB ceiling (details in the message)"),
-      415: refusal("The file is outside the slot's accept list (by extension or MIME type)"),
+      400: { description: "Not multipart/form-data, no `file` part with a filename, or a body cut off before its closing boundary" },
+      403: { description: "The link is missing, malformed or tampered with, or names another integration's slot" },
+      409: { description: "The slot has already taken a file" },
+      410: { description: "The link or its slot has expired (the message says so)" },
+      413: { description: "The file is over the slot's maxFileSize, or the body over the 25 MiB ceiling (details in the message)" },
+      415: { description: "The file is outside the slot's accept list (by extension or MIME type)" },
     },
     handler: (c, { params }) => receiveUpload(c, params),
   }),
