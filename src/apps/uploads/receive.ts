@@ -116,10 +116,12 @@ class UploadSite {
     }
   }
 
-  /** CORS for a browser widget on an origin the slot's integration lists. */
-  headers(origin: string | undefined): Record<string, string> {
-    return { "Cache-Control": "no-store", ...corsHeaders(origin && this.slot.allowed_origins.includes(origin) ? origin : undefined) };
-  }
+}
+
+/** Every answer's headers: no caching, and CORS for a browser widget on an origin the slot's integration lists. */
+function answerHeaders(slot: SlotRow | undefined, origin: string | undefined): Record<string, string> {
+  const listed = origin !== undefined && slot !== undefined && slot.allowed_origins.includes(origin);
+  return { "Cache-Control": "no-store", ...corsHeaders(listed ? origin : undefined) };
 }
 
 /**
@@ -205,10 +207,12 @@ export async function receiveUpload(c: Context<HonoEnv>, params: { integrationId
     await ctx.tenant.tx((sql) => sql.query(`UPDATE app_upload_slots SET claimed_at = NULL WHERE id = $1`, [slot.id]));
     throw e;
   }
-  const site = await UploadSite.load(ctx, ctx.tenant, slot);
+  // The file is stored: whatever shaping the answer meets, the upload has succeeded.
+  const fallback = { uploadId: file.id };
   const upload = { id: file.id, filename: file.name, contentType: file.content_type, size: file.size, expiresAt: file.expires_at };
-  const body = await site.body("props", { upload }, { uploadId: file.id });
-  return c.json(body as object, 200, site.headers(c.req.header("Origin")));
+  const site = await UploadSite.load(ctx, ctx.tenant, slot).catch((e) => void ctx.log.error("upload answer falls back", { upload_id: slot.id, error: (e as Error).message }));
+  const body = site ? await site.body("props", { upload }, fallback) : fallback;
+  return c.json(body as object, 200, answerHeaders(slot, c.req.header("Origin")));
 }
 
 /**
@@ -218,14 +222,9 @@ export async function receiveUpload(c: Context<HonoEnv>, params: { integrationId
  */
 export async function uploadErrorAnswer(c: Context<HonoEnv>, error: ApiError): Promise<Response> {
   const fallback = { errorMessage: error.message };
-  let body: unknown = fallback;
-  let headers: Record<string, string> = { "Cache-Control": "no-store" };
   const site = await siteOf(c).catch(() => undefined);
-  if (site) {
-    body = await site.body("errorProps", { error: { code: error.code, message: error.message, status: error.status } }, fallback);
-    headers = site.headers(c.req.header("Origin"));
-  }
-  return c.json(body as object, error.status as ContentfulStatusCode, { ...error.headers, ...headers });
+  const body = site ? await site.body("errorProps", { error: { code: error.code, message: error.message, status: error.status } }, fallback) : fallback;
+  return c.json(body as object, error.status as ContentfulStatusCode, { ...error.headers, ...answerHeaders(site?.slot, c.req.header("Origin")) });
 }
 
 /** The slot a request's link names, whatever else about the request failed; undefined when the link proves nothing. */
