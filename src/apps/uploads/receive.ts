@@ -115,7 +115,6 @@ class UploadSite {
       return fallback;
     }
   }
-
 }
 
 /** Every answer's headers: no caching, and CORS for a browser widget on an origin the slot's integration lists. */
