@@ -198,14 +198,13 @@ export async function receiveUpload(c: Context<HonoEnv>, params: { integrationId
     await part.body.cancel();
     throw e;
   }
-  let file;
-  try {
-    file = await createTempFile(ctx, { id: slot.id, name, contentType, upload: { body: part.body.pipeThrough(capped(slot.max_file_size)) } });
-  } catch (e) {
-    await ctx.files.delete([tempFileStorageKey(ctx.tenant.tenantId, slot.id)]).catch((err) => ctx.log.error("upload cleanup failed", { upload_id: slot.id, error: (err as Error).message }));
-    await ctx.tenant.tx((sql) => sql.query(`UPDATE app_upload_slots SET claimed_at = NULL WHERE id = $1`, [slot.id]));
+  const file = await createTempFile(ctx, { id: slot.id, name, contentType, upload: { body: part.body.pipeThrough(capped(slot.max_file_size)) } }).catch(async (e) => {
+    // The failure is what the uploader is told; a cleanup that fails too is only logged.
+    const cleanupFailed = (err: unknown) => ctx.log.error("upload cleanup failed", { upload_id: slot.id, error: (err as Error).message });
+    await ctx.files.delete([tempFileStorageKey(ctx.tenant.tenantId, slot.id)]).catch(cleanupFailed);
+    await ctx.tenant.tx((sql) => sql.query(`UPDATE app_upload_slots SET claimed_at = NULL WHERE id = $1`, [slot.id])).catch(cleanupFailed);
     throw e;
-  }
+  });
   // The file is stored: whatever shaping the answer meets, the upload has succeeded.
   const fallback = { uploadId: file.id };
   const upload = { id: file.id, filename: file.name, contentType: file.content_type, size: file.size, expiresAt: file.expires_at };
