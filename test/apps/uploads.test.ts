@@ -7,7 +7,7 @@ import { env, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Database, tenantDb } from "../../src/db/client";
 import type { RenderIdentity } from "../../src/apps/render/contracts";
-import { mintUploadSlots, uploadPreview, type MintedSlot } from "../../src/apps/uploads/slots";
+import { mintUploadSlots, sweepUploadSlots, uploadPreview, type MintedSlot } from "../../src/apps/uploads/slots";
 import type { SpecDocument } from "../../src/apps/spec";
 import { ApiError } from "../../src/lib/errors";
 import { BASE, call, createTenant, systemQuery, type TenantCreds } from "../support/api";
@@ -360,5 +360,17 @@ describe("uploadPreview", () => {
     await systemQuery("UPDATE temp_files SET expires_at = now() - interval '1 second' WHERE id = $1", [s.uploadId]);
     const expired = await refusal(s.uploadId);
     expect([expired.status, expired.message]).toEqual([410, "The upload has expired: upload the file again"]);
+  });
+});
+
+describe("sweepUploadSlots", () => {
+  it("removes slots a week past their expiry and keeps the younger ones", async () => {
+    const f = await setup("canvasFileUpload");
+    const day = 24 * 3600_000;
+    const old = (await mint(f, { slots: [{ name: "old" }] }, testClock(Date.now() - 8 * day))).old;
+    const recent = (await mint(f, { slots: [{ name: "recent" }] }, testClock(Date.now() - 6 * day))).recent;
+    await sweepUploadSlots(database, new Date());
+    const left = await systemQuery("SELECT id FROM app_upload_slots WHERE id = ANY($1::uuid[])", [[old.uploadId, recent.uploadId]]);
+    expect(left).toEqual([{ id: recent.uploadId }]);
   });
 });
