@@ -82,6 +82,7 @@ const UNITS = [
   "test/lib/errors.test.ts",
   "test/lib/input-guard.test.ts",
   "test/lib/json-schema-drafts.test.ts",
+  "test/lib/multipart.test.ts",
   "test/lib/oauth2.test.ts",
   "test/lib/outbound-address.test.ts",
   "test/lib/outbound-errors.test.ts",

@@ -39,6 +39,7 @@ import { webhookRoutes } from "./workflows/triggers/routes";
 import { callbackRoutes } from "./workflows/actions/outbound/callback-routes";
 import { appRoutes } from "./apps/routes";
 import { renderRoutes } from "./apps/render/routes";
+import { uploadRoutes } from "./apps/uploads/routes";
 import { preflight } from "./apps/render/identity";
 
 export const routes: RouteSpec[] = [
@@ -69,6 +70,7 @@ export const routes: RouteSpec[] = [
   ...runRoutes,
   ...webhookRoutes,
   ...callbackRoutes,
+  ...uploadRoutes,
   ...appRoutes,
   ...renderRoutes,
 ];
@@ -101,10 +103,19 @@ export function createApp() {
     return c.json(errorBody(err, c.var.ctx.requestId), err.status as 404);
   });
 
-  app.onError((e, c) => {
+  app.onError(async (e, c) => {
     const requestId = c.var.ctx?.requestId ?? crypto.randomUUID();
     const err = e instanceof ApiError ? e : new ApiError("INTERNAL_ERROR", "Internal server error");
-    if (!(e instanceof ApiError)) (c.var.ctx?.log ?? log.with({ request_id: requestId })).error("unhandled", { error: e.message, stack: e.stack });
+    const logger = c.var.ctx?.log ?? log.with({ request_id: requestId });
+    if (!(e instanceof ApiError)) logger.error("unhandled", { error: e.message, stack: e.stack });
+    const own = table.find(c.req.method, c.req.path)?.errorAnswer;
+    if (own) {
+      try {
+        return await own.answer(c, err);
+      } catch (failure) {
+        logger.error("error answer failed", { error: (failure as Error).message });
+      }
+    }
     return c.json(errorBody(err, requestId), err.status as 500, err.headers);
   });
   return app;

@@ -34,6 +34,20 @@
 // collections would slow them), renders run back to back for a few seconds
 // while the Worker isolate's heap is sampled (scripts/lib/heap.mjs): its
 // peak as found and live, against the idle isolate.
+//
+// Uploads: a BENCH_UPLOAD_MIB (25) MiB file posted as multipart/form-data to
+// an app upload slot's link (POST /apps/upload/{integrationId}/{uploadId}),
+// against the same bytes posted to POST /entity/temp-files as the raw body
+// with X-Temp-File-Name (the service's plain temp-file upload), alternating,
+// BENCH_UPLOAD_ROUNDS (5) of each after one warm-up each; throughput in MB/s
+// (10^6 bytes) of the median, the ratio of the medians' times, and each
+// upload's stored file checked by its size. The slots are minted as a
+// render's createTempFileUploadUrl step mints them: a row per slot and its
+// link signed with the Worker's MASTER_KEY (set by `vars()`). The heap is
+// sampled over further uploads of each kind: their peaks beside the idle
+// isolate's. BENCH_APPS_CASES=upload runs only this case (no seeding, no
+// renders); =render only the renders; both by default.
+import { createHmac, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -55,6 +69,12 @@ const RANGE_WIDTH = PRICE_MAX / 20;
 const WORDS = 2000;
 const FEED_ROWS = 20;
 const MIB = 1024 * 1024;
+const CASES = new Set((process.env.BENCH_APPS_CASES ?? "render,upload").split(","));
+const UPLOAD_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 25);
+const UPLOAD_ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 5);
+const UPLOAD_HEAP_ROUNDS = 3;
+/** The Worker's MASTER_KEY, so the bench signs upload links as the service does. */
+const MASTER_KEY = randomBytes(32).toString("hex");
 
 const TYPE = "BenchAppItem";
 const PROVIDER = "host";
@@ -170,7 +190,7 @@ let feed;
 /** Starts the feed server before the Worker, so the Worker is started with it allowlisted. */
 export async function vars() {
   feed = await startFeed();
-  return { OUTBOUND_ALLOWLIST: new URL(feed.origin).host };
+  return { OUTBOUND_ALLOWLIST: new URL(feed.origin).host, MASTER_KEY };
 }
 
 /** The three queries as REST bodies for the round's parameters (`p`); the spec writes the same ones with `{{ context.* }}`. */
@@ -230,6 +250,7 @@ function specDocument() {
         auth: { type: "bearer" },
         autoCreateUsers: true,
         identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+        upload: "canvasFileUpload",
       },
     },
     policies: { readers: { grants: [{ resource: "entity", actions: ["read"], resourceName: TYPE }] } },
@@ -244,7 +265,7 @@ async function setupApp(env) {
   const company = (await env.api("POST", "/access/external-companies", { provider: PROVIDER, external_id: COMPANY })).data;
   const integration = (await env.api("POST", `/apps/${spec.id}/integrations`, { external_company_id: company.id })).data;
   const { raw_token } = await env.api("PUT", `/apps/${spec.id}/integrations/${integration.id}/token`);
-  return { integrationId: integration.id, token: raw_token };
+  return { integrationId: integration.id, activationId: integration.activation_id, token: raw_token };
 }
 
 const WIDGETS = ["by_category", "by_price", "by_title", "feed"];
@@ -348,81 +369,194 @@ async function heapFigure(env, app, paramsOf, log) {
   });
 }
 
+/** An upload slot of `app`'s integration for the bench tenant's user, and its signed link (lib/files/capability.ts). */
+async function mintSlot(env, app) {
+  const id = crypto.randomUUID();
+  const expires = Math.floor(Date.now() / 1000) + 1800;
+  await env.pool.query(
+    `INSERT INTO app_upload_slots (id, tenant_id, integration_id, activation_id, user_id, provider, type, name, max_file_size, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'canvasFileUpload', 'file', $7, to_timestamp($8))`,
+    [id, env.tenant.tenant_id, app.integrationId, app.activationId, env.tenant.user_id, PROVIDER, 25 * MIB, expires],
+  );
+  const signature = createHmac("sha256", `capability:${MASTER_KEY}`).update(`app-upload\n${env.tenant.tenant_id}\n${id}\n${expires}`).digest("base64url");
+  return { id, url: `${env.base}/apps/upload/${app.integrationId}/${id}?${new URLSearchParams({ tenant: env.tenant.tenant_id, expires: String(expires), signature })}` };
+}
+
+const BOUNDARY = "----benchboundary";
+
+function multipartOf(bytes) {
+  const head = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  return Buffer.concat([head, bytes, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
+}
+
+/** One upload through the upload route; answers the ms and the stored temp file's id. */
+async function appUpload(env, app, body) {
+  const slot = await mintSlot(env, app);
+  const started = performance.now();
+  const res = await fetch(slot.url, { method: "POST", body, headers: { "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` } });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  if (res.status !== 200 || JSON.parse(text).uploadId !== slot.id) throw new Error(`upload answered ${res.status} ${text.slice(0, 300)}`);
+  return { ms, id: slot.id };
+}
+
+/** The same bytes as a plain temp file: the raw body, its length declared. */
+async function tempFileUpload(env, bytes) {
+  const started = performance.now();
+  const res = await fetch(`${env.base}/entity/temp-files`, { method: "POST", body: bytes, headers: { Authorization: env.auth, "Content-Type": "application/octet-stream", "X-Temp-File-Name": "bench.bin" } });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  if (res.status !== 201) throw new Error(`temp-file upload answered ${res.status} ${text.slice(0, 300)}`);
+  return { ms, id: JSON.parse(text).data.id };
+}
+
+async function storedSize(env, id) {
+  const { rows } = await env.pool.query("SELECT size FROM temp_files WHERE id = $1", [id]);
+  return rows[0]?.size;
+}
+
+/** Heap peaks while `work` runs `rounds` times back to back. */
+async function uploadHeap(env, rounds, work) {
+  env.heap.start(50);
+  let peaks;
+  try {
+    for (let i = 0; i < rounds; i++) await work();
+  } finally {
+    peaks = env.heap.stop();
+  }
+  return peaks;
+}
+
+async function uploadFigures(env, app, log) {
+  const bytes = randomBytes(UPLOAD_MIB * MIB);
+  const body = multipartOf(bytes);
+  const ours = [];
+  const base = [];
+  log(`[bench] apps: ${UPLOAD_MIB} MiB uploads, 1 warm-up and ${UPLOAD_ROUNDS} measured of each kind`);
+  const kinds = { ours: () => appUpload(env, app, body), base: () => tempFileUpload(env, bytes) };
+  for (let r = 0; r <= UPLOAD_ROUNDS; r++) {
+    const got = {};
+    for (const kind of r % 2 === 0 ? ["ours", "base"] : ["base", "ours"]) got[kind] = await kinds[kind]();
+    for (const { id } of Object.values(got)) if ((await storedSize(env, id)) !== bytes.length) throw new Error(`temp file ${id} does not hold ${bytes.length} bytes`);
+    if (r === 0) continue;
+    ours.push(got.ours.ms);
+    base.push(got.base.ms);
+  }
+  const mbps = (ms) => round(bytes.length / 1e6 / (ms / 1000), 1);
+  const p50 = percentile(sorted(ours), 50);
+  const baseP50 = percentile(sorted(base), 50);
+  env.heap.start();
+  for (let i = 0; i < 4; i++) {
+    await (await fetch(`${env.base}/healthz`)).arrayBuffer();
+    await sleep(300);
+  }
+  const idle = env.heap.stop();
+  log(`[bench] apps: heap sampled over ${UPLOAD_HEAP_ROUNDS} uploads of each kind`);
+  const ourPeak = await uploadHeap(env, UPLOAD_HEAP_ROUNDS, kinds.ours);
+  const basePeak = await uploadHeap(env, UPLOAD_HEAP_ROUNDS, kinds.base);
+  return [
+    figure("upload_throughput", mbps(p50), "MB/s", mbps(baseP50), round(p50 / baseP50), {
+      ms: round(p50, 0),
+      baseline_ms: round(baseP50, 0),
+      mib: UPLOAD_MIB,
+      rounds: ours.length,
+    }),
+    figure("upload_memory_peak", mib(ourPeak.usedWithBuffers), "MiB", mib(basePeak.usedWithBuffers), round(ourPeak.usedWithBuffers / basePeak.usedWithBuffers), {
+      live_mib: mib(ourPeak.liveWithBuffers),
+      baseline_live_mib: mib(basePeak.liveWithBuffers),
+      idle_mib: mib(idle.liveWithBuffers),
+      uploads: UPLOAD_HEAP_ROUNDS,
+    }),
+  ];
+}
+
+/** The renders against their baseline, then the heap while renders run back to back. */
+async function renderFigures(env, app, words, log) {
+  const random = mulberry32(3);
+  const rounds = WARMUP + RENDERS;
+  const params = Array.from({ length: rounds + 1000 }, () => {
+    const priceFrom = Math.floor(random() * (PRICE_MAX - RANGE_WIDTH));
+    return { category: `cat-${Math.floor(random() * CATEGORIES)}`, priceFrom, priceTo: priceFrom + RANGE_WIDTH, word: words[Math.floor(random() * words.length)] };
+  });
+  const paramsOf = (i) => params[i % params.length];
+
+  const ours = [];
+  const base = [];
+  const concurrent = [];
+  const parts = Object.fromEntries(WIDGETS.map((w) => [w, []]));
+  const found = Object.fromEntries(WIDGETS.map((w) => [w, 0]));
+  const feedBefore = feed.state.requests;
+  log(`[bench] apps: ${WARMUP} warm-up and ${RENDERS} measured renders, each against its baseline`);
+  for (let r = 0; r < rounds; r++) {
+    const p = paramsOf(r);
+    let rendered, rest;
+    if (r % 2 === 0) {
+      rendered = await render(env, app, p);
+      rest = await baseline(env, p);
+    } else {
+      rest = await baseline(env, p);
+      rendered = await render(env, app, p);
+    }
+    const together = await concurrentBaseline(env, p);
+    sameRows(r, rendered.ids, rest.ids);
+    for (const w of WIDGETS) if (rendered.ids[w].length) found[w]++;
+    if (r < WARMUP) continue;
+    ours.push(rendered.ms);
+    base.push(rest.ms);
+    for (const w of WIDGETS) parts[w].push(rest.parts[w]);
+    concurrent.push(together);
+    if ((r + 1) % 50 === 0) log(`[bench] apps: round ${r + 1}`);
+  }
+  for (const [w, n] of Object.entries(found)) if (n === 0) throw new Error(`widget ${w} never got a row, so it measured nothing`);
+  // Each round: one render, one baseline and one concurrent baseline each fetch the feed once.
+  if (feed.state.requests - feedBefore !== rounds * 3) throw new Error(`the feed saw ${feed.state.requests - feedBefore} requests, expected ${rounds * 3}`);
+
+  const o = sorted(ours);
+  const b = sorted(base);
+  const c = sorted(concurrent);
+  const p50 = percentile(o, 50);
+  const p95 = percentile(o, 95);
+  const baseP50 = percentile(b, 50);
+  const baseP95 = percentile(b, 95);
+  const figures = [
+    figure("render_p50", round(p50), "ms", round(baseP50), round(p50 / baseP50), {
+      target_ratio: TARGET_P50_RATIO,
+      meets_target: p50 / baseP50 <= TARGET_P50_RATIO,
+      baseline_concurrent: round(percentile(c, 50)),
+      ...Object.fromEntries(WIDGETS.map((w) => [`baseline_${w}`, round(percentile(sorted(parts[w]), 50))])),
+      renders: o.length,
+      rows: ROWS,
+    }),
+    figure("render_p95", round(p95), "ms", round(baseP95), round(p95 / baseP95), {
+      target_ratio: TARGET_P95_RATIO,
+      meets_target: p95 / baseP95 <= TARGET_P95_RATIO,
+      baseline_concurrent: round(percentile(c, 95)),
+      renders: o.length,
+      rows: ROWS,
+    }),
+  ];
+  for (const f of figures) log(`[bench] apps: ${JSON.stringify(f)}`);
+  figures.push(await heapFigure(env, app, (i) => paramsOf(rounds + i), log));
+  log(`[bench] apps: ${JSON.stringify(figures[2])}`);
+  return figures;
+}
+
 export async function run(env, log) {
   try {
     const { data: type } = await env.api("POST", "/entity/entity-types", { name: TYPE, schema, status: "active", config });
     const words = vocabulary(mulberry32(2));
-    log(`[bench] apps: seeding ${ROWS} rows with COPY`);
-    const seeded = await seed(env.pool, env.tenant.tenant_id, type.id, words);
-    log(`[bench] apps: seeded in ${round(seeded.ms / 1000, 1)} s (${seeded.indexes} type indexes rebuilt)`);
-    const app = await setupApp(env);
-
-    const random = mulberry32(3);
-    const rounds = WARMUP + RENDERS;
-    const params = Array.from({ length: rounds + 1000 }, () => {
-      const priceFrom = Math.floor(random() * (PRICE_MAX - RANGE_WIDTH));
-      return { category: `cat-${Math.floor(random() * CATEGORIES)}`, priceFrom, priceTo: priceFrom + RANGE_WIDTH, word: words[Math.floor(random() * words.length)] };
-    });
-    const paramsOf = (i) => params[i % params.length];
-
-    const ours = [];
-    const base = [];
-    const concurrent = [];
-    const parts = Object.fromEntries(WIDGETS.map((w) => [w, []]));
-    const found = Object.fromEntries(WIDGETS.map((w) => [w, 0]));
-    const feedBefore = feed.state.requests;
-    log(`[bench] apps: ${WARMUP} warm-up and ${RENDERS} measured renders, each against its baseline`);
-    for (let r = 0; r < rounds; r++) {
-      const p = paramsOf(r);
-      let rendered, rest;
-      if (r % 2 === 0) {
-        rendered = await render(env, app, p);
-        rest = await baseline(env, p);
-      } else {
-        rest = await baseline(env, p);
-        rendered = await render(env, app, p);
-      }
-      const together = await concurrentBaseline(env, p);
-      sameRows(r, rendered.ids, rest.ids);
-      for (const w of WIDGETS) if (rendered.ids[w].length) found[w]++;
-      if (r < WARMUP) continue;
-      ours.push(rendered.ms);
-      base.push(rest.ms);
-      for (const w of WIDGETS) parts[w].push(rest.parts[w]);
-      concurrent.push(together);
-      if ((r + 1) % 50 === 0) log(`[bench] apps: round ${r + 1}`);
+    if (CASES.has("render")) {
+      log(`[bench] apps: seeding ${ROWS} rows with COPY`);
+      const seeded = await seed(env.pool, env.tenant.tenant_id, type.id, words);
+      log(`[bench] apps: seeded in ${round(seeded.ms / 1000, 1)} s (${seeded.indexes} type indexes rebuilt)`);
     }
-    for (const [w, n] of Object.entries(found)) if (n === 0) throw new Error(`widget ${w} never got a row, so it measured nothing`);
-    // Each round: one render, one baseline and one concurrent baseline each fetch the feed once.
-    if (feed.state.requests - feedBefore !== rounds * 3) throw new Error(`the feed saw ${feed.state.requests - feedBefore} requests, expected ${rounds * 3}`);
-
-    const o = sorted(ours);
-    const b = sorted(base);
-    const c = sorted(concurrent);
-    const p50 = percentile(o, 50);
-    const p95 = percentile(o, 95);
-    const baseP50 = percentile(b, 50);
-    const baseP95 = percentile(b, 95);
-    const figures = [
-      figure("render_p50", round(p50), "ms", round(baseP50), round(p50 / baseP50), {
-        target_ratio: TARGET_P50_RATIO,
-        meets_target: p50 / baseP50 <= TARGET_P50_RATIO,
-        baseline_concurrent: round(percentile(c, 50)),
-        ...Object.fromEntries(WIDGETS.map((w) => [`baseline_${w}`, round(percentile(sorted(parts[w]), 50))])),
-        renders: o.length,
-        rows: ROWS,
-      }),
-      figure("render_p95", round(p95), "ms", round(baseP95), round(p95 / baseP95), {
-        target_ratio: TARGET_P95_RATIO,
-        meets_target: p95 / baseP95 <= TARGET_P95_RATIO,
-        baseline_concurrent: round(percentile(c, 95)),
-        renders: o.length,
-        rows: ROWS,
-      }),
-    ];
-    for (const f of figures) log(`[bench] apps: ${JSON.stringify(f)}`);
-    figures.push(await heapFigure(env, app, (i) => paramsOf(rounds + i), log));
-    log(`[bench] apps: ${JSON.stringify(figures[2])}`);
+    const app = await setupApp(env);
+    const figures = [];
+    if (CASES.has("render")) figures.push(...(await renderFigures(env, app, words, log)));
+    if (CASES.has("upload")) {
+      figures.push(...(await uploadFigures(env, app, log)));
+      for (const f of figures.slice(-2)) log(`[bench] apps: ${JSON.stringify(f)}`);
+    }
     return figures;
   } finally {
     await feed.close();

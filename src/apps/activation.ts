@@ -13,7 +13,7 @@ import { converge, LOST } from "./config/converge";
 import { effectiveConfig, type ConfigObject } from "./config/merge";
 import { writeScope } from "./config/scope";
 import { bindAppPolicies } from "./policies";
-import { AppSpec, type AppDeps } from "./spec";
+import { AppSpec, type AppDeps, type SpecDeps } from "./spec";
 import type { configBody } from "./schemas";
 
 export type ConfigInput = FromSchema<typeof configBody>;
@@ -50,11 +50,13 @@ export interface AppInstance {
  * it: 404 for a spec the tenant cannot see or has not activated, 403 without
  * the permission (unless `action` is null: the caller's own checks follow).
  */
-export async function loadInstance(deps: AppDeps, specId: string, action: AppAction | null): Promise<AppInstance> {
+export async function loadInstance(deps: SpecDeps, specId: string, action: null): Promise<AppInstance>;
+export async function loadInstance(deps: AppDeps, specId: string, action: AppAction | null): Promise<AppInstance>;
+export async function loadInstance(deps: SpecDeps & Partial<Pick<AppDeps, "caller">>, specId: string, action: AppAction | null): Promise<AppInstance> {
   const spec = await AppSpec.load(deps, specId);
   const activation = await deps.tenant.tx((sql) => activationRow(sql, spec.id));
   if (!activation) throw notFound("App activation of spec", specId);
-  if (action) requireApp(deps.caller, action, activation.id);
+  if (action) requireApp(deps.caller!, action, activation.id);
   return { spec, activation, version: spec.effectiveVersion(activation.spec_version) };
 }
 

@@ -29,6 +29,9 @@ export interface AppDeps {
   ownerTenant: (tenantId: string) => TenantDb;
 }
 
+/** What reading a spec needs: no caller (an app upload has none; its link is its authority). */
+export type SpecDeps = Omit<AppDeps, "caller">;
+
 type SpecRow = {
   id: string;
   tenant_id: string;
@@ -42,14 +45,14 @@ export class AppSpec {
   private readonly schemas = new Map<string, Promise<JsonSchema | undefined>>();
 
   private constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: SpecDeps,
     private readonly row: SpecRow,
   ) {
     this.documents.set(row.version, Promise.resolve(row.spec_document));
   }
 
   /** The spec, when the tenant owns it or it is shared to the tenant; else 404. */
-  static async load(deps: AppDeps, specId: string): Promise<AppSpec> {
+  static async load(deps: SpecDeps, specId: string): Promise<AppSpec> {
     const { rows } = await deps.tenant.sharedRead((sql) =>
       sql.query<SpecRow>(`SELECT id, tenant_id, name, version, spec_document FROM app_specs WHERE id = $1`, [specId]),
     );

@@ -11,6 +11,7 @@ import { sweepAbandonedVersions } from "../entity/artifacts/service";
 import { dispatchDueSchedules } from "../workflows/triggers/cron-tick";
 import { kickRuns } from "../workflows/runs/run-client";
 import { sweepRuns } from "../workflows/runs/sweep";
+import { sweepUploadSlots } from "../apps/uploads/slots";
 
 type Job = (database: Database, env: Env, now: Date) => Promise<unknown>;
 
@@ -25,9 +26,11 @@ export const expireAbandonedUploads: Job = (database, env, now) => sweepAbandone
 
 export const dispatchCronSchedules: Job = async (database, env, now) => kickRuns(env, (await dispatchDueSchedules(database, now)).started);
 
+export const expireUploadSlots: Job = (database, _env, now) => sweepUploadSlots(database, now);
+
 export const sweepWorkflowRuns: Job = (database, env, now) => sweepRuns(database, env, now);
 
-const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads, dispatchCronSchedules, sweepWorkflowRuns };
+const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads, expireUploadSlots, dispatchCronSchedules, sweepWorkflowRuns };
 
 export async function runCronTick(env: Env, now: Date): Promise<Record<string, "ok" | string>> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);

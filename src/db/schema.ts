@@ -1015,6 +1015,37 @@ export const appPrincipalConfigs = pgTable(
 ).enableRLS();
 
 /**
+ * An app upload slot (docs/apps.md, Uploads): minted by a render's
+ * `createTempFileUploadUrl` step for one app user of one integration, its
+ * id the temp file's id once a file arrives. `claimed_at` is set (once, by
+ * a conditional UPDATE) before any byte is stored, so one slot takes one
+ * file; a failed upload sets it back. `identity` is what the provider's
+ * extractors gave the render, read by the provider's upload body overrides.
+ * Rows outlive their expiry by a week, so a form preview can tell an
+ * expired upload from none (cron/tick.ts sweeps them).
+ */
+export const appUploadSlots = pgTable(
+  "app_upload_slots",
+  {
+    id: uuid("id").primaryKey(),
+    tenantId: tenantId(),
+    integrationId: uuid("integration_id").notNull().references(() => appIntegrations.id, { onDelete: "cascade" }),
+    activationId: uuid("activation_id").notNull().references(() => appActivations.id, { onDelete: "cascade" }),
+    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    provider: text("provider").notNull(),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    maxFileSize: integer("max_file_size").notNull(),
+    accept: jsonb("accept").notNull().default(sql`'[]'::jsonb`),
+    identity: jsonb("identity").notNull().default(sql`'{}'::jsonb`),
+    expiresAt: ts("expires_at").notNull(),
+    claimedAt: ts("claimed_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("app_upload_slots_expires_idx").on(t.expiresAt), tenantPolicy("app_upload_slots")],
+).enableRLS();
+
+/**
  * The render credential of one integration: only the SHA-256 of the raw
  * token (`svc_at_<64 hex>`, 256 random bits, so a fast hash is enough) is
  * kept; it is globally unique so a render finds the tenant from it. At most

@@ -9,7 +9,11 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  /** An app upload slot past its expiry (apps/uploads). */
+  GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
+  /** An app upload outside its slot's `accept` (apps/uploads). */
+  UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_FAILED: 422,
   UNPROCESSABLE_ENTITY: 422,
   TOO_MANY_REQUESTS: 429,
@@ -80,8 +84,6 @@ interface DetailFields {
   OUTBOUND_TOO_MANY_REDIRECTS: { reason: string };
   /** The outbound response body passed the size limit. */
   OUTBOUND_RESPONSE_TOO_LARGE: { reason: string };
-  /** An app upload slot's file is past its temp file's life. */
-  UPLOAD_EXPIRED: { upload_id: string; expired_at: string };
   /** A run reached a reference step bound to no published job. */
   JOB_UNBOUND: { step_id: string; job_name: string };
   /** An app's `job` command reached a slot of the spec's `jobs` that no job_bindings entry fills. */
@@ -122,7 +124,6 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "NOT_UPLOADED":
     case "CHECKSUM_MISMATCH":
     case "JOB_UNBOUND":
-    case "UPLOAD_EXPIRED":
     case "JOB_SLOT_UNBOUND":
       return "UNPROCESSABLE_ENTITY";
     case "SECRET_REF_IN_DEFINITION":

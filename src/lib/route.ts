@@ -10,6 +10,7 @@ import { idempotency } from "../gateway/idempotency";
 import { jsonBody, optionalJsonBody, queryParams } from "./body";
 import { pathParams } from "./ids";
 import { guardJson } from "./input-guard";
+import type { ApiError } from "./errors";
 import type { JsonSchema } from "./validate";
 import { credentials, type AuthStrategy } from "./route-auth";
 
@@ -42,6 +43,19 @@ interface RouteMeta {
   bodyOptional?: true;
   /** Bytes the body may have, when more than the default (BODY_LIMIT_BYTES); the gateway refuses more before authenticating. */
   bodyLimit?: number;
+  /**
+   * Answers the route's failures in a body of its own instead of the error
+   * envelope, for callers that read another shape (an app host's upload
+   * widget reads its provider's error body). `answer` gets every failure of
+   * a request that reaches this route's path, the gateway's body limit and
+   * rate limit included; should it fail itself, the envelope answers.
+   * `schema` and `example` document that body for every error status.
+   */
+  errorAnswer?: {
+    schema: JSONSchema;
+    example: (message: string) => unknown;
+    answer: (c: Context<HonoEnv>, error: ApiError) => Promise<Response>;
+  };
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
   /**

@@ -60,11 +60,14 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
     if (r.idempotent) declared[409] ??= { description: IN_PROGRESS };
     const success = Math.min(...Object.keys(declared).map(Number).filter((status) => status < 300));
     const responses: Record<string, unknown> = {};
+    // A route answering its failures in a body of its own documents that body for every error status.
+    const errorSchema = r.errorAnswer?.schema ?? ERROR_SCHEMA;
+    const errorSample = (status: number, description: string) => (r.errorAnswer ? r.errorAnswer.example(description) : errorExample(status, description));
     for (const [status, res] of Object.entries(declared)) {
       const code = Number(status);
-      // Every error answer is the one envelope, so a route names only its reason.
-      const schema = res.schema ?? (code >= 400 ? ERROR_SCHEMA : undefined);
-      const sample = code >= 400 ? errorExample(code, res.description) : example(schema, code === success ? r.examples?.response : undefined);
+      // Every error answer is the one envelope (or the route's own), so a route names only its reason.
+      const schema = code >= 400 ? errorSchema : res.schema;
+      const sample = code >= 400 ? errorSample(code, res.description) : example(schema, code === success ? r.examples?.response : undefined);
       responses[status] = {
         description: res.description,
         ...(schema || res.contentType ? { content: { [res.contentType ?? "application/json"]: schema ? { schema, example: sample } : {} } } : {}),
@@ -72,7 +75,7 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
     }
     for (const [status, description] of Object.entries(COMMON_ERRORS)) {
       if (r.auth && r.auth.scheme !== "credentials" && r.auth.scheme !== "appHost" && (status === "401" || status === "403")) continue;
-      responses[status] ??= { description, content: { "application/json": { schema: ERROR_SCHEMA, example: errorExample(Number(status), description) } } };
+      responses[status] ??= { description, content: { "application/json": { schema: errorSchema, example: errorSample(Number(status), description) } } };
     }
     const jsonBody = r.documentedBody ?? r.body;
     (paths[path] ??= {})[r.method] = {

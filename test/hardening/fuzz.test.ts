@@ -2,7 +2,8 @@
 // a valid example with one hostile change (NUL, lone surrogates, deep
 // nesting, 1e400 and duplicate keys written raw into the JSON text, long
 // strings, wrong types, missing keys, unknown or other tenants' ids). Every
-// answer must be below 500; every 4xx must be the error envelope and must
+// answer must be below 500; every 4xx must be the error envelope (or, for an
+// operation documenting a body of its own, that body) and must
 // leave both tenants' rows as they were (but for the progress of runs their
 // objects walk, which snapshot.ts leaves out); every status below 500 must be
 // one the document declares for the operation. All failures of a run are
@@ -50,6 +51,8 @@ interface Operation {
   bodyNames: string[];
   /** The statuses the document declares for it. */
   statuses: string[];
+  /** Answers its failures in a body of its own (an app upload's provider body), not the envelope. */
+  ownErrorBody: boolean;
 }
 
 function operations(doc: any): Operation[] {
@@ -61,6 +64,7 @@ function operations(doc: any): Operation[] {
       queryNames: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => p.name),
       bodyNames: Object.keys(op.requestBody?.content?.["application/json"]?.schema?.properties ?? {}),
       statuses: Object.keys(op.responses ?? {}),
+      ownErrorBody: op.responses?.["400"]?.content?.["application/json"]?.schema?.$ref !== "#/components/schemas/Error",
     })),
   );
 }
@@ -200,7 +204,9 @@ async function fuzz(op: Operation, index: number): Promise<string[]> {
         // A write that then failed may leave rows every later read chokes on.
         if (wrote.length) before = await reset();
       } else if (o.status >= 400) {
-        const problem = envelopeProblem(o);
+        // A mutated path that reaches no route (`..`, an empty segment) gets the gateway's envelope.
+        const ownBody = op.ownErrorBody && !/^No route for /.test(o.json?.error?.message ?? "");
+        const problem = ownBody ? (typeof o.json?.errorMessage === "string" ? undefined : "no { errorMessage } body") : envelopeProblem(o);
         if (problem) record(`${o.status} ${problem}`, label, normalise(o.text), b);
         if (wrote.length) record(`${o.status} ${o.json?.error?.code} but wrote`, label, wrote.join(", "), b);
       }

@@ -271,6 +271,17 @@ function appExamples(w: World): Record<string, Example[]> {
     "GET /apps/{specId}/integrations/{integrationId}": [integration],
     "PUT /apps/{specId}/integrations/{integrationId}/token": [{ ...integration, query: { rotate: "true" } }],
     "POST /apps/{specId}/preview": [spec, { ...spec, body: { identity: { user_external_id: "fz-author" }, config: { app: { title: "Draft" } }, context: { locale: "en" } } }],
+    "POST /apps/upload/{integrationId}/{uploadId}": [
+      {
+        anonymous: true,
+        params: { integrationId: apps.integrationId, uploadId: apps.uploadUrl.pathname.split("/").pop()! },
+        query: signed(apps.uploadUrl),
+        bytes: {
+          text: '--fz\r\nContent-Disposition: form-data; name="file"; filename="fz.txt"\r\nContent-Type: text/plain\r\n\r\nfuzz bytes\r\n--fz--\r\n',
+          headers: { "Content-Type": "multipart/form-data; boundary=fz" },
+        },
+      },
+    ],
     "POST /apps/run/{integrationId}": [
       { params: { integrationId: apps.integrationId }, authorization: `Bearer ${apps.appToken}`, body: { user: "fz-user", company: "company-1", context: { locale: "en" } } },
       {

@@ -51,6 +51,7 @@ const TABLES = [
   "app_integrations",
   "app_principal_configs",
   "app_tokens",
+  "app_upload_slots",
 ];
 
 /**

@@ -4,6 +4,9 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import { tenantDb } from "../../src/db/client";
+import type { RenderIdentity } from "../../src/apps/render/contracts";
+import type { SpecDocument } from "../../src/apps/spec";
+import { mintUploadSlots } from "../../src/apps/uploads/slots";
 import { kickRuns } from "../../src/workflows/runs/run-client";
 import { startRun } from "../../src/workflows/runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "../../src/workflows/triggers/fire";
@@ -75,6 +78,8 @@ export interface Apps {
   integrationId: string;
   /** The integration's app token, for renders. */
   appToken: string;
+  /** An upload slot's signed link, minted for the caller's user as a render's createTempFileUploadUrl step mints it. */
+  uploadUrl: URL;
 }
 
 export const APP_SPEC = {
@@ -95,7 +100,7 @@ export const APP_SPEC = {
       },
     },
   },
-  providers: { fzidp: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } },
+  providers: { fzidp: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } }, upload: "canvasFileUpload" } },
   config: { app: { title: "Fz" }, integration: { lang: "en" } },
   configSchemas: { app: "fz_schema" },
   policies: { viewer: { grants: [{ resource: "app", actions: ["read"], resourceName: "$app_config" }] } },
@@ -113,7 +118,23 @@ async function apps(t: TenantCreds, companyId: string): Promise<Apps> {
   await ok("PUT", `/apps/${spec.id}/principals/user/self`, t.auth, { config: { theme: "light" } });
   const token = await call("PUT", `/apps/${spec.id}/integrations/${integration.id}/token`, { auth: t.auth });
   if (token.status !== 201) throw new Error(`minting the app token: ${token.status} ${token.text}`);
-  return { specId: spec.id, activationId: activation.id, integrationId: integration.id, appToken: token.json.raw_token };
+  const identity = {
+    tenantId: t.tenantId,
+    integrationId: integration.id,
+    activationId: activation.id,
+    specId: spec.id,
+    specVersion: 1,
+    provider: "fzidp",
+    externalCompanyId: companyId,
+    companyExternalId: "company-1",
+    userId: t.userId,
+    identity: { user_external_id: "fz-user" },
+    principal: {} as RenderIdentity["principal"],
+  };
+  const { doc } = await withSystemDb((db) =>
+    mintUploadSlots({ tenant: tenantDb(db, t.tenantId), secret: env.MASTER_KEY, clock: { now: () => Date.now() } }, { identity, origin: env.PUBLIC_URL, slots: [{ name: "doc" }], spec: APP_SPEC as unknown as SpecDocument }),
+  );
+  return { specId: spec.id, activationId: activation.id, integrationId: integration.id, appToken: token.json.raw_token, uploadUrl: new URL(doc.uploadUrl) };
 }
 
 /** A tenant's workflows, their triggers, a published job and three runs. */

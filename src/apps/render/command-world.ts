@@ -1,6 +1,6 @@
 // What a render's commands reach the world with, for its app user: the
 // catalog actions through the workflows' inline runner, the self-service
-// writes, the upload slots and previews. Built per render by answer.ts. An
+// writes, the upload slots and the previews of uploaded files. Built per render by answer.ts. An
 // author's preview writes nothing: its inline actions may not write either.
 import type { SpecDocument } from "../../definition/language/spec-schema";
 import type { RequestContext } from "../../gateway/request-context";
@@ -8,6 +8,7 @@ import type { AuthProfile } from "../../lib/outbound/profile-schema";
 import { runInlineActions, runInlineJob, WRITING_ACTIONS, type ActionDocument, type InlineEnvironment, type InlineJobSource } from "../../workflows/inline";
 import { loadInstance } from "../activation";
 import { boundJob, integrationRow } from "../integrations";
+import { mintUploadSlots, uploadPreview } from "../uploads/slots";
 import { setRenderSecret, writeRenderPrincipal, type RenderPrincipals } from "../self-service";
 import type { AppDeps } from "../spec";
 import type { CommandServices, CommandWorld } from "./commands";
@@ -90,8 +91,9 @@ export function commandWorld(input: WorldInput): CommandWorld {
       runInlineJob({ job: await jobSource(request.job), input: request.input, additionalAllowed: request.additionalAllowed, denied: denied(request.denied) }, inline(scope)),
     setPrincipalConfig: (write) => writeRenderPrincipal(deps, render, write),
     setSecret: (target, value) => setRenderSecret(deps, render, ctx.secret, target, value),
-    uploadSlots: () => Promise.reject(new Error("uploads are not wired")),
-    uploadPreview: () => Promise.reject(new Error("uploads are not wired")),
+    uploadSlots: (request) => mintUploadSlots({ tenant: ctx.tenant, secret: ctx.secret, clock: ctx.clock }, { identity, origin: ctx.origin, spec, ...request }),
+    uploadPreview: (uploadId) =>
+      uploadPreview({ database: ctx.database, secret: ctx.secret, origin: ctx.origin, clock: ctx.clock }, identity.tenantId, uploadId, { integrationId: identity.integrationId, userId: identity.userId }),
   };
   return { services, reloadContext: input.reloadContext };
 }

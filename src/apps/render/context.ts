@@ -12,7 +12,7 @@ import { integrationRow, integrationView } from "../integrations";
 import { principalConfig, type PrincipalRef } from "../principals";
 import type { AppDeps } from "../spec";
 import type { SpecDocument } from "../../definition/language/spec-schema";
-import type { RenderContext, RenderIdentity } from "./contracts";
+import type { RenderConfig, RenderContext, RenderIdentity } from "./contracts";
 
 export interface LoadedRender {
   instance: AppInstance;
@@ -61,6 +61,30 @@ export interface RenderOverrides {
   config?: Partial<Record<keyof RenderContext["config"], ConfigObject>>;
 }
 
+/** Whose config scopes a render (or an upload it minted) sees. */
+export type ConfigOwner = Pick<RenderIdentity, "integrationId" | "companyExternalId" | "provider" | "userId" | "identity">;
+
+/**
+ * Every config scope of the activation for one app user: the stored values
+ * over the spec version's definition values. Without an integration (a
+ * preview) the `integration` scope is the definition's values only.
+ */
+export async function renderConfig(deps: Pick<AppDeps, "tenant">, instance: AppInstance, spec: SpecDocument, owner: ConfigOwner): Promise<RenderConfig> {
+  const definition = spec.config ?? {};
+  const team = teamOf(owner.identity);
+  const principal = async (ref: PrincipalRef, scope: "company" | "team" | "user") =>
+    effectiveConfig(definition[scope] as ConfigObject | undefined, (await principalConfig(deps, instance.activation.id, ref)) ?? {});
+  const row = owner.integrationId === undefined ? undefined : await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, owner.integrationId!));
+  const [app, integration, company, user, teamConfig] = await Promise.all([
+    activationView(instance).then((view) => view.effective_config),
+    row ? integrationView(instance, row).then((view) => view.effective_config) : Promise.resolve(effectiveConfig(definition.integration as ConfigObject | undefined, {})),
+    principal({ type: "company", id: owner.companyExternalId, provider: owner.provider }, "company"),
+    principal({ type: "user", id: owner.userId, provider: "" }, "user"),
+    team ? principal({ type: "team", id: team, provider: "" }, "team") : Promise.resolve({}),
+  ]);
+  return { app, integration, company, team: teamConfig, user };
+}
+
 /**
  * The activation, its spec document in use and the render context of one
  * render. A render without an integration (a preview) sees the
@@ -69,24 +93,15 @@ export interface RenderOverrides {
 export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown, overrides: RenderOverrides = {}): Promise<LoadedRender> {
   const instance = await loadInstance(deps, identity.specId, null);
   const spec = overrides.spec ?? (await instance.spec.document(identity.specVersion));
-  const definition = spec.config ?? {};
-  const team = teamOf(identity.identity);
-  const principal = async (ref: PrincipalRef, scope: "company" | "team" | "user") =>
-    effectiveConfig(definition[scope] as ConfigObject | undefined, (await principalConfig(deps, instance.activation.id, ref)) ?? {});
-  const row = identity.integrationId === undefined ? undefined : await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, identity.integrationId!));
-  const [app, integration, company, user, teamConfig, secretsSet] = await Promise.all([
-    activationView(instance).then((view) => view.effective_config),
-    row ? integrationView(instance, row).then((view) => view.effective_config) : Promise.resolve(effectiveConfig(definition.integration as ConfigObject | undefined, {})),
-    principal({ type: "company", id: identity.companyExternalId, provider: identity.provider }, "company"),
-    principal({ type: "user", id: identity.userId, provider: "" }, "user"),
-    team ? principal({ type: "team", id: team, provider: "" }, "team") : Promise.resolve({}),
-    secretNames(deps, { user: identity.userId, company: identity.companyExternalId, team }),
+  const [config, secretsSet] = await Promise.all([
+    renderConfig(deps, instance, spec, identity),
+    secretNames(deps, { user: identity.userId, company: identity.companyExternalId, team: teamOf(identity.identity) }),
   ]);
   return {
     instance,
     spec,
     context: {
-      config: withOverrides({ app, integration, company, team: teamConfig, user }, overrides.config),
+      config: withOverrides(config, overrides.config),
       secretsSet,
       permissions: permissionStrings(identity.principal),
       context: hostContext ?? {},

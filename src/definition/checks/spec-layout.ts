@@ -4,7 +4,7 @@
 // header and footer stay top-level; no widget-only keys), a widget's source
 // is a source of the page showing it, and a form's file fields are usable.
 import { child, has, isObject, items, type Obj } from "./collector";
-import { MAX_UPLOAD_BYTES, TOP_LEVEL_ONLY } from "../language/spec-schema";
+import { ACCEPT_EXTENSION, ACCEPT_MIME, MAX_UPLOAD_BYTES, TOP_LEVEL_ONLY } from "../language/spec-schema";
 import { checkCommandList } from "./spec-commands";
 import { levelOf, mapOf, type Level, type PageAt, type Place, type SpecChecks } from "./spec-names";
 import { checkDataSources } from "./spec-sources";
@@ -12,10 +12,6 @@ import { checkDataSources } from "./spec-sources";
 const TOP_ONLY: readonly string[] = TOP_LEVEL_ONLY;
 /** Keys that belong to widgets: an inline node has no handlers, state or source. */
 const WIDGET_ONLY_KEYS = ["actionHandlers", "stateKey", "dataSource"];
-/** `.pdf`, `.tar.gz`. */
-const EXTENSION = /^\.[A-Za-z0-9][A-Za-z0-9+_-]*(\.[A-Za-z0-9+_-]+)*$/;
-/** `application/pdf`, `image/*` (RFC 6838 names). */
-const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/;
 
 const templated = (value: unknown) => (typeof value === "string" && value.includes("{{")) || (isObject(value) && Object.keys(value).some((key) => key.startsWith("$")));
 
@@ -35,7 +31,7 @@ function checkFileFields(checks: SpecChecks, config: unknown, path: string, plac
       if (!Array.isArray(accept)) checks.found.add(child(at, "accept"), "file_field_accept", "must be an array of extensions (.pdf) or MIME types (application/pdf, image/*)");
       else
         accept.forEach((entry, j) => {
-          if (typeof entry === "string" && (EXTENSION.test(entry) || MIME.test(entry))) return;
+          if (typeof entry === "string" && (ACCEPT_EXTENSION.test(entry) || ACCEPT_MIME.test(entry))) return;
           checks.found.add(child(child(at, "accept"), j), "file_field_accept", `${JSON.stringify(entry)} is neither an extension (.pdf) nor a MIME type (application/pdf, image/*)`);
         });
     }

@@ -16,6 +16,10 @@ export const TOP_LEVEL_ONLY = ["tabs", "header", "footer"] as const;
 export const UPLOAD_TYPES = ["canvasFileUpload"] as const;
 /** The most a file field or an upload slot may accept: 25 MiB. */
 export const MAX_UPLOAD_BYTES = 26_214_400;
+/** An `accept` entry naming an extension: `.pdf`, `.tar.gz`. */
+export const ACCEPT_EXTENSION = /^\.[A-Za-z0-9][A-Za-z0-9+_-]*(\.[A-Za-z0-9+_-]+)*$/;
+/** An `accept` entry naming a MIME type: `application/pdf`, `image/*` (RFC 6838 names). */
+export const ACCEPT_MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/;
 export const COMMAND_KINDS = [
   "navigate",
   "refresh",

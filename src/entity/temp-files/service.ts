@@ -1,6 +1,6 @@
 // Temp files (docs/api.md, Temp files): bytes with no owning entity that live 24
-// hours. createTempFile is the one way to make one: POST /entity/temp-files
-// today, the workflow action uploadTempFile and app file uploads later.
+// hours. createTempFile is the one way to make one: POST /entity/temp-files,
+// the workflow action uploadTempFile and app uploads (apps/uploads).
 import type { Database, TenantDb } from "../../db/client";
 import { notFound } from "../../lib/errors";
 import { validate } from "../../lib/validate";
@@ -11,7 +11,7 @@ import type { Clock } from "../../lib/clock";
 import { LINK_TTL } from "./schemas";
 
 /** How long a temp file lives; its download links last LINK_TTL seconds (schemas.ts). */
-const LIFETIME_HOURS = 24;
+export const TEMP_FILE_LIFETIME_HOURS = 24;
 
 export interface TempFileDeps {
   tenant: TenantDb;
@@ -42,6 +42,8 @@ const metadataSchema = {
 } as const;
 
 export interface NewTempFile {
+  /** The id to create it under (an app upload's slot id); a fresh one by default. */
+  id?: string;
   name: string;
   contentType: string;
   upload: Upload;
@@ -55,7 +57,7 @@ export interface NewTempFile {
 export async function createTempFile(deps: TempFileDeps, input: NewTempFile): Promise<TempFileView> {
   validate(metadataSchema, { name: input.name, content_type: input.contentType }, "Temp file name or content type is invalid");
   const tenantId = deps.tenant.tenantId;
-  const id = crypto.randomUUID();
+  const id = input.id ?? crypto.randomUUID();
   const storageKey = tempFileStorageKey(tenantId, id);
   const { size } = await deps.files.put(tenantId, storageKey, input.upload);
   try {
@@ -63,7 +65,7 @@ export async function createTempFile(deps: TempFileDeps, input: NewTempFile): Pr
       const { rows } = await sql.query<TempFileRow & Record<string, unknown>>(
         `INSERT INTO temp_files (id, tenant_id, name, content_type, size, storage_key, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7)) RETURNING ${COLUMNS}`,
-        [id, tenantId, input.name, input.contentType, size, storageKey, LIFETIME_HOURS],
+        [id, tenantId, input.name, input.contentType, size, storageKey, TEMP_FILE_LIFETIME_HOURS],
       );
       return rows[0];
     });

@@ -15,7 +15,7 @@ import { ApiError } from "../errors";
 import { isUuid } from "../ids";
 import type { AuthStrategy } from "../route-auth";
 
-export type Purpose = "artifact-upload" | "artifact-download" | "temp-file-download";
+export type Purpose = "artifact-upload" | "artifact-download" | "temp-file-download" | "app-upload";
 
 /** The query parameters a link carries, as declared on the routes that accept one. */
 export const capabilityQuery = {

@@ -1,5 +1,6 @@
 // Forms (a widget whose component is `form`): the fields its config lists,
 // the `required` check a submit passes before any command runs, and the
+// check that a `file` field holds the user's own live upload, and the
 // built-in preview of a `file` field, which opens the field's previewPage
 // as a modal showing the uploaded temp file.
 import type { WidgetDocument } from "../../../definition/language/spec-schema";
@@ -34,6 +35,30 @@ export function missingRequired(fields: readonly FormField[], values: Obj): stri
   return fields.filter((field) => field.required === true && empty(Object.hasOwn(values, field.id) ? values[field.id] : undefined)).map((field) => field.id);
 }
 
+/**
+ * The ids of `file` fields whose value is no live upload of this user and
+ * integration: a form's values come from the host, so an id of someone
+ * else's file must not reach the commands.
+ */
+export async function foreignFiles(fields: readonly FormField[], values: Obj, services: CommandServices): Promise<string[]> {
+  const checked = await Promise.all(
+    fields
+      .filter((field) => field.type === "file" && !empty(Object.hasOwn(values, field.id) ? values[field.id] : undefined))
+      .map(async (field) => {
+        const value = values[field.id];
+        if (typeof value !== "string") return field.id;
+        try {
+          await services.uploadPreview(value);
+          return undefined;
+        } catch (err) {
+          if (err instanceof ApiError) return field.id;
+          throw err;
+        }
+      }),
+  );
+  return checked.filter((id): id is string => id !== undefined);
+}
+
 interface PreviewRequest {
   widgetId: string;
   fields: readonly FormField[];
@@ -66,7 +91,7 @@ export async function previewUpload(request: PreviewRequest): Promise<{ page: st
     return { page: field.previewPage, params: { fieldId: field.id, url: upload.url, name: upload.name, contentType: upload.contentType } };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    const expired = err.details.code === "UPLOAD_EXPIRED";
+    const expired = err.code === "GONE";
     notes.notify(
       expired
         ? { id: `form-preview-expired-${widgetId}`, level: "WARNING", message: `The upload for ${label} has expired: upload the file again.` }

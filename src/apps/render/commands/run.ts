@@ -16,7 +16,7 @@ import { DeadlineExceeded, type PageInput, type PageScope, type RenderRun } from
 import type { DashboardView } from "../pages/dashboard";
 import { MAX_MODALS, MAX_STATE_PART, MAX_WIDGET_STATE } from "../pages/state";
 import type { RenderState } from "../pages/types";
-import { formFields, missingRequired, previewUpload } from "./form";
+import { foreignFiles, formFields, missingRequired, previewUpload } from "./form";
 import type { CommandServices, PrincipalOp } from "./services";
 import { locateAction, type ActingWidget } from "./target";
 
@@ -370,6 +370,11 @@ class CommandRun {
     const missing = missingRequired(fields, values);
     if (missing.length) {
       this.stage.notes.notify({ id: `form-required-${widgetId}`, level: "ERROR", message: `Fill in the required field${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of ${widgetId}.` });
+      return;
+    }
+    const foreign = await foreignFiles(fields, values, this.world.services);
+    if (foreign.length) {
+      this.stage.notes.notify({ id: `form-file-invalid-${widgetId}`, level: "ERROR", message: `Upload the file${foreign.length > 1 ? "s" : ""} for ${foreign.join(", ")} of ${widgetId} again: no live upload of yours holds it.` });
       return;
     }
     await this.run(commands, { form: values });

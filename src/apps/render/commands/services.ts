@@ -55,6 +55,6 @@ export interface CommandServices {
   /** `target` is `<user|company|team>.<NAME>`; throws an ApiError when refused. */
   setSecret(target: string, value: string): Promise<void>;
   uploadSlots(request: { slots: unknown; type?: unknown; ttl?: unknown }): Promise<Record<string, UploadSlot>>;
-  /** Throws an ApiError: `details.code` UPLOAD_EXPIRED past the file's life, any other when nothing was uploaded. */
+  /** The file the render's user uploaded to that slot; throws an ApiError: GONE past the file's life, any other when nothing (of this user's) was uploaded. */
   uploadPreview(uploadId: string): Promise<UploadPreview>;
 }
