@@ -47,7 +47,9 @@ function specDocument() {
                       kind: "actions",
                       stepId: "saved",
                       permissionSet: "dataMutation",
-                      actions: [{ name: "upsertEntity", config: { typeName: TYPE, onConflict: "merge", data: [{ name: "{{ payload.key }}", attributes: { key: "{{ payload.key }}", group: "{{ context.group }}", n: "{{ payload.n }}" } }] } }],
+                      // An action's config reads the list's input, which reads the command scope.
+                      input: { key: "{{ payload.key }}", group: "{{ context.group }}", n: "{{ payload.n }}" },
+                      actions: [{ name: "upsertEntity", config: { typeName: TYPE, onConflict: "merge", data: [{ name: "{{ input.key }}", attributes: { key: "{{ input.key }}", group: "{{ input.group }}", n: "{{ input.n }}" } }] } }],
                     },
                   ],
                 },

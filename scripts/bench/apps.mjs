@@ -45,8 +45,14 @@
 // render's createTempFileUploadUrl step mints them: a row per slot and its
 // link signed with the Worker's MASTER_KEY (set by `vars()`). The heap is
 // sampled over further uploads of each kind: their peaks beside the idle
-// isolate's. BENCH_APPS_CASES=upload runs only this case (no seeding, no
-// renders); =render only the renders; both by default.
+// isolate's.
+//
+// Acting renders: scripts/bench/app-commands.mjs (an `actions` command
+// upserting one entity and the page re-rendered, against the REST upsert
+// and query).
+//
+// BENCH_APPS_CASES picks the cases, comma-separated: render, action,
+// upload (all three by default; without render, no seeding).
 import { createHmac, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -54,6 +60,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { figure, round } from "../lib/bench-env.mjs";
 import { copyFrom } from "../lib/pg-copy.mjs";
 import { percentile } from "../lib/percentile.mjs";
+import { runCommands } from "./app-commands.mjs";
 
 const ROWS = Number(process.env.BENCH_APPS_ROWS ?? 100_000);
 const RENDERS = Number(process.env.BENCH_APPS_RENDERS ?? 100);
@@ -69,7 +76,7 @@ const RANGE_WIDTH = PRICE_MAX / 20;
 const WORDS = 2000;
 const FEED_ROWS = 20;
 const MIB = 1024 * 1024;
-const CASES = new Set((process.env.BENCH_APPS_CASES ?? "render,upload").split(","));
+const CASES = new Set((process.env.BENCH_APPS_CASES ?? "render,action,upload").split(","));
 const UPLOAD_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 25);
 const UPLOAD_ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 5);
 const UPLOAD_HEAP_ROUNDS = 3;
@@ -553,6 +560,7 @@ export async function run(env, log) {
     const app = await setupApp(env);
     const figures = [];
     if (CASES.has("render")) figures.push(...(await renderFigures(env, app, words, log)));
+    if (CASES.has("action")) figures.push(...(await runCommands(env, log)));
     if (CASES.has("upload")) {
       figures.push(...(await uploadFigures(env, app, log)));
       for (const f of figures.slice(-2)) log(`[bench] apps: ${JSON.stringify(f)}`);

@@ -40,6 +40,7 @@ const spec = {
                 ],
                 inlineJob: [{ kind: "job", job: "lookup", stepId: "j", input: { sku: "{{ payload.sku }}" } }, { kind: "debug", value: "{{ outputs.j }}" }],
                 slot: [{ kind: "job", job: "enrich", stepId: "e" }, { kind: "debug", value: "{{ outputs.e }}" }],
+                badConfig: [{ kind: "actions", stepId: "bad", permissionSet: "dataMutation", input: { rows: "{{ payload.rows }}" }, actions: [{ name: "upsertEntity", config: { typeName: "Product", data: "{{ input.rows }}" } }] }],
                 onError: [{ ...upsert(), onError: [{ kind: "notify", level: "WARN", stepId: "fallback", message: "{{ outputs.saved ? 'saved' : 'not saved' }}" }] }],
               },
             },
@@ -111,6 +112,14 @@ describe("catalog actions inside a render", () => {
     expect(bound.status, bound.text).toBe(200);
     expect(bound.json.data.notifications).toEqual([]);
     expect(bound.json.data.debug).toHaveLength(1);
+  });
+
+  it("names the first problem of a config the action's schema refuses", async () => {
+    const host = await setup();
+    const answer = (await host.render(action("badConfig", { rows: 5 }))).json.data;
+    expect(answer.notifications).toEqual([
+      { id: "step-error-bad", level: "ERROR", message: "The actions step bad failed: The config of action upsertEntity does not satisfy its schema (config.data: must be array, got number)" },
+    ]);
   });
 
   it("runs onError after a refused action, and the list goes on without a step error", async () => {

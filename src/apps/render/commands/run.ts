@@ -162,7 +162,10 @@ class CommandRun {
     if (!step.onError?.length) {
       const id = `step-error-${step.stepId ?? key}`;
       const code = typeof error.details.code === "string" ? error.details.code : error.code;
-      this.stage.notes.notify({ id, level: "ERROR", message: `The ${step.kind} step ${step.stepId ?? key} failed: ${error.message}` }, { code, message: error.message, status: error.status });
+      // A refused config's first line says what to fix.
+      const lines = error.details.errors;
+      const first = Array.isArray(lines) && typeof lines[0] === "string" ? ` (${lines[0]}${lines.length > 1 ? `; ${lines.length - 1} more` : ""})` : "";
+      this.stage.notes.notify({ id, level: "ERROR", message: `The ${step.kind} step ${step.stepId ?? key} failed: ${error.message}${first}` }, { code, message: error.message, status: error.status });
     }
     return { status: "error", error };
   }
