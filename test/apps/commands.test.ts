@@ -50,6 +50,7 @@ const spec = {
                 badops: [{ kind: "setPrincipalConfig", principalType: "user", ops: [{ op: "appendUnique", path: "title", value: "x" }] }],
                 setTitle: [{ kind: "setPrincipalConfig", principalType: "user", principalId: "self", config: { title: "{{ payload.title }}" } }],
                 company: [{ kind: "setPrincipalConfig", principalType: "company", config: { plan: "gold" } }],
+                otherUser: [{ kind: "setPrincipalConfig", principalType: "user", principalId: "{{ payload.id }}", config: { theme: "hijacked" } }],
                 secret: [{ kind: "setSecret", target: "user.API_KEY", value: "{{ payload.key }}" }, { kind: "debug", value: "{{ 'key was ' & payload.key }}" }],
                 companySecret: [{ kind: "setSecret", target: "company.API_KEY", value: "x" }],
                 secretNames: [{ kind: "debug", value: "{{ secretsSet.user }}" }],
@@ -207,6 +208,10 @@ describe("self-service writes", () => {
     expect(company.notifications[0].message).toContain("app:update");
     const user = await call("GET", `/apps/${host.specId}/principals/user/${await userId(host)}`, { auth: host.t.auth });
     expect(user.json.data.config).toEqual({ title: "Hello" });
+    const other = await userId(host, "u-2", { widgetId: "counter", handler: "setTitle", payload: { title: "Mine" } });
+    const hijack = await act(host, undefined, { widgetId: "counter", handler: "otherUser", payload: { id: other } });
+    expect(hijack.notifications[0].message).toContain("app:update");
+    expect((await call("GET", `/apps/${host.specId}/principals/user/${other}`, { auth: host.t.auth })).json.data.config).toEqual({ title: "Mine" });
     const co = await call("GET", `/apps/${host.specId}/principals/company/acme`, { auth: host.t.auth });
     expect(co.status).toBe(404);
   });
@@ -223,10 +228,12 @@ describe("self-service writes", () => {
   });
 });
 
-async function userId(host: Host): Promise<string> {
+/** The user id of external user `external` (first rendering for it with `action` when given). */
+async function userId(host: Host, external = "u-1", action?: object): Promise<string> {
+  if (action) expect((await host.render({ user: external, action })).status).toBe(200);
   const users = await call("GET", "/access/external-users?provider=host", { auth: host.t.auth });
   expect(users.status, users.text).toBe(200);
-  return (users.json.data as { external_id: string; user_id: string }[]).find((u) => u.external_id === "u-1")!.user_id;
+  return (users.json.data as { external_id: string; user_id: string }[]).find((u) => u.external_id === external)!.user_id;
 }
 
 describe("commands in an author's preview", () => {
