@@ -2,64 +2,21 @@
 // an IDE's stop button or an OOM kill does) nothing it started survives, and
 // a workerd that dies alone stops dev with a message instead of leaving it
 // answering 502.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "./ports";
-import { alive, processes, processTree, sameProcess, userEnv, waitFor, workerdOf, type Proc } from "./processes";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const READY_TIMEOUT_MS = 150_000;
-
-interface Dev {
-  child: ChildProcess;
-  dataDir: string;
-  exited: Promise<{ code: number | null }>;
-  output: () => string;
-}
+import { startDev as start } from "./dev";
+import { alive, processes, processTree, sameProcess, waitFor, workerdOf, type Proc } from "./processes";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const clean of cleanups.splice(0)) clean();
 });
 
-/** dev in its own process group and data folder, once it answers /healthz. */
-async function startDev(): Promise<Dev> {
-  mkdirSync(join(root, ".data"), { recursive: true });
-  const dataDir = mkdtempSync(join(root, ".data", "e2e-crash-"));
-  const port = await freePort();
-  let output = "";
-  const child = spawn(process.execPath, ["scripts/dev.mjs"], {
-    cwd: root,
-    env: userEnv({ PORT: String(port), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir }),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const keep = (chunk: Buffer) => void (output = (output + chunk.toString("utf8")).slice(-20_000));
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  const exited = new Promise<{ code: number | null }>((resolve) => child.once("exit", (code) => resolve({ code })));
-  cleanups.push(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // gone already
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const ready = await waitFor(async () => {
-    if (child.exitCode !== null) throw new Error(`npm run dev exited early:\n${output}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(5_000) });
-      return res.status === 200;
-    } catch {
-      return false;
-    }
-  }, READY_TIMEOUT_MS);
-  if (!ready) throw new Error(`npm run dev did not answer /healthz:\n${output}`);
-  return { child, dataDir, exited, output: () => output };
+/** dev in its own process group and data folder, once it answers /healthz; killed after the test. */
+async function startDev() {
+  const dev = await start("e2e-crash");
+  cleanups.push(dev.kill);
+  return dev;
 }
 
 /** What of `tree` (and any Postgres on the data folder) is still alive after up to `ms`. */

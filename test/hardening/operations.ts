@@ -270,6 +270,7 @@ function appExamples(w: World): Record<string, Example[]> {
     "GET /apps/{specId}/integrations": [{ ...spec, query: { page: "1", limit: "10" } }],
     "GET /apps/{specId}/integrations/{integrationId}": [integration],
     "PUT /apps/{specId}/integrations/{integrationId}/token": [{ ...integration, query: { rotate: "true" } }],
+    "GET /apps/{specId}/preview": [spec],
     "POST /apps/{specId}/preview": [spec, { ...spec, body: { identity: { user_external_id: "fz-author" }, config: { app: { title: "Draft" } }, context: { locale: "en" } } }],
     "POST /apps/upload/{integrationId}/{uploadId}": [
       {

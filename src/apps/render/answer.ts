@@ -94,6 +94,12 @@ export async function previewForAuthor(ctx: RequestContext, bindings: Env, specI
   );
 }
 
+/** The document an author's preview renders unless told otherwise: the activation's version, for a caller with app:read on it. */
+export async function previewedSpec(ctx: RequestContext, specId: string): Promise<SpecDocument> {
+  const instance = await loadInstance(appDeps(ctx, ctx.principal), specId, "read");
+  return instance.spec.document(instance.version);
+}
+
 function appDeps(ctx: RequestContext, caller: RenderIdentity["principal"]): AppDeps {
   return { tenant: ctx.tenant, caller, ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)) };
 }

@@ -4,9 +4,11 @@
 // then gets its own rate-limit budget per integration.
 import { enforce } from "../../gateway/rate-limit";
 import { route } from "../../lib/route";
+import { base64url, randomBytes } from "../../lib/crypto";
 import { dataEnvelope, uuidSchema } from "../../lib/schemas";
-import { previewForAuthor, renderForHost, type PreviewBody } from "./answer";
+import { previewedSpec, previewForAuthor, renderForHost, type PreviewBody } from "./answer";
 import { corsHeaders, identifyRenderUser, renderHost } from "./identity";
+import { previewOutline, previewPage, previewPageHeaders } from "./preview-page";
 import { previewBody, renderAnswer, renderBody } from "./schemas";
 
 export const renderRoutes = [
@@ -51,5 +53,29 @@ export const renderRoutes = [
       422: { description: "A spec_document the publish checks refuse, an unknown spec_version, or an action naming no widget and handler on the current page or top modal" },
     },
     handler: async (c, { params, body }) => c.json({ data: await previewForAuthor(c.var.ctx, c.env, params.specId, (body ?? {}) as PreviewBody) }),
+  }),
+  route({
+    operation: "previewAppPage",
+    method: "get",
+    path: "/apps/:specId/preview",
+    tag: "apps",
+    summary: "An HTML page for a browser that renders the activation's spec through POST /apps/{specId}/preview and shows its surfaces, blocks, notifications, state and referenceData",
+    permission: ["app", "read"],
+    params: { specId: uuidSchema },
+    responses: {
+      200: {
+        description: "text/html: one self-contained page (inline style and script under a Content-Security-Policy nonce, nothing loaded from elsewhere) that posts to POST /apps/{specId}/preview with the browser's credentials",
+        contentType: "text/html",
+        schema: { type: "string" },
+      },
+      401: { description: 'No valid credential: WWW-Authenticate offers Basic (realm="platform"), so a browser asks for the PAT\'s client id and secret' },
+      403: { description: "Without app:read on the activation" },
+      404: { description: "Unknown spec, or not activated in this tenant" },
+    },
+    handler: async (c, { params }) => {
+      const outline = previewOutline(await previewedSpec(c.var.ctx, params.specId));
+      const nonce = base64url(randomBytes(18));
+      return new Response(previewPage(params.specId, nonce, outline), { status: 200, headers: previewPageHeaders(nonce) });
+    },
   }),
 ];

@@ -1,0 +1,115 @@
+// GET /apps/{specId}/preview through the gateway: the author's HTML page,
+// its headers, who may open it, and that nothing a spec says reaches the
+// HTML as markup (test/e2e/preview-page.test.ts drives it in a browser).
+import { describe, expect, it } from "vitest";
+import { call, createTenant, expectError } from "../support/api";
+import { roleToken } from "../access/fixture";
+import { insertSpec, putConfig } from "./fixture";
+
+/** Keys a spec may choose freely (widget ids, handler and page names), each written to break out of a script or an attribute. */
+const HOSTILE_WIDGET = "w</script><script>alert(1)</script>";
+const HOSTILE_HANDLER = "go<!--";
+const HOSTILE_PAGE = "p\"><img src=x onerror=alert(2)>";
+const HOSTILE_TITLE = "</script><script>alert(3)</script>";
+
+const spec = {
+  dashboards: {
+    main: {
+      name: "Main",
+      surfaces: { dashboard: "home" },
+      pages: {
+        home: {
+          widgets: {
+            [HOSTILE_WIDGET]: { widgetComponent: "heading", config: { title: HOSTILE_TITLE } },
+            open: { widgetComponent: "button", config: { label: "Open" }, actionHandlers: { [HOSTILE_HANDLER]: [{ kind: "navigate", page: HOSTILE_PAGE }], click: [{ kind: "navigate", page: "home" }] } },
+            shared: { widgetComponent: "text" },
+          },
+          layout: [[HOSTILE_WIDGET, "open"], ["shared"]],
+        },
+        [HOSTILE_PAGE]: { layout: [["shared"]] },
+      },
+      widgets: { shared: { widgetComponent: "text", actionHandlers: { refresh: [{ kind: "navigate", page: "home" }] } } },
+    },
+  },
+};
+
+const OUTLINE = /<script type="application\/json" id="outline">([^<]*)<\/script>/;
+
+async function activated() {
+  const t = await createTenant();
+  const published = await insertSpec(t, [spec]);
+  expect((await putConfig(t, published.id, { config: {} })).status).toBe(200);
+  return { t, specId: published.id };
+}
+
+describe("GET /apps/{specId}/preview", () => {
+  it("serves one self-contained HTML page under a nonce-only Content-Security-Policy", async () => {
+    const { t, specId } = await activated();
+    const res = await call("GET", `/apps/${specId}/preview`, { auth: t.auth });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.headers.get("Cache-Control")).toBe("private, no-store");
+    const csp = res.headers.get("Content-Security-Policy")!;
+    const nonce = /script-src 'nonce-([A-Za-z0-9_-]{24})'/.exec(csp)?.[1];
+    expect(nonce, csp).toBeDefined();
+    expect(csp).toBe(`default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    // Every script and style runs under that nonce, save the JSON data block (which never runs); nothing is loaded from elsewhere.
+    expect(res.text.match(/<script[^>]*>/g)).toEqual(['<script type="application/json" id="outline">', `<script nonce="${nonce}">`]);
+    expect(res.text.match(/<style[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
+    expect(res.text.replace(OUTLINE, "")).not.toMatch(/\b(src|href)=|@import|url\(/);
+    expect(res.text).toContain(`<h1>Preview of app spec <code>${specId}</code></h1>`);
+    // The page posts to its own path; each answer draws a new nonce.
+    expect(res.text).toContain("location.origin + location.pathname");
+    expect(res.text).toContain('credentials: "same-origin"');
+    const again = await call("GET", `/apps/${specId}/preview`, { auth: t.auth });
+    expect(again.headers.get("Content-Security-Policy")).not.toContain(nonce);
+  });
+
+  it("writes the spec's page keys and action handlers only as inert JSON, never as markup", async () => {
+    const { t, specId } = await activated();
+    const res = await call("GET", `/apps/${specId}/preview`, { auth: t.auth });
+    expect(res.status, res.text).toBe(200);
+    for (const raw of [HOSTILE_WIDGET, HOSTILE_HANDLER, HOSTILE_PAGE, HOSTILE_TITLE, "<script>alert", "<img", "<!--"]) expect(res.text, raw).not.toContain(raw);
+    const block = OUTLINE.exec(res.text)?.[1];
+    expect(block).toBeDefined();
+    expect(block).not.toMatch(/[<>&]/);
+    expect(JSON.parse(block!)).toEqual({
+      dashboards: {
+        main: {
+          pages: ["home", HOSTILE_PAGE],
+          shared: { shared: ["refresh"] },
+          pageWidgets: { home: { [HOSTILE_WIDGET]: [], open: [HOSTILE_HANDLER, "click"], shared: [] }, [HOSTILE_PAGE]: {} },
+          modalWidgets: {},
+        },
+      },
+    });
+    // The widget's config is no part of the page: only the render answer the page fetches carries it.
+    const answer = await call("POST", `/apps/${specId}/preview`, { auth: t.auth });
+    expect(answer.json.data.surfaces[0].blocks[0].children[0]).toEqual({ id: HOSTILE_WIDGET, widgetComponent: "heading", props: { title: HOSTILE_TITLE } });
+  });
+
+  it("asks a browser for Basic credentials, in the error envelope, when none or wrong ones are sent", async () => {
+    const { t, specId } = await activated();
+    for (const auth of [undefined, `Basic ${btoa(`${t.clientId}:wrong`)}`]) {
+      const res = await call("GET", `/apps/${specId}/preview`, { auth });
+      expectError(res, 401, "UNAUTHORIZED");
+      expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+      expect(res.headers.get("WWW-Authenticate")).toMatch(/^Basic realm="platform"(,|$)/);
+    }
+  });
+
+  it("needs app:read, and an activation of a spec the tenant can see", async () => {
+    const { t, specId } = await activated();
+    const reader = await roleToken(t.auth, ["entity:read"]);
+    expect(expectError(await call("GET", `/apps/${specId}/preview`, { auth: reader.auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "app", action: "read" });
+    const appReader = await roleToken(t.auth, ["app:read"]);
+    expect((await call("GET", `/apps/${specId}/preview`, { auth: appReader.auth })).status).toBe(200);
+    expectError(await call("GET", `/apps/${crypto.randomUUID()}/preview`, { auth: t.auth }), 404, "NOT_FOUND");
+    const stranger = await createTenant();
+    expectError(await call("GET", `/apps/${specId}/preview`, { auth: stranger.auth }), 404, "NOT_FOUND");
+    const unactivated = await insertSpec(t, [spec]);
+    expectError(await call("GET", `/apps/${unactivated.id}/preview`, { auth: t.auth }), 404, "NOT_FOUND");
+    expectError(await call("GET", `/apps/not-a-uuid/preview`, { auth: t.auth }), 422, "VALIDATION_FAILED");
+  });
+});
