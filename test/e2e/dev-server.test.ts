@@ -341,9 +341,11 @@ describe("npm run dev", () => {
                 widgets: {
                   hello: { widgetComponent: "heading", config: { text: "Hello {{ identity.user_external_id }}, {{ config.app.greeting }}" } },
                   orders: { widgetComponent: "data_grid", dataSource: "open" },
+                  go: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "details", params: { id: "{{ payload.itemId }}" } }] } },
                 },
-                layout: [["hello"], ["orders"]],
+                layout: [["hello"], ["orders"], ["go"]],
               },
+              details: { widgets: { item: { widgetComponent: "heading", config: { text: "Order {{ page.params.id }}" } } }, layout: [["item"]] },
             },
           },
         },
@@ -367,6 +369,9 @@ describe("npm run dev", () => {
     const again = await send("POST", `/apps/run/${integration.json.data.id}`, { user: "u-1", company: "acme", state: rendered.json.data.state }, host);
     expect(again.status).toBe(200);
     expect(again.json.data.state).toEqual(rendered.json.data.state);
+    const clicked = await send("POST", `/apps/run/${integration.json.data.id}`, { user: "u-1", company: "acme", state: again.json.data.state, action: { widgetId: "go", handler: "click", payload: { itemId: "42" } } }, host);
+    expect(clicked.status, JSON.stringify(clicked.json)).toBe(200);
+    expect(clicked.json.data.surfaces[0]).toMatchObject({ page: "details", blocks: [{ component: "row", children: [{ id: "item", widgetComponent: "heading", props: { text: "Order 42" } }] }] });
   });
 
   it("streams a run's progress as server-sent events to a real EventSource client, closing after the run's end", async () => {
