@@ -42,6 +42,8 @@ const BULK_ACTIONS = 5;
 const IN_FLIGHT = 32;
 const WRITES = Number(process.env.BENCH_RUNS_WRITES ?? 50);
 const WRITE_WARMUP = 3;
+// `BENCH_RUNS_ONLY=event_to_first_action` (figure names, comma-separated) measures only those figures.
+const ONLY = process.env.BENCH_RUNS_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 
 const FINISH_POLL_MS = 5;
 const ACTION_POLL_MS = 2;
@@ -511,7 +513,10 @@ export async function run(env, log) {
   const setup = await setUp(env, log);
   const failures = [];
   const figures = [];
-  for (const measure of [perActionFigure, bulkFigure, eventFigure]) {
+  const measures = { run_per_action: perActionFigure, runs_at_once: bulkFigure, event_to_first_action: eventFigure };
+  for (const name of ONLY ?? []) if (!(name in measures)) throw new Error(`BENCH_RUNS_ONLY: no figure ${name}; figures: ${Object.keys(measures).join(", ")}`);
+  for (const [name, measure] of Object.entries(measures)) {
+    if (ONLY && !ONLY.includes(name)) continue;
     const f = await measure(env, log, setup, failures);
     log(`[bench] runs: ${JSON.stringify(f)}`);
     figures.push(f);
