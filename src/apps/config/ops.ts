@@ -3,24 +3,13 @@
 // order, and the lists they touched answered as one merge patch, so the
 // write goes through the scope rule as any other patch does.
 import { ApiError } from "../../lib/errors";
-import { isObject, valueAt, type ConfigObject } from "./merge";
+import { isObject, mergePatch, patchAt, sameJson, valueAt, type ConfigObject } from "./merge";
 
 export interface ConfigOp {
   op: "appendUnique" | "remove" | "moveItem";
   path: string;
   value: unknown;
   by?: 1 | -1;
-}
-
-/** JSON equality with object keys in any order. */
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => same(item, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && same(a[key], b[key]));
-  }
-  return false;
 }
 
 function listAt(config: ConfigObject, path: string[], op: ConfigOp, index: number): unknown[] {
@@ -35,11 +24,11 @@ function listAt(config: ConfigObject, path: string[], op: ConfigOp, index: numbe
 function applied(list: unknown[], op: ConfigOp): unknown[] {
   switch (op.op) {
     case "appendUnique":
-      return list.some((item) => same(item, op.value)) ? list : [...list, op.value];
+      return list.some((item) => sameJson(item, op.value)) ? list : [...list, op.value];
     case "remove":
-      return list.filter((item) => !same(item, op.value));
+      return list.filter((item) => !sameJson(item, op.value));
     case "moveItem": {
-      const from = list.findIndex((item) => same(item, op.value));
+      const from = list.findIndex((item) => sameJson(item, op.value));
       const to = from + (op.by ?? 1);
       if (from < 0 || to < 0 || to >= list.length) return list;
       const moved = [...list];
@@ -47,11 +36,6 @@ function applied(list: unknown[], op: ConfigOp): unknown[] {
       return moved;
     }
   }
-}
-
-/** `config` with `key` set, defined rather than assigned (a key named `__proto__` stays a key). */
-function withKey(config: ConfigObject, key: string, value: unknown): ConfigObject {
-  return Object.defineProperty({ ...config }, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**
@@ -72,17 +56,10 @@ export function opsPatch(effective: ConfigObject, ops: readonly ConfigOp[]): Con
       }
     }
     const list = applied(listAt(working, path, op, index), op);
-    working = mergeAt(working, path, list);
+    working = mergePatch(working, patchAt(path, list)) as ConfigObject;
     touched.set(path.join("."), path);
   });
   let patch: ConfigObject = {};
-  for (const path of touched.values()) patch = mergeAt(patch, path, valueAt(working, path) as unknown[]);
+  for (const path of touched.values()) patch = mergePatch(patch, patchAt(path, valueAt(working, path))) as ConfigObject;
   return patch;
-}
-
-/** `config` with the list at `path` replaced; objects on the way copied, not changed. */
-function mergeAt(config: ConfigObject, path: string[], list: unknown[]): ConfigObject {
-  const [head, ...rest] = path;
-  const below = Object.hasOwn(config, head) && isObject(config[head]) ? (config[head] as ConfigObject) : {};
-  return withKey(config, head, rest.length ? mergeAt(below, rest, list) : list);
 }
