@@ -3,7 +3,7 @@
 // previews it and submits it; another user's upload is refused.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
+import { call, systemQuery } from "../support/api";
 import { hostFor, hostProvider, type Host } from "./host-fixture";
 
 const spec = {
@@ -89,6 +89,20 @@ describe("uploads driven by commands", () => {
     const missing = await host.render({ action: { widgetId: "form", handler: "submit" } });
     expect(missing.json.data.notifications).toEqual([{ id: "form-required-form", level: "ERROR", message: "Fill in the required field doc of form." }]);
     expect((await host.render({ action: { widgetId: "form", handler: "preview", payload: { fieldId: "nope" } } })).status).toBe(422);
+  });
+
+  it("says the upload has expired once its temp file's life is over", async () => {
+    const host = await hostFor(spec);
+    const slot = await uploadSlot(host);
+    expect((await send(slot.uploadUrl, multipart("%PDF old", "old.pdf"))).status).toBe(200);
+    // A day passing cannot be driven over HTTP: the file's end of life is moved instead.
+    await systemQuery(`UPDATE temp_files SET expires_at = now() - interval '1 minute' WHERE id = $1`, [slot.uploadId]);
+    const state = { widgets: { form: { doc: slot.uploadId } } };
+    const preview = await host.render({ state, action: { widgetId: "form", handler: "preview", payload: { fieldId: "doc" } } });
+    expect(preview.json.data.notifications).toEqual([{ id: "form-preview-expired-form", level: "WARNING", message: "The upload for Contract has expired: upload the file again." }]);
+    expect(preview.json.data.state.modals).toEqual([]);
+    const submit = await host.render({ state, action: { widgetId: "form", handler: "submit" } });
+    expect(submit.json.data.notifications[0].id).toBe("form-file-invalid-form");
   });
 
   it("does not let one user preview or submit another user's upload", async () => {

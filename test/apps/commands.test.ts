@@ -2,7 +2,8 @@
 // sequencing (if, onSuccess, onError), the state they leave for the
 // screens, forms, the self-service writes, and what is refused.
 import { describe, expect, it } from "vitest";
-import { call, expectError } from "../support/api";
+import { call, createTenant, expectError } from "../support/api";
+import { registerSchema } from "./fixture";
 import { hostFor, hostProvider, type Host } from "./host-fixture";
 
 const notify = (stepId: string, message: string, extra: object = {}) => ({ kind: "notify", level: "INFO", stepId, message, ...extra });
@@ -214,6 +215,19 @@ describe("self-service writes", () => {
     expect((await call("GET", `/apps/${host.specId}/principals/user/${other}`, { auth: host.t.auth })).json.data.config).toEqual({ title: "Mine" });
     const co = await call("GET", `/apps/${host.specId}/principals/company/acme`, { auth: host.t.auth });
     expect(co.status).toBe(404);
+  });
+
+  it("checks the user scope's schema as an operator's write is checked, writing nothing when refused", async () => {
+    const t = await createTenant();
+    await registerSchema(t, "prefs", { type: "object", properties: { title: { type: "string", maxLength: 5 }, pins: { type: "object" } } });
+    const host = await hostFor({ ...spec, configSchemas: { user: "prefs" } }, { tenant: t });
+    const long = await act(host, undefined, { widgetId: "counter", handler: "setTitle", payload: { title: "far too long" } });
+    expect(long.notifications[0]).toMatchObject({ id: "step-error-0", level: "ERROR" });
+    expect(long.notifications[0].message).toContain("title");
+    const ok = await act(host, undefined, { widgetId: "counter", handler: "setTitle", payload: { title: "Hi" } });
+    expect(ok.notifications).toEqual([]);
+    const user = await call("GET", `/apps/${host.specId}/principals/user/${await userId(host)}`, { auth: host.t.auth });
+    expect(user.json.data.config).toEqual({ title: "Hi" });
   });
 
   it("sets the user's own secret, never answers its value, and lists it in secretsSet on the next render", async () => {
