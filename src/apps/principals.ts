@@ -96,9 +96,16 @@ async function reach(deps: AppDeps, specId: string, type: PrincipalType, princip
   return { instance, principal };
 }
 
-/** The stored config of a principal of the activation, for renders; undefined when never written. */
-export async function principalConfig(deps: Pick<AppDeps, "tenant">, activationId: string, principal: PrincipalRef): Promise<ConfigObject | undefined> {
-  return (await deps.tenant.tx((sql) => principalRow(sql, activationId, principal)))?.config;
+/** The stored configs of principals of the activation, for renders, in one statement: each in the order asked, undefined when never written. */
+export async function principalConfigs(sql: Sql, activationId: string, principals: PrincipalRef[]): Promise<(ConfigObject | undefined)[]> {
+  const { rows } = await sql.query<{ principal_type: PrincipalType; provider: string; principal_id: string; config: ConfigObject }>(
+    `SELECT p.principal_type, p.provider, p.principal_id, p.config FROM app_principal_configs p
+       JOIN unnest($2::text[], $3::text[], $4::text[]) AS w(principal_type, provider, principal_id)
+         ON p.principal_type = w.principal_type AND p.provider = w.provider AND p.principal_id = w.principal_id
+      WHERE p.activation_id = $1`,
+    [activationId, principals.map((p) => p.type), principals.map((p) => p.provider), principals.map((p) => p.id)],
+  );
+  return principals.map((p) => rows.find((r) => r.principal_type === p.type && r.provider === p.provider && r.principal_id === p.id)?.config);
 }
 
 export async function getPrincipal(deps: AppDeps, specId: string, type: PrincipalType, principalId: string, provider: string | undefined) {

@@ -8,8 +8,9 @@ import { secrets } from "../../db/schema";
 import { permissionStrings } from "../../gateway/principal";
 import { activationView, loadInstance, type AppInstance } from "../activation";
 import { effectiveConfig, mergePatch, type ConfigObject } from "../config/merge";
-import { integrationRow, integrationView } from "../integrations";
-import { principalConfig, type PrincipalRef } from "../principals";
+import { integrationRow, integrationView, type IntegrationRow } from "../integrations";
+import { principalConfigs, type PrincipalRef } from "../principals";
+import type { Sql } from "../../db/client";
 import type { AppDeps } from "../spec";
 import type { SpecDocument } from "../../definition/language/spec-schema";
 import type { RenderConfig, RenderContext, RenderIdentity } from "./contracts";
@@ -33,14 +34,14 @@ function teamOf(identity: Record<string, unknown>): string | undefined {
  * the user's by its user id, the company's by its external id, the team's
  * by its id.
  */
-async function secretNames(deps: AppDeps, principals: { user: string; company: string; team?: string }): Promise<RenderContext["secretsSet"]> {
+async function secretNames(sql: Sql, principals: { user: string; company: string; team?: string }): Promise<RenderContext["secretsSet"]> {
   const owners: SQL[] = [
     and(eq(secrets.scope, "tenant"), isNull(secrets.principalId))!,
     and(eq(secrets.scope, "user"), eq(secrets.principalId, principals.user))!,
     and(eq(secrets.scope, "company"), eq(secrets.principalId, principals.company))!,
   ];
   if (principals.team) owners.push(and(eq(secrets.scope, "team"), eq(secrets.principalId, principals.team))!);
-  const rows = await deps.tenant.tx(({ db }) => db.select({ scope: secrets.scope, name: secrets.name }).from(secrets).where(or(...owners)).orderBy(secrets.name));
+  const rows = await sql.db.select({ scope: secrets.scope, name: secrets.name }).from(secrets).where(or(...owners)).orderBy(secrets.name);
   const names = Object.fromEntries(SECRET_SCOPES.map((scope) => [scope, [] as string[]])) as RenderContext["secretsSet"];
   for (const row of rows) names[row.scope].push(row.name);
   return names;
@@ -70,19 +71,38 @@ export type ConfigOwner = Pick<RenderIdentity, "integrationId" | "companyExterna
  * preview) the `integration` scope is the definition's values only.
  */
 export async function renderConfig(deps: Pick<AppDeps, "tenant">, instance: AppInstance, spec: SpecDocument, owner: ConfigOwner): Promise<RenderConfig> {
-  const definition = spec.config ?? {};
+  return configOf(instance, spec, owner, await deps.tenant.tx((sql) => storedConfig(sql, instance, owner)));
+}
+
+interface StoredConfig {
+  integration?: IntegrationRow;
+  /** company, user, team (when the owner has one). */
+  principals: (ConfigObject | undefined)[];
+}
+
+/** What renderConfig reads, in a transaction already open: the integration's row, then every principal's config in one statement. */
+async function storedConfig(sql: Sql, instance: AppInstance, owner: ConfigOwner): Promise<StoredConfig> {
+  const activationId = instance.activation.id;
   const team = teamOf(owner.identity);
-  const principal = async (ref: PrincipalRef, scope: "company" | "team" | "user") =>
-    effectiveConfig(definition[scope] as ConfigObject | undefined, (await principalConfig(deps, instance.activation.id, ref)) ?? {});
-  const row = owner.integrationId === undefined ? undefined : await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, owner.integrationId!));
-  const [app, integration, company, user, teamConfig] = await Promise.all([
+  const refs: PrincipalRef[] = [
+    { type: "company", id: owner.companyExternalId, provider: owner.provider },
+    { type: "user", id: owner.userId, provider: "" },
+    ...(team ? [{ type: "team" as const, id: team, provider: "" }] : []),
+  ];
+  const integration = owner.integrationId === undefined ? undefined : await integrationRow(sql, activationId, owner.integrationId);
+  return { integration, principals: await principalConfigs(sql, activationId, refs) };
+}
+
+/** The scopes from what was read, each stored value over the definition's. */
+async function configOf(instance: AppInstance, spec: SpecDocument, owner: ConfigOwner, stored: StoredConfig): Promise<RenderConfig> {
+  const definition = spec.config ?? {};
+  const scope = (name: "company" | "team" | "user", value: ConfigObject | undefined) => effectiveConfig(definition[name] as ConfigObject | undefined, value ?? {});
+  const [company, user, team] = stored.principals;
+  const [app, integration] = await Promise.all([
     activationView(instance).then((view) => view.effective_config),
-    row ? integrationView(instance, row).then((view) => view.effective_config) : Promise.resolve(effectiveConfig(definition.integration as ConfigObject | undefined, {})),
-    principal({ type: "company", id: owner.companyExternalId, provider: owner.provider }, "company"),
-    principal({ type: "user", id: owner.userId, provider: "" }, "user"),
-    team ? principal({ type: "team", id: team, provider: "" }, "team") : Promise.resolve({}),
+    stored.integration ? integrationView(instance, stored.integration).then((view) => view.effective_config) : Promise.resolve(effectiveConfig(definition.integration as ConfigObject | undefined, {})),
   ]);
-  return { app, integration, company, team: teamConfig, user };
+  return { app, integration, company: scope("company", company), user: scope("user", user), team: teamOf(owner.identity) ? scope("team", team) : {} };
 }
 
 /**
@@ -93,10 +113,12 @@ export async function renderConfig(deps: Pick<AppDeps, "tenant">, instance: AppI
 export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown, overrides: RenderOverrides = {}): Promise<LoadedRender> {
   const instance = await loadInstance(deps, identity.specId, null);
   const spec = overrides.spec ?? (await instance.spec.document(identity.specVersion));
-  const [config, secretsSet] = await Promise.all([
-    renderConfig(deps, instance, spec, identity),
-    secretNames(deps, { user: identity.userId, company: identity.companyExternalId, team: teamOf(identity.identity) }),
-  ]);
+  // One transaction for every read below: each is a round trip on the render's one connection.
+  const { stored, secretsSet } = await deps.tenant.tx(async (sql) => ({
+    stored: await storedConfig(sql, instance, identity),
+    secretsSet: await secretNames(sql, { user: identity.userId, company: identity.companyExternalId, team: teamOf(identity.identity) }),
+  }));
+  const config = await configOf(instance, spec, identity, stored);
   return {
     instance,
     spec,
