@@ -18,6 +18,7 @@ const spec = {
             picker: {
               widgetComponent: "button",
               actionHandlers: {
+                many: [{ kind: "createTempFileUploadUrl", stepId: "up", slots: { $jsonata: "payload.names.{ 'name': $ }" } }, { kind: "debug", value: "{{ $keys(outputs.up) }}" }],
                 slots: [
                   { kind: "createTempFileUploadUrl", stepId: "up", slots: [{ name: "doc", accept: [".pdf"], maxFileSize: 1024 }], ttl: 600 },
                   { kind: "setWidgetState", widgetId: "picker", state: { upload: "{{ outputs.up.doc }}" } },
@@ -76,6 +77,17 @@ describe("uploads driven by commands", () => {
 
     const sent = await host.render({ state, action: { widgetId: "form", handler: "submit" } });
     expect(sent.json.data.notifications).toEqual([{ id: "got", level: "INFO", message: `file ${slot.uploadId}` }]);
+  });
+
+  it("mints the slots a $jsonata directive computes, and fails the step on a duplicate computed name", async () => {
+    const host = await hostFor(spec);
+    const many = await host.render({ action: { widgetId: "picker", handler: "many", payload: { names: ["front", "back"] } } });
+    expect(many.status, many.text).toBe(200);
+    expect(many.json.data.debug).toEqual([["front", "back"]]);
+    const twice = await host.render({ action: { widgetId: "picker", handler: "many", payload: { names: ["front", "front"] } } });
+    expect(twice.json.data.notifications[0]).toMatchObject({ id: "step-error-up", level: "ERROR" });
+    expect(twice.json.data.notifications[0].message).toContain("front");
+    expect(twice.json.data.debug).toBeUndefined();
   });
 
   it("notifies instead of previewing when nothing was uploaded, and refuses a required file field left empty", async () => {

@@ -78,7 +78,16 @@ const spec = {
         pick: {
           wide: true,
           layout: [["choose"]],
-          widgets: { choose: { widgetComponent: "button", config: { from: "{{ page.params.from }}" }, actionHandlers: { click: [{ kind: "closeModal", result: { chosen: "{{ payload.value }}" } }] } } },
+          widgets: {
+            choose: {
+              widgetComponent: "button",
+              config: { from: "{{ page.params.from }}", note: "{{ page.data.note }}" },
+              actionHandlers: {
+                click: [{ kind: "closeModal", result: { chosen: "{{ payload.value }}" } }],
+                note: [{ kind: "setPageData", inModal: true, data: { note: "{{ payload.note }}" } }, { kind: "setPageData", data: { base: true } }],
+              },
+            },
+          },
         },
       },
     },
@@ -118,6 +127,15 @@ describe("commands of a posted action", () => {
     expect(closed.state.modals).toEqual([]);
     expect(closed.state.data).toEqual({ chosen: "blue" });
     expect(JSON.stringify(closed.surfaces[0].blocks)).toContain('"text":"blue"');
+  });
+
+  it("sets the top modal's data with inModal, and the base page's without it", async () => {
+    const host = await hostFor(spec);
+    const opened = await act(host, undefined, { widgetId: "open", handler: "click" });
+    const noted = await act(host, opened.state, { widgetId: "choose", handler: "note", payload: { note: "hi" } });
+    expect(noted.state.modals).toEqual([{ page: "pick", params: { from: "home" }, data: { note: "hi" }, surface: "dashboard" }]);
+    expect(noted.state.data).toEqual({ base: true });
+    expect(noted.surfaces[0].modals![0].blocks).toEqual([{ component: "row", children: [{ id: "choose", widgetComponent: "button", props: { from: "home", note: "hi" } }] }]);
   });
 
   it("sets page data and widget state, notifies (WARN as WARNING, ids by stepId or position) and debugs the outputs", async () => {
