@@ -42,7 +42,7 @@ function principalOf(render: RenderPrincipals, type: PrincipalType, given: strin
   const own = given === undefined || given === "self";
   if (type === "user") return { id: own ? render.userId : given };
   if (type === "company") return { id: own ? render.companyExternalId : given, provider: render.provider };
-  if (own && render.teamId === undefined) throw new ApiError("UNPROCESSABLE_ENTITY", "The render has no team (no identity key team_id): name the team with principalId", { field: "principalId" });
+  if (own && render.teamId === undefined) throw new ApiError("UNPROCESSABLE_ENTITY", "The render has no team (no identity key team_id) to write for", { field: "principalId" });
   return { id: own ? render.teamId! : given };
 }
 

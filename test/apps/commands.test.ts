@@ -17,6 +17,7 @@ const spec = {
         home: {
           dataSources: {
             pins: { $rows: "{{ config.user.pins.ids ? config.user.pins.ids : [] }}" },
+            echo: { $rows: "{{ [page.data.x ? page.data.x : 'none'] }}" },
             rows: { $rows: "{{ ($q := page.widgets.filter.state.q; $filter([1, 2, 3], function($v) { $not($exists($q)) or $string($v) != $q })) }}" },
           },
           layout: [["go", "open", "status", "counter"], ["form", "filter", "grid"]],
@@ -55,6 +56,19 @@ const spec = {
                 secret: [{ kind: "setSecret", target: "user.API_KEY", value: "{{ payload.key }}" }, { kind: "debug", value: "{{ 'key was ' & payload.key }}" }],
                 companySecret: [{ kind: "setSecret", target: "company.API_KEY", value: "x" }],
                 secretNames: [{ kind: "debug", value: "{{ secretsSet.user }}" }],
+                teamWrites: [
+                  { kind: "setPrincipalConfig", principalType: "team", config: { seats: "{{ payload.seats }}" } },
+                  { kind: "setSecret", target: "team.TEAM_KEY", value: "team-secret-value" },
+                  { kind: "setSecret", target: "company.CO_KEY", value: "company-secret-value" },
+                  { kind: "debug", value: "{{ [config.team.seats, config.company.plan, secretsSet.team, secretsSet.company] }}" },
+                ],
+                refreshed: [
+                  { kind: "debug", value: "{{ page.dataSources.echo }}" },
+                  { kind: "setPageData", data: { x: "{{ payload.x }}" } },
+                  { kind: "debug", value: "{{ page.dataSources.echo }}" },
+                  { kind: "refresh" },
+                  { kind: "debug", value: "{{ page.dataSources.echo }}" },
+                ],
               },
             },
             form: {
@@ -246,6 +260,30 @@ describe("self-service writes", () => {
     expect(ok.notifications).toEqual([]);
     const user = await call("GET", `/apps/${host.specId}/principals/user/${await userId(host)}`, { auth: host.t.auth });
     expect(user.json.data.config).toEqual({ title: "Hi" });
+  });
+
+  it("writes the team's and the company's config and secrets with app:update on the activation", async () => {
+    const t = await createTenant();
+    const host = await hostFor(
+      { ...spec, policies: { admin: { grants: [{ resource: "app", actions: ["read", "update"], resourceName: "$app_config" }] } }, defaultPolicy: "admin" },
+      { tenant: t },
+    );
+    await act(host, undefined, { widgetId: "counter", handler: "company" });
+    const answer = await act(host, undefined, { widgetId: "counter", handler: "teamWrites", payload: { seats: 4 } }, { team: "t-9" });
+    expect(answer.notifications).toEqual([]);
+    // JSONata flattens the one-name lists into the array it builds.
+    expect(answer.debug).toEqual([[4, "gold", "TEAM_KEY", "CO_KEY"]]);
+    expect(JSON.stringify(answer)).not.toContain("secret-value");
+    expect((await call("GET", `/apps/${host.specId}/principals/team/t-9`, { auth: t.auth })).json.data.config).toEqual({ seats: 4 });
+    expect((await call("GET", `/apps/${host.specId}/principals/company/acme`, { auth: t.auth })).json.data.config).toEqual({ plan: "gold" });
+    const noTeam = await act(host, undefined, { widgetId: "counter", handler: "teamWrites", payload: { seats: 5 } });
+    expect(noTeam.notifications[0].message).toContain("no team");
+  });
+
+  it("keeps a source read earlier in the list until refresh, which reads it again", async () => {
+    const host = await hostFor(spec);
+    const answer = await act(host, undefined, { widgetId: "counter", handler: "refreshed", payload: { x: "new" } });
+    expect(answer.debug).toEqual([["none"], ["none"], ["new"]]);
   });
 
   it("sets the user's own secret, never answers its value, and lists it in secretsSet on the next render", async () => {
