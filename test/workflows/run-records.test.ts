@@ -3,7 +3,9 @@
 // and skip reason, the errors `errorPolicy: continue` consumed, an http
 // failure naming its status, values computed from secrets masked whole, and
 // the `http` action's Idempotency-Key.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { call, createTenant, type TenantCreds } from "../support/api";
 import { scenario } from "../support/outbound";
 import { dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
@@ -112,6 +114,57 @@ describe("run records: configs, results, inputs, skip reasons, errors continued"
       ["then", "skipped", "run_ended", 0],
     ]);
     expect(cancelled.errors_continued).toBe(0);
+  });
+});
+
+describe("mirroring: a job's running record rides with its first action's", () => {
+  const logOf = (job: any) => job.action_log.map((l: any) => [l.step_id, l.status]);
+
+  it("every job and action row and log entry is written once, in order, with jobs walked side by side", async () => {
+    const t = await createTenant();
+    const wf = await manualWorkflow(t, [
+      { id: "a", actions: [{ stepId: "x", name: "pipe", config: { value: 1 } }, { stepId: "y", name: "pipe", config: { value: 2 } }] },
+      { id: "b", actions: [{ stepId: "z", name: "pipe", if: "false", config: { value: 3 } }, { stepId: "w", name: "pipe", config: { value: 4 } }] },
+      { id: "c", dependencies: ["a", "b"], actions: [{ stepId: "v", name: "pipe", config: { value: 5 } }] },
+    ]);
+    const run = await runRecord(t, await dispatched(t, wf.id));
+    expect(run.status, JSON.stringify(run)).toBe("success");
+    expect(run.job_runs.map((j: any) => [j.job_id, j.status, typeof j.started_at, typeof j.finished_at])).toEqual([
+      ["a", "success", "string", "string"],
+      ["b", "success", "string", "string"],
+      ["c", "success", "string", "string"],
+    ]);
+    expect(logOf(jobOf(run, "a"))).toEqual([["x", "running"], ["x", "success"], ["y", "running"], ["y", "success"]]);
+    expect(logOf(jobOf(run, "b"))).toEqual([["z", "skipped"], ["w", "running"], ["w", "success"]]);
+    expect(logOf(jobOf(run, "c"))).toEqual([["v", "running"], ["v", "success"]]);
+    expect(jobOf(run, "c").action_runs.map((x: any) => [x.step_id, x.status, x.result])).toEqual([["v", "success", 5]]);
+  });
+
+  it("a job whose first action takes long shows running, with that action running, while it runs", async () => {
+    const t = await createTenant();
+    const s = await scenario({ "/slow": [{ delayMs: 1500, json: { ok: true } }] });
+    const wf = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "get", name: "http", config: { url: s.url("/slow"), maxRetries: 0 } }] }]);
+    const res = await call("POST", "/workflows/wr", { auth: t.auth, body: { workflow_id: wf.id, trigger_id: "manual", input: {} } });
+    expect(res.status, res.text).toBe(202);
+    const runId = res.json.data.workflow_run.id as string;
+    let during: any;
+    for (let i = 0; i < 100 && !during?.job_runs[0]?.action_runs.length; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      during = await runRecord(t, runId);
+    }
+    const job = during.job_runs[0];
+    expect([during.status, job.status, job.action_runs.map((x: any) => [x.step_id, x.status]), logOf(job)]).toEqual([
+      "running",
+      "running",
+      [["get", "running"]],
+      [["get", "running"]],
+    ]);
+    expect((await s.requests()).length).toBeLessThanOrEqual(1);
+
+    // A second start waits behind the walk the route's kick began.
+    await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
+    const after = await runRecord(t, runId);
+    expect([after.status, after.job_runs[0].status, logOf(after.job_runs[0])]).toEqual(["success", "success", [["get", "running"], ["get", "success"]]]);
   });
 });
 

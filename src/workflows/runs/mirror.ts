@@ -13,10 +13,18 @@ import { actionPositions } from "../engine/positions";
 import type { ActionRecord, Journal, RunDocument, StepRecord } from "../engine/types";
 import { isFinished, mirrorAction, mirrorOutcome, mirrorStep, type RunOutcome, type RunRef, type RunState } from "./orchestrator";
 
-/** How long an action's `running` record may wait to be mirrored together with its end. */
+/** How long a `running` record may wait to be mirrored together with the record that follows it. */
 const HOLD_MS = 25;
 /** The storage key present while Postgres lags behind the object's storage. */
 export const DIRTY = "dirty";
+
+interface Held {
+  db: Database;
+  doc: RunDocument;
+  job?: { id: string; rec: StepRecord };
+  action?: ActionRecord;
+  timer: ReturnType<typeof setTimeout>;
+}
 
 export class RunMirror {
   /**
@@ -28,12 +36,13 @@ export class RunMirror {
   /** The writes queued so far, in order. */
   private queue: Promise<void> = Promise.resolve();
   /**
-   * An action's `running` record, kept in storage but not yet mirrored: it
-   * goes to Postgres with the action's next record in one statement, or
-   * alone as soon as anything else is mirrored or HOLD_MS pass (a long
+   * `running` records kept in storage but not yet mirrored: a job's, which
+   * goes to Postgres with its first action's record in one statement, and an
+   * action's, which goes with that action's next record. What is held is
+   * written as soon as anything else is mirrored or HOLD_MS pass (a long
    * action shows `running` meanwhile).
    */
-  private held?: { db: Database; doc: RunDocument; rec: ActionRecord; timer: ReturnType<typeof setTimeout> };
+  private held?: Held;
   private readonly positions = new Map<string, Map<string, number>>();
   /** Records kept with the mark whose writes Postgres has not acknowledged yet. */
   private pending = 0;
@@ -63,19 +72,24 @@ export class RunMirror {
     return this.failed || this.pending > 0;
   }
 
-  step(db: Database, run: RunRef, id: string, rec: StepRecord): void {
-    this.write(db, 1, (sql) => mirrorStep(sql, run, id, this.redactor.value(rec)));
+  /** A job record; a `running` one is held for its first action's. */
+  step(db: Database, doc: RunDocument, id: string, rec: StepRecord): void {
+    if (rec.status === "running") return this.hold({ db, doc, job: { id, rec } });
+    this.write(db, 1, (sql) => mirrorStep(sql, doc, id, this.redactor.value(rec)));
   }
 
-  /** An action record at its position in its job; a `running` one is held for its next. */
+  /** An action record at its position in its job, with its job's held `running` record; a `running` one is held for its next. */
   action(db: Database, doc: RunDocument, rec: ActionRecord): void {
-    const position = this.position(doc, rec);
-    const held = this.held?.rec.key === rec.key ? this.take() : undefined;
-    const shown = this.redactor.value(rec);
-    if (held) return this.write(db, 2, (sql) => mirrorAction(sql, doc, shown, position, [held.status, rec.status]));
-    if (rec.status !== "running") return this.write(db, 1, (sql) => mirrorAction(sql, doc, shown, position));
-    this.release();
-    this.held = { db, doc, rec, timer: setTimeout(() => this.release(), HOLD_MS) };
+    const held = this.held;
+    // What is held goes with this record when it is this action's `running`, or (nothing else held) its job's.
+    const joins = held !== undefined && (held.action ? held.action.key === rec.key : held.job?.id === rec.jobId);
+    if (joins) this.take();
+    else this.release();
+    const job = joins ? held.job : undefined;
+    const running = joins ? held.action : undefined;
+    if (rec.status === "running" && !running) return this.hold({ db, doc, job, action: rec });
+    const statuses = running ? [running.status, rec.status] : [rec.status];
+    this.enqueue(db, 1 + (job ? 1 : 0) + (running ? 1 : 0), this.actionWrite(doc, rec, statuses, job?.rec));
   }
 
   outcome(db: Database, run: RunRef, outcome: RunOutcome): void {
@@ -142,19 +156,33 @@ export class RunMirror {
     if (!this.lagging) await this.storage.delete(DIRTY).catch(() => {});
   }
 
-  private take(): ActionRecord | undefined {
-    const held = this.held;
-    if (!held) return undefined;
-    clearTimeout(held.timer);
-    this.held = undefined;
-    return held.rec;
+  private hold(held: Omit<Held, "timer">): void {
+    this.release();
+    this.held = { ...held, timer: setTimeout(() => this.release(), HOLD_MS) };
   }
 
-  /** Mirrors the held `running` record on its own. */
-  private release(): void {
+  private take(): Held | undefined {
     const held = this.held;
-    const rec = this.take();
-    if (held && rec) this.enqueue(held.db, 1, (sql) => mirrorAction(sql, held.doc, this.redactor.value(rec), this.position(held.doc, rec)));
+    if (held) clearTimeout(held.timer);
+    this.held = undefined;
+    return held;
+  }
+
+  /** Mirrors what is held as it is, in one statement. */
+  private release(): void {
+    const held = this.take();
+    if (!held) return;
+    const { db, doc, job, action } = held;
+    if (action) this.enqueue(db, job ? 2 : 1, this.actionWrite(doc, action, [action.status], job?.rec));
+    else if (job) this.enqueue(db, 1, (sql) => mirrorStep(sql, doc, job.id, this.redactor.value(job.rec)));
+  }
+
+  /** The statement of an action record (with its job's, if given), masked as it is sent. */
+  private actionWrite(doc: RunDocument, rec: ActionRecord, statuses: string[], job?: StepRecord): (sql: Sql) => Promise<void> {
+    const position = this.position(doc, rec);
+    const shown = this.redactor.value(rec);
+    const jobShown = job && this.redactor.value(job);
+    return (sql) => mirrorAction(sql, doc, shown, position, statuses, jobShown);
   }
 
   private position(doc: RunDocument, rec: ActionRecord): number {

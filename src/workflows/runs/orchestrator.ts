@@ -166,18 +166,23 @@ export function shownResult(result: unknown): { json: string | null; truncated: 
   return { json: JSON.stringify(new TextDecoder().decode(bytes.subarray(0, end))), truncated: true };
 }
 
-/** One job run, upserted by (run, job). */
-export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: string, rec: StepRecord): Promise<void> {
-  await sql.query(
-    `WITH job AS (
-       INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, error, input, output, skipped_reason, started_at, finished_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8, $9::timestamptz, $10::timestamptz)
+/** The upsert of one job run by (run, job), its values from `$first` on (tenant $1, run $2, job $3). */
+function jobUpsert(first: number): string {
+  const p = (i: number) => `$${first + i}`;
+  return `INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, error, input, output, skipped_reason, started_at, finished_at)
+       VALUES ($1, $2, $3, ${p(0)}, ${p(1)}::jsonb, ${p(2)}::jsonb, ${p(3)}::jsonb, ${p(4)}, ${p(5)}::timestamptz, ${p(6)}::timestamptz)
        ON CONFLICT (run_id, job_id) DO UPDATE
           SET status = excluded.status, error = excluded.error, input = excluded.input, output = excluded.output,
-              skipped_reason = excluded.skipped_reason, started_at = excluded.started_at, finished_at = excluded.finished_at)
-     ${TOUCH_RUN}`,
-    [tenantId, runId, jobId, rec.status, json(rec.error), json(rec.input), json(rec.output), rec.skippedReason ?? null, at(rec.startedAt), at(rec.finishedAt)],
-  );
+              skipped_reason = excluded.skipped_reason, started_at = excluded.started_at, finished_at = excluded.finished_at`;
+}
+
+function jobValues(rec: StepRecord): unknown[] {
+  return [rec.status, json(rec.error), json(rec.input), json(rec.output), rec.skippedReason ?? null, at(rec.startedAt), at(rec.finishedAt)];
+}
+
+/** One job run, upserted by (run, job). */
+export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: string, rec: StepRecord): Promise<void> {
+  await sql.query(`WITH job AS (${jobUpsert(4)}) ${TOUCH_RUN}`, [tenantId, runId, jobId, ...jobValues(rec)]);
 }
 
 /**
@@ -188,12 +193,21 @@ export async function mirrorStep(sql: Sql, { tenantId, runId }: RunRef, jobId: s
  * attempt, read in the same statement (every part sees the snapshot before
  * it), so writing a record again (a re-sync) logs nothing twice while a
  * resend after a crash (`running` again, one attempt more) logs its own
- * `running`. The record's error goes with the last status.
+ * `running`. The record's error goes with the last status. `job`: the
+ * action's job record, upserted by the same statement (a job's `running`
+ * record rides with its first action's).
  */
-export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: ActionRecord, position: number, statuses: string[] = [rec.status]): Promise<void> {
+export async function mirrorAction(
+  sql: Sql,
+  { tenantId, runId }: RunRef,
+  rec: ActionRecord,
+  position: number,
+  statuses: string[] = [rec.status],
+  job?: StepRecord,
+): Promise<void> {
   const result = shownResult(rec.result);
   await sql.query(
-    `WITH job AS (SELECT id FROM workflow_job_runs WHERE run_id = $2 AND job_id = $3),
+    `WITH job AS (${job ? `${jobUpsert(18)} RETURNING id` : "SELECT id FROM workflow_job_runs WHERE run_id = $2 AND job_id = $3"}),
      prev AS (SELECT a.status, a.attempts FROM workflow_action_runs a JOIN job ON a.job_run_id = job.id WHERE a.position = $4),
      action AS (
        INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, error, attempts, detail, started_at, finished_at,
@@ -230,6 +244,7 @@ export async function mirrorAction(sql: Sql, { tenantId, runId }: RunRef, rec: A
       result.json,
       result.truncated,
       rec.skippedReason ?? null,
+      ...(job ? jobValues(job) : []),
     ],
   );
 }
