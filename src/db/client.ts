@@ -70,16 +70,22 @@ export const DEFAULT_LIMITS: StatementLimits = { statementTimeoutMs: 10_000, wor
  * Neon's pooler (PgBouncer in transaction mode) a session setting would stay
  * on a backend that other connections get next, and startup parameters are
  * refused. They go out with statements already being sent, so they cost no
- * round trip: in the BEGIN of a transaction, and ahead of each statement run
- * outside one (see LimitedQuery).
+ * round trip: ahead of a transaction's first statement, and ahead of each
+ * statement run outside one (see PrefixedQuery).
  */
 function limitSettings({ statementTimeoutMs, workMemKb }: StatementLimits) {
   for (const [name, n] of Object.entries({ statementTimeoutMs, workMemKb })) {
     if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${n}`);
   }
+  const configs = `set_config('statement_timeout', '${statementTimeoutMs}', true), set_config('work_mem', '${workMemKb}', true)`;
   return {
     setLocal: `SET LOCAL statement_timeout = ${statementTimeoutMs}; SET LOCAL work_mem = ${workMemKb}`,
-    setConfig: `SELECT set_config('statement_timeout', '${statementTimeoutMs}', true), set_config('work_mem', '${workMemKb}', true)`,
+    setConfig: `SELECT ${configs}`,
+    /** The opening of a tenant transaction: BEGIN, then the role, the tenant and the limits in one statement (set_config('role') is SET LOCAL ROLE). */
+    tenantOpening: (tenantId: string, readShared: boolean) => [
+      readShared ? "BEGIN READ ONLY" : "BEGIN",
+      `SELECT set_config('role', 'app_tenant', true), set_config('app.tenant_id', '${tenantId}', true), ${configs}${readShared ? ", set_config('app.read_shared', 'on', true)" : ""}`,
+    ],
   };
 }
 
@@ -91,7 +97,7 @@ type Callback = (err: Error | null, result: QueryResult) => void;
  */
 const DriverQuery = (Client as unknown as { Query: typeof Query }).Query;
 
-/** What LimitedQuery uses of the driver's Query beyond its declared type. */
+/** What PrefixedQuery uses of the driver's Query beyond its declared type. */
 const base = DriverQuery.prototype as unknown as {
   submit(connection: Connection): unknown;
   handleDataRow(msg: unknown): void;
@@ -99,25 +105,26 @@ const base = DriverQuery.prototype as unknown as {
 };
 
 /**
- * A statement outside any transaction, with the limits applied to it alone
- * in the same round trip. The set_config call and the statement go out as
- * one extended-protocol pipeline closed by a single Sync, so Postgres runs
- * them in one implicit transaction (the statement is timed from its own
- * Parse, after the setting took effect) and the settings end with it. The
- * set_config's answer (its row and CommandComplete) is swallowed; the rest
- * is the driver's ordinary Query.
+ * A statement sent with other statements ahead of it in the same round trip:
+ * the prefix's statements (no parameters, answers ignored) and the statement
+ * go out as one extended-protocol pipeline closed by a single Sync. Outside a
+ * transaction Postgres runs them in one implicit transaction, so limits set
+ * by a set_config prefix apply to the statement alone and end with it (the
+ * statement is timed from its own Parse, after the setting took effect); a
+ * `BEGIN` prefix opens a transaction that the Sync leaves open. A failing
+ * prefix fails the statement. The rest is the driver's ordinary Query.
  */
-class LimitedQuery extends DriverQuery {
-  private prefixAnswered = false;
+class PrefixedQuery extends DriverQuery {
+  private unanswered: number;
 
   constructor(
-    private readonly prefix: string,
-    text: string,
-    values: unknown[] | undefined,
+    private readonly prefix: string[],
+    config: QueryConfig,
     callback: Callback,
   ) {
-    super({ text, values: values ?? [] } as never);
+    super(config as never);
     (this as unknown as { callback: Callback }).callback = callback;
+    this.unanswered = prefix.length;
   }
 
   // Always the extended protocol: a simple Query message would end the pipeline's transaction.
@@ -126,20 +133,30 @@ class LimitedQuery extends DriverQuery {
   }
 
   override submit = (connection: Connection) => {
-    connection.parse({ name: "", text: this.prefix, types: [] }, true);
-    connection.bind({ portal: "", statement: "", values: [] }, true);
-    connection.execute({ portal: "" }, true);
+    for (const text of this.prefix) {
+      connection.parse({ name: "", text, types: [] }, true);
+      connection.bind({ portal: "", statement: "", values: [] }, true);
+      connection.execute({ portal: "" }, true);
+    }
     base.submit.call(this, connection);
   };
 
   handleDataRow(msg: unknown): void {
-    if (this.prefixAnswered) base.handleDataRow.call(this, msg);
+    if (this.unanswered === 0) base.handleDataRow.call(this, msg);
   }
 
   handleCommandComplete(msg: unknown, connection: Connection): void {
-    if (this.prefixAnswered) return base.handleCommandComplete.call(this, msg, connection);
-    this.prefixAnswered = true;
+    if (this.unanswered === 0) return base.handleCommandComplete.call(this, msg, connection);
+    this.unanswered--;
   }
+}
+
+/** A statement as the driver takes it: its text, or a config (drizzle's, with its row mode and type parsers). */
+type QueryConfig = { text: string; values?: unknown[] } & Record<string, unknown>;
+
+/** Runs `config` with `prefix` ahead of it in its round trip (PrefixedQuery). */
+function queryPrefixed<R extends Record<string, unknown>>(client: Client, prefix: string[], config: QueryConfig): Promise<QueryResult<R>> {
+  return new Promise((resolve, reject) => client.query(new PrefixedQuery(prefix, config, (err, result) => (err ? reject(err) : resolve(result as QueryResult<R>)))));
 }
 
 /** A statement cancelled by statement_timeout, as the envelope's 503. */
@@ -212,22 +229,37 @@ export class Database {
     this.connection().catch(() => {});
   }
 
-  private async sql(tenantId?: string): Promise<Sql> {
+  /**
+   * The statements of one piece of work. `opening`: statements that go out
+   * ahead of the first one, in its round trip (a transaction's BEGIN and
+   * settings); `opened()` tells whether they went.
+   */
+  private async sql(tenantId?: string, opening?: string[]): Promise<{ sql: Sql; opened: () => boolean }> {
     const client = await this.connection();
+    let pending = opening;
+    const send = (config: string | QueryConfig, values?: unknown[]): Promise<QueryResult> => {
+      if (!pending) return client.query(config as never, values);
+      const prefix = pending;
+      pending = undefined;
+      return queryPrefixed(client, prefix, typeof config === "string" ? { text: config, values } : { ...config, ...(values && { values }) });
+    };
+    // Drizzle sends through the same door, so whichever statement comes first carries the opening.
+    const through = { query: send } as unknown as Client;
     let db: Db | undefined;
-    return {
+    const sql: Sql = {
       // Built on first use: most requests never touch the query builder.
       get db() {
-        return (db ??= drizzle({ client }) as Db);
+        return (db ??= drizzle({ client: through }) as Db);
       },
-      query: ((text: string, params?: unknown[]) => client.query(text, params)) as Sql["query"],
+      query: ((text: string, params?: unknown[]) => send(text, params)) as Sql["query"],
       run: async (statement) => {
         const { text, values } = unsealed(statement);
-        return client.query(text, values);
+        return send(text, values) as never;
       },
       tenantId,
-      setLocal: async (name, value) => void (await client.query("SELECT set_config($1, $2, true)", [name, value])),
+      setLocal: async (name, value) => void (await send("SELECT set_config($1, $2, true)", [name, value])),
     };
+    return { sql, opened: () => opening !== undefined && pending === undefined };
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -241,27 +273,26 @@ export class Database {
    * health checks and cross-tenant maintenance (cron). Row-level security does not apply.
    */
   system<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.serialize(async () => fn(await this.sql()));
+    return this.serialize(async () => fn((await this.sql()).sql));
   }
 
   /**
    * One transaction as `app_tenant` with `app.tenant_id` set, so row-level
    * security confines every statement to the tenant. BEGIN, the role, the
-   * setting and the limits go in one round trip; the id is a validated UUID,
-   * so inlining it is safe.
+   * setting and the limits go out with the first statement, in its round
+   * trip; work that sends no statement opens no transaction. The id is a
+   * validated UUID, so inlining it is safe.
    */
   tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>, { readShared = false }: { readShared?: boolean } = {}): Promise<T> {
     if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
-    const shared = readShared ? " READ ONLY; SELECT set_config('app.read_shared', 'on', true)" : "";
     return this.serialize(async () => {
-      const sql = await this.sql(tenantId);
-      await sql.query(`BEGIN${shared}; SET LOCAL ROLE app_tenant; SELECT set_config('app.tenant_id', '${tenantId}', true); ${this.settings.setLocal}`);
+      const { sql, opened } = await this.sql(tenantId, this.settings.tenantOpening(tenantId, readShared));
       try {
         const result = await fn(sql);
-        await sql.query("COMMIT");
+        if (opened()) await sql.query("COMMIT");
         return result;
       } catch (e) {
-        await sql.query("ROLLBACK").catch(() => {});
+        if (opened()) await sql.query("ROLLBACK").catch(() => {});
         throw translated(e, this.limits);
       }
     });
@@ -299,9 +330,7 @@ export class Database {
         run: async <R extends Record<string, unknown>>(statement: CompiledStatement) => {
           const { text, values } = unsealed(statement);
           if (inTransaction) return client.query<R>(text, values);
-          return new Promise<QueryResult<R>>((resolve, reject) =>
-            client.query(new LimitedQuery(setConfig, text, values, (err, result) => (err ? reject(err) : resolve(result as QueryResult<R>)))),
-          );
+          return queryPrefixed<R>(client, [setConfig], { text, values });
         },
         setLocal: async (name, value) => {
           const set = `SELECT set_config(${client.escapeLiteral(name)}, ${client.escapeLiteral(value)}, true)`;

@@ -1,6 +1,7 @@
 // The row-level-security proof: inside db.tenantTx(A) a query with NO tenant
 // filter sees only tenant A's rows, and cannot write rows for tenant B; the
 // owning connection (db.system) sees both, so the data is really there.
+import { sql as drizzleSql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { call, createTenant, expectError, withSystemDb, type TenantCreds } from "../support/api";
 import { pgCode } from "../../src/db/client";
@@ -238,5 +239,47 @@ describe("through the API", () => {
     // Minting in A with B's role name finds nothing.
     const res = await call("POST", "/access/api-tokens", { auth: p.a.auth, body: { name: "x", role_names: ["b-1"] } });
     expect(expectError(res, 422, "UNPROCESSABLE_ENTITY").details.unknown_roles).toEqual(["b-1"]);
+  });
+});
+
+describe("a tenant transaction's opening rides with its first statement", () => {
+  const WHO = "SELECT current_user AS role, current_setting('app.tenant_id', true) AS tenant, current_setting('transaction_read_only') AS read_only";
+
+  it("whichever way the first statement is sent: hand-written, compiled by drizzle, or a setting", async () => {
+    const t = await createTenant();
+    const rows = await withSystemDb(async (db) => ({
+      query: (await db.tenantTx(t.tenantId, (sql) => sql.query(WHO))).rows,
+      drizzle: await db.tenantTx(t.tenantId, async (sql) => (await sql.db.execute(drizzleSql.raw(WHO))).rows),
+      setting: await db.tenantTx(t.tenantId, async (sql) => {
+        await sql.setLocal("app.example", "on");
+        return (await sql.query(`${WHO}, current_setting('app.example') AS example`)).rows;
+      }),
+      shared: (await db.tenantTx(t.tenantId, (sql) => sql.query(`${WHO}, current_setting('app.read_shared') AS shared`), { readShared: true })).rows,
+    }));
+    const as = { role: "app_tenant", tenant: t.tenantId, read_only: "off" };
+    expect(rows).toEqual({ query: [as], drizzle: [as], setting: [{ ...as, example: "on" }], shared: [{ ...as, read_only: "on", shared: "on" }] });
+  });
+
+  it("a failing statement, first or later, rolls back the whole transaction and leaves the session as it was", async () => {
+    const t = await createTenant();
+    const name = `rolled-back-${crypto.randomUUID()}`;
+    const insert = "INSERT INTO roles (tenant_id, name, permissions) VALUES (current_setting('app.tenant_id')::uuid, $1, '{}'::text[])";
+    const outcome = await withSystemDb(async (db) => {
+      const first = await db.tenantTx(t.tenantId, (sql) => sql.query("SELECT 1 / 0")).catch((e) => pgCode(e));
+      const later = await db.tenantTx(t.tenantId, async (sql) => {
+        await sql.query(insert, [name]);
+        await sql.query("SELECT 1 / 0");
+      }).catch((e) => pgCode(e));
+      // Work that sends nothing opens nothing: the session is not left inside a transaction.
+      const none = await db.tenantTx(t.tenantId, async () => "nothing sent");
+      const after = (await db.system((sql) => sql.query(`${WHO}, now() = statement_timestamp() AS own_statement`))).rows;
+      const kept = (await db.system((sql) => sql.query("SELECT count(*)::int AS n FROM roles WHERE name = $1", [name]))).rows[0].n;
+      return { first, later, none, after, kept };
+    });
+    expect(outcome.first).toBe("22012");
+    expect(outcome.later).toBe("22012");
+    expect(outcome.none).toBe("nothing sent");
+    expect(outcome.after).toEqual([{ role: expect.not.stringMatching(/^app_tenant$/), tenant: "", read_only: "off", own_statement: true }]);
+    expect(outcome.kept).toBe(0);
   });
 });
