@@ -4,6 +4,7 @@
 // divided by the baseline's cost for the same work (1.0 = as fast as the
 // baseline): raw SQL on the same database, or where a suite's header says so
 // another baseline (a direct fetch from a bare Worker, the REST import).
+import { writeFileSync } from "node:fs";
 import { startBenchEnv } from "./lib/bench-env.mjs";
 
 const SUITES = {
@@ -36,8 +37,11 @@ for (const name of selected) suites.push(await SUITES[name]());
 const vars = {};
 for (const suite of suites) Object.assign(vars, await suite.vars?.());
 const env = await startBenchEnv({ vars });
+// BENCH_CPU_PROFILE=<file>: a CPU profile of the Worker's isolate over the whole run (set-up included), for DevTools.
+const profile = process.env.BENCH_CPU_PROFILE;
 let failed = false;
 try {
+  if (profile) await env.heap.startCpuProfile();
   for (const suite of suites) {
     const figures = await suite.run(env, log);
     for (const f of figures) {
@@ -49,6 +53,7 @@ try {
       }
     }
   }
+  if (profile) writeFileSync(profile, JSON.stringify(await env.heap.stopCpuProfile()));
 } catch (e) {
   failed = true;
   console.error(e);

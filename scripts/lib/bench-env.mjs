@@ -3,8 +3,19 @@
 // its PAT (`apiAs` calls as another tenant), and a Node-side pool for the
 // raw-SQL baselines on the same database. `vars` are merged over the
 // Worker's own (a suite that serves something the Worker calls allowlists it).
+//
+// Neither store flushes to this machine's disk: Postgres runs without fsync
+// (postgres.mjs), and the Durable Objects keep their SQLite files in a
+// memory-backed folder (/dev/shm, where there is one). On disk, creating a
+// run's object and committing its storage stall workerd's one thread for
+// milliseconds per run (a CPU profile of the event -> first action figure:
+// 13% of the isolate's busy time in creating 50 objects, a third of that on
+// tmpfs), slowing every request in flight, which production objects (on
+// other machines, their storage not this disk) never do. Miniflare's own
+// in-memory object storage measured slower still. BENCH_OBJECTS=disk keeps
+// them on disk, as before.
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { startStack } from "./stack.mjs";
 import { createTenant, openPool } from "./db.mjs";
@@ -15,6 +26,7 @@ import { root } from "./paths.mjs";
 
 export async function startBenchEnv({ vars = {} } = {}) {
   const dir = resolve(root, `.data/bench-${process.pid}`);
+  const objectsDir = process.env.BENCH_OBJECTS !== "disk" && existsSync("/dev/shm") ? `/dev/shm/entity-platform-bench-${process.pid}` : resolve(dir, "state/do");
   const stack = await startStack({ dataDir: resolve(dir, "pg"), persistent: false, databaseUrl: process.env.BENCH_DATABASE_URL });
   const pool = openPool(stack.databaseUrl, 4);
   const tenant = await createTenant(pool, "bench");
@@ -24,6 +36,7 @@ export async function startBenchEnv({ vars = {} } = {}) {
     port,
     inspectorPort,
     dataDir: dir,
+    objectsDir,
     vars: {
       DATABASE_URL: stack.databaseUrl,
       NEON_WS_PROXY: stack.wsProxy,
@@ -70,6 +83,7 @@ export async function startBenchEnv({ vars = {} } = {}) {
       await pool.end();
       await stack.stop();
       rmSync(dir, { recursive: true, force: true });
+      rmSync(objectsDir, { recursive: true, force: true });
     },
   };
 }

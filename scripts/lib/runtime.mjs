@@ -24,10 +24,11 @@ function bundle(outdir, logDir) {
 }
 
 /**
- * @param {{ port: number, inspectorPort?: number, dataDir: string, vars: Record<string, string> }} opts
+ * @param {{ port: number, inspectorPort?: number, dataDir: string, objectsDir?: string, vars: Record<string, string> }} opts
+ *   `objectsDir`: where the Durable Objects keep their storage (default: under `dataDir`).
  * @returns {Promise<{ url: string, stop: () => Promise<void> }>}
  */
-export async function startWorkerRuntime({ port, inspectorPort, dataDir, vars }) {
+export async function startWorkerRuntime({ port, inspectorPort, dataDir, objectsDir, vars }) {
   const outdir = resolve(dataDir, "bundle");
   mkdirSync(outdir, { recursive: true });
   const scriptPath = bundle(outdir, resolve(dataDir, "logs"));
@@ -42,7 +43,7 @@ export async function startWorkerRuntime({ port, inspectorPort, dataDir, vars })
     host: "127.0.0.1",
     port,
     ...(inspectorPort ? { inspectorPort } : {}),
-    durableObjectsPersist: resolve(dataDir, "state/do"),
+    durableObjectsPersist: objectsDir ?? resolve(dataDir, "state/do"),
     r2Persist: resolve(dataDir, "state/r2"),
   });
   const url = (await mf.ready).href.replace(/\/$/, "");
