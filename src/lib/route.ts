@@ -59,6 +59,12 @@ interface RouteMeta {
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
   /**
+   * Documentation only: the route never answers 404, though its path names
+   * ids (it answers an unknown one otherwise, as `responses` says); without
+   * it a route with path parameters is documented as answering 404.
+   */
+  notFound?: false;
+  /**
    * Documentation only: schemas the route's documented schemas refer to as
    * `#/components/schemas/<name>` (a recursive document cannot be written inline).
    */

@@ -56,7 +56,7 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
   for (const r of routes) {
     const path = r.path.replace(/:(\w+)/g, "{$1}");
     const declared: RouteSpec["responses"] = { ...r.responses };
-    if (/:\w+/.test(r.path)) declared[404] ??= { description: UNKNOWN_ID };
+    if (/:\w+/.test(r.path) && r.notFound !== false) declared[404] ??= { description: UNKNOWN_ID };
     if (r.idempotent) declared[409] ??= { description: IN_PROGRESS };
     const success = Math.min(...Object.keys(declared).map(Number).filter((status) => status < 300));
     const responses: Record<string, unknown> = {};

@@ -26,13 +26,15 @@ export const uploadRoutes = [
         },
       },
     },
+    // A slot that is unknown or gone answers 410, never 404.
+    notFound: false,
     // Failures answer in the provider's error body (errorAnswer), documented for every status below.
     responses: {
       200: { description: "The provider's upload body: by default { uploadId }, the temp file's id; a provider's `props` override shapes it", schema: defaultUploadBody },
       400: { description: "Not multipart/form-data, no `file` part with a filename, or a body cut off before its closing boundary" },
       403: { description: "The link is missing, malformed or tampered with, or names another integration's slot" },
       409: { description: "The slot has already taken a file" },
-      410: { description: "The link or its slot has expired (the message says so)" },
+      410: { description: "The link or its slot has expired, or the slot is unknown or gone (the message says so)" },
       413: { description: "The file is over the slot's maxFileSize, or the body over the 25 MiB ceiling (details in the message)" },
       415: { description: "The file is outside the slot's accept list (by extension or MIME type)" },
     },
