@@ -15,7 +15,8 @@ export type DispatchInput = FromSchema<typeof dispatchBody, { keepDefaultedPrope
 
 /** What a run started by another run's `invokeWorkflow` action carries. */
 export interface DispatchOrigin {
-  parentRunId: string;
+  /** The invoking run; absent when an app request invokes (the child is the first of its chain). */
+  parentRunId?: string;
   /** The action attempt's key: a replayed attempt answers the child it started. */
   idempotencyKey: string;
 }
@@ -54,7 +55,7 @@ export async function dispatchRun(tenant: TenantDb, input: DispatchInput, origin
     const trigger: FiringTrigger = { id: found.id, key: found.key, type: found.type, workflowId: found.workflowId, workflowVersion: found.workflow_version, definition: found.definition };
     // Only event triggers have a condition that can say no.
     const run = (await runFor(trigger, { input: input.input ?? {} }))!;
-    if (!origin) return startRun(sql, tenant.tenantId, run);
+    if (!origin?.parentRunId) return startRun(sql, tenant.tenantId, { ...run, ...origin });
     const depth = (await parentDepth(sql, origin.parentRunId)) + 1;
     if (depth > MAX_INVOKE_DEPTH) {
       throw new ApiError(

@@ -55,7 +55,7 @@ const MIN_ATTEMPT_MS = 1000;
 
 /** Everything a list of actions inside a request runs with. */
 export interface InlineEnvironment {
-  /** Names the run of the list in what actions derive from a run id (an `http` action's Idempotency-Key, a child run's parent). */
+  /** Names the run of the list in what actions derive from a run id (an `http` action's Idempotency-Key, a child run's idempotency key). */
   requestId: string;
   /** What the job's `input` resolves against: the command's scope (render context, `page`, `outputs`, `payload`). */
   scope: Scope;

@@ -150,10 +150,12 @@ describe("an actions command", () => {
     expect(refused).toMatchObject({ status: "error", error: { status: 403, details: { action: "invokeWorkflow", permission_set: "readonly" } } });
     const request = environment(invoker);
     const started = await runInlineActions(actions(invoke, { permissionSet: "dataMutation", input: { from: "app" } }), request);
-    const runs = await systemQuery(`SELECT id, context, idempotency_key FROM workflow_runs WHERE workflow_id = $1`, [workflowId]);
+    const runs = await systemQuery(`SELECT id, context, idempotency_key, parent_run_id, depth FROM workflow_runs WHERE workflow_id = $1`, [workflowId]);
     expect(runs).toHaveLength(1);
     expect(started).toEqual({ status: "success", output: { started: { run_id: runs[0].id } }, wrote: false });
     expect([runs[0].context.input, runs[0].idempotency_key]).toEqual([{ from: "app" }, `${request.requestId}:actions/0:1`]);
+    // No run invoked it: the child is the first of its chain, with no parent to point at.
+    expect([runs[0].parent_run_id, runs[0].depth]).toEqual([null, 0]);
   });
 
   it("errorWhen fails an action, its onError runs and errorPolicy continue goes on; without onError the list ends with the error", async () => {

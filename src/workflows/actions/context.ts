@@ -38,6 +38,7 @@ async function runPrincipal(database: Database, doc: ContextSources["doc"], now:
 /** What every context is made of; `principal` is read when an action first reaches data. */
 interface Parts {
   runId: string;
+  parentRunId: string | null;
   tenant: TenantDb;
   policyId: string | null;
   principal(): Promise<Principal>;
@@ -55,6 +56,7 @@ function contextOf(p: Parts): ActionContext {
   let principal: Promise<Principal> | undefined;
   return {
     runId: p.runId,
+    parentRunId: p.parentRunId,
     tenantId: p.tenant.tenantId,
     env: p.bindings,
     database: p.database,
@@ -75,6 +77,7 @@ export function actionContext(s: ContextSources): ActionContext {
   return contextOf({
     ...s,
     runId: s.doc.runId,
+    parentRunId: s.doc.runId,
     tenant: tenantDb(s.database, s.doc.tenantId),
     policyId: s.doc.policyId,
     principal: () => runPrincipal(s.database, s.doc, s.now()),
@@ -85,7 +88,7 @@ export function actionContext(s: ContextSources): ActionContext {
 
 /** What an app request lends the actions one of its commands runs. */
 export interface RequestContextSources {
-  /** Stands for the run id in what an action derives from it (idempotency keys, a child run's parent). */
+  /** Stands for the run id in what an action derives from it (idempotency keys). */
   requestId: string;
   /** The request's tenant, unconfined: the services confine it to `principal`. */
   tenant: TenantDb;
@@ -109,5 +112,5 @@ export interface RequestContextSources {
  * refused before they run.
  */
 export function requestActionContext(s: RequestContextSources): ActionContext {
-  return contextOf({ ...s, runId: s.requestId, policyId: null, principal: async () => s.principal, persist: async () => undefined });
+  return contextOf({ ...s, runId: s.requestId, parentRunId: null, policyId: null, principal: async () => s.principal, persist: async () => undefined });
 }

@@ -1,7 +1,8 @@
 // `invokeWorkflow`: starts a run of another activated workflow of the tenant
 // through one of its triggers, exactly as `POST /workflows/wr` does, and goes
 // on without waiting for it (fire-and-forget). The child carries the parent
-// run's id, and the attempt's idempotency key makes a replayed attempt answer
+// run's id (none when an app command runs the action inside its request: the
+// child starts a chain of its own), and the attempt's idempotency key makes a replayed attempt answer
 // the child it already started instead of starting a second one. Starting a
 // run is what `workflow:create` allows over REST, so the run's policy must
 // grant it.
@@ -32,7 +33,7 @@ export const invokeWorkflow = action({
       const child = await dispatchRun(
         services.tenant,
         { workflow_id: config.workflowId, trigger_id: config.triggerId ?? "manual", input: config.input },
-        { parentRunId: ctx.runId, idempotencyKey: invocation.idempotencyKey },
+        { parentRunId: ctx.parentRunId ?? undefined, idempotencyKey: invocation.idempotencyKey },
       );
       // Kicked on a replay too: the first attempt may have stopped between commit and kick.
       await ctx.kick([{ tenantId: ctx.tenantId, runId: child.id }]);

@@ -10,6 +10,8 @@ import type { ActionInvocation, ActionOutcome } from "../engine/types";
 export interface ActionContext {
   /** The run's id; for actions an app command runs inside its request, the request's. */
   runId: string;
+  /** The run a child run started by an action is recorded under: the run's id; null inside an app request (no run: the child starts a chain of its own). */
+  parentRunId: string | null;
   tenantId: string;
   /** The Worker's bindings. */
   env: Env;
