@@ -80,6 +80,8 @@ export class RunMirror {
 
   /** An action record at its position in its job, with its job's held `running` record; a `running` one is held for its next. */
   action(db: Database, doc: RunDocument, rec: ActionRecord): void {
+    // An action without a position throws here, before anything held is taken.
+    const position = this.position(doc, rec);
     const held = this.held;
     // What is held goes with this record when it is this action's `running`, or (nothing else held) its job's.
     const joins = held !== undefined && (held.action ? held.action.key === rec.key : held.job?.id === rec.jobId);
@@ -89,7 +91,7 @@ export class RunMirror {
     const running = joins ? held.action : undefined;
     if (rec.status === "running" && !running) return this.hold({ db, doc, job, action: rec });
     const statuses = running ? [running.status, rec.status] : [rec.status];
-    this.enqueue(db, 1 + (job ? 1 : 0) + (running ? 1 : 0), this.actionWrite(doc, rec, statuses, job?.rec));
+    this.enqueue(db, 1 + (job ? 1 : 0) + (running ? 1 : 0), this.actionWrite(doc, rec, position, statuses, job?.rec));
   }
 
   outcome(db: Database, run: RunRef, outcome: RunOutcome): void {
@@ -173,13 +175,12 @@ export class RunMirror {
     const held = this.take();
     if (!held) return;
     const { db, doc, job, action } = held;
-    if (action) this.enqueue(db, job ? 2 : 1, this.actionWrite(doc, action, [action.status], job?.rec));
+    if (action) this.enqueue(db, job ? 2 : 1, this.actionWrite(doc, action, this.position(doc, action), [action.status], job?.rec));
     else if (job) this.enqueue(db, 1, (sql) => mirrorStep(sql, doc, job.id, this.redactor.value(job.rec)));
   }
 
-  /** The statement of an action record (with its job's, if given), masked as it is sent. */
-  private actionWrite(doc: RunDocument, rec: ActionRecord, statuses: string[], job?: StepRecord): (sql: Sql) => Promise<void> {
-    const position = this.position(doc, rec);
+  /** The statement of an action record (with its job's, if given), masked by the walk's redactor now. */
+  private actionWrite(doc: RunDocument, rec: ActionRecord, position: number, statuses: string[], job?: StepRecord): (sql: Sql) => Promise<void> {
     const shown = this.redactor.value(rec);
     const jobShown = job && this.redactor.value(job);
     return (sql) => mirrorAction(sql, doc, shown, position, statuses, jobShown);
