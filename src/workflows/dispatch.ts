@@ -13,7 +13,7 @@ import type { dispatchBody } from "./activation/schemas";
 
 export type DispatchInput = FromSchema<typeof dispatchBody, { keepDefaultedPropertiesOptional: true }>;
 
-/** What a run started by another run's `invokeWorkflow` action carries. */
+/** What a run started by an `invokeWorkflow` action carries: in a run, or in an app command's request. */
 export interface DispatchOrigin {
   /** The invoking run; absent when an app request invokes (the child is the first of its chain). */
   parentRunId?: string;

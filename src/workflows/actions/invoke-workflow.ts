@@ -2,10 +2,10 @@
 // through one of its triggers, exactly as `POST /workflows/wr` does, and goes
 // on without waiting for it (fire-and-forget). The child carries the parent
 // run's id (none when an app command runs the action inside its request: the
-// child starts a chain of its own), and the attempt's idempotency key makes a replayed attempt answer
-// the child it already started instead of starting a second one. Starting a
-// run is what `workflow:create` allows over REST, so the run's policy must
-// grant it.
+// child starts a chain of its own), and the attempt's idempotency key makes a
+// replayed attempt answer the child it already started instead of starting a
+// second one. Starting a run is what `workflow:create` allows over REST, so
+// the run's policy must grant it.
 import { uuidSchema } from "../../lib/schemas";
 import { dispatchRun } from "../dispatch";
 import { withServices } from "../../access/confined-services";
