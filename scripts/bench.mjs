@@ -16,6 +16,7 @@ const SUITES = {
   http: () => import("./bench/http.mjs"),
   actions: () => import("./bench/actions.mjs"),
   apps: () => import("./bench/apps.mjs"),
+  edge: () => import("./bench/edge.mjs"),
 };
 
 const args = process.argv.slice(2);

@@ -72,6 +72,8 @@ export async function startBenchEnv({ vars = {} } = {}) {
   return {
     base,
     auth,
+    /** The WebSocket bridge the Worker reaches Postgres through (a suite may put a proxy in front of it). */
+    wsProxy: stack.wsProxy,
     api: apiAs(tenant),
     apiAs,
     pool,
