@@ -40,6 +40,7 @@ import { callbackRoutes } from "./workflows/actions/outbound/callback-routes";
 import { appRoutes } from "./apps/routes";
 import { renderRoutes } from "./apps/render/routes";
 import { uploadRoutes } from "./apps/uploads/routes";
+import { componentRoutes } from "./apps/components/routes";
 import { preflight } from "./apps/render/identity";
 
 export const routes: RouteSpec[] = [
@@ -71,6 +72,7 @@ export const routes: RouteSpec[] = [
   ...webhookRoutes,
   ...callbackRoutes,
   ...uploadRoutes,
+  ...componentRoutes,
   ...appRoutes,
   ...renderRoutes,
 ];
