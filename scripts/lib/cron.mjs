@@ -2,28 +2,16 @@
 // scheduled handler when something requests /cdn-cgi/handler/scheduled. For
 // `npm run dev` this does what Cloudflare does in production: at every minute,
 // for each cron trigger of wrangler.toml, with that minute as scheduledTime.
-import { execFile } from "node:child_process";
-import { resolve } from "node:path";
-import { promisify } from "node:util";
-import { root } from "./paths.mjs";
-
-const run = promisify(execFile);
+import { readWranglerConfig } from "./wrangler-config.mjs";
 
 export const EVERY_MINUTE = "* * * * *";
 
 /**
  * wrangler.toml's cron triggers, split into the ones dev runs (every minute)
- * and the rest. wrangler reads its own config, in a child process: imported
- * here it would install SIGINT/SIGTERM handlers that exit at once, leaving
- * Postgres running.
+ * and the rest.
  */
 export async function cronTriggers() {
-  const config = JSON.stringify(resolve(root, "wrangler.toml"));
-  const script = `import { unstable_readConfig } from "wrangler";
-    console.log(JSON.stringify(unstable_readConfig({ config: ${config} }).triggers?.crons ?? []));`;
-  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
-  // Anything wrangler prints comes first: the answer is the last line.
-  const crons = JSON.parse(stdout.trim().split("\n").pop());
+  const crons = (await readWranglerConfig()).triggers?.crons ?? [];
   return { run: crons.filter((c) => c === EVERY_MINUTE), skipped: crons.filter((c) => c !== EVERY_MINUTE) };
 }
 

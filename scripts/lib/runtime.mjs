@@ -4,24 +4,12 @@
 // every request a few milliseconds that production does not pay. The bundle
 // is the one `wrangler deploy` would upload, and the bindings are
 // wrangler.toml's, read by wrangler itself.
-import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { bundleWorker } from "./bundle.mjs";
 import { root } from "./paths.mjs";
-
-function bundle(outdir, logDir) {
-  const wranglerBin = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
-  const run = spawnSync(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", outdir], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", WRANGLER_HIDE_BANNER: "true", WRANGLER_LOG_PATH: logDir },
-  });
-  if (run.status !== 0) throw new Error(`bundling the Worker failed:\n${run.stdout}\n${run.stderr}`);
-  return resolve(outdir, "index.js");
-}
 
 /**
  * @param {{ port: number, inspectorPort?: number, dataDir: string, objectsDir?: string, vars: Record<string, string> }} opts
@@ -31,7 +19,7 @@ function bundle(outdir, logDir) {
 export async function startWorkerRuntime({ port, inspectorPort, dataDir, objectsDir, vars }) {
   const outdir = resolve(dataDir, "bundle");
   mkdirSync(outdir, { recursive: true });
-  const scriptPath = bundle(outdir, resolve(dataDir, "logs"));
+  const scriptPath = bundleWorker({ outdir, logDir: resolve(dataDir, "logs") });
   const { workerOptions } = unstable_getMiniflareWorkerOptions(resolve(root, "wrangler.toml"));
   const mf = new Miniflare({
     ...workerOptions,
