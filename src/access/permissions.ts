@@ -61,6 +61,21 @@ export function userPermissions(sql: Sql, tenantId: string, userId: string): Pro
 }
 
 /**
+ * Whether a user administers access: holds `*:*` or any permission on
+ * `access` (`access:*`, `access:read`, `*:read`, ...) through its roles or
+ * the policies assigned to it or them. An app's email link never reaches
+ * such a user (DECISIONS, "Who acts, and for which company"). `access`
+ * grants are never narrowed, so the unnarrowed permissions say it all.
+ */
+export async function administersAccess(sql: Sql, tenantId: string, userId: string): Promise<boolean> {
+  const { permissions } = await userPermissions(sql, tenantId, userId);
+  return permissions.some((p) => {
+    const [resource] = p.split(":");
+    return resource === "*" || resource === "access";
+  });
+}
+
+/**
  * Role permissions (`actions` null, `<resource>:<action>` in `resource`) and
  * grants into effective permissions: unnarrowed grants become
  * `<resource>:<action>`; entity grants narrowed to a type or an entity, and

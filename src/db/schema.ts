@@ -557,6 +557,16 @@ export const externalCompanies = pgTable(
   (t) => [uniqueIndex("external_companies_key").on(t.tenantId, t.provider, t.externalId), tenantPolicy("external_companies")],
 ).enableRLS();
 
+/**
+ * A person as a provider's company names them (SPEC.md 4.8: the key is
+ * provider, company, user id). The company is its `external_id` as the host
+ * sends it, the text a render compares and POST /access/external-users
+ * takes, not a reference to the registered row: external companies are
+ * never deleted, and a render already holds the id it resolved. NULL is a
+ * mapping not bound to a company yet (made before mappings named one, or
+ * posted without one): the first render naming it binds it. The key treats
+ * NULLs as equal, so a person has at most one unbound mapping per provider.
+ */
 export const externalUsers = pgTable(
   "external_users",
   {
@@ -564,6 +574,7 @@ export const externalUsers = pgTable(
     tenantId: tenantId(),
     provider: text("provider").notNull(),
     externalId: text("external_id").notNull(),
+    companyExternalId: text("company_external_id"),
     email: text("email"),
     userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     isActive: boolean("is_active").notNull().default(true),
@@ -571,7 +582,8 @@ export const externalUsers = pgTable(
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
   (t) => [
-    uniqueIndex("external_users_key").on(t.tenantId, t.provider, t.externalId),
+    // The company last: lookups by (provider, external_id) alone, and the binding of an unbound mapping, use the same index.
+    unique("external_users_key").on(t.tenantId, t.provider, t.externalId, t.companyExternalId).nullsNotDistinct(),
     index("external_users_user_idx").on(t.tenantId, t.userId),
     tenantPolicy("external_users"),
   ],

@@ -1,11 +1,12 @@
 // /access/external-companies and /access/external-users: unique (provider, external_id) per
-// tenant, is_active, linking to a tenant user by email only when asked.
+// tenant for companies and (provider, company, external_id) for users, is_active, linking to a
+// tenant user by email only when asked.
 import { describe, expect, it } from "vitest";
 import { basic, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const COMPANY_KEYS = ["created_at", "external_id", "id", "is_active", "metadata", "name", "provider", "updated_at"];
-const USER_KEYS = ["created_at", "email", "external_id", "id", "is_active", "provider", "updated_at", "user_id"];
+const USER_KEYS = ["company_external_id", "created_at", "email", "external_id", "id", "is_active", "provider", "updated_at", "user_id"];
 
 /** A token whose only role holds `permissions`. */
 async function restricted(t: TenantCreds, permissions: string[]) {
@@ -200,7 +201,7 @@ describe("POST /access/external-users", () => {
     expect(res.status).toBe(201);
     const u = res.json.data;
     expect(Object.keys(u).sort()).toEqual(USER_KEYS);
-    expect(u).toMatchObject({ provider: "okta", external_id: "u-1", email: "ada@example.com", is_active: true });
+    expect(u).toMatchObject({ provider: "okta", external_id: "u-1", company_external_id: null, email: "ada@example.com", is_active: true });
     expect(u.id).toMatch(UUID);
     expect(u.user_id).toMatch(UUID);
     expect(u.created_at).toBe(u.updated_at);
@@ -310,6 +311,83 @@ describe("POST /access/external-users", () => {
     expectError(await postUser(limited, { provider: "p", external_id: "x", email: "x@example.com" }), 403, "FORBIDDEN");
     expect(await mappingRows(t.tenantId)).toEqual([]);
     expect(await userRows(t.tenantId)).toEqual(users);
+  });
+});
+
+describe("POST /access/external-users with company_external_id", () => {
+  const companyMappings = (tenantId: string) =>
+    systemQuery("SELECT company_external_id, external_id, user_id FROM external_users WHERE tenant_id = $1 ORDER BY created_at", [tenantId]);
+
+  it("makes the same external_id of two companies two persons; re-posting answers each its own; without a company it is a third, unbound", async () => {
+    const t = await createTenant();
+    await company(t, { provider: "okta", external_id: "co-a" });
+    await company(t, { provider: "okta", external_id: "co-b" });
+    const a = await externalUser(t, { provider: "okta", external_id: "u", company_external_id: "co-a" });
+    const b = await externalUser(t, { provider: "okta", external_id: "u", company_external_id: "co-b" });
+    const unbound = await externalUser(t, { provider: "okta", external_id: "u" });
+    expect([a.company_external_id, b.company_external_id, unbound.company_external_id]).toEqual(["co-a", "co-b", null]);
+    expect(new Set([a.user_id, b.user_id, unbound.user_id]).size).toBe(3);
+    for (const [body, row] of [
+      [{ provider: "okta", external_id: "u", company_external_id: "co-b" }, b],
+      [{ provider: "okta", external_id: "u" }, unbound],
+    ] as const) {
+      const again = await postUser(t, body);
+      expect([again.status, again.json.data]).toEqual([200, row]);
+    }
+    expect(await companyMappings(t.tenantId)).toEqual([
+      { company_external_id: "co-a", external_id: "u", user_id: a.user_id },
+      { company_external_id: "co-b", external_id: "u", user_id: b.user_id },
+      { company_external_id: null, external_id: "u", user_id: unbound.user_id },
+    ]);
+    expect((await call("GET", "/access/external-users?company_external_id=co-b", { auth: t.auth })).json.data).toEqual([b]);
+    expect((await call("GET", "/access/external-users?company_external_id=co-c", { auth: t.auth })).json.data).toEqual([]);
+  });
+
+  it("does not link another company's person by email unless asked", async () => {
+    const t = await createTenant();
+    await company(t, { provider: "okta", external_id: "co-a" });
+    await company(t, { provider: "okta", external_id: "co-b" });
+    const a = await externalUser(t, { provider: "okta", external_id: "u", company_external_id: "co-a", email: "u@example.com" });
+    const err = expectError(await postUser(t, { provider: "okta", external_id: "u", company_external_id: "co-b", email: "u@example.com" }), 409, "CONFLICT");
+    expect(err.details).toMatchObject({ code: "EMAIL_LINK_REFUSED", user_id: a.user_id });
+    expect(await companyMappings(t.tenantId)).toEqual([{ company_external_id: "co-a", external_id: "u", user_id: a.user_id }]);
+  });
+
+  it("refuses a company not registered under that provider in this tenant (unknown, another provider's, another tenant's) with 422, writing nothing", async () => {
+    const t = await createTenant();
+    const other = await createTenant();
+    await company(t, { provider: "auth0", external_id: "co-auth0" });
+    await company(other, { provider: "okta", external_id: "co-theirs" });
+    const users = await userRows(t.tenantId);
+    for (const companyExternalId of ["co-nobody", "co-auth0", "co-theirs"]) {
+      const err = expectError(await postUser(t, { provider: "okta", external_id: "u", company_external_id: companyExternalId, email: "u@example.com" }), 422, "UNPROCESSABLE_ENTITY");
+      expect(err.details).toMatchObject({ provider: "okta", company_external_id: companyExternalId });
+    }
+    for (const [value, line] of [
+      ["", /^company_external_id: /],
+      [7, "company_external_id: must be string, got number"],
+      ["c".repeat(501), /^company_external_id: /],
+      [null, /^company_external_id: /],
+    ] as const) {
+      const err = expectError(await postUser(t, { provider: "okta", external_id: "u", company_external_id: value }), 422, "VALIDATION_FAILED");
+      expect(err.details.validation_errors).toContainEqual(typeof line === "string" ? line : expect.stringMatching(line));
+    }
+    expectError(await call("GET", "/access/external-users?company_external_id=", { auth: t.auth }), 422, "VALIDATION_FAILED");
+    expect(await mappingRows(t.tenantId)).toEqual([]);
+    expect(await userRows(t.tenantId)).toEqual(users);
+  });
+
+  it("refuses to change company_external_id with 422", async () => {
+    const t = await createTenant();
+    await company(t, { provider: "okta", external_id: "co-a" });
+    const u = await externalUser(t, { provider: "okta", external_id: "u", company_external_id: "co-a" });
+    const err = expectError(await call("PUT", `/access/external-users/${u.id}`, { auth: t.auth, body: { company_external_id: "co-b" } }), 422, "VALIDATION_FAILED");
+    expect(err.details.validation_errors).toEqual(["company_external_id: cannot be changed"]);
+    // A company's own change body has no such field: it is merely not allowed there.
+    const c = await company(t, { provider: "okta", external_id: "co-c" });
+    const companyErr = expectError(await call("PUT", `/access/external-companies/${c.id}`, { auth: t.auth, body: { company_external_id: "x" } }), 422, "VALIDATION_FAILED");
+    expect(companyErr.details.validation_errors).toEqual(["company_external_id: is not allowed"]);
+    expect((await companyMappings(t.tenantId))[0].company_external_id).toBe("co-a");
   });
 });
 

@@ -7,8 +7,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
 import { checkOrigin, preflight } from "../../src/apps/render/identity";
-import { addIntegration, bearerProvider, refusal, resolve, rotateToken, setIntegrationEnabled, setupApp } from "./identity-fixture";
+import { addIntegration, bearerProvider, refusal, resolve, rotateToken, run, setIntegrationEnabled, setupApp, type App } from "./identity-fixture";
 import { call, systemQuery } from "../support/api";
+import { assign, createPolicy, createRole } from "../access/fixture";
 
 const body = (app: { companyExternalId: string }, user = "u-1", extra: Record<string, unknown> = {}) => ({ company: app.companyExternalId, user: { id: user }, ...extra });
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -29,8 +30,8 @@ describe("bearer credential", () => {
       identity: { user_external_id: "u-1", company_external_id: app.companyExternalId },
     });
     expect(who.principal).toMatchObject({ tenantId: app.tenant.tenantId, userId: who.userId, tokenId: "", identity: `app-user:${app.integrationId}:${who.userId}` });
-    const [mapping] = await systemQuery(`SELECT user_id, provider, external_id FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId]);
-    expect(mapping).toEqual({ user_id: who.userId, provider: "host", external_id: "u-1" });
+    const [mapping] = await systemQuery(`SELECT user_id, provider, company_external_id, external_id FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId]);
+    expect(mapping).toEqual({ user_id: who.userId, provider: "host", company_external_id: app.companyExternalId, external_id: "u-1" });
     // The second render finds the same user.
     expect((await resolve(app.integrationId, { headers: bearer(app.token), body: body(app) })).userId).toBe(who.userId);
   });
@@ -183,9 +184,24 @@ describe("app users", () => {
     const e = await refusal(resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "pre") }));
     expect([e.status, e.code]).toEqual([403, "FORBIDDEN"]);
     expect(await systemQuery(`SELECT 1 FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId])).toEqual([]);
-    const posted = await call("POST", "/access/external-users", { auth: app.tenant.auth, body: { provider: "host", external_id: "pre" } });
+    const posted = await call("POST", "/access/external-users", { auth: app.tenant.auth, body: { provider: "host", external_id: "pre", company_external_id: app.companyExternalId } });
     expect(posted.status).toBe(201);
     expect((await resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "pre") })).userId).toBe(posted.json.data.user_id);
+    // Pre-provisioned for its company: another company's host naming the same id is an unknown person.
+    const other = await addIntegration(app, `co-b-${crypto.randomUUID().slice(0, 6)}`);
+    const e2 = await refusal(resolve(other.integrationId, { headers: bearer(other.token), body: { company: other.companyExternalId, user: { id: "pre" } } }));
+    expect([e2.status, e2.code]).toEqual([403, "FORBIDDEN"]);
+  });
+
+  it("with autoCreateUsers false a mapping posted without a company binds to the first company that renders it", async () => {
+    const app = await setupApp({ provider: bearerProvider({ autoCreateUsers: false }) });
+    const other = await addIntegration(app, `co-b-${crypto.randomUUID().slice(0, 6)}`);
+    const posted = await call("POST", "/access/external-users", { auth: app.tenant.auth, body: { provider: "host", external_id: "pre" } });
+    expect([posted.status, posted.json.data.company_external_id]).toEqual([201, null]);
+    expect((await resolve(other.integrationId, { headers: bearer(other.token), body: { company: other.companyExternalId, user: { id: "pre" } } })).userId).toBe(posted.json.data.user_id);
+    expect((await refusal(resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "pre") }))).status).toBe(403);
+    const got = await call("GET", `/access/external-users/${posted.json.data.id}`, { auth: app.tenant.auth });
+    expect(got.json.data.company_external_id).toBe(other.companyExternalId);
   });
 
   it("allowEmailLink false: an email already held makes a distinct user without email, the mapping keeps the email", async () => {
@@ -229,5 +245,180 @@ describe("app users", () => {
     expect(who.principal.permissions).toEqual(["app:read"]);
     expect(who.principal.scoped).toEqual([{ resource: "entity", actions: ["read", "update"], resourceName: "Order", resourceId: null, entityType: null }]);
     expect([who.principal.userId, who.principal.identity]).toEqual([who.userId, `app-user:${governed.integrationId}:${who.userId}`]);
+  });
+});
+
+// A page whose button shows the render user's config and permissions (`show`) and writes its own config (`paint`).
+const profile = {
+  main: {
+    name: "Main",
+    surfaces: { dashboard: "home" },
+    pages: {
+      home: {
+        layout: [["me"]],
+        widgets: {
+          me: {
+            widgetComponent: "button",
+            actionHandlers: {
+              show: [{ kind: "debug", value: "{{ config.user }}" }, { kind: "debug", value: "{{ permissions }}" }],
+              paint: [{ kind: "setPrincipalConfig", principalType: "user", config: { color: "{{ payload.color }}" } }],
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+interface Host {
+  integrationId: string;
+  token: string;
+  companyExternalId: string;
+}
+
+/** Company A's integration (the app's) and company B's, both of provider `host`. */
+async function twoCompanies(setup: Parameters<typeof setupApp>[0] = {}): Promise<{ app: App; a: Host; b: Host }> {
+  const app = await setupApp({ dashboards: profile, ...setup });
+  const b = await addIntegration(app, `co-b-${crypto.randomUUID().slice(0, 6)}`);
+  return { app, a: { integrationId: app.integrationId, token: app.token, companyExternalId: app.companyExternalId }, b };
+}
+
+const asHost = (host: Host, user: string, extra: Record<string, unknown> = {}) => ({ company: host.companyExternalId, user: { id: user }, ...extra });
+
+async function act(host: Host, user: string, handler: string, payload: Record<string, unknown> = {}) {
+  const res = await run(host.integrationId, host.token, asHost(host, user, { action: { widgetId: "me", handler, payload } }));
+  expect(res.status, res.text).toBe(200);
+  return res.json.data as { notifications: unknown[]; debug?: unknown[] };
+}
+
+const whoIs = async (host: Host, user: string) => (await resolve(host.integrationId, { headers: bearer(host.token), body: asHost(host, user) })).userId;
+
+/**
+ * A mapping as migration 0018 leaves one made before the company was part of
+ * the key: company NULL, its tenant user already in use. Written directly,
+ * as the code that made such rows no longer exists.
+ */
+async function legacyMapping(tenantId: string, externalId: string): Promise<string> {
+  const [user] = await systemQuery(`INSERT INTO users (tenant_id, name) VALUES ($1, 'legacy') RETURNING id`, [tenantId]);
+  await systemQuery(`INSERT INTO external_users (tenant_id, provider, external_id, user_id) VALUES ($1, 'host', $2, $3)`, [tenantId, externalId, user.id]);
+  return user.id;
+}
+
+const mappingsOf = (tenantId: string, externalId: string) =>
+  systemQuery(`SELECT company_external_id, user_id FROM external_users WHERE tenant_id = $1 AND external_id = $2 ORDER BY company_external_id`, [tenantId, externalId]);
+
+describe("one person per company", () => {
+  it("company B's host sending company A's user id acts as another tenant user: A's config neither read nor overwritten, A's roles not used", async () => {
+    const { app, a, b } = await twoCompanies();
+    await act(a, "u-1", "paint", { color: "red" });
+    const userA = await whoIs(a, "u-1");
+    await createRole(app.tenant.auth, ["entity:read"], "reader");
+    expect((await call("PUT", `/access/users/${userA}/roles`, { auth: app.tenant.auth, body: { role_names: ["reader"] } })).status).toBe(200);
+
+    expect((await act(b, "u-1", "show")).debug).toEqual([{}, []]);
+    await act(b, "u-1", "paint", { color: "blue" });
+    const userB = await whoIs(b, "u-1");
+    expect(userB).not.toBe(userA);
+
+    expect((await act(a, "u-1", "show")).debug).toEqual([{ color: "red" }, ["entity:read"]]);
+    expect((await act(b, "u-1", "show")).debug).toEqual([{ color: "blue" }, []]);
+    const stored = await call("GET", `/apps/${app.specId}/principals/user/${userA}`, { auth: app.tenant.auth });
+    expect(stored.json.data.config).toEqual({ color: "red" });
+    expect(await mappingsOf(app.tenant.tenantId, "u-1")).toEqual(
+      [
+        { company_external_id: a.companyExternalId, user_id: userA },
+        { company_external_id: b.companyExternalId, user_id: userB },
+      ].sort((x, y) => x.company_external_id.localeCompare(y.company_external_id)),
+    );
+  });
+
+  it("a host naming another company than its integration's is still refused, and an unknown integration id is 401", async () => {
+    const { a, b } = await twoCompanies();
+    const e = await refusal(resolve(b.integrationId, { headers: bearer(b.token), body: asHost(a, "u-1") }));
+    expect([e.status, e.details.company_external_id]).toEqual([403, a.companyExternalId]);
+    expect((await refusal(resolve(crypto.randomUUID(), { headers: bearer(b.token), body: asHost(b, "u-1") }))).status).toBe(401);
+  });
+
+  it("a mapping made before the company was part of the key binds to the first company that renders it; the other company gets a distinct person", async () => {
+    const { app, a, b } = await twoCompanies();
+    const legacy = await legacyMapping(app.tenant.tenantId, "old");
+    expect(await whoIs(b, "old")).toBe(legacy);
+    const fromA = await whoIs(a, "old");
+    expect(fromA).not.toBe(legacy);
+    expect(await whoIs(b, "old")).toBe(legacy);
+    expect(await whoIs(a, "old")).toBe(fromA);
+    const rows = await mappingsOf(app.tenant.tenantId, "old");
+    expect(Object.fromEntries(rows.map((r) => [r.company_external_id, r.user_id]))).toEqual({ [a.companyExternalId]: fromA, [b.companyExternalId]: legacy });
+  });
+
+  it("concurrent first renders of a legacy mapping from two companies bind it once: one company gets it, the other one person of its own", async () => {
+    const { app, a, b } = await twoCompanies();
+    const legacy = await legacyMapping(app.tenant.tenantId, "both");
+    const renders = await Promise.all([a, b, a, b, a, b].map((host) => whoIs(host, "both")));
+    const ofA = new Set(renders.filter((_, i) => i % 2 === 0));
+    const ofB = new Set(renders.filter((_, i) => i % 2 === 1));
+    expect([ofA.size, ofB.size]).toEqual([1, 1]);
+    const [userA, userB] = [...ofA, ...ofB];
+    expect(userA).not.toBe(userB);
+    expect([userA, userB]).toContain(legacy);
+    expect(await mappingsOf(app.tenant.tenantId, "both")).toHaveLength(2);
+  });
+
+  it("concurrent first renders of one person of one company make one user, with or without a legacy mapping", async () => {
+    const { app, a } = await twoCompanies();
+    const legacy = await legacyMapping(app.tenant.tenantId, "legacy-rush");
+    const bound = await Promise.all(Array.from({ length: 5 }, () => whoIs(a, "legacy-rush")));
+    expect(new Set(bound)).toEqual(new Set([legacy]));
+    const fresh = await Promise.all(Array.from({ length: 5 }, () => whoIs(a, "new-rush")));
+    expect(new Set(fresh).size).toBe(1);
+    expect(await mappingsOf(app.tenant.tenantId, "legacy-rush")).toEqual([{ company_external_id: a.companyExternalId, user_id: legacy }]);
+    expect(await mappingsOf(app.tenant.tenantId, "new-rush")).toEqual([{ company_external_id: a.companyExternalId, user_id: fresh[0] }]);
+  });
+});
+
+describe("email links never reach an administrator", () => {
+  const claim = (host: Host, user: string, email: string) => run(host.integrationId, host.token, asHost(host, user, { user: { id: user, email } }));
+
+  it("an email held by a user with *:* or any access permission, by role or by policy, makes a distinct person without them, with a WARNING", async () => {
+    const { app, a } = await twoCompanies({ provider: bearerProvider({ allowEmailLink: true }) });
+    const admin = app.tenant.auth;
+    const holders: Record<string, string> = {};
+    const holder = async (name: string, roles: string[] = []) => {
+      const res = await call("POST", "/access/users", { auth: admin, body: { email: `${name}@example.com`, ...(roles.length && { role_names: roles }) } });
+      expect(res.status, res.text).toBe(201);
+      return (holders[name] = res.json.data.id);
+    };
+    await holder("root", ["admin"]);
+    await holder("reader", [(await createRole(admin, ["access:read"])).name]);
+    await holder("anyread", [(await createRole(admin, ["*:read"])).name]);
+    const direct = await holder("direct");
+    await assign(admin, (await createPolicy(admin, [{ resource: "access", actions: ["update"] }])).id, { user_id: direct });
+    const bare = await createRole(admin, []);
+    await holder("viarole", [bare.name]);
+    await assign(admin, (await createPolicy(admin, [{ resource: "access", actions: ["*"] }])).id, { role_name: bare.name });
+
+    for (const name of Object.keys(holders)) {
+      const answer = await claim(a, `ext-${name}`, `${name.toUpperCase()}@example.com`);
+      expect(answer.status, answer.text).toBe(200);
+      expect([name, answer.json.data.notifications]).toEqual([name, [{ id: "email-link-refused", level: "WARNING", message: expect.any(String) }]]);
+      const who = await whoIs(a, `ext-${name}`);
+      expect([name, who === holders[name]]).toEqual([name, false]);
+      const [user] = await systemQuery(`SELECT email FROM users WHERE id = $1`, [who]);
+      expect(user.email).toBeNull();
+      const permissions = (await resolve(a.integrationId, { headers: bearer(a.token), body: asHost(a, `ext-${name}`) })).principal.permissions;
+      expect([name, permissions]).toEqual([name, []]);
+      // Later renders find the distinct person and say nothing more.
+      expect((await claim(a, `ext-${name}`, `${name}@example.com`)).json.data.notifications).toEqual([]);
+    }
+  });
+
+  it("an email held by a user without access permissions still links, with no warning", async () => {
+    const { app, a } = await twoCompanies({ provider: bearerProvider({ allowEmailLink: true }) });
+    const role = await createRole(app.tenant.auth, ["entity:*", "app:read"]);
+    const res = await call("POST", "/access/users", { auth: app.tenant.auth, body: { email: "clerk@example.com", role_names: [role.name] } });
+    expect(res.status, res.text).toBe(201);
+    const answer = await claim(a, "ext-clerk", "clerk@example.com");
+    expect([answer.status, answer.json.data.notifications]).toEqual([200, []]);
+    expect(await whoIs(a, "ext-clerk")).toBe(res.json.data.id);
   });
 });

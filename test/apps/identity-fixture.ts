@@ -24,6 +24,8 @@ export interface AppSetup {
   allowedOrigins?: string[];
   /** Grants of a tenant policy the activation is bound to (with `policies`). */
   policyGrants?: Grant[];
+  /** The spec's dashboards (default: one empty page). */
+  dashboards?: object;
   tenant?: TenantCreds;
 }
 
@@ -72,10 +74,10 @@ export async function setIntegrationEnabled(app: App, isEnabled: boolean): Promi
 }
 
 /** A second integration of the same activation, for a company registered now (its provider one the spec declares). */
-export async function addIntegration(app: App, companyExternalId: string, providerName = app.providerName): Promise<{ integrationId: string; token: string }> {
+export async function addIntegration(app: App, companyExternalId: string, providerName = app.providerName): Promise<{ integrationId: string; token: string; companyExternalId: string }> {
   const company = await registerCompany(app.tenant, providerName, companyExternalId);
   const { integrationId, token } = await integrate(app.tenant, app.specId, company.id);
-  return { integrationId, token };
+  return { integrationId, token, companyExternalId };
 }
 
 export async function setupApp(setup: AppSetup = {}): Promise<App> {
@@ -83,7 +85,7 @@ export async function setupApp(setup: AppSetup = {}): Promise<App> {
   const providerName = setup.providerName ?? "host";
   const company = await registerCompany(tenant, providerName, setup.companyExternalId);
   const document = {
-    dashboards,
+    dashboards: setup.dashboards ?? dashboards,
     providers: { ...setup.otherProviders, [providerName]: setup.provider ?? bearerProvider() },
     ...(setup.policies ? { policies: setup.policies } : {}),
   };
@@ -95,6 +97,9 @@ export async function setupApp(setup: AppSetup = {}): Promise<App> {
   expect(activationId).toBe(activation.json.data.id);
   return { tenant, specId: spec.id, activationId, integrationId, companyId: company.id, companyExternalId: company.external_id, providerName, policyId, token };
 }
+
+/** POST /apps/run/{integrationId} through the gateway with the integration's app token. */
+export const run = (integrationId: string, token: string, body: Record<string, unknown>) => call("POST", `/apps/run/${integrationId}`, { auth: `Bearer ${token}`, body });
 
 /** A clock the test moves. */
 export function testClock(start = Date.now()) {

@@ -11,15 +11,15 @@ import { pageOf } from "../../lib/pagination";
 import { validate, validationFailed } from "../../lib/validate";
 import { createCompany, getCompany, listCompanies, updateCompany } from "./companies";
 import { createExternalUser, getExternalUser, listExternalUsers, updateExternalUser } from "./users";
-import { provider, externalId, companyItem, externalUserItem, companyChange, externalUserChange, IDENTITY, byId, companyBody, externalUserBody } from "./schemas";
+import { provider, externalId, companyItem, externalUserItem, companyChange, externalUserChange, COMPANY_IDENTITY, EXTERNAL_USER_IDENTITY, byId, companyBody, externalUserBody } from "./schemas";
 
 /**
  * A change body, read by the handler so that naming the identity fields says
  * why they are refused (a mapping's identity is what it is looked up by).
  */
-async function changeBody<T>(c: Context<HonoEnv>, schema: object): Promise<T> {
+async function changeBody<T>(c: Context<HonoEnv>, schema: object, identity: readonly string[]): Promise<T> {
   const raw = await readJson(c);
-  const named = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? IDENTITY.filter((k) => k in raw) : [];
+  const named = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? identity.filter((k) => k in raw) : [];
   if (named.length) throw validationFailed(named.map((k) => `${k}: cannot be changed`), `${named.join(" and ")} cannot be changed`);
   return validate<T>(schema, raw);
 }
@@ -70,7 +70,7 @@ export const externalRoutes = [
     documentedBody: companyChange,
     responses: { 200: { description: "The company as changed", schema: dataEnvelope(companyItem) }, 404: { description: "No such company" } },
     handler: async (c, { params }) => {
-      const change = await changeBody<FromSchema<typeof companyChange>>(c, companyChange);
+      const change = await changeBody<FromSchema<typeof companyChange>>(c, companyChange, COMPANY_IDENTITY);
       return c.json({ data: await updateCompany(c.var.ctx.tenant, params.id, change) });
     },
   }),
@@ -84,8 +84,9 @@ export const externalRoutes = [
     body: externalUserBody,
     responses: {
       201: { description: "Created (and the tenant user, unless one was linked)", schema: dataEnvelope(externalUserItem) },
-      200: { description: "This provider's external_id is already mapped and active: the existing mapping", schema: dataEnvelope(externalUserItem) },
+      200: { description: "This provider's external_id is already mapped, for this company (or unbound, without one), and active: the existing mapping", schema: dataEnvelope(externalUserItem) },
       409: { description: "EMAIL_LINK_REFUSED or EXTERNAL_USER_INACTIVE" },
+      422: { description: "Invalid body, or no company company_external_id of this provider is registered in this tenant" },
     },
     handler: async (c, { body }) => {
       const { row, created } = await createExternalUser(c.var.ctx.tenant, body);
@@ -99,7 +100,7 @@ export const externalRoutes = [
     tag: "access",
     summary: "List external users",
     permission: ["access", "read"],
-    query: { type: "object", additionalProperties: false, properties: { provider, external_id: externalId, email: { type: "string", minLength: 1, maxLength: 320 }, ...paginationQuery } },
+    query: { type: "object", additionalProperties: false, properties: { provider, external_id: externalId, company_external_id: externalId, email: { type: "string", minLength: 1, maxLength: 320 }, ...paginationQuery } },
     responses: { 200: { description: "External users, newest first", schema: listEnvelope(externalUserItem) } },
     handler: async (c, { query }) => c.json(await listExternalUsers(c.var.ctx.tenant, query, pageOf(query))),
   }),
@@ -119,7 +120,7 @@ export const externalRoutes = [
     method: "put",
     path: "/access/external-users/:id",
     tag: "access",
-    summary: "Change an external user's email or is_active (provider and external_id cannot change)",
+    summary: "Change an external user's email or is_active (provider, external_id and company_external_id cannot change)",
     permission: ["access", "update"],
     params: byId,
     documentedBody: externalUserChange,
@@ -129,7 +130,7 @@ export const externalRoutes = [
       409: { description: "EMAIL_LINK_REFUSED: another tenant user holds the email" },
     },
     handler: async (c, { params }) => {
-      const change = await changeBody<FromSchema<typeof externalUserChange>>(c, externalUserChange);
+      const change = await changeBody<FromSchema<typeof externalUserChange>>(c, externalUserChange, EXTERNAL_USER_IDENTITY);
       return c.json({ data: await updateExternalUser(c.var.ctx.tenant, params.id, change) });
     },
   }),

@@ -29,11 +29,12 @@ export const companyItem = {
 
 export const externalUserItem = {
   type: "object",
-  required: ["id", "provider", "external_id", "email", "user_id", "is_active", "created_at", "updated_at"],
+  required: ["id", "provider", "external_id", "company_external_id", "email", "user_id", "is_active", "created_at", "updated_at"],
   properties: {
     id: uuidSchema,
     provider: { type: "string" },
     external_id: { type: "string" },
+    company_external_id: { type: ["string", "null"], description: "The company the person belongs to; null until the first render binds it" },
     email: { type: ["string", "null"] },
     user_id: uuidSchema,
     is_active: { type: "boolean" },
@@ -54,7 +55,10 @@ export const externalUserChange = {
   properties: { email, is_active: { type: "boolean" } },
 } as const;
 
-export const IDENTITY = ["provider", "external_id"] as const;
+/** What a company or a mapping is looked up by, so a change body may not name it. */
+export const COMPANY_IDENTITY = ["provider", "external_id"] as const;
+
+export const EXTERNAL_USER_IDENTITY = ["provider", "external_id", "company_external_id"] as const;
 
 export const byId = { id: uuidSchema } as const;
 
@@ -72,6 +76,10 @@ export const externalUserBody = {
   properties: {
     provider,
     external_id: externalId,
+    company_external_id: {
+      ...externalId,
+      description: "The provider's company (registered in /access/external-companies) the person belongs to; without it the first render binds the mapping to its company",
+    },
     email,
     first_name: { type: "string", minLength: 1, maxLength: 100 },
     last_name: { type: "string", minLength: 1, maxLength: 100 },

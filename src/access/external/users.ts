@@ -1,10 +1,13 @@
-// External users: a person as an identity provider names them, mapped to one
-// tenant user. Posting a mapping creates that user, or links an existing one
-// holding the same email only when the caller says so, so a provider cannot
-// take over an account by claiming its email.
-import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+// External users: a person as an identity provider's company names them
+// (provider, company, user id), mapped to one tenant user. Posting a mapping
+// creates that user, or links an existing one holding the same email only
+// when the caller says so, so a provider cannot take over an account by
+// claiming its email. The same user id under another company is another
+// person: a company's host cannot act as, or read the config of, another
+// company's user.
+import { and, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { pgCode, type Sql, type TenantDb } from "../../db/client";
-import { externalUsers, users } from "../../db/schema";
+import { externalCompanies, externalUsers, users } from "../../db/schema";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import type { FromSchema } from "json-schema-to-ts";
@@ -14,6 +17,7 @@ const columns = {
   id: externalUsers.id,
   provider: externalUsers.provider,
   external_id: externalUsers.externalId,
+  company_external_id: externalUsers.companyExternalId,
   email: externalUsers.email,
   user_id: externalUsers.userId,
   is_active: externalUsers.isActive,
@@ -29,12 +33,39 @@ function emailRefused(email: string, userId: string): ApiError {
   return new ApiError({ code: "EMAIL_LINK_REFUSED", email, user_id: userId }, `The email ${email} belongs to tenant user ${userId}; send link_existing_email: true to link it`);
 }
 
-async function existingMapping({ db }: Sql, provider: string, externalId: string) {
-  const [row] = await db.select(columns).from(externalUsers).where(and(eq(externalUsers.provider, provider), eq(externalUsers.externalId, externalId)));
+/** Who a mapping is: a company of null is the unbound mapping. */
+export interface MappingKey {
+  provider: string;
+  companyExternalId: string | null;
+  externalId: string;
+}
+
+const keyOf = (input: ExternalUserInput): MappingKey => ({ provider: input.provider, companyExternalId: input.company_external_id ?? null, externalId: input.external_id });
+
+const isKey = (key: MappingKey) =>
+  and(
+    eq(externalUsers.provider, key.provider),
+    eq(externalUsers.externalId, key.externalId),
+    key.companyExternalId === null ? isNull(externalUsers.companyExternalId) : eq(externalUsers.companyExternalId, key.companyExternalId),
+  );
+
+async function existingMapping({ db }: Sql, key: MappingKey) {
+  const [row] = await db.select(columns).from(externalUsers).where(isKey(key));
   if (row && !row.is_active) {
-    throw new ApiError({ code: "EXTERNAL_USER_INACTIVE", external_user_id: row.id }, `External user ${externalId} of provider ${provider} is deactivated`);
+    throw new ApiError({ code: "EXTERNAL_USER_INACTIVE", external_user_id: row.id }, `External user ${key.externalId} of provider ${key.provider} is deactivated`);
   }
   return row;
+}
+
+/** 422 unless the tenant registered the company under the provider: a mapping of a company no render can come from would never be used. */
+async function requireCompany({ db }: Sql, provider: string, companyExternalId: string): Promise<void> {
+  const [company] = await db
+    .select({ id: externalCompanies.id })
+    .from(externalCompanies)
+    .where(and(eq(externalCompanies.provider, provider), eq(externalCompanies.externalId, companyExternalId)));
+  if (!company) {
+    throw new ApiError("UNPROCESSABLE_ENTITY", `No company ${companyExternalId} of provider ${provider} is registered in this tenant`, { provider, company_external_id: companyExternalId });
+  }
 }
 
 /**
@@ -50,21 +81,32 @@ export interface CreateOptions {
   whenEmailHeld?: (tx: Sql, holderId: string) => Promise<EmailHeld>;
 }
 
+/** What a post did: `emailHeld` is the decision taken for the holder of the email, when a new mapping met one. */
+export interface Created {
+  row: NonNullable<Awaited<ReturnType<typeof existingMapping>>>;
+  created: boolean;
+  emailHeld?: EmailHeld;
+}
+
 /** One try: the mapping if it exists, else the user found or made and a new mapping. */
-async function attempt(tenant: TenantDb, input: ExternalUserInput, options: CreateOptions) {
+async function attempt(tenant: TenantDb, input: ExternalUserInput, options: CreateOptions): Promise<Created> {
+  const key = keyOf(input);
   return tenant.tx(async (tx) => {
-    const existing = await existingMapping(tx, input.provider, input.external_id);
+    const existing = await existingMapping(tx, key);
     if (existing) return { row: existing, created: false };
+    if (key.companyExternalId !== null) await requireCompany(tx, key.provider, key.companyExternalId);
     let userId: string | undefined;
     let userEmail = input.email ?? null;
+    let emailHeld: EmailHeld | undefined;
     if (input.email !== undefined) {
       const [holder] = await tx.db.select({ id: users.id }).from(users).where(sameEmail(input.email));
       const decision: EmailHeld | undefined = !holder ? undefined : options.whenEmailHeld ? await options.whenEmailHeld(tx, holder.id) : input.link_existing_email ? "link" : "refuse";
+      emailHeld = decision;
       if (holder && decision === "refuse") {
         // Each statement reads its own snapshot: the holder may be the user of an
         // identical post that committed after the mapping lookup above, and its
         // mapping, committed with it, is visible to this statement.
-        const raced = await existingMapping(tx, input.provider, input.external_id);
+        const raced = await existingMapping(tx, key);
         if (raced) return { row: raced, created: false };
         throw emailRefused(input.email, holder.id);
       }
@@ -77,9 +119,9 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput, options: Crea
     }
     const [row] = await tx.db
       .insert(externalUsers)
-      .values({ tenantId: tenant.tenantId, provider: input.provider, externalId: input.external_id, email: input.email ?? null, userId })
+      .values({ tenantId: tenant.tenantId, provider: key.provider, externalId: key.externalId, companyExternalId: key.companyExternalId, email: input.email ?? null, userId })
       .returning(columns);
-    return { row, created: true };
+    return { row, created: true, emailHeld };
   });
 }
 
@@ -89,7 +131,7 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput, options: Crea
  * whole transaction (its user included) rolls back. Trying again then finds
  * what the winner committed.
  */
-export async function createExternalUser(tenant: TenantDb, input: ExternalUserInput, options: CreateOptions = {}) {
+export async function createExternalUser(tenant: TenantDb, input: ExternalUserInput, options: CreateOptions = {}): Promise<Created> {
   // A few tries: among several simultaneous posts, a retry can lose once more to another.
   for (let tries = 1; ; tries++) {
     try {
@@ -101,10 +143,51 @@ export async function createExternalUser(tenant: TenantDb, input: ExternalUserIn
   }
 }
 
-export async function listExternalUsers(tenant: TenantDb, filter: { provider?: string; external_id?: string; email?: string }, page: Page) {
+/**
+ * The mapping a render of the person for `key.companyExternalId` acts as:
+ * the company's own, else the person's unbound mapping, bound to that
+ * company now (DECISIONS, "Who acts, and for which company": a mapping made
+ * before the company was part of the key belongs to the company of its first
+ * render). Undefined when neither exists. `user_is_active` is the tenant
+ * user's flag. Answered active or not: the caller refuses inactive ones.
+ */
+export async function claimMapping(tenant: TenantDb, key: MappingKey & { companyExternalId: string }) {
+  const claim = () =>
+    tenant.tx(async ({ db }) => {
+      const find = async () => {
+        const [row] = await db
+          .select({ ...columns, user_is_active: users.isActive })
+          .from(externalUsers)
+          .innerJoin(users, eq(users.id, externalUsers.userId))
+          .where(isKey(key));
+        return row;
+      };
+      const own = await find();
+      if (own) return own;
+      // The row lock decides between concurrent renders of two companies: the
+      // later UPDATE waits, re-reads the row, finds its company set and binds
+      // nothing, so it makes a person of its own.
+      const bound = await db
+        .update(externalUsers)
+        .set({ companyExternalId: key.companyExternalId, updatedAt: sql`now()` })
+        .where(isKey({ ...key, companyExternalId: null }))
+        .returning({ id: externalUsers.id });
+      return bound.length ? find() : undefined;
+    });
+  try {
+    return await claim();
+  } catch (e) {
+    // The company's own mapping was committed between the lookup and the binding: it is found now.
+    if (pgCode(e) !== "23505") throw e;
+    return claim();
+  }
+}
+
+export async function listExternalUsers(tenant: TenantDb, filter: { provider?: string; external_id?: string; company_external_id?: string; email?: string }, page: Page) {
   const where: SQL[] = [];
   if (filter.provider !== undefined) where.push(eq(externalUsers.provider, filter.provider));
   if (filter.external_id !== undefined) where.push(eq(externalUsers.externalId, filter.external_id));
+  if (filter.company_external_id !== undefined) where.push(eq(externalUsers.companyExternalId, filter.company_external_id));
   if (filter.email !== undefined) where.push(sql`lower(${externalUsers.email}) = lower(${filter.email})`);
   return tenant.tx(async ({ db }) => {
     const rows = await db

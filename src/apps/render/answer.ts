@@ -111,6 +111,7 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
   const budget = new EvaluationBudget({ timeoutMs: RENDER_EVALUATION_MS }, clock);
   const deadline = clock.now() + ctx.config.renderDeadlineMs;
   const notifications = new RenderNotifications();
+  for (const n of identity.notifications ?? []) notifications.notify(n);
   // What sources learn is secret (a credential a request sent, a value computed from one) masks the whole answer.
   const secrets = new Redactor();
   const env: SourceEnvironment = {

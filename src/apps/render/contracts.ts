@@ -48,6 +48,8 @@ export interface RenderIdentity {
   identity: Record<string, unknown>;
   /** The app user's permissions: the activation's policy, or its role bindings in standard mode. */
   principal: Principal;
+  /** What resolving the user tells the host, ahead of the render's own notifications (an email link refused). */
+  notifications?: Notification[];
 }
 
 /** The config scopes a render sees, each kept under its own key (definition values merged under the stored ones). */

@@ -1,15 +1,16 @@
-// The tenant user a render acts as: the external user (provider,
-// user_external_id) mapped to it. An unknown one is provisioned when the
-// provider auto-creates users, through the same code as
+// The tenant user a render acts as: the external user (provider, the
+// integration's company, user_external_id) mapped to it; the same user id
+// from another company's host is another person. An unknown one is
+// provisioned when the provider auto-creates users, through the same code as
 // POST /access/external-users, so concurrent first renders of one person
 // make one user and one mapping (access/external/users.ts).
-import { and, eq } from "drizzle-orm";
 import type { Sql, TenantDb } from "../../../db/client";
-import { externalUsers, users } from "../../../db/schema";
-import { createExternalUser, type EmailHeld } from "../../../access/external/users";
+import { administersAccess } from "../../../access/permissions";
+import { claimMapping, createExternalUser, type EmailHeld } from "../../../access/external/users";
 import { email as emailSchema } from "../../../access/external/schemas";
 import { ApiError } from "../../../lib/errors";
 import { check } from "../../../lib/validate";
+import type { Notification } from "../contracts";
 import type { Provider } from "./provider";
 import type { RenderTarget } from "./target";
 
@@ -50,33 +51,56 @@ async function heldUnderApp(tx: Sql, holderId: string, activationId: string): Pr
   return rows.length > 0;
 }
 
-/** The app user's id; 403 for a deactivated mapping or user, or an unknown person the provider does not auto-create. */
-export async function resolveAppUser(tenant: TenantDb, target: RenderTarget, provider: Provider, person: Person): Promise<string> {
-  const [mapped] = await tenant.tx(({ db }) =>
-    db
-      .select({ id: externalUsers.id, userId: externalUsers.userId, isActive: externalUsers.isActive, userActive: users.isActive })
-      .from(externalUsers)
-      .innerJoin(users, eq(users.id, externalUsers.userId))
-      .where(and(eq(externalUsers.provider, target.providerName), eq(externalUsers.externalId, person.externalId))),
-  );
+/** The app user, and what the render answer tells the host about how it was found. */
+export interface AppUser {
+  userId: string;
+  notifications: Notification[];
+}
+
+const emailLinkRefused: Notification = {
+  id: "email-link-refused",
+  level: "WARNING",
+  message: "The email is held by a tenant user who administers access, so it was not linked: this user is a person of its own",
+};
+
+/**
+ * The app user of the integration's company; 403 for a deactivated mapping
+ * or user, or an unknown person the provider does not auto-create.
+ */
+export async function resolveAppUser(tenant: TenantDb, target: RenderTarget, provider: Provider, person: Person): Promise<AppUser> {
+  const mapped = await claimMapping(tenant, { provider: target.providerName, companyExternalId: target.companyExternalId, externalId: person.externalId });
   if (mapped) {
-    if (!mapped.isActive) throw inactive(mapped.id, person.externalId);
-    if (!mapped.userActive) throw new ApiError("FORBIDDEN", `The tenant user of external user ${person.externalId} is deactivated`);
-    return mapped.userId;
+    if (!mapped.is_active) throw inactive(mapped.id, person.externalId);
+    if (!mapped.user_is_active) throw new ApiError("FORBIDDEN", `The tenant user of external user ${person.externalId} is deactivated`);
+    return { userId: mapped.user_id, notifications: [] };
   }
   if (!provider.autoCreateUsers) {
     throw new ApiError("FORBIDDEN", `External user ${person.externalId} is not provisioned and provider ${target.providerName} does not create users`);
   }
   const tokenProvider = provider.auth.type !== "bearer";
-  const whenEmailHeld = async (tx: Sql, holderId: string): Promise<EmailHeld> =>
-    provider.allowEmailLink && (!tokenProvider || (await heldUnderApp(tx, holderId, target.activationId))) ? "link" : "separate";
+  // Set by the last decision taken: a retry after a lost race decides again.
+  let holderAdministers = false;
+  const whenEmailHeld = async (tx: Sql, holderId: string): Promise<EmailHeld> => {
+    holderAdministers = false;
+    if (!provider.allowEmailLink || (tokenProvider && !(await heldUnderApp(tx, holderId, target.activationId)))) return "separate";
+    // A host that could link to an administrator would act with the tenant's access administration.
+    holderAdministers = await administersAccess(tx, target.tenantId, holderId);
+    return holderAdministers ? "separate" : "link";
+  };
   try {
-    const { row } = await createExternalUser(
+    const { row, emailHeld } = await createExternalUser(
       tenant,
-      { provider: target.providerName, external_id: person.externalId, email: person.email, first_name: person.firstName, last_name: person.lastName },
+      {
+        provider: target.providerName,
+        external_id: person.externalId,
+        company_external_id: target.companyExternalId,
+        email: person.email,
+        first_name: person.firstName,
+        last_name: person.lastName,
+      },
       { whenEmailHeld },
     );
-    return row.user_id;
+    return { userId: row.user_id, notifications: emailHeld === "separate" && holderAdministers ? [emailLinkRefused] : [] };
   } catch (e) {
     // A concurrent request's mapping, found deactivated when this one lost the race to create it.
     if (e instanceof ApiError && e.details.code === "EXTERNAL_USER_INACTIVE") throw inactive(String(e.details.external_user_id), person.externalId);

@@ -115,7 +115,7 @@ export async function identifyRenderUser(deps: IdentityDeps, verified: VerifiedR
     throw new ApiError("FORBIDDEN", `The request's company ${companyExternalId} is not the integration's company`, { company_external_id: companyExternalId });
   }
   const tenant = tenantDb(deps.database, target.tenantId);
-  const userId = await resolveAppUser(tenant, target, target.provider, personOf(identity, userExternalId));
+  const { userId, notifications } = await resolveAppUser(tenant, target, target.provider, personOf(identity, userExternalId));
   return {
     tenantId: target.tenantId,
     integrationId: target.integrationId,
@@ -128,6 +128,7 @@ export async function identifyRenderUser(deps: IdentityDeps, verified: VerifiedR
     userId,
     identity,
     principal: await appUserPrincipal(tenant, target, userId),
+    notifications,
   };
 }
 
