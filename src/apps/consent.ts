@@ -46,7 +46,7 @@ export function versionInUse(accepted: KeptVersion, newer: KeptVersion[]): Versi
   return latest && changes.length > 0 ? { version, pending: { version: latest.version, changes } } : { version };
 }
 
-/** Every way `next` reaches further than `accepted`, in document order of `next`; empty when it widens nothing. */
+/** Every way `next` reaches further than `accepted`, by code and then in the order `next` is written; empty when it widens nothing. */
 export function widenings(accepted: SpecDocument, next: SpecDocument): Widening[] {
   return [...policyWidenings(accepted, next), ...providerWidenings(accepted, next), ...outboundWidenings(accepted, next), ...jobWidenings(accepted, next), ...permissionSetWidenings(accepted, next)];
 }
