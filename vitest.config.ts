@@ -62,6 +62,7 @@ const UNITS = [
   "test/access/app-access.test.ts",
   "test/apps/scope.test.ts",
   "test/apps/config-ops.test.ts",
+  "test/apps/consent-widenings.test.ts",
   "test/apps/render-pages.test.ts",
   "test/apps/render-pages-state.test.ts",
   "test/apps/render-pages-errors.test.ts",

@@ -2,7 +2,7 @@
 // config scope, the pinned spec version, the job bindings and the policy its
 // users act with. The first config write creates it (two at once: one row,
 // the other write applies to it); every write reconciles the provisioned
-// policies with the version in use.
+// policies with the version in use and records it as accepted (consent.ts).
 import type { FromSchema } from "json-schema-to-ts";
 import type { Sql } from "../db/client";
 import { holdsUnscoped } from "../gateway/principal";
@@ -13,6 +13,7 @@ import { converge, LOST } from "./config/converge";
 import { effectiveConfig, type ConfigObject } from "./config/merge";
 import { writeScope } from "./config/scope";
 import { bindAppPolicies } from "./policies";
+import type { VersionInUse } from "./consent";
 import { AppSpec, type AppDeps, type SpecDeps } from "./spec";
 import type { configBody } from "./schemas";
 
@@ -22,6 +23,7 @@ export type ActivationRow = {
   id: string;
   spec_id: string;
   spec_version: number | null;
+  accepted_version: number;
   config: ConfigObject;
   job_bindings: Record<string, string>;
   policy_id: string | null;
@@ -31,7 +33,7 @@ export type ActivationRow = {
   updated_at: string;
 }
 
-const COLUMNS = "id, spec_id, spec_version, config, job_bindings, policy_id, policy_bound, revision, created_at, updated_at";
+const COLUMNS = "id, spec_id, spec_version, accepted_version, config, job_bindings, policy_id, policy_bound, revision, created_at, updated_at";
 
 export async function activationRow(sql: Sql, specId: string): Promise<ActivationRow | undefined> {
   const { rows } = await sql.query<ActivationRow>(`SELECT ${COLUMNS} FROM app_activations WHERE spec_id = $1`, [specId]);
@@ -43,6 +45,8 @@ export interface AppInstance {
   spec: AppSpec;
   activation: ActivationRow;
   version: number;
+  /** A newer version held back from a consumer until its operator accepts it. */
+  pending?: VersionInUse["pending"];
 }
 
 /**
@@ -57,10 +61,11 @@ export async function loadInstance(deps: SpecDeps & Partial<Pick<AppDeps, "calle
   const activation = await deps.tenant.tx((sql) => activationRow(sql, spec.id));
   if (!activation) throw notFound("App activation of spec", specId);
   if (action) requireApp(deps.caller!, action, activation.id);
-  return { spec, activation, version: spec.effectiveVersion(activation.spec_version) };
+  const { version, pending } = await spec.versionInUse(activation);
+  return { spec, activation, version, pending };
 }
 
-export async function activationView({ spec, activation, version }: AppInstance) {
+export async function activationView({ spec, activation, version, pending }: AppInstance) {
   const definition = (await spec.document(version)).config?.app;
   return {
     id: activation.id,
@@ -70,6 +75,8 @@ export async function activationView({ spec, activation, version }: AppInstance)
     policy_id: activation.policy_id,
     spec_version: activation.spec_version,
     effective_spec_version: version,
+    pending_version: pending?.version ?? null,
+    pending_changes: pending?.changes ?? [],
     job_bindings: activation.job_bindings,
     created_at: activation.created_at,
     updated_at: activation.updated_at,
@@ -80,12 +87,12 @@ export async function getAppConfig(deps: AppDeps, specId: string) {
   return activationView(await loadInstance(deps, specId, "read"));
 }
 
-async function writeRow(sql: Sql, tenantId: string, id: string, specId: string, prior: ActivationRow | undefined, next: Pick<ActivationRow, "spec_version" | "config" | "job_bindings">) {
-  const values = [next.spec_version, JSON.stringify(next.config), JSON.stringify(next.job_bindings)];
+async function writeRow(sql: Sql, tenantId: string, id: string, specId: string, prior: ActivationRow | undefined, next: Pick<ActivationRow, "spec_version" | "accepted_version" | "config" | "job_bindings">) {
+  const values = [next.spec_version, JSON.stringify(next.config), JSON.stringify(next.job_bindings), next.accepted_version];
   const { rows } = prior
-    ? await sql.query(`UPDATE app_activations SET spec_version = $1, config = $2, job_bindings = $3, revision = revision + 1, updated_at = now() WHERE id = $4 AND revision = $5 RETURNING id`, [...values, id, prior.revision])
+    ? await sql.query(`UPDATE app_activations SET spec_version = $1, config = $2, job_bindings = $3, accepted_version = $4, revision = revision + 1, updated_at = now() WHERE id = $5 AND revision = $6 RETURNING id`, [...values, id, prior.revision])
     : await sql.query(
-        `INSERT INTO app_activations (id, tenant_id, spec_id, spec_version, config, job_bindings) VALUES ($4, $5, $6, $1, $2, $3) ON CONFLICT (tenant_id, spec_id) DO NOTHING RETURNING id`,
+        `INSERT INTO app_activations (id, tenant_id, spec_id, spec_version, config, job_bindings, accepted_version) VALUES ($5, $6, $7, $1, $2, $3, $4) ON CONFLICT (tenant_id, spec_id) DO NOTHING RETURNING id`,
         [...values, id, tenantId, specId],
       );
   return rows.length > 0;
@@ -94,6 +101,8 @@ async function writeRow(sql: Sql, tenantId: string, id: string, specId: string, 
 /**
  * Upserts the activation. The first write needs `app:create` unnarrowed (no
  * grant can name an activation not yet made); later ones `app:update` on it.
+ * A write that names `spec_version` (a pin, or null for the latest) accepts
+ * that version; one that does not keeps a consumer on what it accepted.
  */
 export async function putAppConfig(deps: AppDeps, specId: string, input: ConfigInput) {
   const spec = await AppSpec.load(deps, specId);
@@ -105,18 +114,18 @@ export async function putAppConfig(deps: AppDeps, specId: string, input: ConfigI
       throw new ApiError("FORBIDDEN", "Permission app:create is required to activate an app", { resource: "app", action: "create" });
     }
     const pinned = input.spec_version !== undefined ? input.spec_version : (prior?.spec_version ?? null);
-    const version = spec.effectiveVersion(pinned);
+    const { version, pending } = input.spec_version !== undefined || !prior ? { version: pinned ?? spec.latestVersion } : await spec.versionInUse(prior);
     const doc = await spec.document(version);
     const config = writeScope(await spec.rules(version, "app"), prior?.config ?? {}, input.config);
     await spec.checkBindings(version, input.job_bindings);
     const jobBindings = mergeEnv(prior?.job_bindings ?? {}, input.job_bindings) as Record<string, string>;
     const id = prior?.id ?? crypto.randomUUID();
     const written = await deps.tenant.tx(async (sql) => {
-      if (!(await writeRow(sql, deps.tenant.tenantId, id, spec.id, prior, { spec_version: pinned, config, job_bindings: jobBindings }))) return LOST;
+      if (!(await writeRow(sql, deps.tenant.tenantId, id, spec.id, prior, { spec_version: pinned, accepted_version: version, config, job_bindings: jobBindings }))) return LOST;
       const { policyId, bound } = await bindAppPolicies(sql, deps.caller, { activationId: id, specName: spec.name, doc, choice: input, prior });
       await sql.query(`UPDATE app_activations SET policy_id = $1, policy_bound = $2 WHERE id = $3`, [policyId, bound, id]);
       return (await activationRow(sql, spec.id))!;
     });
-    return written === LOST ? LOST : activationView({ spec, activation: written, version });
+    return written === LOST ? LOST : activationView({ spec, activation: written, version, pending });
   });
 }

@@ -2,6 +2,7 @@
 // document them; service input types derive from them.
 import { grantInput } from "../access/policies";
 import { freeFormObject, uuidSchema } from "../lib/schemas";
+import { WIDENING_CODES } from "./consent";
 
 export const configPatch = {
   ...freeFormObject,
@@ -39,7 +40,7 @@ export const configBody = {
       description: "An inline policy provisioned for this activation (named `<spec name>:policy` unless `name` is given) and bound",
       properties: { name: { type: "string", minLength: 1, maxLength: 200 }, grants: { type: "array", maxItems: 100, items: grantInput } },
     },
-    spec_version: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }], description: "Pin a kept version of the spec (rolling back is pinning the previous one); null follows the latest" },
+    spec_version: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }], description: "Pin a kept version of the spec (rolling back is pinning the previous one); null follows the latest. Either accepts that version: for a spec shared to this tenant, a held pending_version" },
     job_bindings: { ...bindingsPatch, description: `${bindingsPatch.description}; merged (null unbinds)` },
   },
   not: { required: ["policy_id", "policy"] },
@@ -49,7 +50,7 @@ const timestamps = { created_at: { type: "string", format: "date-time" }, update
 
 export const activationItem = {
   type: "object",
-  required: ["id", "spec_id", "config", "effective_config", "policy_id", "spec_version", "effective_spec_version", "job_bindings", "created_at", "updated_at"],
+  required: ["id", "spec_id", "config", "effective_config", "policy_id", "spec_version", "effective_spec_version", "pending_version", "pending_changes", "job_bindings", "created_at", "updated_at"],
   properties: {
     id: { type: "string", description: "The activation id (what `app` grants narrow to with resource_id)" },
     spec_id: { type: "string" },
@@ -58,6 +59,19 @@ export const activationItem = {
     policy_id: { type: ["string", "null"], description: "The policy the app's users act with; null: standard mode (their role bindings)" },
     spec_version: { type: ["integer", "null"], description: "The pinned version; null follows the latest" },
     effective_spec_version: { type: "integer" },
+    pending_version: { type: ["integer", "null"], description: "A spec shared to this tenant: its latest version, held until a write accepts it because it widens what the activation accepted; null when none is held" },
+    pending_changes: {
+      type: "array",
+      description: "How pending_version widens the version in use",
+      items: {
+        type: "object",
+        required: ["code", "path"],
+        properties: {
+          code: { enum: WIDENING_CODES },
+          path: { type: "string", description: "Dotted path in the pending version's document" },
+        },
+      },
+    },
     job_bindings: bindings,
     ...timestamps,
   },

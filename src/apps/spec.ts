@@ -3,12 +3,13 @@
 // (its scope schemas, the jobs bound to its slots) resolves in the owner's
 // tenant; the consumer's own jobs count too.
 import type { SpecDocument } from "../definition/language/spec-schema";
-import type { TenantDb } from "../db/client";
+import type { Sql, TenantDb } from "../db/client";
 import type { Principal } from "../gateway/principal";
 import { ApiError, notFound } from "../lib/errors";
 import type { JsonSchema } from "../lib/validate";
 import { latestSchema } from "../schema/registry";
 import { scopeFailed, type Scope, type ScopeRules } from "./config/scope";
+import { versionInUse, type KeptVersion, type VersionInUse } from "./consent";
 
 export interface SpecGrant {
   resource: string;
@@ -77,9 +78,22 @@ export class AppSpec {
     return this.row.version;
   }
 
-  /** The version an activation uses: the pinned one, else the latest. */
-  effectiveVersion(pinned: number | null): number {
-    return pinned ?? this.row.version;
+  /** Whether another tenant owns the spec: then the activation here follows new versions only as far as its consent goes. */
+  get shared(): boolean {
+    return this.row.tenant_id !== this.deps.tenant.tenantId;
+  }
+
+  /**
+   * The version an activation uses: the pinned one; else, on the owner's
+   * own, the latest; else the newest that widens nothing past the accepted
+   * one, with the latest held when it does.
+   */
+  async versionInUse(activation: { spec_version: number | null; accepted_version: number }): Promise<VersionInUse> {
+    if (activation.spec_version !== null) return { version: activation.spec_version };
+    if (!this.shared || activation.accepted_version === this.row.version) return { version: this.row.version };
+    const kept = await this.deps.tenant.sharedRead((sql) => keptSince(sql, this.row.id, activation.accepted_version));
+    for (const k of kept) this.documents.set(k.version, Promise.resolve(k.document));
+    return versionInUse(kept[0], kept.slice(1));
   }
 
   /** The document of a kept version; 422 naming `spec_version` for one never kept. */
@@ -140,4 +154,10 @@ export class AppSpec {
     for (const [key, id] of Object.entries(bindings)) if (id !== null && !visible.has(id)) errors.push(`${field}.${key}: no job definition ${id} visible to this tenant`);
     if (errors.length) throw new ApiError("VALIDATION_FAILED", "Job bindings failed validation", { errors, validation_errors: errors });
   }
+}
+
+/** The kept versions of a spec from `version` on, oldest first: what a consumer's activation chooses among. */
+export async function keptSince<D extends SpecDocument = SpecDocument>(sql: Sql, specId: string, version: number): Promise<(KeptVersion & { document: D })[]> {
+  const { rows } = await sql.query<KeptVersion & { document: D } & Record<string, unknown>>(`SELECT version, spec_document AS document FROM app_spec_versions WHERE spec_id = $1 AND version >= $2 ORDER BY version`, [specId, version]);
+  return rows;
 }

@@ -948,8 +948,8 @@ export const appSpecVersions = pgTable(
  * A tenant's one activation of a spec (its own or shared to it): the `app`
  * config scope as stored (operator values and schema defaults, never the
  * definition's values), the pinned version (null follows the latest), the
- * job bindings and the policy its users act with. `revision` moves on every
- * write (optimistic locking).
+ * version its last write accepted, the job bindings and the policy its users
+ * act with. `revision` moves on every write (optimistic locking).
  */
 export const appActivations = pgTable(
   "app_activations",
@@ -958,6 +958,12 @@ export const appActivations = pgTable(
     tenantId: tenantId(),
     specId: uuid("spec_id").notNull().references(() => appSpecs.id, { onDelete: "cascade" }),
     specVersion: integer("spec_version"),
+    /**
+     * The version whose policies the last write provisioned: the consent of a
+     * tenant a spec is shared to. Its activation follows later versions only
+     * while they widen nothing past this one (docs/apps.md, Consent).
+     */
+    acceptedVersion: integer("accepted_version").notNull(),
     config: jsonb("config").notNull().default(sql`'{}'::jsonb`),
     jobBindings: jsonb("job_bindings").notNull().default(sql`'{}'::jsonb`),
     policyId: uuid("policy_id").references((): AnyPgColumn => policies.id, { onDelete: "restrict" }),

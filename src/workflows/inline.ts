@@ -104,6 +104,11 @@ function refusal(name: string, p: InlinePermissions): ErrorValue | undefined {
   });
 }
 
+/** Whether the permission set lets the action run: what an app's consent compares between spec versions. */
+export function permits(p: InlinePermissions, name: string): boolean {
+  return refusal(name, p) === undefined;
+}
+
 /** A failure that is a refusal before anything was written: the entity services refuse whole (a 403, a body that fails its checks). */
 const refusedWhole = (outcome: ActionOutcome) => outcome.kind === "error" && (outcome.error.code === "FORBIDDEN" || outcome.error.code === "VALIDATION_FAILED");
 

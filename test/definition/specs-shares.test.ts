@@ -17,7 +17,7 @@ async function manifestShares(tenantId: string) {
 }
 
 async function activate(t: TenantCreds, specId: string) {
-  const [row] = await systemQuery("INSERT INTO app_activations (tenant_id, spec_id) VALUES ($1, $2) RETURNING id", [t.tenantId, specId]);
+  const [row] = await systemQuery("INSERT INTO app_activations (tenant_id, spec_id, accepted_version) VALUES ($1, $2, 1) RETURNING id", [t.tenantId, specId]);
   return row.id as string;
 }
 

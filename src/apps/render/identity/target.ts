@@ -1,10 +1,13 @@
 // What a render is aimed at, from the integration id in its path alone: the
 // integration, its activation, the spec version that activation uses (the
-// pinned one, else the latest) and the provider its company is registered
-// under. Read as the connecting role: the tenant is not known before the
+// pinned one; else the latest on the owner's own, and on a consumer's the
+// newest its consent reaches, ../../consent.ts) and the provider its company
+// is registered under. Read as the connecting role: the tenant is not known before the
 // credential is checked, and the credential is checked against these rows.
 import type { Database } from "../../../db/client";
 import { isUuid } from "../../../lib/ids";
+import { versionInUse } from "../../consent";
+import { keptSince, type SpecDocument } from "../../spec";
 import type { Provider } from "./provider";
 
 export interface RenderTarget {
@@ -30,12 +33,14 @@ export interface RenderTarget {
 const TARGET = `
   SELECT i.id, i.tenant_id, i.activation_id, i.allowed_origins, i.is_enabled, i.external_company_id,
          c.provider, c.external_id AS company_external_id, c.is_active AS company_active,
-         a.spec_id, a.policy_id, v.version AS spec_version, v.spec_document
+         a.spec_id, a.policy_id, v.version AS spec_version, v.spec_document,
+         a.spec_version IS NULL AND s.tenant_id <> a.tenant_id AND s.version > a.accepted_version AS consent_pending
     FROM app_integrations i
     JOIN app_activations a ON a.id = i.activation_id AND a.tenant_id = i.tenant_id
     JOIN external_companies c ON c.id = i.external_company_id AND c.tenant_id = i.tenant_id
     JOIN app_specs s ON s.id = a.spec_id
-    JOIN app_spec_versions v ON v.spec_id = a.spec_id AND v.version = coalesce(a.spec_version, s.version)
+    JOIN app_spec_versions v ON v.spec_id = a.spec_id
+     AND v.version = coalesce(a.spec_version, CASE WHEN s.tenant_id = a.tenant_id THEN s.version ELSE a.accepted_version END)
    WHERE i.id = $1`;
 
 interface TargetRow extends Record<string, unknown> {
@@ -52,21 +57,30 @@ interface TargetRow extends Record<string, unknown> {
   policy_id: string | null;
   spec_version: number;
   spec_document: RenderTarget["specDocument"];
+  /** Versions newer than the accepted one exist for a consumer's unpinned activation: which it uses needs their documents. */
+  consent_pending: boolean;
 }
 
 /** The render's target, or undefined when no integration has this id. */
 export async function loadTarget(database: Database, integrationId: string): Promise<RenderTarget | undefined> {
   if (!isUuid(integrationId)) return undefined;
-  const [row] = (await database.system((sql) => sql.query<TargetRow>(TARGET, [integrationId]))).rows;
-  if (!row) return undefined;
-  const providers = row.spec_document?.providers ?? {};
+  const found = await database.system(async (sql) => {
+    const [row] = (await sql.query<TargetRow>(TARGET, [integrationId])).rows;
+    if (!row?.consent_pending) return row && { row, version: row.spec_version, document: row.spec_document };
+    const [accepted, ...newer] = await keptSince<SpecDocument & RenderTarget["specDocument"]>(sql, row.spec_id, row.spec_version);
+    const { version } = versionInUse(accepted, newer);
+    return { row, version, document: [accepted, ...newer].find((k) => k.version === version)!.document };
+  });
+  if (!found) return undefined;
+  const { row, version, document } = found;
+  const providers = document?.providers ?? {};
   return {
     tenantId: row.tenant_id,
     integrationId: row.id,
     activationId: row.activation_id,
     specId: row.spec_id,
-    specVersion: row.spec_version,
-    specDocument: row.spec_document ?? {},
+    specVersion: version,
+    specDocument: document ?? {},
     policyId: row.policy_id,
     allowedOrigins: row.allowed_origins,
     isEnabled: row.is_enabled,
