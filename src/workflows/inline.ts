@@ -25,7 +25,7 @@ import { executeAction } from "./actions/catalog";
 import { requestActionContext } from "./actions/context";
 import { Walker } from "./engine/walk";
 import type { ActionDocument, ActionInvocation, ActionOutcome, Effects, Journal, RunDocument } from "./engine/types";
-import { kickRuns } from "./runs/run-client";
+import { handOverRuns } from "./runs/run-client";
 
 export type { ActionDocument };
 
@@ -65,6 +65,8 @@ export interface InlineEnvironment {
   tenant: TenantDb;
   bindings: Env;
   database: Database;
+  /** Where work that outlives the request goes (its waitUntil): the start of a child run, which the request hands over without waiting for it. */
+  background: Pick<ExecutionContext, "waitUntil">;
   clock: Clock;
   /** The request's expression budget: every expression of the list draws from it. */
   budget: EvaluationBudget;
@@ -141,7 +143,7 @@ function inlineEffects(env: InlineEnvironment, permissions: InlinePermissions, w
     database: env.database,
     now: () => env.clock.now(),
     redactor: env.secrets,
-    kick: (runs) => kickRuns(env.bindings, runs),
+    handOver: (runs) => handOverRuns(env.bindings, env.background, runs),
     authProfiles: env.authProfiles,
     profileScope: env.scope,
   });

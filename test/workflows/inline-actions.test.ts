@@ -27,6 +27,8 @@ let database: Database;
 let writer: RenderIdentity;
 let reader: RenderIdentity;
 let lampId: string;
+/** What the lists handed to the request's waitUntil: the starts of the runs they invoked. */
+const background: Promise<unknown>[] = [];
 
 const ENTITY_CRUD = ["read", "create", "update", "delete"];
 
@@ -43,7 +45,10 @@ beforeAll(async () => {
   writer = await appUser([{ resource: "entity", actions: ENTITY_CRUD }], "writer");
   reader = await appUser([{ resource: "entity", actions: ["read"] }], "reader");
 });
-afterAll(() => database.close());
+afterAll(async () => {
+  await Promise.all(background);
+  await database.close();
+});
 
 interface EnvOptions {
   scope?: Record<string, unknown>;
@@ -61,6 +66,7 @@ function environment(who: RenderIdentity, o: EnvOptions = {}): InlineEnvironment
     tenant: tenantDb(database, who.tenantId),
     bindings: env,
     database,
+    background: { waitUntil: (work) => void background.push(work) },
     clock: { now: () => Date.now() },
     budget: new EvaluationBudget({ timeoutMs: 1000 }),
     deadline: o.deadline ?? Date.now() + 20_000,

@@ -57,6 +57,7 @@ export function commandWorld(input: WorldInput): CommandWorld {
     tenant: ctx.tenant,
     bindings: input.bindings,
     database: ctx.database,
+    background: ctx,
     clock: ctx.clock,
     budget: env.budget,
     deadline: env.deadline,
