@@ -298,6 +298,7 @@ export class WorkflowRun extends DurableObject<Env> {
       bindings: this.env,
       clock: this.clock,
       redactor,
+      background: this.ctx,
       stopped: () => this.stopped,
       recordStep: (id, rec) => this.step(db, doc, id, rec),
       recordAction: (rec) => this.record(db, doc, rec),

@@ -11,7 +11,7 @@ export const configPatch = {
 
 export const bindingsPatch = {
   type: "object",
-  description: "Job slot key (a key of the spec's `jobs` whose value is null or {}) → job definition id (the tenant's own, or the spec owner's)",
+  description: "Job slot key (a key of the spec's `jobs` whose value is null or {}) → job definition id visible to the tenant (its own, or a job of a workflow shared with it)",
   propertyNames: { minLength: 1, maxLength: 200 },
   additionalProperties: { anyOf: [uuidSchema, { type: "null" }] },
   maxProperties: 200,

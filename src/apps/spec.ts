@@ -1,9 +1,11 @@
 // The spec an app operation works on: the tenant's own, or one shared to it
-// (404 otherwise), and the documents of its kept versions. What a spec names
-// (its scope schemas, the jobs bound to its slots) resolves in the owner's
-// tenant; the consumer's own jobs count too.
+// (404 otherwise), and the documents of its kept versions. The scope schemas
+// a spec names resolve in the owner's tenant; a job bound to one of its slots
+// must be visible to the tenant that binds it (its own, or shared to it), so
+// a consumer never reaches an owner's job the owner did not share.
 import type { SpecDocument } from "../definition/language/spec-schema";
 import type { Sql, TenantDb } from "../db/client";
+import { visibleJobs } from "../definition/jobs";
 import type { Principal } from "../gateway/principal";
 import { ApiError, notFound } from "../lib/errors";
 import type { JsonSchema } from "../lib/validate";
@@ -132,8 +134,8 @@ export class AppSpec {
 
   /**
    * Checks `job_bindings` as a write sends them: each key a slot of the
-   * document (`jobs.<key>` null or `{}`), each job the tenant's own or the
-   * spec owner's. Null (unbinding) is always allowed.
+   * document (`jobs.<key>` null or `{}`), each job visible to the tenant
+   * (definition/jobs.ts visibleJobs). Null (unbinding) is always allowed.
    */
   async checkBindings(version: number, bindings: Record<string, string | null> | undefined, field = "job_bindings"): Promise<void> {
     if (!bindings) return;
@@ -143,15 +145,10 @@ export class AppSpec {
       .filter(([key, id]) => id !== null && !isSlot(key))
       .map(([key]) => `${field}.${key}: not a job slot of the spec (a key of jobs whose value is null or {})`);
     const wanted = [...new Set(Object.values(bindings).filter((id): id is string => id !== null))];
-    const visible = new Set<string>();
-    const known = async (tenant: TenantDb, ids: string[]) => {
-      if (!ids.length) return;
-      const { rows } = await tenant.tx((sql) => sql.query<{ id: string }>(`SELECT id FROM job_definitions WHERE id = ANY($1::uuid[])`, [ids]));
-      for (const r of rows) visible.add(r.id);
-    };
-    await known(this.deps.tenant, wanted);
-    if (this.row.tenant_id !== this.deps.tenant.tenantId) await known(this.deps.ownerTenant(this.row.tenant_id), wanted.filter((id) => !visible.has(id)));
-    for (const [key, id] of Object.entries(bindings)) if (id !== null && !visible.has(id)) errors.push(`${field}.${key}: no job definition ${id} visible to this tenant`);
+    const visible = new Set((await visibleJobs(this.deps.tenant, wanted)).map((job) => job.id));
+    for (const [key, id] of Object.entries(bindings)) {
+      if (id !== null && !visible.has(id)) errors.push(`${field}.${key}: no job definition ${id} visible to this tenant (its own jobs, and those of workflows shared with it)`);
+    }
     if (errors.length) throw new ApiError("VALIDATION_FAILED", "Job bindings failed validation", { errors, validation_errors: errors });
   }
 }

@@ -1,7 +1,7 @@
 // Published jobs: each publish of a name is that name's next version, with
 // its own id; a workflow's reference steps bind to the latest one at save
 // (bindings.ts).
-import { count, desc, eq, sql as dsql } from "drizzle-orm";
+import { count, desc, eq, inArray, sql as dsql } from "drizzle-orm";
 import type { TenantDb } from "../db/client";
 import { jobDefinitions } from "../db/schema";
 import { notFound } from "../lib/errors";
@@ -35,6 +35,17 @@ export async function getJob(tenant: TenantDb, id: string) {
   const [row] = await tenant.tx(({ db }) => db.select(columns).from(jobDefinitions).where(eq(jobDefinitions.id, id)));
   if (!row) throw notFound("Job", id);
   return row;
+}
+
+/**
+ * The jobs of `ids` the tenant may bind and run: its own, and another
+ * tenant's that a workflow shared with it references. The row policy of
+ * job_definitions decides (migrations/0013), so a binding's check and its
+ * run-time lookup cannot disagree.
+ */
+export async function visibleJobs(tenant: TenantDb, ids: string[]) {
+  if (!ids.length) return [];
+  return tenant.sharedRead(({ db }) => db.select(columns).from(jobDefinitions).where(inArray(jobDefinitions.id, ids)));
 }
 
 /** Every version, by name and newest version first. */

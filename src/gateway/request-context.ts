@@ -32,7 +32,8 @@ export class RequestContext {
     /** For the gateway's own system work (credentials, health); routes and services take `tenant`. */
     readonly database: Database,
     private readonly url: string,
-    private readonly waitUntil: (work: Promise<unknown>) => void,
+    /** Work that goes on once the response is out (event publishing, the start of a run an app command invokes). */
+    readonly waitUntil: (work: Promise<unknown>) => void,
     private readonly tenantHandle?: TenantDb,
     private readonly caller?: Principal,
   ) {

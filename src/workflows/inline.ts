@@ -11,11 +11,11 @@
 // `$http` source does (only with `maxRetries`, at most twice, at most a second
 // apart) and never past the request's deadline.
 import type { Database, TenantDb } from "../db/client";
-import { getJob } from "../definition/jobs";
+import { visibleJobs } from "../definition/jobs";
 import { WAITING_ACTIONS, type ActionName, type JobDocument } from "../definition/language/workflow-schema";
 import type { Principal } from "../gateway/principal";
 import type { Clock } from "../lib/clock";
-import { ApiError, errorValue, type ErrorValue } from "../lib/errors";
+import { errorValue, type ErrorValue } from "../lib/errors";
 import type { AuthProfile } from "../lib/outbound/profile-schema";
 import { DEFAULTS } from "../lib/outbound/request";
 import type { Redactor } from "../lib/redact";
@@ -25,7 +25,7 @@ import { executeAction } from "./actions/catalog";
 import { requestActionContext } from "./actions/context";
 import { Walker } from "./engine/walk";
 import type { ActionDocument, ActionInvocation, ActionOutcome, Effects, Journal, RunDocument } from "./engine/types";
-import { kickRuns } from "./runs/run-client";
+import { handOverRuns } from "./runs/run-client";
 
 export type { ActionDocument };
 
@@ -65,6 +65,8 @@ export interface InlineEnvironment {
   tenant: TenantDb;
   bindings: Env;
   database: Database;
+  /** Where work that outlives the request goes (its waitUntil): the start of a child run, which the request hands over without waiting for it. */
+  background: Pick<ExecutionContext, "waitUntil">;
   clock: Clock;
   /** The request's expression budget: every expression of the list draws from it. */
   budget: EvaluationBudget;
@@ -146,7 +148,7 @@ function inlineEffects(env: InlineEnvironment, permissions: InlinePermissions, w
     database: env.database,
     now: () => env.clock.now(),
     redactor: env.secrets,
-    kick: (runs) => kickRuns(env.bindings, runs),
+    handOver: (runs) => handOverRuns(env.bindings, env.background, runs),
     authProfiles: env.authProfiles,
     profileScope: env.scope,
   });
@@ -224,27 +226,15 @@ export type InlineJobSource =
       key: string;
       /** The job definition id bound to the slot (the integration's binding, else the activation's). */
       bound: string | undefined;
-      /** The spec owner's tenant: a shared spec's bound jobs may be the owner's. */
-      specOwner: TenantDb;
     };
-
-/** A bound job's body: the consumer's own job, else the spec owner's; undefined when neither tenant has it. */
-async function boundBody(tenant: TenantDb, owner: TenantDb, id: string): Promise<InlineJobBody | undefined> {
-  for (const where of owner.tenantId === tenant.tenantId ? [tenant] : [tenant, owner]) {
-    try {
-      return (await getJob(where, id)).definition_json as JobDocument;
-    } catch (e) {
-      if (!(e instanceof ApiError && e.code === "NOT_FOUND")) throw e;
-    }
-  }
-  return undefined;
-}
 
 /**
  * A `job` command: the job `input` given (resolved against the command's
  * scope) in place of the job's own, under `readonly` plus
  * `additionalAllowed` minus `denied`. An unbound slot fails with
- * JOB_SLOT_UNBOUND; a binding to a job neither tenant has, with 404.
+ * JOB_SLOT_UNBOUND; a binding to a job the tenant cannot see (any longer: a
+ * share withdrawn since it was bound), with 404, as the binding's own check
+ * would refuse it now.
  */
 export async function runInlineJob(
   command: { job: InlineJobSource; input?: unknown; additionalAllowed?: readonly string[]; denied?: readonly string[] },
@@ -259,9 +249,9 @@ export async function runInlineJob(
       const message = `Job slot ${job.key} is not bound to a job; bind one with job_bindings on the app's config or its integration`;
       return { status: "error", error: errorValue({ code: "JOB_SLOT_UNBOUND", slot: job.key }, message), wrote: false };
     }
-    const found = await boundBody(env.tenant, job.specOwner, job.bound);
+    const [found] = await visibleJobs(env.tenant, [job.bound]);
     if (!found) return { status: "error", error: errorValue("NOT_FOUND", `Job ${job.bound}, bound to slot ${job.key}, was not found`, { slot: job.key, job_id: job.bound }), wrote: false };
-    body = found;
+    body = found.definition_json as JobDocument;
   }
   return walkJob(job.key, input === undefined ? body : { ...body, input }, env, permissions);
 }

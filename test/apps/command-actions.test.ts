@@ -1,9 +1,14 @@
 // `actions` and `job` commands through POST /apps/run: workflow catalog
 // actions run while the render waits, as the app user, under the command's
-// permission set; a write makes the screens read their sources afresh.
+// permission set; a write makes the screens read their sources afresh; a
+// run invokeWorkflow starts goes on after the render answered.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, createTenant } from "../support/api";
+import { kickRuns } from "../../src/workflows/runs/run-client";
+import { call, createTenant, systemQuery } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
+import { scenario } from "../support/outbound";
+import { manualWorkflow, runRecord } from "../workflows/orchestrator-support";
 import { publishJob, putConfig } from "./fixture";
 import { hostFor, hostProvider } from "./host-fixture";
 
@@ -42,6 +47,10 @@ const spec = {
                 slot: [{ kind: "job", job: "enrich", stepId: "e" }, { kind: "debug", value: "{{ outputs.e }}" }],
                 badConfig: [{ kind: "actions", stepId: "bad", permissionSet: "dataMutation", input: { rows: "{{ payload.rows }}" }, actions: [{ name: "upsertEntity", config: { typeName: "Product", data: "{{ input.rows }}" } }] }],
                 onError: [{ ...upsert(), onError: [{ kind: "notify", level: "WARN", stepId: "fallback", message: "{{ outputs.saved ? 'saved' : 'not saved' }}" }] }],
+                invoke: [
+                  { kind: "actions", stepId: "inv", permissionSet: "dataMutation", input: { wf: "{{ payload.workflowId }}" }, actions: [{ stepId: "started", name: "invokeWorkflow", config: { workflowId: "{{ input.wf }}" } }] },
+                  { kind: "debug", value: "{{ outputs.inv.started.run_id }}" },
+                ],
               },
             },
           },
@@ -55,7 +64,14 @@ const spec = {
   },
   providers: hostProvider,
   messages: { JOB_SLOT_UNBOUND: "No job is connected for {{ error.code }}" },
-  policies: { clerk: { grants: [{ resource: "entity", actions: ["read", "create", "update"], resourceName: "Product" }] } },
+  policies: {
+    clerk: {
+      grants: [
+        { resource: "entity", actions: ["read", "create", "update"], resourceName: "Product" },
+        { resource: "workflow", actions: ["create"] },
+      ],
+    },
+  },
   defaultPolicy: "clerk",
 };
 
@@ -134,5 +150,38 @@ describe("catalog actions inside a render", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.json.data.notifications[0]).toMatchObject({ id: "step-error-saved", level: "ERROR" });
     expect(await products(host.t.auth)).toEqual(["Anchor"]);
+  });
+
+  it("answers once invokeWorkflow has handed its run over, not once the run ended; the run then goes on to success", async () => {
+    const host = await setup();
+    // The run's first answer comes seconds later: a render that waited for the run would answer after it ended.
+    const s = await scenario({ "/slow": [{ status: 200, json: { done: true }, delayMs: 4000 }] });
+    const child = await manualWorkflow(host.t, [{ id: "fetch", actions: [{ stepId: "get", name: "http", config: { url: s.url("/slow") } }] }]);
+    const res = await host.render(action("invoke", { workflowId: child.id }));
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.data.notifications).toEqual([]);
+    const rows = await systemQuery(`SELECT id, status, parent_run_id FROM workflow_runs WHERE workflow_id = $1`, [child.id]);
+    expect(rows).toHaveLength(1);
+    const [run] = rows;
+    expect(res.json.data.debug).toEqual([run.id]);
+    expect(run.parent_run_id).toBeNull();
+    expect(["pending", "running"]).toContain(run.status);
+    // A second start waits behind the run's own and returns once its walk ended.
+    await kickRuns(env, [{ tenantId: host.t.tenantId, runId: run.id }]);
+    const ended = await runRecord(host.t, run.id);
+    expect([ended.status, ended.outputs.fetch.get.body]).toEqual(["success", { done: true }]);
+  });
+
+  it("fails the invokeWorkflow step for an unknown workflow and for another tenant's, starting nothing", async () => {
+    const host = await setup();
+    const other = await createTenant();
+    const foreign = await manualWorkflow(other, [{ id: "a", actions: [{ name: "pipe", config: {} }] }]);
+    for (const workflowId of [crypto.randomUUID(), foreign.id]) {
+      const answer = (await host.render(action("invoke", { workflowId }))).json.data;
+      expect(answer.notifications).toHaveLength(1);
+      expect(answer.notifications[0]).toMatchObject({ id: "step-error-inv", level: "ERROR" });
+      expect(answer.notifications[0].message).toContain(`Workflow ${workflowId} not found`);
+    }
+    expect(await systemQuery(`SELECT id FROM workflow_runs WHERE tenant_id = $1 OR workflow_id = $2`, [host.t.tenantId, foreign.id])).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // App policies and job bindings on the config write, through the gateway.
 import { describe, expect, it } from "vitest";
-import { call, createTenant, expectError, systemQuery } from "../support/api";
+import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { unchangedBy } from "../access/admin";
 import { roleToken } from "../access/fixture";
 import { addVersion, appFootprint, dashboards, insertSpec, publishJob, putConfig, shareSpec } from "./fixture";
@@ -74,14 +74,32 @@ describe("app policies", () => {
   });
 });
 
+/** Shares the owner's job `name` with `target` the one way a job is shared: a workflow whose reference step runs it, shared with /access/shares. */
+async function shareJob(owner: TenantCreds, name: string, target: TenantCreds): Promise<string> {
+  const workflow = await call("POST", "/definition/workflows", { auth: owner.auth, body: { name: `uses-${name}`, definition_json: { jobs: [{ id: "run", name }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] } } });
+  expect(workflow.status, workflow.text).toBe(201);
+  const share = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "workflow", resource_id: workflow.json.data.id, target_tenant_id: target.tenantId } });
+  expect(share.status, share.text).toBe(201);
+  return share.json.data.id;
+}
+
+const invisible = (id: string) => `job_bindings.enrich: no job definition ${id} visible to this tenant (its own jobs, and those of workflows shared with it)`;
+
 describe("job bindings", () => {
-  it("binds slots of the spec to the tenant's or the owner's jobs, refusing non-slots and unknown jobs", async () => {
+  it("binds slots of a shared spec to jobs the consumer sees: its own, or the owner's once shared with it, never one left unshared", async () => {
     const owner = await createTenant();
     const consumer = await createTenant();
     const spec = await insertSpec(owner, [{ dashboards, jobs: { enrich: null, other: {}, inline: { actions: [{ name: "pipe", config: {} }] } } }]);
     await shareSpec(owner, spec, consumer);
-    const ownersJob = await publishJob(owner);
+    const ownersName = `job-${crypto.randomUUID().slice(0, 8)}`;
+    const ownersJob = await publishJob(owner, ownersName);
     const ownJob = await publishJob(consumer);
+    // The spec is shared, the owner's job is not: the whole write is refused, the consumer's own binding with it.
+    const unshared = await refused(consumer, () => putConfig(consumer, spec.id, { job_bindings: { enrich: ownersJob, other: ownJob } }), 422, "VALIDATION_FAILED");
+    expect(unshared.details.validation_errors).toEqual([invisible(ownersJob)]);
+    expect(await systemQuery(`SELECT id FROM app_activations WHERE tenant_id = $1`, [consumer.tenantId])).toEqual([]);
+
+    await shareJob(owner, ownersName, consumer);
     const ok = await putConfig(consumer, spec.id, { job_bindings: { enrich: ownersJob, other: ownJob } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json.data.job_bindings).toEqual({ enrich: ownersJob, other: ownJob });
@@ -93,7 +111,25 @@ describe("job bindings", () => {
       "job_bindings.nope: not a job slot of the spec (a key of jobs whose value is null or {})",
     ]);
     const stranger = await publishJob(await createTenant());
-    const invisible = await refused(consumer, () => putConfig(consumer, spec.id, { job_bindings: { enrich: stranger } }), 422, "VALIDATION_FAILED");
-    expect(invisible.details.validation_errors).toEqual([`job_bindings.enrich: no job definition ${stranger} visible to this tenant`]);
+    const unknown = crypto.randomUUID();
+    for (const id of [stranger, unknown]) {
+      const err = await refused(consumer, () => putConfig(consumer, spec.id, { job_bindings: { enrich: id } }), 422, "VALIDATION_FAILED");
+      expect(err.details.validation_errors).toEqual([invisible(id)]);
+    }
+    expect((await call("GET", `/apps/${spec.id}/config`, { auth: consumer.auth })).json.data.job_bindings).toEqual({ enrich: ownersJob });
+  });
+
+  it("lets the owner bind its own jobs, shared or not, and refuses the consumer's, which it cannot see", async () => {
+    const owner = await createTenant();
+    const consumer = await createTenant();
+    const spec = await insertSpec(owner, [{ dashboards, jobs: { enrich: null } }]);
+    await shareSpec(owner, spec, consumer);
+    const ownersJob = await publishJob(owner);
+    const consumersJob = await publishJob(consumer);
+    const err = await refused(owner, () => putConfig(owner, spec.id, { job_bindings: { enrich: consumersJob } }), 422, "VALIDATION_FAILED");
+    expect(err.details.validation_errors).toEqual([invisible(consumersJob)]);
+    const ok = await putConfig(owner, spec.id, { job_bindings: { enrich: ownersJob } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.json.data.job_bindings).toEqual({ enrich: ownersJob });
   });
 });

@@ -1,11 +1,15 @@
-// invokeWorkflow: a child run through the dispatch path, once per attempt.
+// invokeWorkflow: a child run through the dispatch path, once per attempt,
+// handed to its own object without the parent waiting for it.
 import { env } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
 import { executeAction } from "../../src/workflows/actions/catalog";
+import { kickRuns } from "../../src/workflows/runs/run-client";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
+import { scenario } from "../support/outbound";
 import { activeWorkflow, createWorkflow, minimalDefinition } from "./fixture";
 import { context, invocation, policyGranting } from "./actions-support";
+import { dispatched, inObject, manualWorkflow, runRecord } from "./orchestrator-support";
 
 const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
 afterAll(() => database.close());
@@ -22,7 +26,7 @@ const childRows = (parentId: string) =>
   systemQuery(`SELECT id, workflow_id, trigger_key, trigger_type, status, context, idempotency_key, parent_run_id FROM workflow_runs WHERE parent_run_id = $1 ORDER BY created_at, id`, [parentId]);
 
 describe("invokeWorkflow", () => {
-  it("starts exactly one pending child run with parent_run_id, even when the same attempt executes twice, and kicks it", async () => {
+  it("starts exactly one pending child run with parent_run_id, even when the same attempt executes twice, and hands it over each time", async () => {
     const t = await createTenant();
     const parent = await parentRun(t);
     const { id: childWorkflow } = await activeWorkflow(t, minimalDefinition());
@@ -46,7 +50,7 @@ describe("invokeWorkflow", () => {
     });
     expect(first).toEqual({ kind: "success", result: { run_id: child.id }, detail: { child_run_id: child.id } });
     expect(second).toEqual(first);
-    expect(ctx.kicked).toEqual([
+    expect(ctx.handedOver).toEqual([
       { tenantId: t.tenantId, runId: child.id },
       { tenantId: t.tenantId, runId: child.id },
     ]);
@@ -102,7 +106,7 @@ describe("invokeWorkflow", () => {
     });
     expect(await run({ workflowId: withEvent, triggerId: "missing" })).toMatchObject({ kind: "error", error: { status: 422, message: `Workflow ${withEvent} has no trigger missing` } });
     expect(await childRows(parent)).toEqual([]);
-    expect(ctx.kicked).toEqual([]);
+    expect(ctx.handedOver).toEqual([]);
   });
 
   it("cannot reach another tenant's workflow", async () => {
@@ -125,8 +129,39 @@ describe("invokeWorkflow", () => {
         kind: "error",
         error: { status: 403, code: "FORBIDDEN", message: "The run's policy does not allow workflow:create", details: { resource: "workflow", action: "create" } },
       });
-      expect(ctx.kicked).toEqual([]);
+      expect(ctx.handedOver).toEqual([]);
     }
     expect(await childRows(parent)).toEqual([]);
+  });
+
+  it("goes on without waiting: the parent ends while its child's slow first action is still out, and the child then runs to success", async () => {
+    const t = await createTenant();
+    // The child's first answer comes seconds later: a parent that waited for its child would end after it.
+    const s = await scenario({ "/slow": [{ status: 200, json: { done: true }, delayMs: 4000 }] });
+    const child = await manualWorkflow(t, [{ id: "fetch", actions: [{ stepId: "get", name: "http", config: { url: s.url("/slow") } }] }]);
+    const parent = await manualWorkflow(
+      t,
+      [{ id: "go", actions: [{ stepId: "child", name: "invokeWorkflow", config: { workflowId: child.id, input: { n: 1 } } }, { stepId: "after", name: "pipe", config: { value: "went on" } }] }],
+      {},
+      { policy_id: await policyGranting(t, ["workflow:create"]) },
+    );
+
+    const parentId = await dispatched(t, parent.id);
+    const parentRun = await runRecord(t, parentId);
+    expect([parentRun.status, parentRun.outputs.go.after]).toEqual(["success", "went on"]);
+    const [row] = await childRows(parentId);
+    expect(parentRun.outputs.go.child).toEqual({ run_id: row.id });
+    expect(parentRun.job_runs[0].action_runs[0]).toMatchObject({ status: "success", result: { run_id: row.id } });
+    // The parent's walk is over, its child's is not: the child was handed over, not run inside the action.
+    expect(["pending", "running"]).toContain((await runRecord(t, row.id)).status);
+    // Handed over durably: the child's object was armed before the action ended, so a lost start is taken up by its alarm.
+    expect(await inObject(row.id, (_, state) => state.storage.get("ref"))).toEqual({ tenantId: t.tenantId, runId: row.id });
+
+    // A second start waits behind the child's walk and returns once it ended.
+    await kickRuns(env, [{ tenantId: t.tenantId, runId: row.id }]);
+    const childRun = await runRecord(t, row.id);
+    expect([childRun.status, childRun.outputs.fetch.get.body, childRun.context.input]).toEqual(["success", { done: true }, { n: 1 }]);
+    expect((await s.requests()).length).toBe(1);
+    expect(Date.parse(parentRun.finished_at)).toBeLessThan(Date.parse(childRun.job_runs[0].action_runs[0].finished_at));
   });
 });

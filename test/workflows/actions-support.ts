@@ -23,7 +23,8 @@ export function invocation(name: ActionName, config: unknown, record: Partial<Ac
 }
 
 export interface TestContext extends ActionContext {
-  kicked: { tenantId: string; runId: string }[];
+  /** Every child run the action handed over, in order. */
+  handedOver: { tenantId: string; runId: string }[];
   /** Every `persist` call's detail, in order. */
   persisted: unknown[];
   redactor: Redactor;
@@ -43,7 +44,7 @@ export interface ContextFields {
 
 /** An action context as the run's object builds it (actions/context.ts), with what it did recorded. */
 export function context(database: Database, fields: ContextFields = {}): TestContext {
-  const kicked: { tenantId: string; runId: string }[] = [];
+  const handedOver: { tenantId: string; runId: string }[] = [];
   const persisted: unknown[] = [];
   const redactor = new Redactor();
   const built = actionContext({
@@ -59,8 +60,8 @@ export function context(database: Database, fields: ContextFields = {}): TestCon
     database,
     now: fields.now ?? (() => 1_700_000_000_000),
     redactor,
-    kick: async (runs) => void kicked.push(...runs),
+    handOver: async (runs) => void handedOver.push(...runs),
     persist: fields.persist ?? (async (detail) => void persisted.push(detail)),
   });
-  return { ...built, kicked, persisted, redactor };
+  return { ...built, handedOver, persisted, redactor };
 }

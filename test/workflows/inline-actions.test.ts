@@ -27,6 +27,8 @@ let database: Database;
 let writer: RenderIdentity;
 let reader: RenderIdentity;
 let lampId: string;
+/** What the lists handed to the request's waitUntil: the starts of the runs they invoked. */
+const background: Promise<unknown>[] = [];
 
 const ENTITY_CRUD = ["read", "create", "update", "delete"];
 
@@ -43,7 +45,10 @@ beforeAll(async () => {
   writer = await appUser([{ resource: "entity", actions: ENTITY_CRUD }], "writer");
   reader = await appUser([{ resource: "entity", actions: ["read"] }], "reader");
 });
-afterAll(() => database.close());
+afterAll(async () => {
+  await Promise.all(background);
+  await database.close();
+});
 
 interface EnvOptions {
   scope?: Record<string, unknown>;
@@ -61,6 +66,7 @@ function environment(who: RenderIdentity, o: EnvOptions = {}): InlineEnvironment
     tenant: tenantDb(database, who.tenantId),
     bindings: env,
     database,
+    background: { waitUntil: (work) => void background.push(work) },
     clock: { now: () => Date.now() },
     budget: new EvaluationBudget({ timeoutMs: 1000 }),
     deadline: o.deadline ?? Date.now() + 20_000,
@@ -241,27 +247,37 @@ describe("a job command", () => {
   });
 
   it("an unbound slot fails with JOB_SLOT_UNBOUND", async () => {
-    const result = await runInlineJob({ job: { key: "enrich", bound: undefined, specOwner: tenantDb(database, t.tenantId) } }, environment(reader));
+    const result = await runInlineJob({ job: { key: "enrich", bound: undefined } }, environment(reader));
     expect(result).toMatchObject({ status: "error", wrote: false, error: { status: 422, code: "UNPROCESSABLE_ENTITY", details: { code: "JOB_SLOT_UNBOUND", slot: "enrich" } } });
   });
 
-  it("runs the bound job (the tenant's own or the spec owner's), never another tenant's", async () => {
-    const publish = async (owner: TenantCreds, value: string) => {
-      const res = await call("POST", "/definition/jobs", { auth: owner.auth, body: { name: `job-${crypto.randomUUID().slice(0, 8)}`, definition_json: { actions: [{ stepId: "v", name: "pipe", config: { value } }], output: "{{ outputs.v }}" } } });
+  it("runs the bound job the tenant sees: its own, or another tenant's only while a workflow shared with it runs that job", async () => {
+    const publish = async (owner: TenantCreds, name: string, value: string) => {
+      const res = await call("POST", "/definition/jobs", { auth: owner.auth, body: { name, definition_json: { actions: [{ stepId: "v", name: "pipe", config: { value } }], output: "{{ outputs.v }}" } } });
       expect(res.status, res.text).toBe(201);
       return res.json.data.id as string;
     };
-    const [own, owners] = await Promise.all([publish(t, "own"), publish(other, "owner's")]);
-    const run = (bound: string, owner: TenantCreds) => runInlineJob({ job: { key: "enrich", bound, specOwner: tenantDb(database, owner.tenantId) } }, environment(reader));
-    expect(await run(own, t)).toEqual({ status: "success", output: "own", wrote: false });
-    expect(await run(owners, other)).toEqual({ status: "success", output: "owner's", wrote: false });
-    expect(await run(owners, t)).toMatchObject({ status: "error", error: { status: 404, code: "NOT_FOUND", details: { slot: "enrich", job_id: owners } } });
+    const ownersName = `job-${crypto.randomUUID().slice(0, 8)}`;
+    const [own, owners] = await Promise.all([publish(t, `job-${crypto.randomUUID().slice(0, 8)}`, "own"), publish(other, ownersName, "owner's")]);
+    const run = (bound: string) => runInlineJob({ job: { key: "enrich", bound } }, environment(reader));
+    const notFound = { status: "error", error: { status: 404, code: "NOT_FOUND", details: { slot: "enrich", job_id: owners } } };
+    expect(await run(own)).toEqual({ status: "success", output: "own", wrote: false });
+    expect(await run(owners)).toMatchObject(notFound);
+
+    const workflow = await call("POST", "/definition/workflows", { auth: other.auth, body: { name: `uses-${ownersName}`, definition_json: { jobs: [{ id: "run", name: ownersName }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] } } });
+    expect(workflow.status, workflow.text).toBe(201);
+    const share = await call("POST", "/access/shares", { auth: other.auth, body: { resource_type: "workflow", resource_id: workflow.json.data.id, target_tenant_id: t.tenantId } });
+    expect(share.status, share.text).toBe(201);
+    expect(await run(owners)).toEqual({ status: "success", output: "owner's", wrote: false });
+    // A binding accepted while the job was shared stops running once the share is withdrawn.
+    expect((await call("DELETE", `/access/shares/${share.json.data.id}`, { auth: other.auth })).status).toBe(200);
+    expect(await run(owners)).toMatchObject(notFound);
   });
 
   it("a bound job holding an action that waits fails at run time", async () => {
     const res = await call("POST", "/definition/jobs", { auth: t.auth, body: { name: `wait-${crypto.randomUUID().slice(0, 8)}`, definition_json: { actions: [{ name: "awaitInput", config: {} }] } } });
     expect(res.status, res.text).toBe(201);
-    const result = await runInlineJob({ job: { key: "enrich", bound: res.json.data.id, specOwner: tenantDb(database, t.tenantId) } }, environment(reader));
+    const result = await runInlineJob({ job: { key: "enrich", bound: res.json.data.id } }, environment(reader));
     expect(result).toMatchObject({ status: "error", error: { code: "UNPROCESSABLE_ENTITY", details: { action: "awaitInput" } } });
   });
 });

@@ -13,7 +13,7 @@ import { RESUME_MS } from "../../src/workflows/runs/run-watch";
 import { sweepRuns } from "../../src/workflows/runs/sweep";
 import { call, createTenant, systemQuery, withSystemDb, type TenantCreds } from "../support/api";
 import { scenario } from "../support/outbound";
-import { alarmOf, dispatched, inObject, insertedRun, manualWorkflow, runRecord, stub } from "./orchestrator-support";
+import { alarmOf, descendants, dispatched, inObject, insertedRun, manualWorkflow, runRecord, stub } from "./orchestrator-support";
 import { policyGranting } from "./actions-support";
 
 afterEach(() => {
@@ -65,6 +65,7 @@ describe("a storage fault mid-walk", () => {
       const run = await runRecord(t, runId);
       expect(run.status, `fault at write ${fault}`).toBe("success");
       expect(run.outputs.fan.done).toBe(true);
+      await descendants(t, runId);
       const children = await systemQuery(`SELECT status FROM workflow_runs WHERE parent_run_id = $1`, [runId]);
       expect(children.map((c) => c.status), `fault at write ${fault}`).toEqual(["success", "success"]);
     }
@@ -149,6 +150,7 @@ describe("an object aborted at each boundary", () => {
       const run = await runRecord(t, runId);
       expect(run.status, `abort after write ${boundary}`).toBe("success");
       expect(run.outputs.fan.done).toBe(true);
+      await descendants(t, runId);
       const children = await systemQuery(`SELECT status FROM workflow_runs WHERE parent_run_id = $1`, [runId]);
       expect(children.map((c) => c.status), `abort after write ${boundary}`).toEqual(["success", "success"]);
     }

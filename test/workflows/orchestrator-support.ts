@@ -5,7 +5,7 @@ import type { WorkflowRun } from "../../durable-objects/workflow-run";
 import { isoTimestamp } from "../../src/db/timestamps";
 import { kickRuns, runObject } from "../../src/workflows/runs/run-client";
 import { insertRuns } from "../../src/workflows/runs/start";
-import { call, withSystemDb, type TenantCreds } from "../support/api";
+import { call, systemQuery, withSystemDb, type TenantCreds } from "../support/api";
 import { activeWorkflow } from "./fixture";
 
 /** An activated workflow with a manual webhook trigger around `jobs`. */
@@ -21,6 +21,22 @@ export async function dispatched(t: TenantCreds, workflowId: string, input: unkn
   // The route's own kick may still be walking; a second start waits behind it and finds nothing more to do.
   await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
   return runId;
+}
+
+/**
+ * Walks the runs invokeWorkflow started below `runId`, one generation at a
+ * time, and answers their ids: a parent never waits for its children, so
+ * each child gets a kick of its own, which waits behind the start its parent
+ * handed over and returns once the child's walk went as far as it goes.
+ */
+export async function descendants(t: TenantCreds, runId: string): Promise<string[]> {
+  const walked: string[] = [];
+  for (let generation = [runId]; generation.length; walked.push(...generation)) {
+    const rows = await systemQuery<{ id: string }>(`SELECT id FROM workflow_runs WHERE parent_run_id = ANY($1::uuid[]) ORDER BY created_at, id`, [generation]);
+    generation = rows.map((r) => r.id);
+    await kickRuns(env, generation.map((id) => ({ tenantId: t.tenantId, runId: id })));
+  }
+  return walked;
 }
 
 /** A run row inserted as a trigger path would, but never kicked. */

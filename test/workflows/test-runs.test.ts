@@ -12,7 +12,7 @@ import { createEntity, createProductType } from "../support/entities";
 import { roleToken } from "../access/fixture";
 import { policyGranting } from "./actions-support";
 import { activateWorkflow, createWorkflow } from "./fixture";
-import { dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
+import { descendants, dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
 
 const testRun = (auth: string, workflowId: string, body?: object) => call("POST", `/definition/workflows/${workflowId}/test-runs`, { auth, ...(body && { body }) });
 
@@ -150,6 +150,7 @@ describe("POST /definition/workflows/{id}/test-runs", () => {
     await activateWorkflow(t, looping.id);
 
     const first = await tested(t, looping.id);
+    await descendants(t, first.id);
     const chain = await systemQuery(`SELECT id, parent_run_id, depth, test, status FROM workflow_runs WHERE workflow_id = $1 ORDER BY depth`, [looping.id]);
     expect(chain.map((r) => r.depth)).toEqual([...Array(MAX_INVOKE_DEPTH + 1).keys()]);
     expect(chain[0]).toMatchObject({ id: first.id, parent_run_id: null, test: true });

@@ -57,6 +57,7 @@ export function commandWorld(input: WorldInput): CommandWorld {
     tenant: ctx.tenant,
     bindings: input.bindings,
     database: ctx.database,
+    background: ctx,
     clock: ctx.clock,
     budget: env.budget,
     deadline: env.deadline,
@@ -71,7 +72,7 @@ export function commandWorld(input: WorldInput): CommandWorld {
     if (isObject(declared) && Array.isArray(declared.actions)) return { key, body: declared as never };
     const instance = await loadInstance(deps, identity.specId, null);
     const row = identity.integrationId === undefined ? undefined : await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, identity.integrationId!));
-    return { key, bound: boundJob(instance, row ?? { job_bindings: {} }, key), specOwner: deps.ownerTenant(instance.spec.ownerTenantId) };
+    return { key, bound: boundJob(instance, row ?? { job_bindings: {} }, key) };
   }
 
   const services: CommandServices = {

@@ -20,7 +20,7 @@ export interface ContextSources {
   database: Database;
   now(): number;
   redactor: Redactor;
-  kick: ActionContext["kick"];
+  handOver: ActionContext["handOver"];
   persist: ActionContext["persist"];
 }
 
@@ -46,7 +46,7 @@ interface Parts {
   database: Database;
   now(): number;
   redactor: Redactor;
-  kick: ActionContext["kick"];
+  handOver: ActionContext["handOver"];
   persist: ActionContext["persist"];
   authProfiles: Record<string, AuthProfile>;
   profileScope: Record<string, unknown>;
@@ -63,7 +63,7 @@ function contextOf(p: Parts): ActionContext {
     now: p.now,
     policyId: p.policyId,
     services: async () => confinedServices(await (principal ??= p.principal()), p.tenant, p.bindings),
-    kick: p.kick,
+    handOver: p.handOver,
     origin: p.bindings.PUBLIC_URL.replace(/\/+$/, ""),
     authProfiles: p.authProfiles,
     profileScope: p.profileScope,
@@ -98,7 +98,7 @@ export interface RequestContextSources {
   database: Database;
   now(): number;
   redactor: Redactor;
-  kick: ActionContext["kick"];
+  handOver: ActionContext["handOver"];
   /** The spec's root `auth` map. */
   authProfiles: Record<string, AuthProfile>;
   /** What a root profile's templates read: the command's scope. */

@@ -1,11 +1,13 @@
 // `invokeWorkflow`: starts a run of another activated workflow of the tenant
 // through one of its triggers, exactly as `POST /workflows/wr` does, and goes
-// on without waiting for it (fire-and-forget). The child carries the parent
-// run's id (none when an app command runs the action inside its request: the
-// child starts a chain of its own), and the attempt's idempotency key makes a
-// replayed attempt answer the child it already started instead of starting a
-// second one. Starting a run is what `workflow:create` allows over REST, so
-// the run's policy must grant it.
+// on without waiting for it (fire-and-forget, SPEC.md 2.7): the child's row
+// is committed and its object armed before the action ends, as the dispatch
+// route does before it answers, and the child walks in its own object. The
+// child carries the parent run's id (none when an app command runs the action
+// inside its request: the child starts a chain of its own), and the attempt's
+// idempotency key makes a replayed attempt answer the child it already
+// started instead of starting a second one. Starting a run is what
+// `workflow:create` allows over REST, so the run's policy must grant it.
 import { uuidSchema } from "../../lib/schemas";
 import { dispatchRun } from "../dispatch";
 import { withServices } from "../../access/confined-services";
@@ -35,8 +37,8 @@ export const invokeWorkflow = action({
         { workflow_id: config.workflowId, trigger_id: config.triggerId ?? "manual", input: config.input },
         { parentRunId: ctx.parentRunId ?? undefined, idempotencyKey: invocation.idempotencyKey },
       );
-      // Kicked on a replay too: the first attempt may have stopped between commit and kick.
-      await ctx.kick([{ tenantId: ctx.tenantId, runId: child.id }]);
+      // Handed over on a replay too: the first attempt may have stopped between commit and arming.
+      await ctx.handOver([{ tenantId: ctx.tenantId, runId: child.id }]);
       return { kind: "success", result: { run_id: child.id }, detail: { child_run_id: child.id } };
     });
   },

@@ -21,8 +21,13 @@ export interface ActionContext {
   policyId: string | null;
   /** The confined services of the run's principal (exactly its policy's grants, read once per walk), new for each call: their `published` waits for that action's events only. */
   services(): Promise<ConfinedServices>;
-  /** Kicks child runs after commit. */
-  kick(runs: { tenantId: string; runId: string }[]): Promise<void>;
+  /**
+   * Hands child runs whose rows are committed to their objects, as a route
+   * hands over the runs it starts (runs/run-client.ts handOverRuns): each
+   * object is armed before this returns and started without being waited
+   * for, so the child runs alongside the action's run, not inside it.
+   */
+  handOver(runs: { tenantId: string; runId: string }[]): Promise<void>;
   /** The service's public origin (PUBLIC_URL), for the absolute links an action makes. */
   origin: string;
   /** The running document's root `auth` map: profiles by name. */

@@ -9,7 +9,7 @@ import { resolveSchemaName } from "../../schema/registry";
 import { executeAction } from "../actions/catalog";
 import { actionContext } from "../actions/context";
 import type { ActionRecord, Effects, RunDocument, StepRecord } from "../engine/types";
-import { kickRuns } from "./run-client";
+import { handOverRuns } from "./run-client";
 
 /** A cancel arrived while a walk was in flight: the walk records nothing more. */
 export class RunStopped extends Error {}
@@ -22,6 +22,8 @@ export interface EffectSources {
   bindings: Env;
   clock: Clock;
   redactor: Redactor;
+  /** Where work that outlives the walk goes: the start of a child run (the object's own state). */
+  background: Pick<ExecutionContext, "waitUntil">;
   /** Whether a cancel is waiting: every record from then on throws RunStopped. */
   stopped(): boolean;
   recordStep(id: string, rec: StepRecord): Promise<void>;
@@ -52,7 +54,7 @@ export function runEffects(s: EffectSources): Effects {
           database: s.db,
           now: () => s.clock.now(),
           redactor: s.redactor,
-          kick: (runs) => kickRuns(s.bindings, runs),
+          handOver: (runs) => handOverRuns(s.bindings, s.background, runs),
           persist: stoppable((detail) => s.keepAction({ ...invocation.record, detail })),
         }),
       ),
