@@ -65,7 +65,8 @@ interface DetailFields {
   EXTERNAL_USER_INACTIVE: { external_user_id: string };
   // Run-time outbound auth failures; the credential itself never appears.
   HTTP_AUTH_PROFILE_UNKNOWN: { profile: string; declared: string[] };
-  HTTP_AUTH_SECRET_MISSING: { profile: string; missing_secrets: string[] };
+  /** Without `profile`, the request's own url, headers, query or body read the secrets (an app's `$http` source). */
+  HTTP_AUTH_SECRET_MISSING: { profile?: string; missing_secrets: string[] };
   HTTP_AUTH_INVALID_CREDENTIAL: { field: string };
   HTTP_AUTH_CONFLICT: { conflict: "header" | "query"; name: string };
   /** `token_url` is origin and path only; `body_preview` at most 200 chars with secrets and tokens as `***`. */

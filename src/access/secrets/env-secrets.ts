@@ -1,8 +1,10 @@
-// Secret references in a run's env values (`{{ secrets.tenant.NAME }}`, set
-// at activation, never in the definition) are resolved when a walk begins,
-// through the one secret reader. A reference with no stored value becomes a
-// marker string instead of failing the walk: only what reads it fails (a
-// step's input: the job; an auth profile: the requests naming it).
+// Secret references held in stored config (`{{ secrets.tenant.NAME }}`: a
+// run's env values, an app's activation, integration and principal config;
+// set by an operator, never in a definition) are resolved where that config
+// is read, through the one secret reader. A reference with no stored value
+// becomes a marker string instead of failing the read: only what uses it
+// fails (a step's input: the job; an auth profile or an app's `$http`
+// request: the requests reading it).
 import type { TenantDb } from "../../db/client";
 import { resolveSecrets, secretRef, type WantedSecret } from "./resolver";
 import type { SecretScope } from "./secret-box";
@@ -10,20 +12,60 @@ import { missingSecretMarker } from "../../lib/secret-markers";
 
 const REFERENCE = /\{\{\s*secrets\.(tenant|user|company|team)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
+/** Whose user, company and team secrets the references name; a scope without one resolves as missing. */
+export type SecretOwners = Partial<Record<Exclude<SecretScope, "tenant">, string>>;
+
+export interface ResolvedReferences<T> {
+  /** The value with every reference replaced by its secret, or by a marker when it has none. */
+  value: T;
+  /** The secrets put in: what must never appear in a record, an answer, an error or a log line. */
+  values: string[];
+  /** The markers put in for references without a value: as little to be shown as a secret. */
+  markers: string[];
+}
+
 export interface ResolvedEnv {
-  /** The env with every reference replaced by its value, or by a marker when it has none. */
   env: Record<string, unknown>;
-  /** The values resolved: what must never appear in a record, an error or a log line. */
   values: string[];
 }
 
-function referencesIn(env: Record<string, unknown>): WantedSecret[] {
-  const wanted: WantedSecret[] = [];
-  for (const value of Object.values(env)) {
-    if (typeof value !== "string") continue;
-    for (const m of value.matchAll(REFERENCE)) wanted.push({ scope: m[1] as SecretScope, name: m[2] });
+/** Every string of a JSON value, at any depth. */
+function* stringsIn(value: unknown): Generator<string> {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const v = pending.pop();
+    if (typeof v === "string") yield v;
+    else if (Array.isArray(v)) pending.push(...v);
+    else if (v !== null && typeof v === "object") pending.push(...Object.values(v));
   }
-  return wanted;
+}
+
+function replaced(value: unknown, by: (text: string) => string): unknown {
+  if (typeof value === "string") return by(value);
+  if (Array.isArray(value)) return value.map((v) => replaced(v, by));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaced(v, by)]));
+  return value;
+}
+
+/**
+ * Resolves the references in every string of `value` (objects and arrays
+ * walked), the user, company and team ones for `owners`; `null` owners: the
+ * caller may read no secret, so every reference resolves as missing. Without
+ * a reference nothing is read. `tenant` may be a transaction already open
+ * (`{ tenantId, tx: (fn) => fn(sql) }`), so the read rides with the caller's.
+ */
+export async function resolveSecretReferences<T>(tenant: Pick<TenantDb, "tenantId" | "tx">, masterKey: string, value: T, owners: SecretOwners | null = {}): Promise<ResolvedReferences<T>> {
+  const wanted: WantedSecret[] = [];
+  for (const text of stringsIn(value)) {
+    for (const m of text.matchAll(REFERENCE)) {
+      const scope = m[1] as SecretScope;
+      wanted.push({ scope, name: m[2], ...(scope !== "tenant" && { principalId: owners?.[scope] }) });
+    }
+  }
+  if (!wanted.length) return { value, values: [], markers: [] };
+  const { values, missing } = owners === null ? { values: new Map<string, string>(), missing: [...new Set(wanted.map((w) => secretRef(w.scope, w.name)))] } : await resolveSecrets(tenant, masterKey, wanted);
+  const resolved = replaced(value, (text) => text.replace(REFERENCE, (_, scope: SecretScope, name: string) => values.get(secretRef(scope, name)) ?? missingSecretMarker(secretRef(scope, name))));
+  return { value: resolved as T, values: [...values.values()], markers: missing.map(missingSecretMarker) };
 }
 
 /**
@@ -32,13 +74,6 @@ function referencesIn(env: Record<string, unknown>): WantedSecret[] {
  * others resolve as missing.
  */
 export async function resolveEnvSecrets(tenant: TenantDb, masterKey: string, env: Record<string, unknown>): Promise<ResolvedEnv> {
-  const wanted = referencesIn(env);
-  if (!wanted.length) return { env, values: [] };
-  const { values } = await resolveSecrets(tenant, masterKey, wanted);
-  const resolved: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(env)) {
-    resolved[key] =
-      typeof value === "string" ? value.replace(REFERENCE, (_, scope: SecretScope, name: string) => values.get(secretRef(scope, name)) ?? missingSecretMarker(secretRef(scope, name))) : value;
-  }
-  return { env: resolved, values: [...values.values()] };
+  const { value, values } = await resolveSecretReferences(tenant, masterKey, env);
+  return { env: value, values };
 }

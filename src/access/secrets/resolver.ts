@@ -1,5 +1,5 @@
 // The one reader of secret values, for the features that use them (workflow
-// env values, auth profiles): `secrets.<scope>.<NAME>` references resolved
+// env values, an app's config scopes, auth profiles): `secrets.<scope>.<NAME>` references resolved
 // for a principal, with the names not found reported instead of failing.
 import { and, eq, isNull, or } from "drizzle-orm";
 import type { TenantDb } from "../../db/client";
@@ -29,7 +29,7 @@ export const secretRef = (scope: SecretScope, name: string) => `secrets.${scope}
  * name, not a principal, so each scope is resolved for one principal per
  * call; asking for one reference under two principals is a programming error.
  */
-export async function resolveSecrets(tenant: TenantDb, masterKey: string, wanted: WantedSecret[]): Promise<ResolvedSecrets> {
+export async function resolveSecrets(tenant: Pick<TenantDb, "tenantId" | "tx">, masterKey: string, wanted: WantedSecret[]): Promise<ResolvedSecrets> {
   const asked = new Map<string, { scope: SecretScope; name: string; principalId: string | null }>();
   for (const w of wanted) {
     const ref = secretRef(w.scope, w.name);

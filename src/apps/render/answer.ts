@@ -1,6 +1,7 @@
 // One render of an app for a host's user: the render context loaded, the
 // page's sources reached with the app user's permissions, the screens
 // resolved under one expression budget and one deadline.
+import { allowsApp } from "../../access/app-access";
 import { confinedServices } from "../../access/confined-services";
 import { tenantDb } from "../../db/client";
 import type { RequestContext } from "../../gateway/request-context";
@@ -10,7 +11,7 @@ import type { SpecDocument } from "../../definition/language/spec-schema";
 import type { AppDeps } from "../spec";
 import { checkSpecDocument } from "../../definition/checks/spec";
 import { loadInstance } from "../activation";
-import { loadRender, type RenderOverrides } from "./context";
+import { loadRender, type RenderOverrides, type SecretAccess } from "./context";
 import type { RenderIdentity, SourceEnvironment } from "./contracts";
 import { RenderNotifications, renderScreens, type RenderAnswer } from "./pages";
 import { pageSources } from "./sources";
@@ -50,7 +51,7 @@ export interface RenderBody {
 
 /** The answer of `POST /apps/run/{integrationId}` for a verified app user. */
 export function renderForHost(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody): Promise<RenderAnswer> {
-  return render(ctx, bindings, identity, body);
+  return render(ctx, bindings, identity, body, { masterKey: bindings.MASTER_KEY, readable: true });
 }
 
 export interface PreviewBody extends RenderBody {
@@ -65,7 +66,8 @@ export interface PreviewBody extends RenderBody {
  * (or the document or kept version the body names) rendered for the caller,
  * with the caller's permissions, the identity keys as given and the config
  * patches merged over the stored scopes for this render only. No
- * integration, no app token; nothing is saved or provisioned.
+ * integration, no app token; nothing is saved or provisioned. The config's
+ * secret references resolve only for a caller who may change the activation.
  */
 export async function previewForAuthor(ctx: RequestContext, bindings: Env, specId: string, body: PreviewBody): Promise<RenderAnswer> {
   const caller = ctx.principal;
@@ -90,6 +92,7 @@ export async function previewForAuthor(ctx: RequestContext, bindings: Env, specI
       principal: caller,
     },
     body,
+    { masterKey: bindings.MASTER_KEY, readable: allowsApp(caller, "update", instance.activation.id) },
     { spec, config: body.config },
   );
 }
@@ -104,16 +107,16 @@ function appDeps(ctx: RequestContext, caller: RenderIdentity["principal"]): AppD
   return { tenant: ctx.tenant, caller, ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)) };
 }
 
-async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, overrides: RenderOverrides = {}): Promise<RenderAnswer> {
+async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, access: SecretAccess, overrides: RenderOverrides = {}): Promise<RenderAnswer> {
   const deps = appDeps(ctx, identity.principal);
-  const { spec, context } = await loadRender(deps, identity, body.context, overrides);
+  const { spec, context, concealed } = await loadRender(deps, identity, body.context, access, overrides);
   const clock = ctx.clock;
   const budget = new EvaluationBudget({ timeoutMs: RENDER_EVALUATION_MS }, clock);
   const deadline = clock.now() + ctx.config.renderDeadlineMs;
   const notifications = new RenderNotifications();
   for (const n of identity.notifications ?? []) notifications.notify(n);
-  // What sources learn is secret (a credential a request sent, a value computed from one) masks the whole answer.
-  const secrets = new Redactor();
+  // The config's secrets, and what sources learn is secret (a credential a request sent, a value computed from one), mask the whole answer.
+  const secrets = new Redactor(concealed);
   const env: SourceEnvironment = {
     bindings,
     secrets,
@@ -125,7 +128,12 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     authProfiles: spec.auth ?? {},
     notify: (n) => notifications.notify(n),
   };
-  const reloadContext = async () => (await loadRender(deps, identity, body.context, overrides)).context;
+  const reloadContext = async () => {
+    const reloaded = await loadRender(deps, identity, body.context, access, overrides);
+    // A step may have set a secret the config references: its value is masked from now on too.
+    for (const value of reloaded.concealed) secrets.conceal(value);
+    return reloaded.context;
+  };
   const world = body.action === undefined ? undefined : commandWorld({ ctx, bindings, deps, identity, spec, env, reloadContext });
   return renderScreens({
     spec,

@@ -1,10 +1,11 @@
 // What a render's smart values see (docs/apps.md, "What a render answers"):
 // every config scope as the activation, integration and principals hold it
-// (the spec version's values merged under the stored ones), the names of
-// the secrets each scope has, the app user's permissions, the host's
-// context and the identity its provider gave.
+// (the spec version's values merged under the stored ones, secret references
+// resolved), the names of the secrets each scope has, the app user's
+// permissions, the host's context and the identity its provider gave.
 import { and, eq, isNull, or, type SQL } from "drizzle-orm";
 import { secrets } from "../../db/schema";
+import { resolveSecretReferences, type SecretOwners } from "../../access/secrets/env-secrets";
 import { permissionStrings } from "../../gateway/principal";
 import { activationView, loadInstance, type AppInstance } from "../activation";
 import { effectiveConfig, mergePatch, type ConfigObject } from "../config/merge";
@@ -19,6 +20,20 @@ export interface LoadedRender {
   instance: AppInstance;
   spec: SpecDocument;
   context: RenderContext;
+  /** The secrets the config scopes resolved to, and the markers of those without a value: nothing the render answers may show them. */
+  concealed: string[];
+}
+
+/**
+ * How a render reads the secrets its config references: the key they are
+ * sealed under, and whether its caller may. An author's preview renders a
+ * document and config patches of the caller's choosing, so only a caller
+ * who may change the activation (and so write that config) has them
+ * resolved; for anyone else every reference is missing.
+ */
+export interface SecretAccess {
+  masterKey: string;
+  readable: boolean;
 }
 
 const SECRET_SCOPES = ["tenant", "user", "company", "team"] as const;
@@ -110,20 +125,25 @@ async function configOf(instance: AppInstance, spec: SpecDocument, owner: Config
  * render. A render without an integration (a preview) sees the
  * definition's `integration` values only.
  */
-export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown, overrides: RenderOverrides = {}): Promise<LoadedRender> {
+export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown, access: SecretAccess, overrides: RenderOverrides = {}): Promise<LoadedRender> {
   const instance = await loadInstance(deps, identity.specId, null);
   const spec = overrides.spec ?? (await instance.spec.document(identity.specVersion));
-  // One transaction for every read below: each is a round trip on the render's one connection.
+  // One transaction for the stored scopes and secret names: each is a round trip on the render's one connection.
+  // The secrets the scopes reference (none in most renders) are read once the effective scopes are known.
   const { stored, secretsSet } = await deps.tenant.tx(async (sql) => ({
     stored: await storedConfig(sql, instance, identity),
     secretsSet: await secretNames(sql, { user: identity.userId, company: identity.companyExternalId, team: teamOf(identity.identity) }),
   }));
-  const config = await configOf(instance, spec, identity, stored);
+  // A reference resolves for the render's own principals (a job's env resolves the tenant's only, acting for nobody).
+  const team = teamOf(identity.identity);
+  const owners: SecretOwners = { user: identity.userId, ...(identity.companyExternalId !== "" && { company: identity.companyExternalId }), ...(team && { team }) };
+  const config = await resolveSecretReferences(deps.tenant, access.masterKey, withOverrides(await configOf(instance, spec, identity, stored), overrides.config), access.readable ? owners : null);
   return {
     instance,
     spec,
+    concealed: [...config.values, ...config.markers],
     context: {
-      config: withOverrides(config, overrides.config),
+      config: config.value,
       secretsSet,
       permissions: permissionStrings(identity.principal),
       context: hostContext ?? {},

@@ -3,9 +3,6 @@
 // answers a provider's widget with.
 import { uuidSchema } from "../../lib/schemas";
 
-/** An upload link's lifetime in seconds: the default and the most a step may ask for. */
-export const UPLOAD_TTL = { default: 1800, max: 7200 } as const;
-
 /** Slots one step may ask for at once. */
 export const MAX_SLOTS = 50;
 

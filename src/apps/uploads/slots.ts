@@ -6,7 +6,7 @@
 import type { Database, Sql, TenantDb } from "../../db/client";
 import { tenantDb } from "../../db/client";
 import { isoTimestamp } from "../../db/timestamps";
-import { ACCEPT_EXTENSION, ACCEPT_MIME, MAX_UPLOAD_BYTES, UPLOAD_TYPES, type SpecDocument } from "../../definition/language/spec-schema";
+import { ACCEPT_EXTENSION, ACCEPT_MIME, MAX_UPLOAD_BYTES, UPLOAD_TTL, UPLOAD_TYPES, type SpecDocument } from "../../definition/language/spec-schema";
 import { TEMP_FILE_LIFETIME_HOURS, tempFileDownloadUrl } from "../../entity/temp-files/service";
 import type { Clock } from "../../lib/clock";
 import { ApiError } from "../../lib/errors";
@@ -14,7 +14,7 @@ import { expiresIn, signLink } from "../../lib/files/capability";
 import { isUuid } from "../../lib/ids";
 import { checkAll } from "../../lib/validate";
 import type { RenderIdentity } from "../render/contracts";
-import { slotsSchema, UPLOAD_TTL } from "./schemas";
+import { slotsSchema } from "./schemas";
 
 /** Slot rows stay this long past their expiry, so a preview can still tell an expired upload from none. */
 const SLOT_RETENTION_DAYS = 7;

@@ -8,6 +8,8 @@ export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !==
 /** At most `max` items: a longer array is already refused by the schema, and the work stays bounded. */
 export const items = (v: unknown, max: number): unknown[] => (Array.isArray(v) ? v.slice(0, max) : []);
 export const has = (o: Obj, key: string) => Object.hasOwn(o, key) && o[key] !== undefined;
+/** A spec value decided when it is resolved: a string with a `{{ }}` template, or a `$`-directive. */
+export const templated = (value: unknown) => (typeof value === "string" && value.includes("{{")) || (isObject(value) && Object.keys(value).some((key) => key.startsWith("$")));
 
 /** `.key` for identifiers (`key` at the root, path ""), `["key"]` for anything else (spaces, dots, NUL). */
 export function child(path: string, key: string | number): string {

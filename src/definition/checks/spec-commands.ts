@@ -3,9 +3,9 @@
 // command's list and the bodies of `jobs`. Actions get the job checks a
 // workflow's jobs get (workflow.ts); what they may not do here is wait,
 // since a command runs them while the render waits.
-import { COMMAND_FIELDS } from "../language/spec-schema";
+import { COMMAND_FIELDS, UPLOAD_TTL } from "../language/spec-schema";
 import { WAITING_ACTIONS } from "../language/workflow-schema";
-import { child, has, isObject, items, type Obj } from "./collector";
+import { child, has, isObject, items, templated, type Obj } from "./collector";
 import type { Place, SpecChecks } from "./spec-names";
 import { checkActionList } from "./workflow";
 
@@ -59,6 +59,12 @@ function checkSlots(checks: SpecChecks, slots: unknown, path: string): void {
   });
 }
 
+/** A literal `createTempFileUploadUrl.ttl` out of range; a computed one is checked when the step runs. */
+function checkTtl(checks: SpecChecks, ttl: unknown, path: string): void {
+  if (ttl === undefined || templated(ttl) || (Number.isInteger(ttl) && (ttl as number) >= 1 && (ttl as number) <= UPLOAD_TTL.max)) return;
+  checks.found.add(path, "schema_violation", `must be an integer from 1 to ${UPLOAD_TTL.max}, or a {{ }} template or $jsonata directive, got ${JSON.stringify(ttl)}`);
+}
+
 /**
  * The fields a command's kind takes and requires: the schema holds every
  * kind's fields in one object (a branch per kind costs too much on a large
@@ -99,7 +105,10 @@ function checkCommand(checks: SpecChecks, command: Obj, path: string, place: Pla
     found.add(child(path, "job"), "unknown_job", `names ${JSON.stringify(command.job)}, which is not a key of jobs (${keys.length ? `keys: ${keys.slice(0, 20).join(", ")}` : "the spec declares none"})`);
   }
   if (kind === "actions") checkInlineActions(checks, command.actions, child(path, "actions"), "an actions command");
-  if (kind === "createTempFileUploadUrl" && Array.isArray(command.slots)) checkSlots(checks, command.slots, child(path, "slots"));
+  if (kind === "createTempFileUploadUrl") {
+    if (Array.isArray(command.slots)) checkSlots(checks, command.slots, child(path, "slots"));
+    checkTtl(checks, command.ttl, child(path, "ttl"));
+  }
   checkCommandList(checks, command.onSuccess, child(path, "onSuccess"), place, stepIds);
   checkCommandList(checks, command.onError, child(path, "onError"), place, stepIds);
 }

@@ -3,7 +3,7 @@
 // the layout's inline nodes keep their rules (tabs carry an id; tabs,
 // header and footer stay top-level; no widget-only keys), a widget's source
 // is a source of the page showing it, and a form's file fields are usable.
-import { child, has, isObject, items, type Obj } from "./collector";
+import { child, has, isObject, items, templated, type Obj } from "./collector";
 import { ACCEPT_EXTENSION, ACCEPT_MIME, MAX_UPLOAD_BYTES, TOP_LEVEL_ONLY } from "../language/spec-schema";
 import { checkCommandList } from "./spec-commands";
 import { levelOf, mapOf, type Level, type PageAt, type Place, type SpecChecks } from "./spec-names";
@@ -12,8 +12,6 @@ import { checkDataSources } from "./spec-sources";
 const TOP_ONLY: readonly string[] = TOP_LEVEL_ONLY;
 /** Keys that belong to widgets: an inline node has no handlers, state or source. */
 const WIDGET_ONLY_KEYS = ["actionHandlers", "stateKey", "dataSource"];
-
-const templated = (value: unknown) => (typeof value === "string" && value.includes("{{")) || (isObject(value) && Object.keys(value).some((key) => key.startsWith("$")));
 
 /** A form's `type: file` fields, when its config lists them as written. */
 function checkFileFields(checks: SpecChecks, config: unknown, path: string, place: Place): void {

@@ -16,6 +16,8 @@ export const TOP_LEVEL_ONLY = ["tabs", "header", "footer"] as const;
 export const UPLOAD_TYPES = ["canvasFileUpload"] as const;
 /** The most a file field or an upload slot may accept: 25 MiB. */
 export const MAX_UPLOAD_BYTES = 26_214_400;
+/** An upload link's lifetime in seconds: the default and the most a `createTempFileUploadUrl` step may ask for. */
+export const UPLOAD_TTL = { default: 1800, max: 7200 } as const;
 /** An `accept` entry naming an extension: `.pdf`, `.tar.gz`. */
 export const ACCEPT_EXTENSION = /^\.[A-Za-z0-9][A-Za-z0-9+_-]*(\.[A-Za-z0-9+_-]+)*$/;
 /** An `accept` entry naming a MIME type: `application/pdf`, `image/*` (RFC 6838 names). */
@@ -109,7 +111,7 @@ export const COMMAND_FIELDS = {
         additionalProperties: false,
       },
       type: { enum: UPLOAD_TYPES },
-      ttl: { type: "integer", minimum: 1, maximum: 7200, default: 1800 },
+      ttl: { ...smartValue, default: UPLOAD_TTL.default, description: `Seconds the links live, 1 to ${UPLOAD_TTL.max}: an integer, or a smart value checked when the step runs` },
     },
   },
   closeModal: { properties: { result: smartValue } },

@@ -339,7 +339,8 @@ class CommandRun {
 
   private async uploadSlots(step: Sequenced): Promise<unknown> {
     const slots = await this.written(step.slots);
-    return this.world.services.uploadSlots({ slots, type: step.type, ttl: step.ttl });
+    const ttl = step.ttl === undefined ? undefined : await this.written(step.ttl);
+    return this.world.services.uploadSlots({ slots, type: step.type, ttl });
   }
 
   private async closeModal(step: Sequenced): Promise<unknown> {

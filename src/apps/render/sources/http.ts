@@ -1,17 +1,19 @@
 // `$http`: one request through the outbound client (its address guard on
 // the URL and every redirect, the spec's auth profiles, OAuth2 through the
-// tenant's token cache), with the render context's secrets in place, retried
+// tenant's token cache), with the render context's secrets in place (a
+// reference without a value fails the source, HTTP_AUTH_SECRET_MISSING), retried
 // only as often as `maxRetries` says (0 to 2, waiting at most a second) and
 // never past the render's deadline. The rows are the array at `rowsPath`
 // (the body itself without one; anything else gives no rows), at most 5000
 // of them. A `paged` source asks for one page of the grid bound to it and
 // reports the total paging.ts computes.
-import { ApiError } from "../../../lib/errors";
+import { ApiError, errorValue } from "../../../lib/errors";
 import { backoffDelay } from "../../../lib/backoff";
 import { systemClock } from "../../../lib/clock";
 import type { AuthProfile } from "../../../lib/outbound/profile-schema";
 import { bodyPreview, failureError, prepare, requestProperties, responseResult, send, type OutboundContext, type Payload, type Sent } from "../../../lib/outbound/request";
 import { isRetryable } from "../../../lib/outbound/retry";
+import { missingSecretsIn } from "../../../lib/secret-markers";
 import { valueAt } from "../../../lib/smart-values";
 import { validate } from "../../../lib/validate";
 import { pagedTotal, pagingOf, type PagedSpec, type Paging } from "./paging";
@@ -87,6 +89,11 @@ export async function prepareHttp(run: SourceRun, source: Obj, scope: Obj, gridI
   if (!isObject(written)) throw new ApiError("UNPROCESSABLE_ENTITY", `The $http of data source ${run.name} must be an object`);
   const paging = isObject(written.paged) ? pagingOf(scope, gridId) : undefined;
   const resolved = withoutNulls(await run.resolve(written, paging ? { ...scope, paging } : scope));
+  // Checked before the shape: a marker is no header value. An auth block's are named by its profile when the request is prepared.
+  const missing = missingSecretsIn(isObject(resolved) ? { ...resolved, auth: undefined } : resolved);
+  if (missing.length) {
+    throw ApiError.of(errorValue({ code: "HTTP_AUTH_SECRET_MISSING", missing_secrets: missing }, `The $http of data source ${run.name} reads secrets that are not set: ${missing.join(", ")}`));
+  }
   const http = validate<HttpSource>(HTTP_SOURCE, resolved, `The $http of data source ${run.name} is not a valid request`, "$http");
   return {
     // The same request for another page of the grid is another fetch.
