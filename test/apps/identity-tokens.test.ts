@@ -3,7 +3,9 @@
 // certificates, both served by the scripted outbound server (allowlisted in
 // tests, test/support/outbound.ts). Keys are made here (jose) or come from
 // a committed self-signed certificate (test/apps/fixtures, made once with
-// openssl). The injected clock drives the key documents' cache.
+// openssl). The injected clock drives the key documents' cache. Refusals are
+// read through the gateway: until a signature checks out every one is the
+// same answer; after it, the answer names the failed check.
 import { exportJWK, exportSPKI, generateKeyPair, importPKCS8, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
 import { describe, expect, it } from "vitest";
 import certificatePem from "./fixtures/exchange-cert.pem?raw";
@@ -12,7 +14,7 @@ import type { Provider } from "../../src/apps/render/identity/provider";
 import { base64url } from "../../src/lib/crypto";
 import { call, systemQuery } from "../support/api";
 import { scenario, type ScriptedResponse } from "../support/outbound";
-import { addIntegration, bearerProvider, refusal, resolve, setupApp, testClock, type AppSetup } from "./identity-fixture";
+import { addIntegration, bearerProvider, refusal, resolve, rotateToken, setupApp, testClock, type AppSetup } from "./identity-fixture";
 
 const AUD = "app-audience";
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -30,7 +32,7 @@ function signFor(key: { privateKey: CryptoKey; kid: string }, claims: JWTPayload
 }
 
 async function oidcApp(jwks: ScriptedResponse[], auth: Partial<Provider["auth"]> = {}, provider: Partial<Provider> = {}, setup: AppSetup = {}) {
-  const s = await scenario({ "/t/tenant-1/keys": jwks, "/t/..%2Fescape/keys": jwks });
+  const s = await scenario({ "/t/tenant-1/keys": jwks });
   const app = await setupApp({
     ...setup,
     provider: {
@@ -47,6 +49,30 @@ const sign = signFor;
 
 const withToken = (token: string, extra: Record<string, unknown> = {}) => ({ headers: { Authorization: `Bearer ${token}` }, ...extra });
 
+/** A render refused through the gateway: its status, challenge, and error envelope without the request id (the one part that differs between requests). */
+async function refusedRender(integrationId: string, headers: Record<string, string> = {}) {
+  const res = await call("POST", `/apps/run/${integrationId}`, { headers, body: {} });
+  const { request_id, ...details } = res.json?.error?.details ?? {};
+  expect(typeof request_id, res.text).toBe("string");
+  return { status: res.status, challenge: res.headers.get("WWW-Authenticate"), error: { ...res.json.error, details } };
+}
+
+const bearerHeader = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** The one answer to every refusal before a credential is verified. */
+const SAME_REFUSAL = {
+  status: 401,
+  challenge: 'Bearer realm="apps"',
+  error: { status: 401, code: "UNAUTHORIZED", message: "The render credential is not valid for this integration", details: {} },
+};
+
+/** The answer to a signature-verified token failing `check`. */
+const checkFailed = (check: string) => ({
+  status: 401,
+  challenge: 'Bearer realm="apps"',
+  error: { status: 401, code: "UNAUTHORIZED", message: `The identity token failed the check: ${check}`, details: { check } },
+});
+
 describe("oidc", () => {
   it("accepts a token signed by a JWKS key, reads the claims, and belongs to the integration's company", async () => {
     const key = await rsaKey("k1");
@@ -60,30 +86,30 @@ describe("oidc", () => {
     expect((await s.requests()).length).toBe(1);
   });
 
-  it("refuses forged, expired, not-yet-valid, unsigned, HS256, wrong-issuer, wrong-audience and claim-lacking tokens with 401", async () => {
+  it("refuses forged, unsigned, HS256 and garbage tokens with the one refusal, and names the check a signed token fails", async () => {
     const key = await rsaKey("k1");
     const forger = await rsaKey("k1");
     const { app } = await oidcApp([{ json: { keys: [key.jwk] } }]);
     const publicPem = new TextEncoder().encode(await exportSPKI(key.publicKey));
     const hs256 = await new SignJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "x", email: "x@example.com", exp: nowSeconds() + 600 }).setProtectedHeader({ alg: "HS256", kid: "k1" }).sign(publicPem);
     const none = new UnsecuredJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "x", email: "x@example.com", exp: nowSeconds() + 600 }).encode();
-    const cases: Record<string, string> = {
-      forged: await sign(forger, {}),
-      expired: await sign(key, { exp: nowSeconds() - 120 }),
-      notYet: await sign(key, { nbf: nowSeconds() + 120 }),
-      noExp: await sign(key, { exp: undefined }),
-      none,
-      hs256,
-      issuer: await sign(key, { iss: "https://evil.example/tenant-1/" }),
-      issuerPrefixOnly: await sign(key, { iss: "https://idp.example/tenant-1/extra/../" }),
-      audience: await sign(key, { aud: "someone-else" }),
-      requiredMissing: await sign(key, { email: undefined }),
-      requiredEmpty: await sign(key, { email: "" }),
-      garbage: "not.a.jwt",
+    const unverified: Record<string, string> = { forged: await sign(forger, {}), none, hs256, garbage: "not.a.jwt", noKid: await sign(key, {}, { kid: undefined }) };
+    for (const [name, token] of Object.entries(unverified)) {
+      expect([name, await refusedRender(app.integrationId, bearerHeader(token))]).toEqual([name, SAME_REFUSAL]);
+    }
+    const named: Record<string, [string, string]> = {
+      expired: [await sign(key, { exp: nowSeconds() - 120 }), "expired"],
+      notYet: [await sign(key, { nbf: nowSeconds() + 120 }), "not yet valid"],
+      noExp: [await sign(key, { exp: undefined }), "required claim exp"],
+      issuer: [await sign(key, { iss: "https://evil.example/tenant-1/" }), "issuer"],
+      issuerPrefixOnly: [await sign(key, { iss: "https://idp.example/tenant-1/extra/../" }), "issuer"],
+      audience: [await sign(key, { aud: "someone-else" }), "audience"],
+      noAudience: [await sign(key, { aud: undefined }), "audience"],
+      requiredMissing: [await sign(key, { email: undefined }), "required claim email"],
+      requiredEmpty: [await sign(key, { email: "" }), "required claim email"],
     };
-    for (const [name, token] of Object.entries(cases)) {
-      const e = await refusal(resolve(app.integrationId, withToken(token)));
-      expect([name, e.status, e.code]).toEqual([name, 401, "UNAUTHORIZED"]);
+    for (const [name, [token, check]] of Object.entries(named)) {
+      expect([name, await refusedRender(app.integrationId, bearerHeader(token))]).toEqual([name, checkFailed(check)]);
     }
     // Within the 60 s skew both ways.
     expect((await resolve(app.integrationId, withToken(await sign(key, { exp: nowSeconds() - 30, nbf: nowSeconds() + 30 })))).identity.user_external_id).toBe("person-1");
@@ -116,12 +142,17 @@ describe("oidc", () => {
     expect((await s.requests()).length).toBe(4);
   });
 
-  it("puts the token's tid into the JWKS URL percent-encoded, so it cannot leave its path segment", async () => {
+  it("a tid outside [A-Za-z0-9_-]{1,128} is refused before anything is fetched", async () => {
     const key = await rsaKey("k1");
     const { s, app } = await oidcApp([{ json: { keys: [key.jwk] } }]);
-    expect((await resolve(app.integrationId, withToken(await sign(key, { tid: "../escape" })))).identity.user_external_id).toBe("person-1");
-    expect((await s.requests()).map((r) => r.path)).toEqual(["/t/..%2Fescape/keys"]);
-    expect((await refusal(resolve(app.integrationId, withToken(await sign(key, { tid: undefined }))))).status).toBe(401);
+    for (const tid of ["..%2F..", "../x", "..", "a".repeat(129), "a".repeat(200), "a.b", "a/b", "a?b", "a#b", "", undefined, 7]) {
+      expect([tid, await refusedRender(app.integrationId, bearerHeader(await sign(key, { tid })))]).toEqual([tid, SAME_REFUSAL]);
+    }
+    expect(await s.requests()).toEqual([]);
+    // The longest value allowed goes into the URL as it is.
+    const longest = "A-z_9".repeat(25) + "abc";
+    await refusedRender(app.integrationId, bearerHeader(await sign(key, { tid: longest })));
+    expect((await s.requests()).map((r) => r.path)).toEqual([`/t/${longest}/keys`]);
   });
 
   it("a JWKS that is HTML, too large, not JSON keys or slow fails the render with 401", async () => {
@@ -175,29 +206,30 @@ describe("oidc", () => {
   });
 });
 
+const der = certificatePem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
+const thumbprint = async () => base64url(new Uint8Array(await crypto.subtle.digest("SHA-1", Uint8Array.from(atob(der), (c) => c.charCodeAt(0)))));
+
+/** An exchange provider whose metadata document the scripted server serves, and tokens signed by its certificate's key. */
+async function exchangeApp(auth: Partial<Provider["auth"]> = {}) {
+  const x5t = await thumbprint();
+  const s = await scenario({ "/metadata": [{ json: { keys: [{ keyinfo: { x5t: "other" }, keyvalue: { type: "x509Certificate", value: "AAAA" } }, { keyinfo: { x5t }, keyvalue: { type: "x509Certificate", value: der } }] } }] });
+  const host = new URL(s.url("/")).host;
+  const app = await setupApp({
+    provider: {
+      auth: { type: "exchange", audience: "https://app.example/", trustedAmurlHosts: [host], ...auth },
+      autoCreateUsers: true,
+      identity: { user_external_id: { source: "jwt_claim", path: "appctx.msexchuid" }, version: { source: "jwt_claim", path: "appctx.version" }, upper: { $jsonata: "$uppercase(appctx.msexchuid)" } },
+    },
+  });
+  const signer = { privateKey: await importPKCS8(certificateKeyPem, "RS256"), kid: "unused" };
+  const token = (claims: JWTPayload = {}, header: Record<string, unknown> = { x5t }, amurl = s.url("/metadata")) =>
+    new SignJWT({ aud: "https://app.example/", exp: nowSeconds() + 600, appctx: JSON.stringify({ amurl, msexchuid: "mx-1", version: "ExIdTok.V1" }), ...claims })
+      .setProtectedHeader({ alg: "RS256", ...header })
+      .sign(signer.privateKey);
+  return { s, app, token, x5t };
+}
+
 describe("exchange", () => {
-  const der = certificatePem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
-  const thumbprint = async () => base64url(new Uint8Array(await crypto.subtle.digest("SHA-1", Uint8Array.from(atob(der), (c) => c.charCodeAt(0)))));
-
-  async function exchangeApp(auth: Partial<Provider["auth"]> = {}) {
-    const x5t = await thumbprint();
-    const s = await scenario({ "/metadata": [{ json: { keys: [{ keyinfo: { x5t: "other" }, keyvalue: { type: "x509Certificate", value: "AAAA" } }, { keyinfo: { x5t }, keyvalue: { type: "x509Certificate", value: der } }] } }] });
-    const host = new URL(s.url("/")).host;
-    const app = await setupApp({
-      provider: {
-        auth: { type: "exchange", audience: "https://app.example/", trustedAmurlHosts: [host], ...auth },
-        autoCreateUsers: true,
-        identity: { user_external_id: { source: "jwt_claim", path: "appctx.msexchuid" }, version: { source: "jwt_claim", path: "appctx.version" }, upper: { $jsonata: "$uppercase(appctx.msexchuid)" } },
-      },
-    });
-    const signer = { privateKey: await importPKCS8(certificateKeyPem, "RS256"), kid: "unused" };
-    const token = (claims: JWTPayload = {}, header: Record<string, unknown> = { x5t }, amurl = s.url("/metadata")) =>
-      new SignJWT({ aud: "https://app.example/", exp: nowSeconds() + 600, appctx: JSON.stringify({ amurl, msexchuid: "mx-1", version: "ExIdTok.V1" }), ...claims })
-        .setProtectedHeader({ alg: "RS256", ...header })
-        .sign(signer.privateKey);
-    return { s, app, token, x5t };
-  }
-
   it("verifies the token by the certificate its x5t picks and reads the parsed appctx", async () => {
     const { s, app, token } = await exchangeApp();
     const who = await resolve(app.integrationId, withToken(await token()));
@@ -231,5 +263,108 @@ describe("exchange", () => {
   it("a provider without trustedAmurlHosts or audience accepts no token", async () => {
     const { app, token } = await exchangeApp({ trustedAmurlHosts: [] });
     expect((await refusal(resolve(app.integrationId, withToken(await token())))).status).toBe(401);
+  });
+});
+
+describe("what an unverified caller learns", () => {
+  it("every refusal before a verified credential is the same answer, whatever the integration, its provider type or the failure", async () => {
+    const key = await rsaKey("k1");
+    const stranger = await rsaKey("k1");
+    const unknownKid = await rsaKey("unknown");
+    const bearer = await setupApp();
+    const revoked = bearer.token;
+    await rotateToken(bearer);
+    const { app: oidc } = await oidcApp([{ json: { keys: [key.jwk] } }]);
+    const unreachable = await setupApp({ provider: { auth: { type: "oidc", jwksUriTemplate: "http://127.0.0.1:1/keys", issuerPattern: ".*", audience: AUD }, identity: { user_external_id: { source: "jwt_claim", path: "sub" } } } });
+    const exchange = await setupApp({ provider: { auth: { type: "exchange", audience: AUD, trustedAmurlHosts: ["metadata.example"] }, identity: { user_external_id: { source: "jwt_claim", path: "sub" } } } });
+    // An integration whose spec version no longer declares its company's provider.
+    const orphan = await setupApp();
+    await systemQuery(`UPDATE external_companies SET provider = 'gone' WHERE id = $1`, [orphan.companyId]);
+    const answers: Record<string, Awaited<ReturnType<typeof refusedRender>>> = {
+      unknownIntegration: await refusedRender(crypto.randomUUID(), bearerHeader(bearer.token.replace(/.$/, "0"))),
+      unknownIntegrationNoCredential: await refusedRender(crypto.randomUUID()),
+      bearerMissing: await refusedRender(bearer.integrationId),
+      bearerNotBearer: await refusedRender(bearer.integrationId, { Authorization: `Basic ${btoa("a:b")}` }),
+      bearerMalformed: await refusedRender(bearer.integrationId, bearerHeader("svc_at_short")),
+      bearerWrong: await refusedRender(bearer.integrationId, bearerHeader(`svc_at_${"0".repeat(64)}`)),
+      bearerRevoked: await refusedRender(bearer.integrationId, bearerHeader(revoked)),
+      bearerOtherIntegration: await refusedRender(bearer.integrationId, bearerHeader(oidc.token)),
+      oidcMissing: await refusedRender(oidc.integrationId),
+      oidcGarbage: await refusedRender(oidc.integrationId, bearerHeader("garbage")),
+      oidcAppToken: await refusedRender(oidc.integrationId, bearerHeader(oidc.token)),
+      oidcUnknownKid: await refusedRender(oidc.integrationId, bearerHeader(await sign(unknownKid, {}))),
+      oidcBadSignature: await refusedRender(oidc.integrationId, bearerHeader(await sign(stranger, {}))),
+      oidcUnknownKidExpired: await refusedRender(oidc.integrationId, bearerHeader(await sign(unknownKid, { exp: nowSeconds() - 600 }))),
+      oidcKeysUnreachable: await refusedRender(unreachable.integrationId, bearerHeader(await sign(key, {}))),
+      exchangeGarbage: await refusedRender(exchange.integrationId, bearerHeader("garbage")),
+      exchangeUntrustedAmurl: await refusedRender(exchange.integrationId, bearerHeader(await sign(key, { appctx: JSON.stringify({ amurl: "https://evil.example/m" }) }, { x5t: "abc" }))),
+      noSuchProvider: await refusedRender(orphan.integrationId, bearerHeader(orphan.token)),
+    };
+    for (const [name, answer] of Object.entries(answers)) expect([name, answer]).toEqual([name, SAME_REFUSAL]);
+    // Byte for byte, not only equal as objects.
+    expect(new Set(Object.values(answers).map((a) => JSON.stringify(a))).size).toBe(1);
+  });
+
+  it("a non-UUID integration id is a malformed path parameter (422), as on any route", async () => {
+    const res = await call("POST", "/apps/run/not-a-uuid", { body: {} });
+    expect([res.status, res.json.error.code]).toEqual([422, "VALIDATION_FAILED"]);
+  });
+
+  it("a company mismatch after a verified token stays 403", async () => {
+    const key = await rsaKey("k1");
+    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }], {}, { identity: { user_external_id: { source: "jwt_claim", path: "sub" }, company_external_id: { source: "jwt_claim", path: "org" } } });
+    const res = await call("POST", `/apps/run/${app.integrationId}`, { headers: bearerHeader(await sign(key, { org: "elsewhere" })), body: {} });
+    expect([res.status, res.json.error.code]).toEqual([403, "FORBIDDEN"]);
+  });
+
+  it("an exchange token names the check it fails once its signature is verified", async () => {
+    const { app, token } = await exchangeApp();
+    expect(await refusedRender(app.integrationId, bearerHeader(await token({ exp: nowSeconds() - 120 })))).toEqual(checkFailed("expired"));
+    expect(await refusedRender(app.integrationId, bearerHeader(await token({ aud: "https://other.example/" })))).toEqual(checkFailed("audience"));
+  });
+
+  it("a hostile key server: 10 distinct URLs per integration per minute are fetched, the 11th is refused without a fetch", async () => {
+    const key = await rsaKey("k1");
+    const tids = Array.from({ length: 12 }, (_, i) => `tenant-${i}`);
+    const s = await scenario(Object.fromEntries(tids.map((tid) => [`/t/${tid}/keys`, [{ json: { keys: [key.jwk] } }]])));
+    const app = await setupApp({
+      provider: {
+        auth: { type: "oidc", jwksUriTemplate: s.url("/t/{tid}/keys"), issuerPattern: ".*", audience: AUD },
+        autoCreateUsers: true,
+        identity: { user_external_id: { source: "jwt_claim", path: "sub" } },
+      },
+    });
+    // Ten distinct tids: ten fetches, ten renders verified (the company check is what answers them).
+    for (const tid of tids.slice(0, 10)) expect((await resolve(app.integrationId, withToken(await sign(key, { tid })))).identity.user_external_id).toBe("person-1");
+    expect((await s.requests()).length).toBe(10);
+    // The eleventh URL within the minute: the one refusal, and the key server sees nothing.
+    expect(await refusedRender(app.integrationId, bearerHeader(await sign(key, { tid: tids[10] })))).toEqual(SAME_REFUSAL);
+    expect((await s.requests()).map((r) => r.path)).not.toContain(`/t/${tids[10]}/keys`);
+    expect((await s.requests()).length).toBe(10);
+    // A document already fetched still serves.
+    expect((await resolve(app.integrationId, withToken(await sign(key, { tid: tids[0] })))).identity.user_external_id).toBe("person-1");
+    // The budget is the integration's: another integration of the same key server fetches.
+    const other = await setupApp({ provider: { auth: { type: "oidc", jwksUriTemplate: s.url("/t/{tid}/keys"), issuerPattern: ".*", audience: AUD }, autoCreateUsers: true, identity: { user_external_id: { source: "jwt_claim", path: "sub" } } } });
+    expect((await resolve(other.integrationId, withToken(await sign(key, { tid: tids[11] })))).identity.user_external_id).toBe("person-1");
+    expect((await s.requests()).length).toBe(11);
+  });
+
+  it("a failing key server is asked once within 60 s", async () => {
+    const key = await rsaKey("k1");
+    const token = await signFor(key, { exp: nowSeconds() + 3600 });
+    const failing = await oidcApp([{ status: 503, body: "down" }, { json: { keys: [key.jwk] } }]);
+    expect(await refusedRender(failing.app.integrationId, bearerHeader(token))).toEqual(SAME_REFUSAL);
+    expect(await refusedRender(failing.app.integrationId, bearerHeader(token))).toEqual(SAME_REFUSAL);
+    expect((await failing.s.requests()).length).toBe(1);
+    // To the edge of the 60 s, on the injected clock.
+    const { s, app } = await oidcApp([{ status: 503, body: "down" }, { json: { keys: [key.jwk] } }]);
+    const clock = testClock();
+    expect((await refusal(resolve(app.integrationId, withToken(token, { clock })))).status).toBe(401);
+    clock.advance(59_999);
+    expect((await refusal(resolve(app.integrationId, withToken(token, { clock })))).status).toBe(401);
+    expect((await s.requests()).length).toBe(1);
+    clock.advance(1);
+    expect((await resolve(app.integrationId, withToken(token, { clock }))).identity.user_external_id).toBe("person-1");
+    expect((await s.requests()).length).toBe(2);
   });
 });

@@ -5,7 +5,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { RateLimiter } from "../../durable-objects/rate-limiter";
 import type { Clock } from "../../src/lib/clock";
-import { RollingWindow } from "../../src/lib/ratelimit/window";
+import { DurableRateLimits } from "../../src/lib/ratelimit/do-client";
+import { DistinctWindow, RollingWindow } from "../../src/lib/ratelimit/window";
 
 /** A clock that stands still until the test moves it; `at(s)` is `s` seconds after an arbitrary epoch. */
 function manualClock() {
@@ -99,6 +100,22 @@ describe("rolling window", () => {
   });
 });
 
+describe("distinct window", () => {
+  it("spends a unit per new member, lets a member seen within the window pass again, and refuses a new one past the limit", () => {
+    const { clock, at } = manualClock();
+    const window = new DistinctWindow(clock);
+    at(0);
+    expect([window.hit("a", 2, 60), window.hit("a", 2, 60), window.hit("b", 2, 60), window.hit("c", 2, 60), window.hit("a", 2, 60)]).toEqual([allowed(1), allowed(1), allowed(0), refused, allowed(0)]);
+    // "a" seen again at 30 s stays until 90 s; "b" leaves at 60 s, making room for "c".
+    at(30);
+    window.hit("a", 2, 60);
+    at(60);
+    expect([window.hit("c", 2, 60), window.hit("d", 2, 60)]).toEqual([allowed(0), refused]);
+    at(90);
+    expect(window.hit("d", 2, 60)).toEqual(allowed(0));
+  });
+});
+
 describe("RateLimiter Durable Object", () => {
   it("takes its time from the injected clock: a spent budget comes back when the clock, not the wall, moves a window on", async () => {
     const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`clock-test:${crypto.randomUUID()}`));
@@ -113,5 +130,12 @@ describe("RateLimiter Durable Object", () => {
       return { spent, stillSpent, rolled: limiter.hit(2, 60) };
     });
     expect(results).toEqual({ spent: [allowed(1), allowed(0), refused], stillSpent: refused, rolled: allowed(1) });
+  });
+
+  it("counts distinct members through the client (hitDistinct)", async () => {
+    const limits = new DurableRateLimits(env.RATE_LIMITER);
+    const key = `distinct-test:${crypto.randomUUID()}`;
+    const spend = (member: string) => limits.consume({ key, member, limit: 2, windowSeconds: 60 });
+    expect([await spend("a"), await spend("b"), await spend("a"), await spend("c")]).toEqual([allowed(1), allowed(0), allowed(0), refused]);
   });
 });

@@ -6,8 +6,8 @@ import type { RateLimitRequest, RateLimitResult, RateLimits } from "./interface"
 export class DurableRateLimits implements RateLimits {
   constructor(private readonly namespace: DurableObjectNamespace<RateLimiter>) {}
 
-  async consume({ key, limit, windowSeconds }: RateLimitRequest): Promise<RateLimitResult> {
+  async consume({ key, limit, windowSeconds, member }: RateLimitRequest): Promise<RateLimitResult> {
     const stub = this.namespace.get(this.namespace.idFromName(key));
-    return stub.hit(limit, windowSeconds);
+    return member === undefined ? stub.hit(limit, windowSeconds) : stub.hitDistinct(member, limit, windowSeconds);
   }
 }

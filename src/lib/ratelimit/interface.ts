@@ -7,6 +7,11 @@ export interface RateLimitRequest {
   key: string;
   limit: number;
   windowSeconds: number;
+  /**
+   * When set, the budget counts distinct members instead of requests: a
+   * member already admitted within the window passes again without spending.
+   */
+  member?: string;
 }
 
 export interface RateLimitResult {

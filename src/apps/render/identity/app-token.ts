@@ -4,18 +4,17 @@
 // another integration's token proves nothing here.
 import type { Database } from "../../../db/client";
 import { sha256 } from "../../../lib/crypto";
-import { unauthorized } from "./refusal";
+import { refused } from "./refusal";
 import { APP_TOKEN } from "../../tokens/token-format";
-
-/** The shape of a raw app token, checked before any lookup (docs/apps.md, App tokens). */
 
 /** Passes when `raw` is the live app token of `integrationId`; 401 otherwise. */
 export async function verifyAppToken(database: Database, integrationId: string, raw: string): Promise<void> {
-  if (!APP_TOKEN.test(raw)) throw unauthorized("The credential is not an app token (svc_at_ followed by 64 hex digits)");
+  // The shape is checked before any lookup (docs/apps.md, App tokens).
+  if (!APP_TOKEN.test(raw)) throw refused();
   const hash = await sha256(raw);
   // The hash is unique across every tenant, so the lookup needs no tenant; the integration must be the path's.
   const { rows } = await database.system((sql) =>
     sql.query(`SELECT 1 FROM app_tokens WHERE token_hash = $1 AND integration_id = $2 AND revoked_at IS NULL`, [hash, integrationId]),
   );
-  if (rows.length === 0) throw unauthorized("The app token is unknown, revoked, or not this integration's");
+  if (rows.length === 0) throw refused();
 }

@@ -3,7 +3,7 @@
 // the `Bearer ` prefix. The same place serves an app token (bearer) and an
 // identity token (oidc, exchange).
 import type { ProviderAuth } from "./provider";
-import { unauthorized } from "./refusal";
+import { refused } from "./refusal";
 
 const BEARER = /^bearer\s+/i;
 
@@ -11,8 +11,8 @@ const BEARER = /^bearer\s+/i;
 export function presentedCredential(headers: Headers, auth: ProviderAuth): string {
   const name = auth.header ?? "Authorization";
   const value = headers.get(name)?.trim();
-  if (!value) throw unauthorized(`The render credential is missing: send it as ${auth.header ? `the ${auth.header} header` : "Authorization: Bearer <credential>"}`);
+  if (!value) throw refused();
   if (BEARER.test(value)) return value.replace(BEARER, "");
   if (auth.header) return value;
-  throw unauthorized("The render credential must be sent as Authorization: Bearer <credential>");
+  throw refused();
 }

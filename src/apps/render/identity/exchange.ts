@@ -8,9 +8,9 @@
 import { importX509 } from "jose";
 import { isAllowlisted } from "../../../lib/outbound/guard";
 import type { OutboundEnv } from "../../../lib/outbound/types";
-import { findKey } from "./key-documents";
+import { findKey, type KeyDocumentDeps } from "./key-documents";
 import type { ProviderAuth } from "./provider";
-import { unauthorized } from "./refusal";
+import { refused } from "./refusal";
 import { audienceOf, unverified, verifiedClaims, type Claims } from "./token-checks";
 
 interface MetadataKey {
@@ -35,7 +35,7 @@ function parseAppctx(claims: Claims): Record<string, unknown> {
   } catch {
     // Not JSON: refused below like a missing claim.
   }
-  throw unauthorized("The identity token's appctx claim is not a JSON object string");
+  throw refused();
 }
 
 /** The metadata URL, when it is https on a trusted host (plain http only to a test's allowlisted server). */
@@ -44,33 +44,33 @@ function metadataUrl(amurl: unknown, trusted: string[], env: OutboundEnv): strin
   try {
     url = new URL(String(amurl));
   } catch {
-    throw unauthorized("The identity token's appctx.amurl is not a URL");
+    throw refused();
   }
   const secure = url.protocol === "https:" || (url.protocol === "http:" && isAllowlisted(url, env));
   const host = url.host.toLowerCase();
   if (!secure || !trusted.some((t) => t.toLowerCase() === host || t.toLowerCase() === url.hostname.toLowerCase())) {
-    throw unauthorized("The identity token's appctx.amurl is not an https URL on one of the provider's trustedAmurlHosts");
+    throw refused();
   }
   return url.href;
 }
 
 const pem = (der: string) => `-----BEGIN CERTIFICATE-----\n${der.replace(/\s+/g, "").replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----`;
 
-export async function verifyExchange(token: string, auth: ProviderAuth, env: OutboundEnv, now: number): Promise<Claims> {
+export async function verifyExchange(token: string, auth: ProviderAuth, deps: KeyDocumentDeps): Promise<Claims> {
   const audience = audienceOf(auth.audience);
   const trusted = (auth.trustedAmurlHosts ?? []).filter((h) => typeof h === "string" && h !== "");
-  if (!audience || trusted.length === 0) throw unauthorized("The provider declares no audience or trustedAmurlHosts, so no identity token can be verified");
+  if (!audience || trusted.length === 0) throw refused();
   const { header, claims } = unverified(token);
-  if (typeof header.x5t !== "string" || header.x5t === "") throw unauthorized("The identity token's header names no x5t");
-  const url = metadataUrl(parseAppctx(claims).amurl, trusted, env);
-  const certificate = await findKey(url, env, now, certificateFor(header.x5t));
-  if (!certificate) throw unauthorized("The identity token's x5t names no certificate of the provider's metadata document");
+  if (typeof header.x5t !== "string" || header.x5t === "") throw refused();
+  const url = metadataUrl(parseAppctx(claims).amurl, trusted, deps.env);
+  const certificate = await findKey(url, deps, certificateFor(header.x5t));
+  if (!certificate) throw refused();
   let key: CryptoKey;
   try {
     key = (await importX509(pem(certificate), "RS256")) as CryptoKey;
   } catch {
-    throw unauthorized("The metadata document's certificate for this x5t is not a usable RSA certificate");
+    throw refused();
   }
-  const verified = await verifiedClaims(token, key, audience, now);
+  const verified = await verifiedClaims(token, key, audience, deps.now);
   return { ...verified, appctx: parseAppctx(verified) };
 }

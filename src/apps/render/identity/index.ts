@@ -14,6 +14,7 @@ import type { Clock } from "../../../lib/clock";
 import { ApiError } from "../../../lib/errors";
 import type { AuthStrategy } from "../../../lib/route-auth";
 import type { OutboundEnv } from "../../../lib/outbound/types";
+import type { RateLimits } from "../../../lib/ratelimit/interface";
 import type { RenderIdentity } from "../contracts";
 import { appUserPrincipal } from "./app-principal";
 import { verifyAppToken } from "./app-token";
@@ -24,7 +25,7 @@ import { extractIdentity, type IdentitySource } from "./extractors";
 import { verifyOidc } from "./oidc";
 import { checkOrigin } from "./origin";
 import type { Provider } from "./provider";
-import { unauthorized } from "./refusal";
+import { refused, unauthorized } from "./refusal";
 import { loadTarget, type RenderTarget } from "./target";
 import type { Claims } from "./token-checks";
 
@@ -39,6 +40,8 @@ export interface IdentityDeps {
   clock: Clock;
   /** The outbound client's bindings (JWKS and metadata documents are fetched through it). */
   env: OutboundEnv;
+  /** Where each integration's key-document fetch budget is kept (key-documents.ts). */
+  rateLimits: RateLimits;
 }
 
 /** A render whose credential checked out: its target, and the verified claims of an identity token. */
@@ -59,30 +62,31 @@ export interface RenderRequest {
 /**
  * The credential of a render for `integrationId`: 401 unless it is the
  * integration's live app token (bearer) or an identity token its provider
- * verifies (oidc, exchange); then 403 for a disabled integration, an
- * inactive company or an Origin the integration does not list.
+ * verifies (oidc, exchange), the one refusal until a signature checks out
+ * (refusal.ts); then 403 for a disabled integration, an inactive company or
+ * an Origin the integration does not list.
  */
 export async function verifyRenderCredential(deps: IdentityDeps, integrationId: string, headers: Headers): Promise<VerifiedRender> {
   const target = await loadTarget(deps.database, integrationId);
-  // An unknown integration is refused like a wrong credential: a render learns nothing about ids it cannot use.
-  if (!target) throw unauthorized("The render credential is not valid for this integration");
-  const provider = target.provider;
-  if (!provider) throw unauthorized(`The spec version in use declares no provider ${target.providerName}, so no credential can be verified`);
+  // An unknown integration, or one whose spec version no longer declares its
+  // provider, is refused as a wrong credential is (refusal.ts).
+  const provider = target?.provider;
+  if (!target || !provider) throw refused();
   const credential = presentedCredential(headers, provider.auth);
-  const now = deps.clock.now();
+  const keys = { env: deps.env, rateLimits: deps.rateLimits, integrationId: target.integrationId, now: deps.clock.now() };
   let claims: Claims | undefined;
   switch (provider.auth.type) {
     case "bearer":
       await verifyAppToken(deps.database, target.integrationId, credential);
       break;
     case "oidc":
-      claims = await verifyOidc(credential, provider.auth, deps.env, now);
+      claims = await verifyOidc(credential, provider.auth, keys);
       break;
     case "exchange":
-      claims = await verifyExchange(credential, provider.auth, deps.env, now);
+      claims = await verifyExchange(credential, provider.auth, keys);
       break;
     default:
-      throw unauthorized(`Provider ${target.providerName} has an unknown auth type`);
+      throw refused();
   }
   if (!target.isEnabled) throw new ApiError("FORBIDDEN", `Integration ${target.integrationId} is disabled`);
   if (!target.companyActive) throw new ApiError("FORBIDDEN", `External company ${target.companyExternalId} of the integration is inactive`);

@@ -1,9 +1,11 @@
 // What oidc and exchange tokens share: RS256 signatures checked by jose,
 // exp and nbf with 60 seconds of skew (exp is required: a token that never
 // expires is not accepted), the audience, and the unverified look at a
-// token's header and claims needed to find its key.
-import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from "jose";
-import { unauthorized } from "./refusal";
+// token's header and claims needed to find its key. Everything before the
+// signature checks out is the one refusal; what fails after it is named
+// (refusal.ts).
+import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import { failedCheck, refused } from "./refusal";
 
 /** Skew allowed on `exp` and `nbf`, in seconds. */
 export const CLOCK_SKEW_SECONDS = 60;
@@ -18,24 +20,31 @@ export function unverified(token: string): { header: ProtectedHeaderParameters; 
     if (header.alg !== "RS256") throw new Error(`alg ${String(header.alg)}`);
     return { header, claims };
   } catch {
-    throw unauthorized("The identity token is not an RS256-signed JWT");
+    throw refused();
   }
 }
 
-/** The token's claims once its signature by `key`, its lifetime and its audience check out; 401 otherwise. */
+/**
+ * The token's claims once its signature by `key`, its lifetime and its
+ * audience check out; 401 otherwise. jose verifies the signature before it
+ * reads a claim, so a claim error from it is one of a signed token; given
+ * no claim options, it checks only `nbf`, `exp` and `iat` (their times, and
+ * that they are numbers).
+ */
 export async function verifiedClaims(token: string, key: CryptoKey, audience: string | string[], now: number): Promise<Claims> {
+  let claims: Claims;
   try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: ["RS256"],
-      audience,
-      clockTolerance: CLOCK_SKEW_SECONDS,
-      currentDate: new Date(now),
-      requiredClaims: ["exp"],
-    });
-    return payload as Claims;
-  } catch {
-    throw unauthorized("The identity token failed verification (signature, expiry, not-before or audience)");
+    claims = (await jwtVerify(token, key, { algorithms: ["RS256"], clockTolerance: CLOCK_SKEW_SECONDS, currentDate: new Date(now) })).payload as Claims;
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) throw failedCheck("expired");
+    if (error instanceof errors.JWTClaimValidationFailed) throw failedCheck(error.claim === "nbf" ? "not yet valid" : error.claim === "exp" ? "expired" : "issued at");
+    throw refused();
   }
+  if (claims.exp === undefined) throw failedCheck("required claim exp");
+  const held = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+  const wanted = typeof audience === "string" ? [audience] : audience;
+  if (!held.some((aud) => wanted.includes(aud))) throw failedCheck("audience");
+  return claims;
 }
 
 /** A declared audience: a non-empty string or a list of them; undefined when the provider declares none. */
