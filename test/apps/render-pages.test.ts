@@ -67,7 +67,7 @@ describe("the docs/apps.md example", () => {
   });
 
   it("shows a gated widget only when its $if holds", async () => {
-    const answer = await render(exampleSpec(), { context: exampleContext(["order:create"]), sources: exampleSources });
+    const answer = await render(exampleSpec(), { context: exampleContext(["entity:create:order"]), sources: exampleSources });
     const row = answer.surfaces[0].blocks[1] as { children: { id: string; props: unknown }[] };
     expect(row.children.map((c) => c.id)).toEqual(["statusFilter", "importForm"]);
     expect(row.children[1].props).toEqual(exampleSpec().dashboards.orders.pages!.home.widgets!.importForm.config);
