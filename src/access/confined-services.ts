@@ -11,8 +11,16 @@ import { hasPermission, type Principal } from "../gateway/principal";
 import { ApiError, errorValue, type ErrorValue } from "../lib/errors";
 import { FileStore } from "../lib/files/object-store";
 
+/**
+ * Whose permissions the services act with, as a refusal words it: a
+ * workflow run's (its policy), or an app user's inside an app request,
+ * who has no run to speak of.
+ */
+export type ServiceHolder = "run" | "app";
+
 export interface ConfinedServices {
   principal: Principal;
+  holder: ServiceHolder;
   /** The tenant, every entity read and write confined by the principal's grants. */
   tenant: TenantDb;
   files: FileStore;
@@ -37,11 +45,12 @@ export interface ServiceSource {
 }
 
 /** The services of `principal` in `tenant` (an unconfined handle of the principal's tenant). */
-export function confinedServices(principal: Principal, tenant: TenantDb, bindings: ServiceBindings): ConfinedServices {
+export function confinedServices(principal: Principal, tenant: TenantDb, bindings: ServiceBindings, holder: ServiceHolder): ConfinedServices {
   const confined = tenant.withAccess(new EntityAccess(principal));
   const sending: Promise<void>[] = [];
   return {
     principal,
+    holder,
     tenant: confined,
     files: new FileStore(bindings.FILES, bindings.MASTER_KEY),
     // A failed send is logged by publishEvents and left to the outbox sweep, as for a REST write.
@@ -54,16 +63,26 @@ export function confinedServices(principal: Principal, tenant: TenantDb, binding
  * The route's permission check over `permissions` (`resource:action`, or
  * `entity:<action>:<type name>`, checked as `entity:<action>`: the services
  * confine the rows to the types the principal's grants name): a 403
- * FORBIDDEN refusal naming the first the principal does not hold.
+ * FORBIDDEN refusal naming the first the principal does not hold, worded
+ * for whoever holds the services.
  */
-export function refusedUnless(principal: Principal, permissions: string[]): Refused | undefined {
+export function refusedUnless(services: Pick<ConfinedServices, "principal" | "holder">, permissions: string[]): Refused | undefined {
   for (const permission of permissions) {
     const [resource, action] = permission.split(":");
-    if (!hasPermission(principal, resource, action)) {
-      return { kind: "error", error: errorValue("FORBIDDEN", `The run's policy does not allow ${resource}:${action}`, { resource, action }) };
+    if (!hasPermission(services.principal, resource, action)) {
+      return { kind: "error", error: errorValue("FORBIDDEN", `${policyOf(services.holder)} does not allow ${resource}:${action}`, { resource, action }) };
     }
   }
   return undefined;
+}
+
+function policyOf(holder: ServiceHolder): string {
+  switch (holder) {
+    case "run":
+      return "The run's policy";
+    case "app":
+      return "The app's policy";
+  }
 }
 
 /**

@@ -99,7 +99,7 @@ describe("uploads driven by commands", () => {
     expect(unsent.json.data.notifications[0].id).toBe("form-preview-empty-form");
     expect(unsent.json.data.state.modals).toEqual([]);
     const missing = await host.render({ action: { widgetId: "form", handler: "submit" } });
-    expect(missing.json.data.notifications).toEqual([{ id: "form-required-form", level: "ERROR", message: "Fill in the required field doc of form." }]);
+    expect(missing.json.data.notifications).toEqual([{ id: "form-required-form", level: "ERROR", message: "Fill in the required field Contract of form." }]);
     expect((await host.render({ action: { widgetId: "form", handler: "preview", payload: { fieldId: "nope" } } })).status).toBe(422);
   });
 
@@ -126,7 +126,7 @@ describe("uploads driven by commands", () => {
     expect(preview.json.data.notifications[0].id).toBe("form-preview-empty-form");
     expect(JSON.stringify(preview.json.data)).not.toContain("/download");
     const submit = await host.render({ state, action: { widgetId: "form", handler: "submit" } });
-    expect(submit.json.data.notifications).toEqual([{ id: "form-file-invalid-form", level: "ERROR", message: "Upload the file for doc of form again: no live upload of yours holds it." }]);
+    expect(submit.json.data.notifications).toEqual([{ id: "form-file-invalid-form", level: "ERROR", message: "Upload the file for Contract of form again: no live upload of yours holds it." }]);
   });
 
   it("fails the slot step with a notification in an author's preview", async () => {

@@ -20,7 +20,7 @@ const spec = {
             echo: { $rows: "{{ [page.data.x ? page.data.x : 'none'] }}" },
             rows: { $rows: "{{ ($q := page.widgets.filter.state.q; $filter([1, 2, 3], function($v) { $not($exists($q)) or $string($v) != $q })) }}" },
           },
-          layout: [["go", "open", "status", "counter"], ["form", "filter", "grid"]],
+          layout: [["go", "open", "status", "counter"], ["form", "filter", "grid"], ["survey", "quick"]],
           widgets: {
             go: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "details", params: { id: "{{ payload.itemId }}" } }] } },
             open: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "pick", modal: true, params: { from: "home" } }] } },
@@ -76,6 +76,19 @@ const spec = {
               config: { fields: [{ id: "name", type: "text", required: true }, { id: "email", type: "text" }] },
               actionHandlers: { submit: [notify("sent", "{{ outputs.form.name }} <{{ outputs.form.email }}>")] },
             },
+            survey: {
+              widgetComponent: "form",
+              config: { fields: [{ id: "topic", type: "text", label: "Topic", required: true }, { id: "score", type: "number", label: "Score", required: true }] },
+              actionHandlers: {
+                submit: [notify("submitted", "{{ outputs.form.topic }}")],
+                draft: [notify("drafted", "{{ $exists(outputs.form) ? 'form' : 'no form' }} {{ payload.topic }}")],
+              },
+            },
+            quick: {
+              widgetComponent: "form",
+              config: { fields: [{ id: "title", type: "text", label: "Title", required: true }] },
+              actionHandlers: { save: [notify("saved", "{{ outputs.form.title }}")] },
+            },
             filter: { widgetComponent: "search", actionHandlers: { change: [{ kind: "setWidgetState", widgetId: "filter", state: { q: "{{ payload.q }}" } }] } },
             grid: { widgetComponent: "data_grid", dataSource: "rows" },
           },
@@ -98,6 +111,7 @@ const spec = {
               config: { from: "{{ page.params.from }}", note: "{{ page.data.note }}" },
               actionHandlers: {
                 click: [{ kind: "closeModal", result: { chosen: "{{ payload.value }}" } }],
+                refused: [{ kind: "closeModal", stepId: "close", result: "{{ payload.value }}" }],
                 note: [{ kind: "setPageData", inModal: true, data: { note: "{{ payload.note }}" } }, { kind: "setPageData", data: { base: true } }],
               },
             },
@@ -141,6 +155,16 @@ describe("commands of a posted action", () => {
     expect(closed.state.modals).toEqual([]);
     expect(closed.state.data).toEqual({ chosen: "blue" });
     expect(JSON.stringify(closed.surfaces[0].blocks)).toContain('"text":"blue"');
+  });
+
+  it("keeps the modal open when closeModal's result is refused: the result is checked before the modal closes", async () => {
+    const host = await hostFor(spec);
+    const opened = await act(host, undefined, { widgetId: "open", handler: "click" });
+    const refused = await act(host, opened.state, { widgetId: "choose", handler: "refused", payload: { value: "not an object" } });
+    expect(refused.notifications).toMatchObject([{ id: "step-error-close", level: "ERROR" }]);
+    expect(refused.state.modals).toEqual(opened.state.modals);
+    expect(refused.state.data).toEqual({});
+    expect(refused.surfaces[0].modals?.map((m) => m.page)).toEqual(["pick"]);
   });
 
   it("sets the top modal's data with inModal, and the base page's without it", async () => {
@@ -208,6 +232,24 @@ describe("commands of a posted action", () => {
     expect(missing.notifications).toEqual([{ id: "form-required-form", level: "ERROR", message: "Fill in the required field name of form." }]);
     const sent = await act(host, { widgets: { form: { name: "Ada" } } }, { widgetId: "form", handler: "submit", payload: { email: "ada@example.com" } });
     expect(sent.notifications).toEqual([{ id: "sent", level: "INFO", message: "Ada <ada@example.com>" }]);
+  });
+
+  it("submits a form that has a submit handler through submit only; its other handlers run without the preflight or outputs.form", async () => {
+    const host = await hostFor(spec);
+    const drafted = await act(host, undefined, { widgetId: "survey", handler: "draft", payload: { topic: "half" } });
+    expect(drafted.notifications).toEqual([{ id: "drafted", level: "INFO", message: "no form half" }]);
+    const missing = await act(host, undefined, { widgetId: "survey", handler: "submit", payload: { topic: "" } });
+    expect(missing.notifications).toEqual([{ id: "form-required-survey", level: "ERROR", message: "Fill in the required fields Topic, Score of survey." }]);
+    const sent = await act(host, undefined, { widgetId: "survey", handler: "submit", payload: { topic: "Tea", score: 3 } });
+    expect(sent.notifications).toEqual([{ id: "submitted", level: "INFO", message: "Tea" }]);
+  });
+
+  it("treats every handler of a form without submit as a submit, naming a required field by its label", async () => {
+    const host = await hostFor(spec);
+    const missing = await act(host, undefined, { widgetId: "quick", handler: "save" });
+    expect(missing.notifications).toEqual([{ id: "form-required-quick", level: "ERROR", message: "Fill in the required field Title of quick." }]);
+    const saved = await act(host, undefined, { widgetId: "quick", handler: "save", payload: { title: "Done" } });
+    expect(saved.notifications).toEqual([{ id: "saved", level: "INFO", message: "Done" }]);
   });
 
   it("sends the grid a source reads a widget of back to its first page when that widget acts", async () => {

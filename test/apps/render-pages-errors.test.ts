@@ -30,10 +30,11 @@ describe("a failing widget drops alone", () => {
     expect(childIds(answer)).toEqual(["ok", "alsoOk"]);
     expect(answer.referenceData).toEqual({ alsoOk: { rows: [{ id: 1 }], total: 1 } });
     expect(answer.notifications).toEqual([
-      { id: "widget-error-grid", level: "ERROR", message: "The widget grid could not be shown." },
-      { id: "widget-error-reader", level: "ERROR", message: "The widget reader could not be shown." },
-      { id: "widget-error-broken", level: "ERROR", message: "The widget broken could not be shown." },
-      { id: "widget-timeout-slow", level: "WARNING", message: "The widget slow took too long to load." },
+      // An unexpected failure's own words are not answered: its code is INTERNAL_ERROR. The source is named whether bound or read.
+      { id: "widget-error-grid", level: "ERROR", message: "The widget grid could not be shown.", details: { code: "INTERNAL_ERROR", source: "bad" } },
+      { id: "widget-error-reader", level: "ERROR", message: "The widget reader could not be shown.", details: { code: "INTERNAL_ERROR", source: "bad" } },
+      { id: "widget-error-broken", level: "ERROR", message: "The widget broken could not be shown.", details: { code: "UNPROCESSABLE_ENTITY" } },
+      { id: "widget-timeout-slow", level: "WARNING", message: "The widget slow took too long to load.", details: { code: "TIMEOUT", source: "late" } },
     ]);
   });
 
@@ -113,9 +114,9 @@ describe("functions and messages", () => {
     expect(answer.notifications).toEqual([
       { id: "notify-1", level: "INFO", message: "Saved nothing" },
       { id: "http-source-truncated", level: "WARNING", message: "Too many rows" },
-      { id: "widget-error-grid", level: "ERROR", message: "Orders failed (HTTP_AUTH_SECRET_MISSING, 400) in grid" },
-      { id: "widget-error-list", level: "ERROR", message: "CONNECT YOUR CRM FIRST" },
-      { id: "widget-error-odd", level: "ERROR", message: "The widget odd could not be shown." },
+      { id: "widget-error-grid", level: "ERROR", message: "Orders failed (HTTP_AUTH_SECRET_MISSING, 400) in grid", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "crm" } },
+      { id: "widget-error-list", level: "ERROR", message: "CONNECT YOUR CRM FIRST", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "crm2" } },
+      { id: "widget-error-odd", level: "ERROR", message: "The widget odd could not be shown.", details: { code: "INTERNAL_ERROR", source: "other" } },
     ]);
   });
 });

@@ -2,6 +2,7 @@
 // fixed rows (recording what was read), the docs/apps.md example spec, and
 // one call that renders a spec.
 import apps from "../../docs/apps.md?raw";
+import { specExamples } from "../support/doc-examples";
 import type { PageSources, RenderContext } from "../../src/apps/render/contracts";
 import { RenderNotifications, renderScreens, type RenderAnswer } from "../../src/apps/render/pages";
 import type { SpecDocument } from "../../src/definition/language/spec-schema";
@@ -16,8 +17,7 @@ export type Fixture = unknown;
 
 /** The example of docs/apps.md, "A complete example". */
 export function exampleSpec(): SpecDocument {
-  const section = apps.slice(apps.indexOf("## A complete example"));
-  return JSON.parse(/```json\n([\s\S]*?)\n```/.exec(section)![1]) as SpecDocument;
+  return specExamples("docs/apps.md", apps).find((example) => example.heading === "A complete example")!.document as SpecDocument;
 }
 
 export function renderContext(over: Partial<RenderContext> = {}): RenderContext {

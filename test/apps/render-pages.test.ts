@@ -4,6 +4,7 @@
 // placement, the dashboard choice and the scanCard's checks.
 import { describe, expect, it } from "vitest";
 import type { SpecDocument } from "../../src/definition/language/spec-schema";
+import { DashboardView } from "../../src/apps/render/pages/dashboard";
 import { exampleSpec, idsOf, oneDashboard, render, renderContext } from "./render-pages-support";
 
 const ORDERS = [
@@ -67,7 +68,7 @@ describe("the docs/apps.md example", () => {
   });
 
   it("shows a gated widget only when its $if holds", async () => {
-    const answer = await render(exampleSpec(), { context: exampleContext(["order:create"]), sources: exampleSources });
+    const answer = await render(exampleSpec(), { context: exampleContext(["entity:create:order"]), sources: exampleSources });
     const row = answer.surfaces[0].blocks[1] as { children: { id: string; props: unknown }[] };
     expect(row.children.map((c) => c.id)).toEqual(["statusFilter", "importForm"]);
     expect(row.children[1].props).toEqual(exampleSpec().dashboards.orders.pages!.home.widgets!.importForm.config);
@@ -301,5 +302,27 @@ describe("the scanCard", () => {
     expect(answer.surfaces[1]).toMatchObject({ type: "scanCard", page: "home", props: { title: "1 open", app: { name: "Orders", image: "https://x/i.png" }, maxHeight: "12rem" } });
     for (const maxHeight of ["240px", "50vh", "33.5%"]) expect(types(await render(card({ props: { title: "t", maxHeight } }), { sources }))).toEqual(["dashboard", "scanCard"]);
     expect(idsOf(answer)).toEqual([]);
+  });
+});
+
+describe("the grid a paged source pages as", () => {
+  it("is looked up as the layout looks up widgets: the page's own, then the dashboard's, then the spec's", () => {
+    const spec = {
+      pages: { home: { widgets: { stale: { widgetComponent: "data_grid", dataSource: "items" } }, layout: [] } },
+      widgets: { shared: { widgetComponent: "data_grid", dataSource: "items" }, specOnly: { widgetComponent: "data_grid", dataSource: "extra" } },
+      dashboards: {
+        main: {
+          surfaces: { dashboard: "home" },
+          widgets: { shared: { widgetComponent: "data_grid", dataSource: "other" }, board: { widgetComponent: "data_grid", dataSource: "items" } },
+          pages: { home: { dataSources: { items: { $rows: [] }, other: { $rows: [] }, extra: { $rows: [] } }, layout: [["board", "shared", "specOnly"]] } },
+        },
+      },
+    } as unknown as SpecDocument;
+    const view = new DashboardView("main", spec.dashboards.main, spec);
+    const home = view.page("home")!;
+    // The spec-level page the dashboard replaced, and the spec's `shared` the dashboard's replaced, bind nothing.
+    expect(view.boundWidgets(home)).toEqual({ items: "board", other: "shared", extra: "specOnly" });
+    const own = { ...home, widgets: { mine: { widgetComponent: "data_grid", dataSource: "items" } } };
+    expect(view.boundWidgets(own)).toEqual({ items: "mine", other: "shared", extra: "specOnly" });
   });
 });

@@ -1,11 +1,12 @@
 // POST /apps/run/{integrationId} through the gateway, set up the way an
 // operator does it: a spec published, activated with its policy, a
 // company registered, an integration and its app token minted.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
 import { roleToken } from "../access/fixture";
 import { insertSpec, putConfig, registerCompany } from "./fixture";
+import { hostFor, hostProvider } from "./host-fixture";
 
 const ORIGIN = "https://host.example";
 
@@ -181,5 +182,58 @@ describe("POST /apps/{specId}/preview", () => {
     expectError(await preview(stranger, specId, {}), 404, "NOT_FOUND");
     const unactivated = await insertSpec(t, [spec]);
     expectError(await preview(t, unactivated.id, {}), 404, "NOT_FOUND");
+  });
+});
+
+describe("a widget a failure drops, and a posted state that is no object", () => {
+  const failing = {
+    dashboards: {
+      main: {
+        surfaces: { dashboard: "home" },
+        pages: {
+          home: {
+            dataSources: { bad: { $rows: "{{ 'not rows' }}" } },
+            widgets: { broken: { widgetComponent: "data_grid", dataSource: "bad" }, fine: { widgetComponent: "text", config: { text: "ok" } } },
+            layout: [["broken", "fine"]],
+          },
+        },
+      },
+    },
+    providers: hostProvider,
+  };
+  const CAUSE = "The $rows of data source bad must give an array";
+
+  it("starts a fresh state for a state that is absent, null or not an object, at the host and in the preview", async () => {
+    const h = await hostFor(failing);
+    for (const state of [null, "home", [1], 3]) {
+      const res = await h.render({ state });
+      expect(res.status, res.text).toBe(200);
+      expect(res.json.data.state).toEqual({ dashboard: "main", page: null, params: {}, data: {}, widgets: {}, modals: [] });
+      const previewed = await call("POST", `/apps/${h.specId}/preview`, { auth: h.t.auth, body: { state } });
+      expect(previewed.status, previewed.text).toBe(200);
+      expect(previewed.json.data.state.page).toBeNull();
+    }
+  });
+
+  it("says what dropped the widget (code and source) to the host, its message to the author's preview only, and logs it as one line", async () => {
+    const h = await hostFor(failing);
+    const logged = vi.spyOn(console, "log");
+    try {
+      const res = await h.render();
+      expect(res.status, res.text).toBe(200);
+      expect(res.json.data.notifications).toEqual([
+        { id: "widget-error-broken", level: "ERROR", message: "The widget broken could not be shown.", details: { code: "UNPROCESSABLE_ENTITY", source: "bad" } },
+      ]);
+      const lines = logged.mock.calls.map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : {})).filter((line) => line.msg === "app widget dropped");
+      expect(lines).toEqual([
+        expect.objectContaining({ level: "warn", integration: h.integrationId, spec: h.specId, widget: "broken", source: "bad", code: "UNPROCESSABLE_ENTITY", message: CAUSE }),
+      ]);
+    } finally {
+      logged.mockRestore();
+    }
+    const previewed = await call("POST", `/apps/${h.specId}/preview`, { auth: h.t.auth, body: {} });
+    expect(previewed.json.data.notifications).toEqual([
+      { id: "widget-error-broken", level: "ERROR", message: "The widget broken could not be shown.", details: { code: "UNPROCESSABLE_ENTITY", source: "bad", message: CAUSE } },
+    ]);
   });
 });

@@ -41,7 +41,7 @@ export async function servicesFor(t: TenantCreds, permissions: string[]) {
   const policyId = await policyGranting(t, permissions);
   const tenant = tenantDb(database, t.tenantId);
   const principal = await tenant.tx((sql) => policyPrincipal(sql, policyId));
-  return confinedServices(principal, tenant, env);
+  return confinedServices(principal, tenant, env, "app");
 }
 
 export async function closeDatabases(): Promise<void> {

@@ -1,16 +1,23 @@
-// The example of docs/apps.md ("A complete example") must stay a valid spec document.
+// Every spec example of docs/apps.md and README.md must stay a spec document
+// with no issue (test/apps/docs-examples.test.ts renders them too).
 import { describe, expect, it } from "vitest";
 import apps from "../../docs/apps.md?raw";
+import readme from "../../README.md?raw";
+import { specExamples } from "../support/doc-examples";
 import { specProblems } from "../../src/definition/checks/spec";
 
-describe("docs/apps.md", () => {
-  it("its complete example is a spec document with no issue", () => {
-    const section = apps.slice(apps.indexOf("## A complete example"));
-    const block = /```json\n([\s\S]*?)\n```/.exec(section);
-    expect(block).not.toBeNull();
-    const example = JSON.parse(block![1]);
-    expect(Object.keys(example)).toEqual(expect.arrayContaining(["dashboards", "widgets", "providers", "config", "configSchemas", "policies", "defaultPolicy", "shares", "jobs", "functions", "messages", "auth"]));
-    const result = specProblems(example);
+const examples = [...specExamples("docs/apps.md", apps), ...specExamples("README.md", readme)];
+
+describe("the spec examples of the docs", () => {
+  it("the complete example of docs/apps.md uses every top-level key", () => {
+    const example = examples.find((e) => e.heading === "A complete example");
+    expect(Object.keys(example!.document)).toEqual(
+      expect.arrayContaining(["dashboards", "widgets", "providers", "config", "configSchemas", "policies", "defaultPolicy", "shares", "jobs", "functions", "messages", "auth"]),
+    );
+  });
+
+  it.each(examples.map((e) => [e.where, e] as const))("%s is a spec document with no issue", (_where, example) => {
+    const result = specProblems(example.document);
     expect(result.issues).toEqual([]);
     expect(result.problems).toEqual([]);
   });

@@ -138,12 +138,12 @@ describe("an actions command", () => {
     expect([names.includes("Chair"), names.includes("Sofa")]).toEqual([true, false]);
   });
 
-  it("an action the app user's policy lacks fails with the catalog's 403, and writes nothing", async () => {
+  it("an action the app user's policy lacks fails with the catalog's 403 in the app's wording (no run), and writes nothing", async () => {
     const result = await runInlineActions(actions([upsert("p1", "Poster")], { permissionSet: "dataMutation" }), environment(reader));
     expect(result).toEqual({
       status: "error",
       wrote: false,
-      error: { status: 403, code: "FORBIDDEN", message: "The run's policy does not allow entity:create", details: { resource: "entity", action: "create" } },
+      error: { status: 403, code: "FORBIDDEN", message: "The app's policy does not allow entity:create", details: { resource: "entity", action: "create" } },
     });
     expect((await lamps()).map((r) => r.name)).not.toContain("Poster");
   });

@@ -21,28 +21,6 @@ import { commandWorld } from "./command-world";
 /** Every expression of one render shares this much evaluation time. */
 const RENDER_EVALUATION_MS = 1_000;
 
-type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/**
- * Which widget each source of a page feeds (its `dataSource`): a paged
- * `$http` source pages as that grid does. The page's own widgets first, then
- * the spec's and the dashboards' shared ones.
- */
-function gridsOf(spec: SpecDocument, pageKey: string, dataSources: Obj): Record<string, string> {
-  const grids: Record<string, string> = {};
-  const pages = [spec.pages?.[pageKey], spec.modals?.[pageKey], ...Object.values(spec.dashboards).flatMap((d) => [d.pages?.[pageKey], d.modals?.[pageKey]])];
-  const widgetMaps = [...pages.map((p) => (isObject(p) ? p.widgets : undefined)), spec.widgets, ...Object.values(spec.dashboards).map((d) => d.widgets)];
-  for (const widgets of widgetMaps) {
-    if (!isObject(widgets)) continue;
-    for (const [id, widget] of Object.entries(widgets)) {
-      const source = isObject(widget) ? widget.dataSource : undefined;
-      if (typeof source === "string" && Object.hasOwn(dataSources, source) && !Object.hasOwn(grids, source)) grids[source] = id;
-    }
-  }
-  return grids;
-}
-
 export interface RenderBody {
   state?: unknown;
   action?: unknown;
@@ -51,7 +29,7 @@ export interface RenderBody {
 
 /** The answer of `POST /apps/run/{integrationId}` for a verified app user. */
 export function renderForHost(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody): Promise<RenderAnswer> {
-  return render(ctx, bindings, identity, body, { masterKey: bindings.MASTER_KEY, readable: true });
+  return render(ctx, bindings, identity, body, { author: false, access: { masterKey: bindings.MASTER_KEY, readable: true } });
 }
 
 export interface PreviewBody extends RenderBody {
@@ -92,8 +70,7 @@ export async function previewForAuthor(ctx: RequestContext, bindings: Env, specI
       principal: caller,
     },
     body,
-    { masterKey: bindings.MASTER_KEY, readable: allowsApp(caller, "update", instance.activation.id) },
-    { spec, config: body.config },
+    { author: true, access: { masterKey: bindings.MASTER_KEY, readable: allowsApp(caller, "update", instance.activation.id) }, overrides: { spec, config: body.config } },
   );
 }
 
@@ -107,7 +84,24 @@ function appDeps(ctx: RequestContext, caller: RenderIdentity["principal"]): AppD
   return { tenant: ctx.tenant, caller, ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)) };
 }
 
-async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, access: SecretAccess, overrides: RenderOverrides = {}): Promise<RenderAnswer> {
+interface RenderMode {
+  /** An author's preview: a dropped widget's notification carries its cause's own message, which a host's user never reads. */
+  author: boolean;
+  /** Whether the config's secret references resolve for this caller. */
+  access: SecretAccess;
+  overrides?: RenderOverrides;
+}
+
+/** One structured line per widget a failure dropped, its message masked as the answer is. */
+function logFailures(ctx: RequestContext, identity: RenderIdentity, notifications: RenderNotifications, secrets: Redactor): void {
+  for (const failure of notifications.failures()) {
+    const { widget, source, code, message } = failure;
+    ctx.log.warn("app widget dropped", { integration: identity.integrationId ?? null, spec: identity.specId, widget, source: source ?? null, code, message: secrets.text(message) });
+  }
+}
+
+async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, mode: RenderMode): Promise<RenderAnswer> {
+  const { access, overrides = {} } = mode;
   const deps = appDeps(ctx, identity.principal);
   const { spec, context, concealed } = await loadRender(deps, identity, body.context, access, overrides);
   const clock = ctx.clock;
@@ -121,7 +115,7 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     bindings,
     secrets,
     clock,
-    services: confinedServices(identity.principal, ctx.tenant, bindings),
+    services: confinedServices(identity.principal, ctx.tenant, bindings, "app"),
     budget,
     deadline,
     functions: spec.functions ?? {},
@@ -135,16 +129,19 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     return reloaded.context;
   };
   const world = body.action === undefined ? undefined : commandWorld({ ctx, bindings, deps, identity, spec, env, reloadContext });
-  return renderScreens({
+  const answer = await renderScreens({
     spec,
     context,
     state: body.state,
     act: world && ((stage) => runAction(stage, world, body.action)),
-    sourcesFor: (pageKey, dataSources) => pageSources(dataSources, env, gridsOf(spec, pageKey, dataSources)),
+    sourcesFor: (_pageKey, dataSources, grids) => pageSources(dataSources, env, grids),
     budget,
     deadline,
     notifications,
     secrets,
+    causeMessages: mode.author,
     clock,
   });
+  logFailures(ctx, identity, notifications, secrets);
+  return answer;
 }

@@ -22,11 +22,23 @@ export class DeadlineExceeded extends Error {
 
 export type NotificationLevel = "INFO" | "WARNING" | "ERROR";
 
+/**
+ * What a dropped widget's notification says of its cause: the cause's
+ * `details.code` (or error code) and the data source that failed; the
+ * cause's own message only in an author's preview.
+ */
+export interface FailureDetails {
+  code: string;
+  source?: string;
+  message?: string;
+}
+
 /** One entry of a render answer's `notifications[]`. */
 export interface Notification {
   id: string;
   level: NotificationLevel;
   message: string;
+  details?: FailureDetails;
 }
 
 /** Who a render acts for, once the host's credential and identity are verified and the app user resolved. */

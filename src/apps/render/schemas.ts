@@ -6,7 +6,8 @@ export const renderBody = {
   type: "object",
   additionalProperties: true,
   properties: {
-    state: { ...anyObject, description: "The state of the previous answer, posted back to continue" },
+    // Any JSON: a state that is absent, null or not an object starts afresh rather than refusing the render (pages/state.ts).
+    state: { description: "The state of the previous answer, posted back to continue; anything but an object starts a fresh state" },
     action: { ...anyObject, description: "{ widgetId, handler, payload?, surface? }: runs the widget's actionHandlers.<handler> before the screens resolve" },
     context: { description: "The host's request context, the render context's `context`" },
   },
@@ -41,7 +42,23 @@ export const renderAnswer = {
     referenceData: { type: "object", additionalProperties: { type: "object", required: ["rows", "total"], additionalProperties: false, properties: { rows: { type: "array", items: {} }, total: { type: "integer" } } } },
     notifications: {
       type: "array",
-      items: { type: "object", required: ["id", "level", "message"], additionalProperties: false, properties: { id: { type: "string" }, level: { enum: ["INFO", "WARNING", "ERROR"] }, message: { type: "string" } } },
+      items: {
+        type: "object",
+        required: ["id", "level", "message"],
+        additionalProperties: false,
+        properties: {
+          id: { type: "string" },
+          level: { enum: ["INFO", "WARNING", "ERROR"] },
+          message: { type: "string" },
+          details: {
+            type: "object",
+            required: ["code"],
+            additionalProperties: false,
+            description: "On widget-error-<id> and widget-timeout-<id>: the cause's details.code or error code, the data source's name, and (an author's preview only) the cause's message",
+            properties: { code: { type: "string" }, source: { type: "string" }, message: { type: "string" } },
+          },
+        },
+      },
     },
     debug: { type: "array", items: {} },
   },

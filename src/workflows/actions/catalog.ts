@@ -55,7 +55,7 @@ export async function executeAction(invocation: ActionInvocation, ctx: ActionCon
   }
   const permissions = module.permissions(invocation.config as Record<string, unknown>);
   // An action that needs nothing of the policy never reads it.
-  const refused = permissions.length ? refusedUnless((await ctx.services()).principal, permissions) : undefined;
+  const refused = permissions.length ? refusedUnless(await ctx.services(), permissions) : undefined;
   if (refused) return refused;
   const outcome = await module.execute(invocation.config, invocation, ctx);
   if (outcome.kind !== "success") return outcome;

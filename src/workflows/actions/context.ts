@@ -7,7 +7,7 @@ import type { AuthProfile } from "../../lib/outbound/profile-schema";
 import type { Principal } from "../../gateway/principal";
 import { Redactor } from "../../lib/redact";
 import { policyPrincipal } from "../../access/policy-principal";
-import { confinedServices } from "../../access/confined-services";
+import { confinedServices, type ServiceHolder } from "../../access/confined-services";
 import { tokenPrincipal } from "../../auth/credentials";
 import type { RunDocument } from "../engine/types";
 import type { ActionContext } from "./types";
@@ -42,6 +42,8 @@ interface Parts {
   tenant: TenantDb;
   policyId: string | null;
   principal(): Promise<Principal>;
+  /** Who a refusal names: a run's policy, or an app request's user. */
+  holder: ServiceHolder;
   bindings: Env;
   database: Database;
   now(): number;
@@ -62,7 +64,7 @@ function contextOf(p: Parts): ActionContext {
     database: p.database,
     now: p.now,
     policyId: p.policyId,
-    services: async () => confinedServices(await (principal ??= p.principal()), p.tenant, p.bindings),
+    services: async () => confinedServices(await (principal ??= p.principal()), p.tenant, p.bindings, p.holder),
     handOver: p.handOver,
     origin: p.bindings.PUBLIC_URL.replace(/\/+$/, ""),
     authProfiles: p.authProfiles,
@@ -81,6 +83,7 @@ export function actionContext(s: ContextSources): ActionContext {
     tenant: tenantDb(s.database, s.doc.tenantId),
     policyId: s.doc.policyId,
     principal: () => runPrincipal(s.database, s.doc, s.now()),
+    holder: "run",
     authProfiles: s.doc.definition.auth ?? {},
     profileScope: { config: { env: s.env }, context: s.doc.context },
   });
@@ -112,5 +115,5 @@ export interface RequestContextSources {
  * refused before they run.
  */
 export function requestActionContext(s: RequestContextSources): ActionContext {
-  return contextOf({ ...s, runId: s.requestId, parentRunId: null, policyId: null, principal: async () => s.principal, persist: async () => undefined });
+  return contextOf({ ...s, runId: s.requestId, parentRunId: null, policyId: null, principal: async () => s.principal, holder: "app", persist: async () => undefined });
 }

@@ -1,5 +1,6 @@
 // Forms (a widget whose component is `form`): the fields its config lists,
-// the `required` check a submit passes before any command runs, and the
+// which handler submits it, the `required` check a submit passes before any
+// command runs, and the
 // check that a `file` field holds the user's own live upload, and the
 // built-in preview of a `file` field, which opens the field's previewPage
 // as a modal showing the uploaded temp file.
@@ -30,33 +31,49 @@ export async function formFields(scope: PageScope, widget: WidgetDocument, extra
 
 const empty = (value: unknown) => value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0);
 
-/** The ids of required fields without a value. */
-export function missingRequired(fields: readonly FormField[], values: Obj): string[] {
-  return fields.filter((field) => field.required === true && empty(Object.hasOwn(values, field.id) ? values[field.id] : undefined)).map((field) => field.id);
+/** The handler that submits a form. */
+export const SUBMIT_HANDLER = "submit";
+
+/**
+ * Whether `handler` submits the form (runs the preflight, sets
+ * `outputs.form`): only `submit` when the form declares it; every handler
+ * of a form without one, which has no other way to send its values.
+ */
+export function submits(widget: WidgetDocument, handler: string): boolean {
+  const handlers = isObject(widget.actionHandlers) ? widget.actionHandlers : {};
+  return !Object.hasOwn(handlers, SUBMIT_HANDLER) || handler === SUBMIT_HANDLER;
+}
+
+/** What the user reads for a field: its label, else its id. */
+export const fieldName = (field: FormField): string => (typeof field.label === "string" && field.label !== "" ? field.label : field.id);
+
+/** The required fields without a value. */
+export function missingRequired(fields: readonly FormField[], values: Obj): FormField[] {
+  return fields.filter((field) => field.required === true && empty(Object.hasOwn(values, field.id) ? values[field.id] : undefined));
 }
 
 /**
- * The ids of `file` fields whose value is no live upload of this user and
+ * The `file` fields whose value is no live upload of this user and
  * integration: a form's values come from the host, so an id of someone
  * else's file must not reach the commands.
  */
-export async function foreignFiles(fields: readonly FormField[], values: Obj, services: CommandServices): Promise<string[]> {
+export async function foreignFiles(fields: readonly FormField[], values: Obj, services: CommandServices): Promise<FormField[]> {
   const checked = await Promise.all(
     fields
       .filter((field) => field.type === "file" && !empty(Object.hasOwn(values, field.id) ? values[field.id] : undefined))
       .map(async (field) => {
         const value = values[field.id];
-        if (typeof value !== "string") return field.id;
+        if (typeof value !== "string") return field;
         try {
           await services.uploadPreview(value);
           return undefined;
         } catch (err) {
-          if (err instanceof ApiError) return field.id;
+          if (err instanceof ApiError) return field;
           throw err;
         }
       }),
   );
-  return checked.filter((id): id is string => id !== undefined);
+  return checked.filter((field): field is FormField => field !== undefined);
 }
 
 interface PreviewRequest {
@@ -80,7 +97,7 @@ export async function previewUpload(request: PreviewRequest): Promise<{ page: st
   if (!field || field.type !== "file" || typeof field.previewPage !== "string") {
     throw new ApiError("UNPROCESSABLE_ENTITY", `A preview names a file field of ${widgetId} with a previewPage in payload.fieldId`, { field: "action.payload.fieldId" });
   }
-  const label = field.label ?? field.id;
+  const label = fieldName(field);
   const uploadId = values[field.id];
   if (typeof uploadId !== "string" || uploadId === "") {
     notes.notify({ id: `form-preview-empty-${widgetId}`, level: "WARNING", message: `Upload a file for ${label} first: there is nothing to preview.` });

@@ -16,7 +16,7 @@ import { DeadlineExceeded, type PageInput, type PageScope, type RenderRun } from
 import type { DashboardView } from "../pages/dashboard";
 import { MAX_MODALS, MAX_STATE_PART, MAX_WIDGET_STATE } from "../pages/state";
 import type { RenderState } from "../pages/types";
-import { foreignFiles, formFields, missingRequired, previewUpload } from "./form";
+import { fieldName, foreignFiles, formFields, missingRequired, previewUpload, submits } from "./form";
 import type { CommandServices, PrincipalOp } from "./services";
 import { locateAction, type ActingWidget } from "./target";
 
@@ -348,14 +348,14 @@ class CommandRun {
     const top = this.topModal();
     if (top < 0) throw fail("closeModal: no modal is open");
     const result = step.result === undefined ? undefined : await this.shown(step.result);
-    const [closed] = state.modals.splice(top, 1);
-    if (result !== undefined) {
-      const below = this.topModal();
-      const holder = below < 0 ? state : state.modals[below];
-      const merged = mergePatch(holder.data, result) as Obj;
-      if (!isObject(merged) || sizeOf(merged) > MAX_STATE_PART) throw fail(`closeModal.result must resolve to an object that keeps the page data under ${MAX_STATE_PART} characters`);
-      holder.data = merged;
-    }
+    const closed = state.modals[top];
+    // The page below takes the result: a result it refuses leaves the modal open, so nothing is popped before the check.
+    const below = state.modals.slice(0, top).findLastIndex((modal) => modal.surface === this.acting.surface);
+    const holder = below < 0 ? state : state.modals[below];
+    const merged = result === undefined ? holder.data : mergePatch(holder.data, result);
+    if (!isObject(merged) || sizeOf(merged) > MAX_STATE_PART) throw fail(`closeModal.result must resolve to an object that keeps the page data under ${MAX_STATE_PART} characters`);
+    state.modals.splice(top, 1);
+    holder.data = merged;
     return { page: closed.page };
   }
 
@@ -366,19 +366,21 @@ class CommandRun {
     return masked;
   }
 
-  /** A form's submit: every required field has a value, else no command runs. */
+  /** A form's submit: every required field has a value, else no command runs; the commands see the values as `outputs.form`. */
   async submit(commands: readonly CommandDocument[]): Promise<void> {
     const { widgetId } = this.acting.action;
     const values = this.formValues();
     const fields = await formFields(this.scope, this.acting.widget, this.extra());
     const missing = missingRequired(fields, values);
     if (missing.length) {
-      this.stage.notes.notify({ id: `form-required-${widgetId}`, level: "ERROR", message: `Fill in the required field${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of ${widgetId}.` });
+      const names = missing.map(fieldName).join(", ");
+      this.stage.notes.notify({ id: `form-required-${widgetId}`, level: "ERROR", message: `Fill in the required field${missing.length > 1 ? "s" : ""} ${names} of ${widgetId}.` });
       return;
     }
     const foreign = await foreignFiles(fields, values, this.world.services);
     if (foreign.length) {
-      this.stage.notes.notify({ id: `form-file-invalid-${widgetId}`, level: "ERROR", message: `Upload the file${foreign.length > 1 ? "s" : ""} for ${foreign.join(", ")} of ${widgetId} again: no live upload of yours holds it.` });
+      const names = foreign.map(fieldName).join(", ");
+      this.stage.notes.notify({ id: `form-file-invalid-${widgetId}`, level: "ERROR", message: `Upload the file${foreign.length > 1 ? "s" : ""} for ${names} of ${widgetId} again: no live upload of yours holds it.` });
       return;
     }
     await this.run(commands, { form: values });
@@ -432,7 +434,7 @@ export async function runAction(stage: CommandStage, world: CommandWorld, posted
   const run = new CommandRun(stage, world, acting);
   run.resetPaging();
   if (!acting.commands) return run.preview();
-  if (acting.widget.widgetComponent === "form") return run.submit(acting.commands);
+  if (acting.widget.widgetComponent === "form" && submits(acting.widget, acting.action.handler)) return run.submit(acting.commands);
   return run.run(acting.commands);
 }
 

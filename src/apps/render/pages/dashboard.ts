@@ -33,6 +33,8 @@ export class DashboardView {
   /** The dashboard's widgets over the spec's. */
   readonly widgets: Record<string, WidgetDocument>;
   readonly placements: Placement[];
+  /** The ids of `widgets`, the dashboard's before the spec's. */
+  private readonly sharedWidgetIds: string[];
 
   constructor(
     readonly key: string,
@@ -42,6 +44,7 @@ export class DashboardView {
     this.pages = { ...mapOf<PageDocument>(spec.pages), ...mapOf<PageDocument>(dashboard.pages) };
     this.modals = { ...mapOf<ModalDocument>(spec.modals), ...mapOf<ModalDocument>(dashboard.modals) };
     this.widgets = { ...mapOf<WidgetDocument>(spec.widgets), ...mapOf<WidgetDocument>(dashboard.widgets) };
+    this.sharedWidgetIds = [...new Set([...Object.keys(mapOf(dashboard.widgets)), ...Object.keys(mapOf(spec.widgets))])];
     this.placements = [];
     const surfaces = mapOf<unknown>(dashboard.surfaces);
     // Surfaces answer in the order the document declares them.
@@ -64,6 +67,21 @@ export class DashboardView {
   /** A widget of `page`, else of the dashboard, else of the spec. */
   widget(page: PageDocument, id: string): WidgetDocument | undefined {
     return own(mapOf<WidgetDocument>(page.widgets), id) ?? own(this.widgets, id);
+  }
+
+  /**
+   * Per data source of `page`, the widget bound to it (whose `dataSource`
+   * names it): each id `page` can show, found as `widget` finds it, the
+   * page's own ids first, then the dashboard's, then the spec's.
+   */
+  boundWidgets(page: PageDocument): Record<string, string> {
+    const sources = mapOf<unknown>(page.dataSources);
+    const bound: Record<string, string> = {};
+    for (const id of new Set([...Object.keys(mapOf(page.widgets)), ...this.sharedWidgetIds])) {
+      const source = this.widget(page, id)?.dataSource;
+      if (typeof source === "string" && Object.hasOwn(sources, source) && !Object.hasOwn(bound, source)) bound[source] = id;
+    }
+    return bound;
   }
 
   /** Every widget id a page, modal, the dashboard or the spec declares: the widgets a posted state may hold. */

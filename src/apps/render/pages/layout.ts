@@ -18,13 +18,14 @@ export interface LayoutSink {
   referenceData: Record<string, ReferenceData>;
 }
 
-/** Reports a widget dropped by `err`: past the deadline a warning, otherwise an error. */
-export function widgetFailed(notes: RenderNotifications, widgetId: string, err: unknown): void {
+/** Reports a widget dropped by `err` (`source`: the data source whose failure it is): past the deadline a warning, otherwise an error. */
+export function widgetFailed(notes: RenderNotifications, widgetId: string, err: unknown, source: string | undefined): void {
   if (err instanceof DeadlineExceeded) {
-    notes.notify({ id: `widget-timeout-${widgetId}`, level: "WARNING", message: `The widget ${widgetId} took too long to load.` }, { code: "TIMEOUT", message: err.message, status: 504 }, widgetId);
+    const cause = { code: "TIMEOUT", message: err.message, status: 504 };
+    notes.widgetFailed({ id: `widget-timeout-${widgetId}`, level: "WARNING", message: `The widget ${widgetId} took too long to load.` }, cause, widgetId, source ?? err.source);
     return;
   }
-  notes.notify({ id: `widget-error-${widgetId}`, level: "ERROR", message: `The widget ${widgetId} could not be shown.` }, causeOf(err), widgetId);
+  notes.widgetFailed({ id: `widget-error-${widgetId}`, level: "ERROR", message: `The widget ${widgetId} could not be shown.` }, causeOf(err), widgetId, source);
 }
 
 export class PageLayout {
@@ -64,7 +65,7 @@ export class PageLayout {
     try {
       shown = await this.scope.predicate(gate.$if);
     } catch (err) {
-      if (err instanceof DeadlineExceeded) widgetFailed(this.sink.notes, gate.$then, err);
+      if (err instanceof DeadlineExceeded) widgetFailed(this.sink.notes, gate.$then, err, this.scope.sourceOf(err));
       else this.sink.notes.notify({ id: `gate-error-${gate.$then}`, level: "ERROR", message: `The condition showing ${gate.$then} failed.` }, causeOf(err), gate.$then);
       return undefined;
     }
@@ -112,7 +113,7 @@ export class PageLayout {
       if (reference) this.sink.referenceData[id] = { rows: Array.isArray(reference.rows) ? reference.rows : [], total: Number(reference.total) || 0 };
       return { id, widgetComponent: widget.widgetComponent, props };
     } catch (err) {
-      widgetFailed(this.sink.notes, id, err);
+      widgetFailed(this.sink.notes, id, err, this.scope.sourceOf(err));
       return undefined;
     }
   }

@@ -1,10 +1,20 @@
 // The notifications of one render: collected from every part (commands,
 // data sources, the layout), one per id, and given the spec's wording
 // (`messages.<id>`, or `messages.<details.code>` of the error behind one;
-// the id wins) when they are answered.
+// the id wins) when they are answered. A widget dropped by a failure also
+// says what failed (`details`), and is kept for the render's log line.
 import { ApiError, ERROR_STATUS } from "../../../lib/errors";
 import { ExpressionError, ExpressionSyntaxError, resolveSmartValue, type EvaluationBudget, type SecretWatch } from "../../../lib/smart-values";
 import type { Notification } from "../contracts";
+
+/** A widget dropped by a failure: what its notification's `details` and the render's log line say. */
+export interface WidgetFailure {
+  widget: string;
+  /** The data source whose failure dropped it, when one did. */
+  source?: string;
+  code: string;
+  message: string;
+}
 
 /** The error behind a notification, as a `messages` template sees it. */
 export interface ErrorCause {
@@ -32,15 +42,44 @@ export function causeOf(err: unknown): ErrorCause {
   return { code: "INTERNAL_ERROR", message: "internal error", status: ERROR_STATUS.INTERNAL_ERROR };
 }
 
+interface Entry {
+  notification: Notification;
+  scope: MessageScope;
+  failure?: WidgetFailure;
+}
+
+export interface AnswerOptions {
+  budget: EvaluationBudget;
+  functions: Readonly<Record<string, string>>;
+  secrets?: SecretWatch;
+  /** An author's preview: a dropped widget's details carry its cause's own message, which a host's user never reads. */
+  causeMessages?: boolean;
+}
+
 export class RenderNotifications {
-  private readonly entries: { notification: Notification; scope: MessageScope }[] = [];
+  private readonly entries: Entry[] = [];
   private readonly ids = new Set<string>();
 
   /** Adds a notification; a later one with an id already given is dropped (a widget shown by two placements fails once). */
   notify(notification: Notification, cause?: ErrorCause, widgetId?: string): void {
-    if (this.ids.has(notification.id)) return;
-    this.ids.add(notification.id);
-    this.entries.push({ notification: { ...notification }, scope: { ...(cause && { error: cause }), ...(widgetId !== undefined && { widgetId }) } });
+    this.add({ notification: { ...notification }, scope: { ...(cause && { error: cause }), ...(widgetId !== undefined && { widgetId }) } });
+  }
+
+  /** Adds the notification of a widget `cause` dropped (`source`: the data source that failed, when one did). */
+  widgetFailed(notification: Notification, cause: ErrorCause, widgetId: string, source: string | undefined): void {
+    const failure: WidgetFailure = { widget: widgetId, ...(source !== undefined && { source }), code: cause.code, message: cause.message };
+    this.add({ notification: { ...notification }, scope: { error: cause, widgetId }, failure });
+  }
+
+  private add(entry: Entry): void {
+    if (this.ids.has(entry.notification.id)) return;
+    this.ids.add(entry.notification.id);
+    this.entries.push(entry);
+  }
+
+  /** Every widget a failure dropped, once each. */
+  failures(): WidgetFailure[] {
+    return this.entries.flatMap((entry) => (entry.failure ? [entry.failure] : []));
   }
 
   /**
@@ -48,23 +87,28 @@ export class RenderNotifications {
    * spec's template for its id or its error's code; a template that fails
    * keeps the message it would replace.
    */
-  async answer(messages: Readonly<Record<string, unknown>>, options: { budget: EvaluationBudget; functions: Readonly<Record<string, string>>; secrets?: SecretWatch }): Promise<Notification[]> {
+  async answer(messages: Readonly<Record<string, unknown>>, options: AnswerOptions): Promise<Notification[]> {
     const out: Notification[] = [];
-    for (const { notification, scope } of this.entries) {
+    for (const { notification, scope, failure } of this.entries) {
+      const answered = failure ? { ...notification, details: detailsOf(failure, options.causeMessages === true) } : notification;
       const template = templateFor(messages, notification.id, scope.error?.code);
       if (template === undefined) {
-        out.push(notification);
+        out.push(answered);
         continue;
       }
       try {
         const text = await resolveSmartValue(template, { ...scope }, { expects: "string", budget: options.budget, functions: options.functions, secrets: options.secrets });
-        out.push({ ...notification, message: typeof text === "string" ? text : JSON.stringify(text) });
+        out.push({ ...answered, message: typeof text === "string" ? text : JSON.stringify(text) });
       } catch {
-        out.push(notification);
+        out.push(answered);
       }
     }
     return out;
   }
+}
+
+function detailsOf(failure: WidgetFailure, withMessage: boolean): NonNullable<Notification["details"]> {
+  return { code: failure.code, ...(failure.source !== undefined && { source: failure.source }), ...(withMessage && { message: failure.message }) };
 }
 
 function templateFor(messages: Readonly<Record<string, unknown>>, id: string, code: string | undefined): unknown {

@@ -14,7 +14,6 @@ import { ALL_SOURCES, sourceReads } from "./source-reads";
 /** What is shown in place of a value resolved from a secret. */
 export const MASK = "***";
 
-/** A source still pending when the render's deadline passed. */
 /** What every page of one render shares. */
 export interface RenderRun {
   context: RenderContext;
@@ -64,6 +63,8 @@ export interface PageInput {
 export class PageScope {
   private readonly reads = new Map<string, Promise<unknown>>();
   private readonly sourceNames: string[];
+  /** Each failure a source read ended with, and the source: a dropped widget's notification names it. */
+  private readonly failedSources = new WeakMap<object, string>();
 
   constructor(
     readonly run: RenderRun,
@@ -82,12 +83,25 @@ export class PageScope {
   private read(name: string): Promise<unknown> {
     let pending = this.reads.get(name);
     if (!pending) {
-      pending = beforeDeadline(this.run, Promise.resolve().then(() => this.input.sources.read(name, this.base())));
+      pending = this.blaming(name, beforeDeadline(this.run, Promise.resolve().then(() => this.input.sources.read(name, this.base()))));
       // Read by whoever needs it; a failure no expression awaited must not surface as unhandled.
       pending.catch(() => undefined);
       this.reads.set(name, pending);
     }
     return pending;
+  }
+
+  /** `work`, its failure remembered as the failure of source `name` (the first source an identical fetch failed for keeps it). */
+  private blaming<T>(name: string, work: Promise<T>): Promise<T> {
+    return work.catch((err: unknown) => {
+      if (typeof err === "object" && err !== null && !this.failedSources.has(err)) this.failedSources.set(err, name);
+      throw err;
+    });
+  }
+
+  /** The data source whose failure `err` is, when it is one. */
+  sourceOf(err: unknown): string | undefined {
+    return typeof err === "object" && err !== null ? this.failedSources.get(err) : undefined;
   }
 
   /** The scope for expressions `texts`, with the sources they read fetched; throws a source's failure or DeadlineExceeded. */
@@ -117,6 +131,6 @@ export class PageScope {
 
   /** `{ rows, total }` of the source a widget names, for `referenceData`. */
   reference(name: string, widgetId: string): Promise<{ rows: unknown[]; total: number }> {
-    return beforeDeadline(this.run, Promise.resolve().then(() => this.input.sources.reference(name, this.base(), widgetId)));
+    return this.blaming(name, beforeDeadline(this.run, Promise.resolve().then(() => this.input.sources.reference(name, this.base(), widgetId))));
   }
 }

@@ -25,8 +25,13 @@ export interface RenderInput {
   context: RenderContext;
   /** The `state` the host posted back, untrusted; absent on a first render. */
   state?: unknown;
-  /** The data sources of one page (a modal is a page): called once per page shown. */
-  sourcesFor(pageKey: string, dataSources: Record<string, unknown>): PageSources;
+  /**
+   * The data sources of one page (a modal is a page): called once per page
+   * shown. `grids` names, per source, the widget bound to it (its
+   * `dataSource`), found as the layout finds widgets: a paged source pages as
+   * that grid does.
+   */
+  sourcesFor(pageKey: string, dataSources: Record<string, unknown>, grids: Record<string, string>): PageSources;
   /** Every expression of the render draws from it (1 s of evaluation). */
   budget: EvaluationBudget;
   /** Epoch ms past which a widget still waiting for its source is dropped. */
@@ -35,6 +40,8 @@ export interface RenderInput {
   notifications: RenderNotifications;
   /** The secret values the render context carries: never answered, nor anything computed from them. */
   secrets?: Redactor;
+  /** An author's preview: a dropped widget's notification carries its cause's own message. */
+  causeMessages?: boolean;
   /** Runs the posted action's commands against the state before the screens resolve (and may change the render context). */
   act?(stage: CommandStage): Promise<void>;
   clock?: Clock;
@@ -80,8 +87,7 @@ class Screens {
   }
 
   private show(key: string, document: PageDocument, params: Obj, data: Obj): Shown {
-    const dataSources = isObject(document.dataSources) ? document.dataSources : {};
-    const scope = new PageScope(this.run, { key, document, params, data, widgets: this.widgetStates, sources: this.input.sourcesFor(key, dataSources) });
+    const scope = new PageScope(this.run, { key, document, params, data, widgets: this.widgetStates, sources: sourcesOf(this.input, this.view, key, document) });
     return { scope, layout: new PageLayout(this.view, scope, this.sink) };
   }
 
@@ -161,6 +167,12 @@ class Screens {
   }
 }
 
+/** The sources of a page shown in this render, each paged source with the grid the page's layout would show for it. */
+function sourcesOf(input: RenderInput, view: DashboardView, key: string, document: PageDocument): PageSources {
+  const dataSources = isObject(document.dataSources) ? document.dataSources : {};
+  return input.sourcesFor(key, dataSources, view.boundWidgets(document));
+}
+
 /** Resolves the screens of one render request; throws only when the spec has no dashboard at all. */
 export async function renderScreens(input: RenderInput): Promise<RenderAnswer> {
   const spec = input.spec;
@@ -172,10 +184,8 @@ export async function renderScreens(input: RenderInput): Promise<RenderAnswer> {
   const state = normaliseState(input.state, view, notes);
   const debug: unknown[] = [];
   if (input.act) {
-    const pageScope: CommandStage["pageScope"] = (page) => {
-      const dataSources = isObject(page.document.dataSources) ? page.document.dataSources : {};
-      return new PageScope(run, Object.defineProperties({ sources: input.sourcesFor(page.key, dataSources) }, Object.getOwnPropertyDescriptors(page)) as PageInput);
-    };
+    const pageScope: CommandStage["pageScope"] = (page) =>
+      new PageScope(run, Object.defineProperties({ sources: sourcesOf(input, view, page.key, page.document) }, Object.getOwnPropertyDescriptors(page)) as PageInput);
     await input.act({ view, state, run, notes, debug, pageScope });
   }
   const sink: LayoutSink = { notes, referenceData: {} };
@@ -185,7 +195,7 @@ export async function renderScreens(input: RenderInput): Promise<RenderAnswer> {
     surfaces,
     state,
     referenceData: sink.referenceData,
-    notifications: await notes.answer(messages, { budget: run.budget, functions, secrets: maskingWatch(run.secrets) }),
+    notifications: await notes.answer(messages, { budget: run.budget, functions, secrets: maskingWatch(run.secrets), causeMessages: input.causeMessages }),
   };
   if (debug.length) answer.debug = debug;
   // What an expression computed from a secret is masked where it was computed; this

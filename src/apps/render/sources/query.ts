@@ -50,7 +50,7 @@ export async function prepareQuery(run: SourceRun, source: Obj, scope: Obj): Pro
     key: JSON.stringify({ $query: input }),
     async fetch() {
       const { services, bindings } = run.env;
-      const refused = refusedUnless(services.principal, ["entity:read"]);
+      const refused = refusedUnless(services, ["entity:read"]);
       if (refused) throw ApiError.of(refused.error);
       const query = restBody<QueryInput>(queryBody, validate(CAMEL_QUERY, input, `The $query of data source ${run.name} is not a valid query`, "$query"));
       const answer = await runQuery(services.tenant, bindings.MASTER_KEY, query);

@@ -34,7 +34,7 @@ export async function prepareTypeSchema(run: SourceRun, source: Obj, scope: Obj)
     key: JSON.stringify({ $typeSchema: byType ? { entityType: name, attribute: path } : { schema: name, path } }),
     async fetch(): Promise<Fetched> {
       const { services } = run.env;
-      const refused = refusedUnless(services.principal, [byType ? "entity_type:read" : "schema:read"]);
+      const refused = refusedUnless(services, [byType ? "entity_type:read" : "schema:read"]);
       if (refused) throw ApiError.of(refused.error);
       const schema = await services.tenant.tx(async (sql) => (byType ? (await requireType(sql, { type_name: name })).schema : resolveSchemaName(sql, name)));
       const values = enumAt(schema, path);
