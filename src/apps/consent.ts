@@ -85,10 +85,29 @@ function policyWidenings(accepted: SpecDocument, next: SpecDocument): Widening[]
   return found;
 }
 
+/** What decides whom a provider's renders act for: its credential checks (keys, issuer, audience) and the identity it reads. */
+const PROVIDER_TRUST = ["auth", "identity"] as const;
+/** Switches that, turned on, let a provider reach users it did not reach before. */
+const PROVIDER_REACH = ["autoCreateUsers", "allowEmailLink"] as const;
+
+/**
+ * A provider added, or one changed where it decides whom the app acts for,
+ * admits people the accepted version did not: both are `provider_added`
+ * (a new key-document URL, issuer or identity claim is a new provider in
+ * all but name).
+ */
 function providerWidenings(accepted: SpecDocument, next: SpecDocument): Widening[] {
-  return Object.keys(next.providers ?? {})
-    .filter((name) => !Object.hasOwn(accepted.providers ?? {}, name))
-    .map((name) => ({ code: "provider_added", path: `providers.${name}` }));
+  const found: Widening[] = [];
+  for (const [name, provider] of Object.entries(next.providers ?? {})) {
+    const before = Object.hasOwn(accepted.providers ?? {}, name) ? accepted.providers![name] : undefined;
+    if (!before) {
+      found.push({ code: "provider_added", path: `providers.${name}` });
+      continue;
+    }
+    for (const key of PROVIDER_TRUST) if (canonical(provider[key]) !== canonical(before[key])) found.push({ code: "provider_added", path: `providers.${name}.${key}` });
+    for (const key of PROVIDER_REACH) if (provider[key] === true && before[key] !== true) found.push({ code: "provider_added", path: `providers.${name}.${key}` });
+  }
+  return found;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -145,13 +145,36 @@ describe("secret references in config, rendered for a host", () => {
     const answer = await ok(res);
     const byId = [...answer.notifications].sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id));
     expect(byId).toEqual([
-      { id: "widget-error-grid", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The auth profile crm reads secrets that are not set: secrets.tenant.CRM_TOKEN" },
-      { id: "widget-error-list", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source people reads secrets that are not set: secrets.user.USER_KEY" },
+      { id: "widget-error-grid", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The auth profile crm reads secrets that are not set: secrets.tenant.CRM_TOKEN", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "orders" } },
+      { id: "widget-error-list", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source people reads secrets that are not set: secrets.user.USER_KEY", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "people" } },
     ]);
     expect(propsOf(answer, "shown")).toEqual({ token: "***", header: "Bearer ***", size: "***", title: "Orders" });
     expect(propsOf(answer, "act")).toBeDefined();
     expect(await s.requests()).toEqual([]);
     expect(res.text).not.toContain("missing-secret");
+    for (const value of ALL) expect(res.text).not.toContain(value);
+  });
+});
+
+describe("secret references in a user's own config", () => {
+  it("reach the user's own secrets only: a tenant or company reference there resolves as missing and nothing is sent", async () => {
+    const s = await upstream();
+    const host = await configured(s, { secrets: true });
+    const [{ user_id: userId }] = await systemQuery<{ user_id: string }>(`SELECT user_id FROM external_users WHERE tenant_id = $1 AND external_id = 'u-1'`, [host.t.tenantId]);
+    // What an app user could write into its own config through setPrincipalConfig.
+    await putPrincipal(host, "user", userId, { key: "{{ secrets.tenant.CRM_TOKEN }}" });
+    const before = (await s.requests()).length;
+    const res = await host.render({ team: "t-1" });
+    const answer = await ok(res);
+    expect(answer.notifications).toEqual([
+      { id: "widget-error-list", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source people reads secrets that are not set: secrets.tenant.CRM_TOKEN", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "people" } },
+    ]);
+    const seen = (await s.requests()).slice(before);
+    expect(seen.map(path)).toEqual(["/orders"]);
+    expect(seen[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
+    await putPrincipal(host, "user", userId, { key: "{{ secrets.company.COMPANY_KEY }}" });
+    const company = await ok(await host.render({ team: "t-1" }));
+    expect(company.notifications.map((n: { id: string }) => n.id)).toEqual(["widget-error-list"]);
     for (const value of ALL) expect(res.text).not.toContain(value);
   });
 });
@@ -208,7 +231,10 @@ describe("secret references in config, in an author's preview", () => {
     const sent = (await s.requests()).length;
     const reader = await ok(await preview(basic(minted.json.data.client_id, minted.json.data.client_secret)));
     // Without an integration the integration's key is no header; the company's is, and it is missing for this caller.
-    expect(reader.notifications).toContainEqual({ id: "widget-error-grid", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source orders reads secrets that are not set: secrets.company.COMPANY_KEY" });
+    expect(reader.notifications).toContainEqual({ id: "widget-error-grid", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source orders reads secrets that are not set: secrets.company.COMPANY_KEY",
+      // The author's preview also reads the cause's own message.
+      details: { code: "HTTP_AUTH_SECRET_MISSING", source: "orders", message: "The $http of data source orders reads secrets that are not set: secrets.company.COMPANY_KEY" },
+    });
     expect(propsOf(reader, "shown")?.token).toBe("***");
     expect((await s.requests()).slice(sent).map(path)).not.toContain("/orders");
   });

@@ -75,12 +75,28 @@ describe("widenings", () => {
     });
   });
 
-  it("flags a provider added, not one changed in place or removed", () => {
+  it("flags a provider added, or changed where it decides whom the app acts for; not one removed or narrowed", () => {
     const bearer = { auth: { type: "bearer" }, identity: { user_external_id: { source: "body", path: "u" } } };
     const accepted = doc({ providers: { host: bearer } });
     expect(widenings(accepted, doc({ providers: { host: bearer, other: bearer } }))).toEqual([{ code: "provider_added", path: "providers.other" }]);
-    expect(widenings(accepted, doc({ providers: { host: { ...bearer, autoCreateUsers: true } } }))).toEqual([]);
+    expect(widenings(accepted, doc({ providers: { host: { ...bearer, autoCreateUsers: true, allowEmailLink: true } } }))).toEqual([
+      { code: "provider_added", path: "providers.host.autoCreateUsers" },
+      { code: "provider_added", path: "providers.host.allowEmailLink" },
+    ]);
+    expect(widenings(accepted, doc({ providers: { host: { ...bearer, identity: { user_external_id: { source: "body", path: "other" } } } } }))).toEqual([{ code: "provider_added", path: "providers.host.identity" }]);
     expect(widenings(accepted, doc())).toEqual([]);
+    expect(widenings(doc({ providers: { host: { ...bearer, autoCreateUsers: true } } }), accepted)).toEqual([]);
+  });
+
+  it("flags an identity-token provider whose keys, issuer or audience changed (the spec owner could sign for the consumer's users)", () => {
+    const oidc = {
+      auth: { type: "oidc", issuerPattern: "^https://login\\.example/", audience: "app", jwksUriTemplate: "https://login.example/{tid}/keys" },
+      identity: { user_external_id: { source: "jwt_claim", path: "sub" } },
+    };
+    const accepted = doc({ providers: { sso: oidc } });
+    expect(widenings(accepted, doc({ providers: { sso: { ...oidc, auth: { ...oidc.auth, jwksUriTemplate: "https://owner.example/keys" } } } }))).toEqual([{ code: "provider_added", path: "providers.sso.auth" }]);
+    expect(widenings(accepted, doc({ providers: { sso: { ...oidc, auth: { ...oidc.auth, audience: ["app", "other"] } } } }))).toEqual([{ code: "provider_added", path: "providers.sso.auth" }]);
+    expect(widenings(accepted, doc({ providers: { sso: { identity: oidc.identity, auth: { jwksUriTemplate: oidc.auth.jwksUriTemplate, audience: "app", issuerPattern: oidc.auth.issuerPattern, type: "oidc" } } } }))).toEqual([]);
   });
 
   describe("outbound requests", () => {

@@ -11,6 +11,7 @@ import type { Provider } from "../../src/apps/render/identity/provider";
 import type { RenderIdentity } from "../../src/apps/render/contracts";
 import type { OutboundEnv } from "../../src/lib/outbound/types";
 import { DurableRateLimits } from "../../src/lib/ratelimit/do-client";
+import { createLogger } from "../../src/lib/logger";
 import { call, createTenant, type TenantCreds } from "../support/api";
 import { createPolicy, type Grant } from "../access/fixture";
 import { dashboards, insertSpec, putConfig, registerCompany } from "./fixture";
@@ -118,7 +119,7 @@ export interface RenderCall {
 async function withDeps<T>(clock: { now(): number } | undefined, fn: (deps: IdentityDeps) => Promise<T>): Promise<T> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
   try {
-    return await fn({ database, clock: clock ?? { now: () => Date.now() }, env: env as unknown as OutboundEnv, rateLimits: new DurableRateLimits(env.RATE_LIMITER) });
+    return await fn({ database, clock: clock ?? { now: () => Date.now() }, env: env as unknown as OutboundEnv, rateLimits: new DurableRateLimits(env.RATE_LIMITER), log: createLogger({ test: "identity" }) });
   } finally {
     await database.close();
   }

@@ -7,7 +7,7 @@
 // read through the gateway: until a signature checks out every one is the
 // same answer; after it, the answer names the failed check.
 import { exportJWK, exportSPKI, generateKeyPair, importPKCS8, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import certificatePem from "./fixtures/exchange-cert.pem?raw";
 import certificateKeyPem from "./fixtures/exchange-key.pem?raw";
 import type { Provider } from "../../src/apps/render/identity/provider";
@@ -303,6 +303,27 @@ describe("what an unverified caller learns", () => {
     for (const [name, answer] of Object.entries(answers)) expect([name, answer]).toEqual([name, SAME_REFUSAL]);
     // Byte for byte, not only equal as objects.
     expect(new Set(Object.values(answers).map((a) => JSON.stringify(a))).size).toBe(1);
+  });
+
+  it("the service logs why it refused (the operator's to read); the answer stays the one refusal", async () => {
+    const bearer = await setupApp();
+    const revoked = bearer.token;
+    await rotateToken(bearer);
+    const logged = vi.spyOn(console, "log");
+    try {
+      const unknown = crypto.randomUUID();
+      expect(await refusedRender(unknown)).toEqual(SAME_REFUSAL);
+      expect(await refusedRender(bearer.integrationId, bearerHeader(revoked))).toEqual(SAME_REFUSAL);
+      expect(await refusedRender(bearer.integrationId, bearerHeader("svc_at_short"))).toEqual(SAME_REFUSAL);
+      const lines = logged.mock.calls.map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : {})).filter((line) => line.msg === "render credential refused");
+      expect(lines.map(({ level, integration, reason }) => ({ level, integration, reason }))).toEqual([
+        { level: "warn", integration: unknown, reason: "unknown integration" },
+        { level: "warn", integration: bearer.integrationId, reason: "unknown, revoked or another integration's app token" },
+        { level: "warn", integration: bearer.integrationId, reason: "not an app token" },
+      ]);
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it("a non-UUID integration id is a malformed path parameter (422), as on any route", async () => {

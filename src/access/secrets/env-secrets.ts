@@ -50,20 +50,33 @@ function replaced(value: unknown, by: (text: string) => string): unknown {
 /**
  * Resolves the references in every string of `value` (objects and arrays
  * walked), the user, company and team ones for `owners`; `null` owners: the
- * caller may read no secret, so every reference resolves as missing. Without
- * a reference nothing is read. `tenant` may be a transaction already open
- * (`{ tenantId, tx: (fn) => fn(sql) }`), so the read rides with the caller's.
+ * caller may read no secret, so every reference resolves as missing. Only
+ * references to one of `scopes` may resolve; the others resolve as missing
+ * too (a value its own writer controls reaches no wider secrets than the
+ * writer's). Without a reference nothing is read. `tenant` may be a
+ * transaction already open (`{ tenantId, tx: (fn) => fn(sql) }`), so the read
+ * rides with the caller's.
  */
-export async function resolveSecretReferences<T>(tenant: Pick<TenantDb, "tenantId" | "tx">, masterKey: string, value: T, owners: SecretOwners | null = {}): Promise<ResolvedReferences<T>> {
+export async function resolveSecretReferences<T>(
+  tenant: Pick<TenantDb, "tenantId" | "tx">,
+  masterKey: string,
+  value: T,
+  owners: SecretOwners | null = {},
+  scopes: readonly SecretScope[] = ["tenant", "user", "company", "team"],
+): Promise<ResolvedReferences<T>> {
   const wanted: WantedSecret[] = [];
+  const refused = new Set<string>();
   for (const text of stringsIn(value)) {
     for (const m of text.matchAll(REFERENCE)) {
       const scope = m[1] as SecretScope;
-      wanted.push({ scope, name: m[2], ...(scope !== "tenant" && { principalId: owners?.[scope] }) });
+      if (owners === null || !scopes.includes(scope)) refused.add(secretRef(scope, m[2]));
+      else wanted.push({ scope, name: m[2], ...(scope !== "tenant" && { principalId: owners[scope] }) });
     }
   }
-  if (!wanted.length) return { value, values: [], markers: [] };
-  const { values, missing } = owners === null ? { values: new Map<string, string>(), missing: [...new Set(wanted.map((w) => secretRef(w.scope, w.name)))] } : await resolveSecrets(tenant, masterKey, wanted);
+  if (!wanted.length && !refused.size) return { value, values: [], markers: [] };
+  const found = wanted.length ? await resolveSecrets(tenant, masterKey, wanted) : { values: new Map<string, string>(), missing: [] };
+  const values = found.values;
+  const missing = [...new Set([...found.missing, ...refused])];
   const resolved = replaced(value, (text) => text.replace(REFERENCE, (_, scope: SecretScope, name: string) => values.get(secretRef(scope, name)) ?? missingSecretMarker(secretRef(scope, name))));
   return { value: resolved as T, values: [...values.values()], markers: missing.map(missingSecretMarker) };
 }

@@ -137,7 +137,15 @@ export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostCo
   // A reference resolves for the render's own principals (a job's env resolves the tenant's only, acting for nobody).
   const team = teamOf(identity.identity);
   const owners: SecretOwners = { user: identity.userId, ...(identity.companyExternalId !== "" && { company: identity.companyExternalId }), ...(team && { team }) };
-  const config = await resolveSecretReferences(deps.tenant, access.masterKey, withOverrides(await configOf(instance, spec, identity, stored), overrides.config), access.readable ? owners : null);
+  const merged = withOverrides(await configOf(instance, spec, identity, stored), overrides.config);
+  const readable = access.readable ? owners : null;
+  // The app user writes its own config (setPrincipalConfig, self-service): a reference there reaches the user's own secrets only.
+  const { user, ...scopes } = merged;
+  const [shared, own] = await Promise.all([
+    resolveSecretReferences(deps.tenant, access.masterKey, scopes, readable),
+    resolveSecretReferences(deps.tenant, access.masterKey, user, readable, ["user"]),
+  ]);
+  const config = { value: { ...shared.value, user: own.value }, values: [...shared.values, ...own.values], markers: [...shared.markers, ...own.markers] };
   return {
     instance,
     spec,

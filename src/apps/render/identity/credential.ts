@@ -11,8 +11,8 @@ const BEARER = /^bearer\s+/i;
 export function presentedCredential(headers: Headers, auth: ProviderAuth): string {
   const name = auth.header ?? "Authorization";
   const value = headers.get(name)?.trim();
-  if (!value) throw refused();
+  if (!value) throw refused("no credential");
   if (BEARER.test(value)) return value.replace(BEARER, "");
   if (auth.header) return value;
-  throw refused();
+  throw refused("not a Bearer credential");
 }

@@ -35,7 +35,7 @@ function parseAppctx(claims: Claims): Record<string, unknown> {
   } catch {
     // Not JSON: refused below like a missing claim.
   }
-  throw refused();
+  throw refused("appctx claim missing or malformed");
 }
 
 /** The metadata URL, when it is https on a trusted host (plain http only to a test's allowlisted server). */
@@ -44,12 +44,12 @@ function metadataUrl(amurl: unknown, trusted: string[], env: OutboundEnv): strin
   try {
     url = new URL(String(amurl));
   } catch {
-    throw refused();
+    throw refused("amurl is not a URL");
   }
   const secure = url.protocol === "https:" || (url.protocol === "http:" && isAllowlisted(url, env));
   const host = url.host.toLowerCase();
   if (!secure || !trusted.some((t) => t.toLowerCase() === host || t.toLowerCase() === url.hostname.toLowerCase())) {
-    throw refused();
+    throw refused("amurl host not trusted");
   }
   return url.href;
 }
@@ -59,17 +59,17 @@ const pem = (der: string) => `-----BEGIN CERTIFICATE-----\n${der.replace(/\s+/g,
 export async function verifyExchange(token: string, auth: ProviderAuth, deps: KeyDocumentDeps): Promise<Claims> {
   const audience = audienceOf(auth.audience);
   const trusted = (auth.trustedAmurlHosts ?? []).filter((h) => typeof h === "string" && h !== "");
-  if (!audience || trusted.length === 0) throw refused();
+  if (!audience || trusted.length === 0) throw refused("provider lacks audience or trustedAmurlHosts");
   const { header, claims } = unverified(token);
-  if (typeof header.x5t !== "string" || header.x5t === "") throw refused();
+  if (typeof header.x5t !== "string" || header.x5t === "") throw refused("token names no x5t");
   const url = metadataUrl(parseAppctx(claims).amurl, trusted, deps.env);
   const certificate = await findKey(url, deps, certificateFor(header.x5t));
-  if (!certificate) throw refused();
+  if (!certificate) throw refused("no certificate with the token's x5t");
   let key: CryptoKey;
   try {
     key = (await importX509(pem(certificate), "RS256")) as CryptoKey;
   } catch {
-    throw refused();
+    throw refused("certificate not importable");
   }
   const verified = await verifiedClaims(token, key, audience, deps.now);
   return { ...verified, appctx: parseAppctx(verified) };

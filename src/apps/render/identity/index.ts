@@ -11,6 +11,7 @@
 import type { Database } from "../../../db/client";
 import { tenantDb } from "../../../db/client";
 import type { Clock } from "../../../lib/clock";
+import type { Logger } from "../../../lib/logger";
 import { ApiError } from "../../../lib/errors";
 import type { AuthStrategy } from "../../../lib/route-auth";
 import type { OutboundEnv } from "../../../lib/outbound/types";
@@ -25,7 +26,7 @@ import { extractIdentity, type IdentitySource } from "./extractors";
 import { verifyOidc } from "./oidc";
 import { checkOrigin } from "./origin";
 import type { Provider } from "./provider";
-import { refused, unauthorized } from "./refusal";
+import { CredentialRefused, refused, unauthorized } from "./refusal";
 import { loadTarget, type RenderTarget } from "./target";
 import type { Claims } from "./token-checks";
 
@@ -42,6 +43,8 @@ export interface IdentityDeps {
   env: OutboundEnv;
   /** Where each integration's key-document fetch budget is kept (key-documents.ts). */
   rateLimits: RateLimits;
+  /** Where a refused credential's reason goes: the operator's to read, never the caller's. */
+  log: Logger;
 }
 
 /** A render whose credential checked out: its target, and the verified claims of an identity token. */
@@ -67,11 +70,20 @@ export interface RenderRequest {
  * an Origin the integration does not list.
  */
 export async function verifyRenderCredential(deps: IdentityDeps, integrationId: string, headers: Headers): Promise<VerifiedRender> {
+  try {
+    return await verifiedCredential(deps, integrationId, headers);
+  } catch (e) {
+    if (e instanceof CredentialRefused) deps.log.warn("render credential refused", { integration: integrationId, reason: e.reason });
+    throw e;
+  }
+}
+
+async function verifiedCredential(deps: IdentityDeps, integrationId: string, headers: Headers): Promise<VerifiedRender> {
   const target = await loadTarget(deps.database, integrationId);
   // An unknown integration, or one whose spec version no longer declares its
   // provider, is refused as a wrong credential is (refusal.ts).
   const provider = target?.provider;
-  if (!target || !provider) throw refused();
+  if (!target || !provider) throw refused(target ? "the spec version in use declares no such provider" : "unknown integration");
   const credential = presentedCredential(headers, provider.auth);
   const keys = { env: deps.env, rateLimits: deps.rateLimits, integrationId: target.integrationId, now: deps.clock.now() };
   let claims: Claims | undefined;
@@ -86,7 +98,7 @@ export async function verifyRenderCredential(deps: IdentityDeps, integrationId: 
       claims = await verifyExchange(credential, provider.auth, keys);
       break;
     default:
-      throw refused();
+      throw refused("unknown provider auth type");
   }
   if (!target.isEnabled) throw new ApiError("FORBIDDEN", `Integration ${target.integrationId} is disabled`);
   if (!target.companyActive) throw new ApiError("FORBIDDEN", `External company ${target.companyExternalId} of the integration is inactive`);

@@ -68,9 +68,9 @@ function remember<V>(map: Map<string, V>, url: string, value: V): void {
 
 async function fetchDocument(url: string, deps: KeyDocumentDeps): Promise<Kept> {
   const failedAt = failed.get(url);
-  if (failedAt !== undefined && deps.now - failedAt < FAILURE_TTL_MS) throw refused();
+  if (failedAt !== undefined && deps.now - failedAt < FAILURE_TTL_MS) throw refused("key document failed within the last minute");
   const budget = await deps.rateLimits.consume({ key: `key-documents:${deps.integrationId}`, member: url, ...FETCH_BUDGET });
-  if (!budget.allowed) throw refused();
+  if (!budget.allowed) throw refused("key document fetch budget spent");
   let document: unknown;
   try {
     const res = await outboundFetch({ url, method: "GET", headers: { Accept: "application/json" }, redirect: "follow", timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: MAX_DOCUMENT_BYTES }, deps.env);
@@ -79,7 +79,7 @@ async function fetchDocument(url: string, deps: KeyDocumentDeps): Promise<Kept> 
   } catch {
     // Why it failed (refused, timed out, too large, not JSON) is the provider's business, not the host's.
     remember(failed, url, deps.now);
-    throw refused();
+    throw refused("key document fetch failed");
   }
   failed.delete(url);
   const entry = { document, fetchedAt: deps.now };

@@ -36,7 +36,7 @@ const TID = /^[A-Za-z0-9_-]{1,128}$/;
 function jwksUrl(template: string, tidClaim: string, claims: Claims): string {
   if (!template.includes("{tid}")) return template;
   const tid = claims[tidClaim];
-  if (typeof tid !== "string" || !TID.test(tid)) throw refused();
+  if (typeof tid !== "string" || !TID.test(tid)) throw refused("tid claim missing or outside its pattern");
   return template.replaceAll("{tid}", tid);
 }
 
@@ -52,16 +52,16 @@ function issuerMatches(pattern: string, iss: unknown): boolean {
 
 export async function verifyOidc(token: string, auth: ProviderAuth, deps: KeyDocumentDeps): Promise<Claims> {
   const audience = audienceOf(auth.audience);
-  if (!auth.jwksUriTemplate || !auth.issuerPattern || !audience) throw refused();
+  if (!auth.jwksUriTemplate || !auth.issuerPattern || !audience) throw refused("provider lacks jwksUriTemplate, issuerPattern or audience");
   const { header, claims } = unverified(token);
-  if (typeof header.kid !== "string" || header.kid === "") throw refused();
+  if (typeof header.kid !== "string" || header.kid === "") throw refused("token names no kid");
   const jwk = await findKey(jwksUrl(auth.jwksUriTemplate, auth.allowedTidClaim ?? "tid", claims), deps, jwkNamed(header.kid));
-  if (!jwk) throw refused();
+  if (!jwk) throw refused("no key with the token's kid");
   let key: CryptoKey;
   try {
     key = (await importJWK(jwk, "RS256")) as CryptoKey;
   } catch {
-    throw refused();
+    throw refused("key not importable");
   }
   const verified = await verifiedClaims(token, key, audience, deps.now);
   if (!issuerMatches(auth.issuerPattern, verified.iss)) throw failedCheck("issuer");

@@ -12,8 +12,18 @@ import { ApiError } from "../../../lib/errors";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="apps"' };
 
-/** The one refusal of a credential not (yet) verified. */
-export const refused = () => new ApiError("UNAUTHORIZED", "The render credential is not valid for this integration", {}, CHALLENGE);
+/**
+ * The one refusal of a credential not (yet) verified. `reason` says what
+ * failed for the service's own log (verifyRenderCredential writes it); the
+ * answer never carries it.
+ */
+export class CredentialRefused extends ApiError {
+  constructor(readonly reason: string) {
+    super("UNAUTHORIZED", "The render credential is not valid for this integration", {}, CHALLENGE);
+  }
+}
+
+export const refused = (reason: string) => new CredentialRefused(reason);
 
 /** A check of a signature-verified identity token (`details.check`). */
 export type FailedCheck = "expired" | "not yet valid" | "issued at" | "audience" | "issuer" | `required claim ${string}`;

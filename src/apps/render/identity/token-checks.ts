@@ -20,7 +20,7 @@ export function unverified(token: string): { header: ProtectedHeaderParameters; 
     if (header.alg !== "RS256") throw new Error(`alg ${String(header.alg)}`);
     return { header, claims };
   } catch {
-    throw refused();
+    throw refused("not an RS256 JWT");
   }
 }
 
@@ -38,7 +38,7 @@ export async function verifiedClaims(token: string, key: CryptoKey, audience: st
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw failedCheck("expired");
     if (error instanceof errors.JWTClaimValidationFailed) throw failedCheck(error.claim === "nbf" ? "not yet valid" : error.claim === "exp" ? "expired" : "issued at");
-    throw refused();
+    throw refused("bad signature");
   }
   if (claims.exp === undefined) throw failedCheck("required claim exp");
   const held = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
