@@ -43,12 +43,15 @@ export const renderRoutes = [
     tag: "apps",
     summary: "Render the activation's spec (or a document or kept version given) for the caller, as a host's user would see it: no integration, nothing saved",
     permission: ["app", "read"],
+    // It runs the spec's actions as the caller: a page of another site must not make a browser post it.
+    jsonFromOwnOrigin: true,
     params: { specId: uuidSchema },
     body: previewBody,
     bodyOptional: true,
     responses: {
       200: { description: "The screens, as a render answers them", schema: dataEnvelope(renderAnswer) },
-      403: { description: "Without app:read on the activation" },
+      403: { description: "Without app:read on the activation, or an Origin other than the service's own" },
+      415: { description: "A body or Content-Type other than application/json" },
       404: { description: "Unknown spec, or not activated in this tenant" },
       422: { description: "A spec_document the publish checks refuse, an unknown spec_version, or an action naming no widget and handler on the current page or top modal" },
     },
