@@ -141,7 +141,7 @@ describe("POST /apps/{specId}/preview takes JSON from the service's own origin o
   it("answers JSON from the service's origin, from PUBLIC_URL's, from a server without Origin, and a post without a body", async () => {
     const { t, specId } = await activated();
     const publicOrigin = new URL(env.PUBLIC_URL).origin;
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { "Content-Type": "application/json", Origin: "http://platform.test" },
       { "Content-Type": "application/json; charset=utf-8", Origin: publicOrigin },
       { "Content-Type": "Application/JSON" },

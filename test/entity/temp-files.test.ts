@@ -99,6 +99,22 @@ describe("POST /entity/temp-files and GET /entity/temp-files/{id}", () => {
     expect(decodeURIComponent(got.headers.get("X-Temp-File-Name")!)).toBe("résumé 100%.txt");
   });
 
+  it("records the name without Unicode format characters, from X-Temp-File-Name and from a multipart part", async () => {
+    const { auth } = await createTenant();
+    const hidden = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff";
+    const raw = await createTemp(auth, new TextEncoder().encode("MZ"), { "X-Temp-File-Name": encodeURIComponent(`invoice\u202Efdp${hidden}.exe`), "Content-Type": "application/octet-stream" });
+    expect(raw.name).toBe("invoicefdp.exe");
+    expect((await getTemp(auth, raw.id)).headers.get("X-Temp-File-Name")).toBe("invoicefdp.exe");
+    const form = new FormData();
+    form.append("file", new File([new Uint8Array(2)], "\ufeffreport\u202E.pdf", { type: "application/pdf" }));
+    const part = await call("POST", "/entity/temp-files", { auth, rawBody: form });
+    expect(part.status, part.text).toBe(201);
+    expect(part.json.data.name).toBe("report.pdf");
+    // Nothing left is no name: refused like an empty one.
+    const empty = expectError(await call("POST", "/entity/temp-files", { auth, rawBody: new Uint8Array(1), headers: { "X-Temp-File-Name": encodeURIComponent("\u202E\u200b") } }), 422, "VALIDATION_FAILED");
+    expect(empty.details.validation_errors).toEqual([expect.stringMatching(/^name: /)]);
+  });
+
   it("refuses a missing name, a bad content type and a body over 25 MiB, with the envelope", async () => {
     const { auth } = await createTenant();
     const noName = expectError(await call("POST", "/entity/temp-files", { auth, rawBody: new Uint8Array(3) }), 422, "VALIDATION_FAILED");

@@ -19,6 +19,7 @@ import type { RequestContext } from "../../gateway/request-context";
 import { ApiError } from "../../lib/errors";
 import { verifyLink, type CapabilityParams } from "../../lib/files/capability";
 import { filePart, multipartBoundary } from "../../lib/files/multipart";
+import { recordedFileName } from "../../lib/files/names";
 import { MAX_FILE_BYTES, tempFileStorageKey } from "../../lib/files/object-store";
 import { contentTypeSchema } from "../../lib/files/schemas";
 import { isUuid } from "../../lib/ids";
@@ -125,12 +126,12 @@ function answerHeaders(slot: SlotRow | undefined, origin: string | undefined): R
 
 /**
  * The last segment of the path a client may send (`C:\fakepath\a.pdf`,
- * `dir/a.pdf`), without control characters (NUL among them), at most 255
- * characters; `upload` when nothing is left.
+ * `dir/a.pdf`), without control characters (NUL among them) or format
+ * characters, at most 255 characters; `upload` when nothing is left.
  */
 export function uploadFileName(sent: string): string {
   const base = sent.split(/[\\/]/).pop() ?? "";
-  const clean = [...base.replace(/[\u0000-\u001f\u007f]/g, "").trim()].slice(0, 255).join("");
+  const clean = [...recordedFileName(base.replace(/[\u0000-\u001f\u007f]/g, "")).trim()].slice(0, 255).join("");
   return clean || "upload";
 }
 
