@@ -7,7 +7,7 @@ import { route } from "../../lib/route";
 import { base64url, randomBytes } from "../../lib/crypto";
 import { dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { previewedSpec, previewForAuthor, renderForHost, type PreviewBody } from "./answer";
-import { corsHeaders, identifyRenderUser, renderHost } from "./identity";
+import { identifyRenderUser, renderHost } from "./identity";
 import { previewOutline, previewPage, previewPageHeaders } from "./preview-page";
 import { previewBody, renderAnswer, renderBody } from "./schemas";
 
@@ -33,7 +33,7 @@ export const renderRoutes = [
       c.set("ctx", c.var.ctx.forTenant(identity.tenantId, identity.principal));
       await enforce(c, "identity", identity.principal.identity, c.var.ctx.config.rateLimitIdentity);
       const answer = await renderForHost(c.var.ctx, c.env, identity, body);
-      return c.json({ data: answer }, 200, corsHeaders(headers.get("Origin")));
+      return c.json({ data: answer }, 200);
     },
   }),
   route({
