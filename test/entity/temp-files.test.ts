@@ -185,6 +185,40 @@ describe("temp-file download links", () => {
     expect(firstDifference(got.bytes, bytes)).toBe(-1);
   });
 
+  it("serves PNG, JPEG, GIF, WebP, PDF and plain text inline under their recorded type, sandboxed and nosniff", async () => {
+    const { auth } = await createTenant();
+    const bytes = randomData(2 * KiB);
+    for (const type of ["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain", "text/plain; charset=utf-8", "Image/PNG"]) {
+      const file = await createTemp(auth, bytes, { "X-Temp-File-Name": "shown%20%C3%A9.bin", "Content-Type": type });
+      const got = await fetchUrl((await downloadUrl(auth, file.id)).json.data.url);
+      expect(got.status, type).toBe(200);
+      expect(got.headers.get("Content-Type"), type).toBe(type);
+      expect(got.headers.get("Content-Disposition"), type).toBe(`inline; filename="shown _.bin"; filename*=UTF-8''shown%20%C3%A9.bin`);
+      expect(got.headers.get("X-Content-Type-Options"), type).toBe("nosniff");
+      expect(got.headers.get("Content-Security-Policy"), type).toBe("sandbox");
+      expect(got.headers.get("X-Temp-File-Content-Type"), type).toBe(type);
+      expect(firstDifference(got.bytes, bytes)).toBe(-1);
+    }
+  });
+
+  it("keeps every other type an opaque attachment: markup, SVG, scripts and anything unknown", async () => {
+    const { auth } = await createTenant();
+    const markup = new TextEncoder().encode("<script>alert(document.domain)</script>");
+    for (const type of ["text/html", "text/html; charset=utf-8", "image/svg+xml", "application/xhtml+xml", "text/xml", "application/javascript", "text/csv", "application/octet-stream", "image/pngx", "text/plainx"]) {
+      const file = await createTemp(auth, markup, { "X-Temp-File-Name": "page.html", "Content-Type": type });
+      const got = await fetchUrl((await downloadUrl(auth, file.id)).json.data.url);
+      expect(got.status, type).toBe(200);
+      expect(got.headers.get("Content-Type"), type).toBe("application/octet-stream");
+      expect(got.headers.get("Content-Disposition"), type).toBe(`attachment; filename="page.html"; filename*=UTF-8''page.html`);
+      expect(got.headers.get("X-Content-Type-Options"), type).toBe("nosniff");
+      expect(got.headers.get("Content-Security-Policy"), type).toBe("sandbox");
+      expect(got.headers.get("X-Temp-File-Content-Type"), type).toBe(type);
+    }
+    // The authenticated read stays opaque whatever the type.
+    const png = await createTemp(auth, markup, { "X-Temp-File-Name": "a.png", "Content-Type": "image/png" });
+    expect((await getTemp(auth, png.id)).headers.get("Content-Type")).toBe("application/octet-stream");
+  });
+
   it("applies the ttl rules: up to 7200, 0 and 7201 refused, never beyond the file's remaining life", async () => {
     const { auth } = await createTenant();
     const file = await createTemp(auth, new Uint8Array([9]));
