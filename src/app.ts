@@ -41,7 +41,7 @@ import { appRoutes } from "./apps/routes";
 import { renderRoutes } from "./apps/render/routes";
 import { uploadRoutes } from "./apps/uploads/routes";
 import { componentRoutes } from "./apps/components/routes";
-import { preflight } from "./apps/render/identity";
+import { hostCors, preflight } from "./apps/render/identity";
 
 export const routes: RouteSpec[] = [
   ...openApiRoutes(() => routes),
@@ -91,7 +91,11 @@ export function declaredBodyLimit(method: string, path: string): number | undefi
 
 export function createApp() {
   const app = new Hono<HonoEnv>();
-  app.use("*", requestContext, bodyLimit(declaredBodyLimit), ipRateLimit);
+  app.use("*", requestContext);
+  // Before the body limit and the rate limit, so their refusals reach a browser host's page too.
+  app.use("/apps/run/:integrationId", hostCors);
+  app.use("/apps/upload/:integrationId/:uploadId", hostCors);
+  app.use("*", bodyLimit(declaredBodyLimit), ipRateLimit);
   // A browser host's preflight: answered before any credential, granting only the integration's listed origins.
   app.options("/apps/run/:integrationId", (c) => preflight(c.var.ctx.database, c.req.param("integrationId"), c.req.raw.headers));
   mount(app, routes);

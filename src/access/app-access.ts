@@ -16,6 +16,15 @@ export function allowsApp(principal: Pick<Principal, "permissions" | "scoped">, 
   );
 }
 
+/**
+ * The 403 of an operation on a spec's activation: it names the spec the path
+ * names, never the activation, so it reads the same whether that spec
+ * exists, is activated, or neither (docs/apps.md, "Permission before existence").
+ */
+export function appForbidden(action: AppAction, specId: string): ApiError {
+  return new ApiError("FORBIDDEN", `Permission app:${action} is required on the app activation of spec ${specId}`, { resource: "app", action, spec_id: specId });
+}
+
 /** 403 unless the caller may do `action` on the activation `activationId`. */
 export function requireApp(principal: Pick<Principal, "permissions" | "scoped">, action: AppAction, activationId: string): void {
   if (!allowsApp(principal, action, activationId)) {

@@ -5,10 +5,10 @@
 // policies with the version in use and records it as accepted (consent.ts).
 import type { FromSchema } from "json-schema-to-ts";
 import type { Sql } from "../db/client";
-import { holdsUnscoped } from "../gateway/principal";
-import { ApiError, notFound } from "../lib/errors";
+import { hasPermission, holdsUnscoped } from "../gateway/principal";
+import { notFound } from "../lib/errors";
 import { mergeEnv } from "../lib/env-merge";
-import { requireApp, type AppAction } from "../access/app-access";
+import { allowsApp, appForbidden, type AppAction } from "../access/app-access";
 import { converge, LOST } from "./config/converge";
 import { effectiveConfig, type ConfigObject } from "./config/merge";
 import { writeScope } from "./config/scope";
@@ -51,16 +51,21 @@ export interface AppInstance {
 
 /**
  * The tenant's activation of the spec, after the caller's `app:<action>` on
- * it: 404 for a spec the tenant cannot see or has not activated, 403 without
- * the permission (unless `action` is null: the caller's own checks follow).
+ * it (unless `action` is null: the caller's own checks follow). The
+ * permission decides before existence does: a caller whose grants do not
+ * reach every activation gets the one 403 for a spec that is missing or not
+ * activated too; only an unnarrowed `app:<action>` learns 404.
  */
 export async function loadInstance(deps: SpecDeps, specId: string, action: null): Promise<AppInstance>;
 export async function loadInstance(deps: AppDeps, specId: string, action: AppAction | null): Promise<AppInstance>;
 export async function loadInstance(deps: SpecDeps & Partial<Pick<AppDeps, "caller">>, specId: string, action: AppAction | null): Promise<AppInstance> {
-  const spec = await AppSpec.load(deps, specId);
-  const activation = await deps.tenant.tx((sql) => activationRow(sql, spec.id));
+  // Without any app:<action> grant nothing is looked up at all.
+  if (action && !hasPermission(deps.caller!, "app", action)) throw appForbidden(action, specId);
+  const spec = await AppSpec.find(deps, specId);
+  const activation = spec && (await deps.tenant.tx((sql) => activationRow(sql, spec.id)));
+  if (action && !(activation ? allowsApp(deps.caller!, action, activation.id) : holdsUnscoped(deps.caller!, "app", action))) throw appForbidden(action, specId);
+  if (!spec) throw notFound("App spec", specId);
   if (!activation) throw notFound("App activation of spec", specId);
-  if (action) requireApp(deps.caller!, action, activation.id);
   const { version, pending } = await spec.versionInUse(activation);
   return { spec, activation, version, pending };
 }
@@ -105,14 +110,15 @@ async function writeRow(sql: Sql, tenantId: string, id: string, specId: string, 
  * that version; one that does not keeps a consumer on what it accepted.
  */
 export async function putAppConfig(deps: AppDeps, specId: string, input: ConfigInput) {
-  const spec = await AppSpec.load(deps, specId);
-  if (typeof input.spec_version === "number") await spec.document(input.spec_version);
+  // Which permission a refusal names depends on the caller alone, never on whether the spec exists or is activated:
+  // a caller holding app:update everywhere lacks only app:create.
+  const refusal = appForbidden(holdsUnscoped(deps.caller, "app", "update") ? "create" : "update", specId);
+  const spec = await AppSpec.find(deps, specId);
+  if (!spec) throw holdsUnscoped(deps.caller, "app", "create") ? notFound("App spec", specId) : refusal;
   return converge(async () => {
     const prior = await deps.tenant.tx((sql) => activationRow(sql, spec.id));
-    if (prior) requireApp(deps.caller, "update", prior.id);
-    else if (!holdsUnscoped(deps.caller, "app", "create")) {
-      throw new ApiError("FORBIDDEN", "Permission app:create is required to activate an app", { resource: "app", action: "create" });
-    }
+    if (!(prior ? allowsApp(deps.caller, "update", prior.id) : holdsUnscoped(deps.caller, "app", "create"))) throw refusal;
+    if (typeof input.spec_version === "number") await spec.document(input.spec_version);
     const pinned = input.spec_version !== undefined ? input.spec_version : (prior?.spec_version ?? null);
     const { version, pending } = input.spec_version !== undefined || !prior ? { version: pinned ?? spec.latestVersion } : await spec.versionInUse(prior);
     const doc = await spec.document(version);

@@ -7,7 +7,6 @@ import type { Sql } from "../db/client";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { validationFailed } from "../lib/validate";
-import { requireApp } from "../access/app-access";
 import { converge, LOST } from "./config/converge";
 import { effectiveConfig, type ConfigObject } from "./config/merge";
 import { writeScope } from "./config/scope";
@@ -93,8 +92,7 @@ export async function loadIntegration(deps: AppDeps, specId: string, integration
 }
 
 export async function createIntegration(deps: AppDeps, specId: string, input: IntegrationCreate) {
-  const instance = await loadInstance(deps, specId, null);
-  requireApp(deps.caller, "create", instance.activation.id);
+  const instance = await loadInstance(deps, specId, "create");
   checkOrigins(input.allowed_origins);
   const { spec, version } = instance;
   const doc = await spec.document(version);

@@ -7,7 +7,6 @@
 import type { Sql } from "../db/client";
 import { ApiError, notFound } from "../lib/errors";
 import { isUuid } from "../lib/ids";
-import { requireApp } from "../access/app-access";
 import { converge, LOST } from "./config/converge";
 import { effectiveConfig, type ConfigObject } from "./config/merge";
 import { writeScope } from "./config/scope";
@@ -87,12 +86,16 @@ async function principalView(instance: AppInstance, row: PrincipalRow) {
   };
 }
 
-/** Loads the activation and the principal, and checks the caller may do `action` on it. */
+/**
+ * Checks the caller may do `action` on the principal, then loads the
+ * activation and resolves the principal: whether the path names the
+ * caller's own user is known from the path alone, so a caller without the
+ * permission is refused before any spec, company or user is looked up.
+ */
 async function reach(deps: AppDeps, specId: string, type: PrincipalType, principalId: string, provider: string | undefined, action: "read" | "update") {
-  const instance = await loadInstance(deps, specId, null);
+  const own = type === "user" && (principalId === "self" || principalId === deps.caller.userId);
+  const instance = await loadInstance(deps, specId, own ? null : action);
   const principal = await resolvePrincipal(deps, instance, type, principalId, provider);
-  const own = principal.type === "user" && principal.id === deps.caller.userId;
-  if (!own) requireApp(deps.caller, action, instance.activation.id);
   return { instance, principal };
 }
 

@@ -56,11 +56,17 @@ export class AppSpec {
 
   /** The spec, when the tenant owns it or it is shared to the tenant; else 404. */
   static async load(deps: SpecDeps, specId: string): Promise<AppSpec> {
+    const spec = await AppSpec.find(deps, specId);
+    if (!spec) throw notFound("App spec", specId);
+    return spec;
+  }
+
+  /** The spec, when the tenant owns it or it is shared to the tenant. */
+  static async find(deps: SpecDeps, specId: string): Promise<AppSpec | undefined> {
     const { rows } = await deps.tenant.sharedRead((sql) =>
       sql.query<SpecRow>(`SELECT id, tenant_id, name, version, spec_document FROM app_specs WHERE id = $1`, [specId]),
     );
-    if (!rows[0]) throw notFound("App spec", specId);
-    return new AppSpec(deps, rows[0]);
+    return rows[0] && new AppSpec(deps, rows[0]);
   }
 
   get id(): string {

@@ -12,7 +12,7 @@ export const ERROR_STATUS = {
   /** An app upload slot past its expiry (apps/uploads). */
   GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
-  /** An app upload outside its slot's `accept` (apps/uploads). */
+  /** An app upload outside its slot's `accept` (apps/uploads); a body other than JSON where a route takes only JSON. */
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_FAILED: 422,
   UNPROCESSABLE_ENTITY: 422,

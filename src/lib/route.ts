@@ -7,6 +7,7 @@ import type { HonoEnv } from "../env";
 import { authenticate, requirePermission } from "../gateway/authenticate";
 import { identityRateLimit } from "../gateway/rate-limit";
 import { idempotency } from "../gateway/idempotency";
+import { jsonFromOwnOrigin } from "../gateway/same-origin";
 import { jsonBody, optionalJsonBody, queryParams } from "./body";
 import { pathParams } from "./ids";
 import { guardJson } from "./input-guard";
@@ -56,6 +57,14 @@ interface RouteMeta {
     example: (message: string) => unknown;
     answer: (c: Context<HonoEnv>, error: ApiError) => Promise<Response>;
   };
+  /**
+   * The route acts in the caller's name on a POST a browser could be led to
+   * send from another site with cached Basic credentials (an author's
+   * preview runs the spec's actions): only an application/json body (else
+   * 415) and only the service's own Origin (else 403), checked before the
+   * credentials (gateway/same-origin.ts).
+   */
+  jsonFromOwnOrigin?: true;
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
   /**
@@ -134,6 +143,7 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
   for (const spec of routes) {
     const chain: MiddlewareHandler<HonoEnv>[] = [];
     const strategy = spec.auth ?? credentials;
+    if (spec.jsonFromOwnOrigin) chain.push(jsonFromOwnOrigin);
     if (strategy === credentials) chain.push(authenticate, identityRateLimit);
     if (spec.permission) chain.push(requirePermission(...spec.permission));
     if (spec.idempotent) chain.push(idempotency);

@@ -147,7 +147,7 @@ describe("app activation and the app config scope", () => {
     expect((await putConfig({ auth }, spec.id, { config: { b: 1 } })).status).toBe(200);
     const otherSpec = (await systemQuery(`SELECT spec_id FROM app_activations WHERE id = $1`, [other]))[0].spec_id;
     const denied = await refused(t, () => putConfig({ auth }, otherSpec, { config: { b: 1 } }), 403, "FORBIDDEN");
-    expect(denied.details).toMatchObject({ resource: "app", action: "update", resource_id: other });
+    expect(denied.details).toMatchObject({ resource: "app", action: "update", spec_id: otherSpec });
     expectError(await call("GET", `/apps/${otherSpec}/config`, { auth }), 403, "FORBIDDEN");
   });
 

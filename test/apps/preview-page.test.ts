@@ -1,6 +1,8 @@
 // GET /apps/{specId}/preview through the gateway: the author's HTML page,
 // its headers, who may open it, and that nothing a spec says reaches the
-// HTML as markup (test/e2e/preview-page.test.ts drives it in a browser).
+// HTML as markup (test/e2e/preview-page.test.ts drives it in a browser);
+// and the requests its POST refuses because another site's page can send them.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createTenant, expectError } from "../support/api";
 import { roleToken } from "../access/fixture";
@@ -111,5 +113,43 @@ describe("GET /apps/{specId}/preview", () => {
     const unactivated = await insertSpec(t, [spec]);
     expectError(await call("GET", `/apps/${unactivated.id}/preview`, { auth: t.auth }), 404, "NOT_FOUND");
     expectError(await call("GET", `/apps/not-a-uuid/preview`, { auth: t.auth }), 422, "VALIDATION_FAILED");
+  });
+});
+
+describe("POST /apps/{specId}/preview takes JSON from the service's own origin only", () => {
+  const action = JSON.stringify({ action: { widgetId: "open", handler: "click" } });
+
+  it("refuses what a page of another site can make a browser send with its cached Basic credentials, before anything runs", async () => {
+    const { t, specId } = await activated();
+    const post = (headers: Record<string, string>, rawBody?: string) => call("POST", `/apps/${specId}/preview`, { auth: t.auth, headers, rawBody });
+    for (const type of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp", "application/json-seq"]) {
+      const refused = expectError(await post({ "Content-Type": type }, action), 415, "UNSUPPORTED_MEDIA_TYPE");
+      expect(refused.details.content_type).toBe(type);
+    }
+    // A body without any Content-Type is no JSON either.
+    expectError(await call("POST", `/apps/${specId}/preview`, { auth: t.auth, rawBody: new TextEncoder().encode(action) }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    for (const origin of ["https://evil.example", "null", "http://platform.test:8080", "https://platform.test"]) {
+      const refused = expectError(await post({ "Content-Type": "application/json", Origin: origin }, action), 403, "FORBIDDEN");
+      expect(refused.details).toMatchObject({ origin });
+      // The refusal comes first: a cross-site form's body is never read as a type the route does not take.
+      expectError(await post({ "Content-Type": "text/plain", Origin: origin }, action), 403, "FORBIDDEN");
+    }
+    // Without credentials the refusal is the same: nothing about the spec is looked at.
+    expectError(await call("POST", `/apps/${specId}/preview`, { headers: { "Content-Type": "text/plain", Origin: "https://evil.example" }, rawBody: action }), 403, "FORBIDDEN");
+  });
+
+  it("answers JSON from the service's origin, from PUBLIC_URL's, from a server without Origin, and a post without a body", async () => {
+    const { t, specId } = await activated();
+    const publicOrigin = new URL(env.PUBLIC_URL).origin;
+    for (const headers of <Record<string, string>[]>[
+      { "Content-Type": "application/json", Origin: "http://platform.test" },
+      { "Content-Type": "application/json; charset=utf-8", Origin: publicOrigin },
+      { "Content-Type": "Application/JSON" },
+    ]) {
+      const res = await call("POST", `/apps/${specId}/preview`, { auth: t.auth, headers, rawBody: action });
+      expect(res.status, `${JSON.stringify(headers)} ${res.text}`).toBe(200);
+      expect(res.json.data.state.page).toBe("home");
+    }
+    expect((await call("POST", `/apps/${specId}/preview`, { auth: t.auth, headers: { Origin: "http://platform.test" } })).status).toBe(200);
   });
 });

@@ -321,6 +321,20 @@ describe("POST /apps/upload/{integrationId}/{uploadId}", () => {
     expect((await stored(f, b.uploadId)).name).toBe("upload");
   });
 
+  it("records the name without Unicode format characters, so an override cannot dress one extension as another", async () => {
+    const f = await setup("canvasFileUpload");
+    const [a, b, c] = [await slot(f), await slot(f, { accept: [".pdf"] }), await slot(f)];
+    const hidden = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff";
+    expect((await post(a.uploadUrl, multipart(enc.encode("x"), `in${hidden}voice\u202Efdp.exe`))).status).toBe(200);
+    expect((await stored(f, a.uploadId)).name).toBe("invoicefdp.exe");
+    // Shown as "invoiceexe.pdf", it is an .exe: accept reads the name as recorded.
+    const refused = await post(b.uploadUrl, multipart(enc.encode("x"), "invoice\u202Efdp.exe"));
+    expect([refused.status, refused.json]).toEqual([415, { errorMessage: "This upload takes only .pdf; invoicefdp.exe (application/pdf) is neither" }]);
+    await expectNothingStored(f, b.uploadId);
+    expect((await post(c.uploadUrl, multipart(enc.encode("x"), `\u202E${hidden}`))).status).toBe(200);
+    expect((await stored(f, c.uploadId)).name).toBe("upload");
+  });
+
   it("refuses a file outside accept with 415 and takes one matching an extension or a MIME family", async () => {
     const f = await setup("canvasFileUpload");
     const accept = [".pdf", "image/*"];

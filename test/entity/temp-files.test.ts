@@ -99,6 +99,22 @@ describe("POST /entity/temp-files and GET /entity/temp-files/{id}", () => {
     expect(decodeURIComponent(got.headers.get("X-Temp-File-Name")!)).toBe("résumé 100%.txt");
   });
 
+  it("records the name without Unicode format characters, from X-Temp-File-Name and from a multipart part", async () => {
+    const { auth } = await createTenant();
+    const hidden = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff";
+    const raw = await createTemp(auth, new TextEncoder().encode("MZ"), { "X-Temp-File-Name": encodeURIComponent(`invoice\u202Efdp${hidden}.exe`), "Content-Type": "application/octet-stream" });
+    expect(raw.name).toBe("invoicefdp.exe");
+    expect((await getTemp(auth, raw.id)).headers.get("X-Temp-File-Name")).toBe("invoicefdp.exe");
+    const form = new FormData();
+    form.append("file", new File([new Uint8Array(2)], "\ufeffreport\u202E.pdf", { type: "application/pdf" }));
+    const part = await call("POST", "/entity/temp-files", { auth, rawBody: form });
+    expect(part.status, part.text).toBe(201);
+    expect(part.json.data.name).toBe("report.pdf");
+    // Nothing left is no name: refused like an empty one.
+    const empty = expectError(await call("POST", "/entity/temp-files", { auth, rawBody: new Uint8Array(1), headers: { "X-Temp-File-Name": encodeURIComponent("\u202E\u200b") } }), 422, "VALIDATION_FAILED");
+    expect(empty.details.validation_errors).toEqual([expect.stringMatching(/^name: /)]);
+  });
+
   it("refuses a missing name, a bad content type and a body over 25 MiB, with the envelope", async () => {
     const { auth } = await createTenant();
     const noName = expectError(await call("POST", "/entity/temp-files", { auth, rawBody: new Uint8Array(3) }), 422, "VALIDATION_FAILED");
@@ -167,6 +183,40 @@ describe("temp-file download links", () => {
     expect(got.headers.get("Content-Disposition")).toBe(`attachment; filename="na_ve _q_.csv"; filename*=UTF-8''na%C3%AFve%20%22q%22.csv`);
     expect(got.headers.get("Cache-Control")).toBe("private, no-store");
     expect(firstDifference(got.bytes, bytes)).toBe(-1);
+  });
+
+  it("serves PNG, JPEG, GIF, WebP, PDF and plain text inline under their recorded type, sandboxed and nosniff", async () => {
+    const { auth } = await createTenant();
+    const bytes = randomData(2 * KiB);
+    for (const type of ["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain", "text/plain; charset=utf-8", "Image/PNG"]) {
+      const file = await createTemp(auth, bytes, { "X-Temp-File-Name": "shown%20%C3%A9.bin", "Content-Type": type });
+      const got = await fetchUrl((await downloadUrl(auth, file.id)).json.data.url);
+      expect(got.status, type).toBe(200);
+      expect(got.headers.get("Content-Type"), type).toBe(type);
+      expect(got.headers.get("Content-Disposition"), type).toBe(`inline; filename="shown _.bin"; filename*=UTF-8''shown%20%C3%A9.bin`);
+      expect(got.headers.get("X-Content-Type-Options"), type).toBe("nosniff");
+      expect(got.headers.get("Content-Security-Policy"), type).toBe("sandbox");
+      expect(got.headers.get("X-Temp-File-Content-Type"), type).toBe(type);
+      expect(firstDifference(got.bytes, bytes)).toBe(-1);
+    }
+  });
+
+  it("keeps every other type an opaque attachment: markup, SVG, scripts and anything unknown", async () => {
+    const { auth } = await createTenant();
+    const markup = new TextEncoder().encode("<script>alert(document.domain)</script>");
+    for (const type of ["text/html", "text/html; charset=utf-8", "image/svg+xml", "application/xhtml+xml", "text/xml", "application/javascript", "text/csv", "application/octet-stream", "image/pngx", "text/plainx"]) {
+      const file = await createTemp(auth, markup, { "X-Temp-File-Name": "page.html", "Content-Type": type });
+      const got = await fetchUrl((await downloadUrl(auth, file.id)).json.data.url);
+      expect(got.status, type).toBe(200);
+      expect(got.headers.get("Content-Type"), type).toBe("application/octet-stream");
+      expect(got.headers.get("Content-Disposition"), type).toBe(`attachment; filename="page.html"; filename*=UTF-8''page.html`);
+      expect(got.headers.get("X-Content-Type-Options"), type).toBe("nosniff");
+      expect(got.headers.get("Content-Security-Policy"), type).toBe("sandbox");
+      expect(got.headers.get("X-Temp-File-Content-Type"), type).toBe(type);
+    }
+    // The authenticated read stays opaque whatever the type.
+    const png = await createTemp(auth, markup, { "X-Temp-File-Name": "a.png", "Content-Type": "image/png" });
+    expect((await getTemp(auth, png.id)).headers.get("Content-Type")).toBe("application/octet-stream");
   });
 
   it("applies the ttl rules: up to 7200, 0 and 7201 refused, never beyond the file's remaining life", async () => {

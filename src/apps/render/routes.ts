@@ -7,7 +7,7 @@ import { route } from "../../lib/route";
 import { base64url, randomBytes } from "../../lib/crypto";
 import { dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { previewedSpec, previewForAuthor, renderForHost, type PreviewBody } from "./answer";
-import { corsHeaders, identifyRenderUser, renderHost } from "./identity";
+import { identifyRenderUser, renderHost } from "./identity";
 import { previewOutline, previewPage, previewPageHeaders } from "./preview-page";
 import { previewBody, renderAnswer, renderBody } from "./schemas";
 
@@ -33,7 +33,9 @@ export const renderRoutes = [
       c.set("ctx", c.var.ctx.forTenant(identity.tenantId, identity.principal));
       await enforce(c, "identity", identity.principal.identity, c.var.ctx.config.rateLimitIdentity);
       const answer = await renderForHost(c.var.ctx, c.env, identity, body);
-      return c.json({ data: answer }, 200, corsHeaders(headers.get("Origin")));
+      // The credential's check found any Origin listed, so the grant is known here without asking hostCors to look it up.
+      const origin = headers.get("Origin");
+      return c.json({ data: answer }, 200, origin ? { "Access-Control-Allow-Origin": origin } : {});
     },
   }),
   route({
@@ -43,12 +45,15 @@ export const renderRoutes = [
     tag: "apps",
     summary: "Render the activation's spec (or a document or kept version given) for the caller, as a host's user would see it: no integration, nothing saved",
     permission: ["app", "read"],
+    // It runs the spec's actions as the caller: a page of another site must not make a browser post it.
+    jsonFromOwnOrigin: true,
     params: { specId: uuidSchema },
     body: previewBody,
     bodyOptional: true,
     responses: {
       200: { description: "The screens, as a render answers them", schema: dataEnvelope(renderAnswer) },
-      403: { description: "Without app:read on the activation" },
+      403: { description: "Without app:read on the activation, or an Origin other than the service's own" },
+      415: { description: "A body or Content-Type other than application/json" },
       404: { description: "Unknown spec, or not activated in this tenant" },
       422: { description: "A spec_document the publish checks refuse, an unknown spec_version, or an action naming no widget and handler on the current page or top modal" },
     },

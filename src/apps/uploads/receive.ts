@@ -19,6 +19,7 @@ import type { RequestContext } from "../../gateway/request-context";
 import { ApiError } from "../../lib/errors";
 import { verifyLink, type CapabilityParams } from "../../lib/files/capability";
 import { filePart, multipartBoundary } from "../../lib/files/multipart";
+import { recordedFileName } from "../../lib/files/names";
 import { MAX_FILE_BYTES, tempFileStorageKey } from "../../lib/files/object-store";
 import { contentTypeSchema } from "../../lib/files/schemas";
 import { isUuid } from "../../lib/ids";
@@ -26,7 +27,6 @@ import type { AuthStrategy } from "../../lib/route-auth";
 import { resolveSmartValue } from "../../lib/smart-values";
 import { loadInstance, type AppInstance } from "../activation";
 import { renderConfig } from "../render/context";
-import { corsHeaders } from "../render/identity";
 import type { SpecDeps, SpecDocument } from "../spec";
 import { slotRow, type SlotRow } from "./slots";
 
@@ -117,20 +117,17 @@ class UploadSite {
   }
 }
 
-/** Every answer's headers: no caching, and CORS for a browser widget on an origin the slot's integration lists. */
-function answerHeaders(slot: SlotRow | undefined, origin: string | undefined): Record<string, string> {
-  const listed = origin !== undefined && slot !== undefined && slot.allowed_origins.includes(origin);
-  return { "Cache-Control": "no-store", ...corsHeaders(listed ? origin : undefined) };
-}
+/** Every answer is the one upload's: never cached (CORS for a browser widget is the gateway's, apps/render/identity hostCors). */
+const ANSWER_HEADERS = { "Cache-Control": "no-store" };
 
 /**
  * The last segment of the path a client may send (`C:\fakepath\a.pdf`,
- * `dir/a.pdf`), without control characters (NUL among them), at most 255
- * characters; `upload` when nothing is left.
+ * `dir/a.pdf`), without control characters (NUL among them) or format
+ * characters, at most 255 characters; `upload` when nothing is left.
  */
 export function uploadFileName(sent: string): string {
   const base = sent.split(/[\\/]/).pop() ?? "";
-  const clean = [...base.replace(/[\u0000-\u001f\u007f]/g, "").trim()].slice(0, 255).join("");
+  const clean = [...recordedFileName(base.replace(/[\u0000-\u001f\u007f]/g, "")).trim()].slice(0, 255).join("");
   return clean || "upload";
 }
 
@@ -210,7 +207,7 @@ export async function receiveUpload(c: Context<HonoEnv>, params: { integrationId
   const upload = { id: file.id, filename: file.name, contentType: file.content_type, size: file.size, expiresAt: file.expires_at };
   const site = await UploadSite.load(ctx, ctx.tenant, slot).catch((e) => void ctx.log.error("upload answer falls back", { upload_id: slot.id, error: (e as Error).message }));
   const body = site ? await site.body("props", { upload }, fallback) : fallback;
-  return c.json(body as object, 200, answerHeaders(slot, c.req.header("Origin")));
+  return c.json(body as object, 200, ANSWER_HEADERS);
 }
 
 /**
@@ -222,7 +219,7 @@ export async function uploadErrorAnswer(c: Context<HonoEnv>, error: ApiError): P
   const fallback = { errorMessage: error.message };
   const site = await siteOf(c).catch(() => undefined);
   const body = site ? await site.body("errorProps", { error: { code: error.code, message: error.message, status: error.status } }, fallback) : fallback;
-  return c.json(body as object, error.status as ContentfulStatusCode, { ...error.headers, ...answerHeaders(site?.slot, c.req.header("Origin")) });
+  return c.json(body as object, error.status as ContentfulStatusCode, { ...error.headers, ...ANSWER_HEADERS });
 }
 
 /** The slot a request's link names, whatever else about the request failed; undefined when the link proves nothing. */

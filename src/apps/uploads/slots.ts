@@ -155,15 +155,14 @@ export interface SlotRow {
   identity: Record<string, unknown>;
   expires_at: string;
   claimed_at: string | null;
-  allowed_origins: string[];
   company_external_id: string;
 }
 
-/** A slot with what its upload needs beside it: the activation's spec, the integration's browser origins and company. */
+/** A slot with what its upload needs beside it: the activation's spec and the integration's company. */
 export async function slotRow(sql: Sql, id: string): Promise<SlotRow | undefined> {
   const { rows } = await sql.query<SlotRow & Record<string, unknown>>(
     `SELECT s.id, s.integration_id, s.activation_id, a.spec_id, s.user_id, s.provider, s.type, s.name, s.max_file_size, s.accept, s.identity,
-            s.expires_at, s.claimed_at, i.allowed_origins, c.external_id AS company_external_id
+            s.expires_at, s.claimed_at, c.external_id AS company_external_id
        FROM app_upload_slots s
        JOIN app_activations a ON a.id = s.activation_id
        JOIN app_integrations i ON i.id = s.integration_id

@@ -1,5 +1,6 @@
 // /entity/temp-files (docs/api.md, Temp files). GET …/download takes no
-// credentials: the signed link is its credential (files/capability.ts).
+// credentials: the signed link is its credential (files/capability.ts); a
+// browser opens it, so it shows the safe types in place (linkedFileHeaders).
 import type { Context } from "hono";
 import type { HonoEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
@@ -7,7 +8,7 @@ import { route } from "../../lib/route";
 import { binarySchema, dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
 import { capability, capabilityQuery } from "../../lib/files/capability";
-import { attachment, fileResponse, fromHeaderText, headerText, rawUpload } from "../../lib/files/http";
+import { fileResponse, fromHeaderText, headerText, linkedFileHeaders, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { linkSchema } from "../../lib/files/schemas";
 import { createTempFile, readTempFile, tempFileDownloadUrl, type NewTempFile, type TempFileView } from "./service";
@@ -112,18 +113,22 @@ export const tempFileRoutes = [
     method: "get",
     path: "/entity/temp-files/:id/download",
     tag: "temp-files",
-    summary: "Download link: the temp file as an attachment until the link expires; authorised by the signed link",
+    summary: "Download link, until it expires: PNG, JPEG, GIF, WebP, PDF and plain text inline under their recorded type, anything else an application/octet-stream attachment; authorised by the signed link",
     auth: capability("temp-file-download", "id"),
     params: { id: uuidSchema },
     query: capabilityQuery,
     responses: {
-      200: binary,
+      200: {
+        ...binary,
+        description:
+          "The bytes: inline under the recorded type for PNG, JPEG, GIF, WebP, PDF and plain text, else an application/octet-stream attachment; always X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox. X-Temp-File-Name and X-Temp-File-Content-Type carry the recorded name and type",
+      },
       401: { description: "Link malformed, tampered with or expired (details.code)" },
       404: { description: "The temp file expired or is gone" },
     },
     handler: async (c, { params }) => {
       const { file, body } = await readTempFile(c.var.ctx, params.id);
-      return tempFileResponse(file, body, { "Content-Disposition": attachment(file.name) });
+      return tempFileResponse(file, body, linkedFileHeaders(file.name, file.content_type));
     },
   }),
 ];

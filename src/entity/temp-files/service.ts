@@ -6,6 +6,7 @@ import { notFound } from "../../lib/errors";
 import { validate } from "../../lib/validate";
 import { expiresIn, signLink, type Link } from "../../lib/files/capability";
 import { tempFileStorageKey, type FileStore, type Upload } from "../../lib/files/object-store";
+import { recordedFileName } from "../../lib/files/names";
 import { contentTypeSchema, fileNameSchema } from "../../lib/files/schemas";
 import type { Clock } from "../../lib/clock";
 import { LINK_TTL } from "./schemas";
@@ -51,11 +52,12 @@ export interface NewTempFile {
 
 /**
  * Stores the bytes (encrypted, streaming; at most 25 MiB, else 413) and
- * records the file. The object is written first under a fresh id, so a
+ * records the file, its name without format characters. The object is written first under a fresh id, so a
  * failure part-way leaves no row that points at missing bytes.
  */
 export async function createTempFile(deps: TempFileDeps, input: NewTempFile): Promise<TempFileView> {
-  validate(metadataSchema, { name: input.name, content_type: input.contentType }, "Temp file name or content type is invalid");
+  const name = recordedFileName(input.name);
+  validate(metadataSchema, { name, content_type: input.contentType }, "Temp file name or content type is invalid");
   const tenantId = deps.tenant.tenantId;
   const id = input.id ?? crypto.randomUUID();
   const storageKey = tempFileStorageKey(tenantId, id);
@@ -65,7 +67,7 @@ export async function createTempFile(deps: TempFileDeps, input: NewTempFile): Pr
       const { rows } = await sql.query<TempFileRow & Record<string, unknown>>(
         `INSERT INTO temp_files (id, tenant_id, name, content_type, size, storage_key, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7)) RETURNING ${COLUMNS}`,
-        [id, tenantId, input.name, input.contentType, size, storageKey, TEMP_FILE_LIFETIME_HOURS],
+        [id, tenantId, name, input.contentType, size, storageKey, TEMP_FILE_LIFETIME_HOURS],
       );
       return rows[0];
     });

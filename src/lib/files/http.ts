@@ -37,9 +37,32 @@ export function fromHeaderText(value: string): string {
 }
 
 /** RFC 6266: an ASCII fallback for old clients plus the exact name as RFC 8187 `filename*`. */
-export function attachment(filename: string): string {
+export function attachment(filename: string, disposition: "attachment" | "inline" = "attachment"): string {
   const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, "_");
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${headerText(filename, /^[A-Za-z0-9!#$&+.^_`|~-]$/)}`;
+  return `${disposition}; filename="${fallback}"; filename*=UTF-8''${headerText(filename, /^[A-Za-z0-9!#$&+.^_`|~-]$/)}`;
+}
+
+/**
+ * Types a browser shows in place without running anything: the images it
+ * decodes, PDF in its viewer, plain text. HTML, SVG and XML are not among
+ * them: they carry script.
+ */
+const SHOWN_IN_PLACE = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf", "text/plain"]);
+
+/**
+ * How a download link serves a file: a type SHOWN_IN_PLACE inline under its
+ * recorded type (parameters such as charset kept), any other as an opaque
+ * attachment. Either way in a CSP sandbox, so whatever a browser makes of
+ * the bytes runs no script with the service's origin; fileResponse adds
+ * nosniff, so the browser keeps to the declared type.
+ */
+export function linkedFileHeaders(name: string, contentType: string): Record<string, string> {
+  const shown = SHOWN_IN_PLACE.has(contentType.split(";")[0].trim().toLowerCase());
+  return {
+    "Content-Type": shown ? contentType : "application/octet-stream",
+    "Content-Disposition": attachment(name, shown ? "inline" : "attachment"),
+    "Content-Security-Policy": "sandbox",
+  };
 }
 
 /**
