@@ -89,6 +89,8 @@ interface DetailFields {
   JOB_UNBOUND: { step_id: string; job_name: string };
   /** An app's `job` command reached a slot of the spec's `jobs` that no job_bindings entry fills. */
   JOB_SLOT_UNBOUND: { slot: string };
+  /** A widget's resolved config fails its component's schema in the provider's catalogue: the widget is dropped. */
+  COMPONENT_CONFIG_INVALID: { component: string; validation_errors: string[] };
   /** A definition naming a secret: references live in env values, never in the document. An app spec's refusal also lists its issues. */
   SECRET_REF_IN_DEFINITION: { errors: string[]; validation_errors: string[]; issues?: readonly DocumentIssue[] };
   /** An app spec refused at publish: every problem as an issue, and as the lines of every validation answer. */
@@ -126,6 +128,7 @@ export function errorCodeOf(code: DetailCode): ErrorCode {
     case "CHECKSUM_MISMATCH":
     case "JOB_UNBOUND":
     case "JOB_SLOT_UNBOUND":
+    case "COMPONENT_CONFIG_INVALID":
       return "UNPROCESSABLE_ENTITY";
     case "SECRET_REF_IN_DEFINITION":
     case "SPEC_STRUCTURE_INVALID":

@@ -3,7 +3,7 @@ import { route } from "../../lib/route";
 import { noAuth } from "../../lib/route-auth";
 import { CATALOGUES } from "./catalogue";
 
-const schemaObject = { type: "object", description: "A JSON Schema" } as const;
+const schemaObject = { type: "object", description: "A JSON Schema", additionalProperties: true } as const;
 
 const catalogueList = {
   type: "object",

@@ -44,6 +44,7 @@ const formField = {
     accept: { type: "array", items: text },
     maxFileSize: { type: "integer", minimum: 1, maximum: 26214400 },
     previewPage: text,
+    uploadUrl: { ...text, description: "A file field: the upload slot's link a createTempFileUploadUrl step minted; the host posts the file there" },
   },
 } as const;
 

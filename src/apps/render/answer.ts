@@ -1,6 +1,7 @@
 // One render of an app for a host's user: the render context loaded, the
 // page's sources reached with the app user's permissions, the screens
 // resolved under one expression budget and one deadline.
+import { providerCatalogues, type Catalogue } from "../components/catalogue";
 import { allowsApp } from "../../access/app-access";
 import { confinedServices } from "../../access/confined-services";
 import { tenantDb } from "../../db/client";
@@ -100,6 +101,14 @@ function logFailures(ctx: RequestContext, identity: RenderIdentity, notification
   }
 }
 
+/** A host draws with its provider's catalogue; an author's preview stands for every host, so every declared one applies. */
+function renderedCatalogues(spec: SpecDocument, identity: RenderIdentity, author: boolean): Catalogue[] {
+  const declared = providerCatalogues(spec.providers);
+  if (author) return [...new Set(declared.values())];
+  const own = declared.get(identity.provider);
+  return own ? [own] : [];
+}
+
 async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, mode: RenderMode): Promise<RenderAnswer> {
   const { access, overrides = {} } = mode;
   const deps = appDeps(ctx, identity.principal);
@@ -140,6 +149,7 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     notifications,
     secrets,
     causeMessages: mode.author,
+    catalogues: renderedCatalogues(spec, identity, mode.author),
     clock,
   });
   logFailures(ctx, identity, notifications, secrets);

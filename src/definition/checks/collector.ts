@@ -75,6 +75,10 @@ export const ISSUE_CODES = [
   "jwks_uri_template_tid",
   "function_name_reserved",
   "action_not_synchronous",
+  "unknown_component",
+  "component_config_invalid",
+  "unknown_handler",
+  "component_schema_invalid",
   // App specs, the checks that read the database: a `shares` entry naming no
   // resource of the owner, no tenant, or the owner itself.
   "share_unknown_resource",

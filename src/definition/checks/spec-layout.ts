@@ -8,6 +8,7 @@ import { ACCEPT_EXTENSION, ACCEPT_MIME, MAX_UPLOAD_BYTES, TOP_LEVEL_ONLY } from 
 import { checkCommandList } from "./spec-commands";
 import { levelOf, mapOf, type Level, type PageAt, type Place, type SpecChecks } from "./spec-names";
 import { checkDataSources } from "./spec-sources";
+import { checkComponent } from "./spec-components";
 
 const TOP_ONLY: readonly string[] = TOP_LEVEL_ONLY;
 /** Keys that belong to widgets: an inline node has no handlers, state or source. */
@@ -44,6 +45,14 @@ function checkFileFields(checks: SpecChecks, config: unknown, path: string, plac
 function checkWidget(checks: SpecChecks, widget: Obj, path: string, place: Place): void {
   for (const [handler, list] of Object.entries(mapOf(widget, "actionHandlers"))) checkCommandList(checks, list, child(child(path, "actionHandlers"), handler), place);
   checks.expressions.smartValue(widget.config, child(path, "config"));
+  checkComponent(checks.found, checks.components, {
+    component: widget.widgetComponent,
+    config: widget.config,
+    handlers: mapOf(widget, "actionHandlers"),
+    componentAt: child(path, "widgetComponent"),
+    configAt: child(path, "config"),
+    handlersAt: child(path, "actionHandlers"),
+  });
   if (widget.widgetComponent === "form") checkFileFields(checks, widget.config, child(path, "config"), place);
   const source = widget.dataSource;
   if (place.page && typeof source === "string" && !Object.hasOwn(place.page.sources, source)) {
@@ -93,6 +102,7 @@ function checkNode(checks: SpecChecks, root: Obj, rootPath: string, place: Place
     if (!top && typeof component === "string" && TOP_ONLY.includes(component)) found.add(child(path, "component"), "container_not_top_level", `is ${component}, which only a top-level layout entry may be`);
     for (const key of WIDGET_ONLY_KEYS) if (has(node, key)) found.add(child(path, key), "inline_node_forbidden_key", `is not allowed on an inline node; declare a widget for ${key} and place its id`);
     checks.expressions.smartValue(node.config, child(path, "config"));
+    checkComponent(found, checks.components, { component, config: node.config, componentAt: child(path, "component"), configAt: child(path, "config") });
     items(node.children, Infinity).forEach((item, i) => {
       const at = child(child(path, "children"), i);
       if (isObject(item) && !has(item, "$if")) stack.push([item, at, false]);

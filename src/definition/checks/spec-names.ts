@@ -4,6 +4,7 @@
 // therefore shows in every dashboard. Each name is counted over the
 // dashboards once, so resolving a spec-level reference is one lookup however
 // many dashboards there are (the checks stay linear in the document's size).
+import type { DeclaredCatalogues } from "./spec-components";
 import { isObject, type Collector, type Obj } from "./collector";
 import type { Expressions } from "./expressions";
 
@@ -107,4 +108,6 @@ export interface SpecChecks {
   jobs: Obj;
   /** Literal action configs' schema lines, added last (workflow.ts configChecked). */
   configLines: string[];
+  /** The component catalogues the providers declare; none leaves components free. */
+  components: DeclaredCatalogues;
 }

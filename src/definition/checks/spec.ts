@@ -16,6 +16,7 @@ import { checkFunctions, checkMessages } from "./spec-functions";
 import { checkDashboards, checkLevel } from "./spec-layout";
 import { mapOf, SpecNames, type SpecChecks } from "./spec-names";
 import { checkProviders } from "./spec-providers";
+import { checkDefinitions, declaredCatalogues } from "./spec-components";
 import { configChecked } from "./workflow";
 
 export type SpecProblems = DocumentProblems<SpecDocument>;
@@ -49,10 +50,12 @@ function specFindings(doc: Obj, schemaLines: string[]): Findings {
   const found = new Collector("keep the reference in app, integration or principal config and read it as {{ config.<scope>.NAME }}");
   const expressions = new Expressions(found);
   const declared = checkRootProfiles(found, doc.auth, "auth", rootProfileScope("app"), LIMITS.profiles, expressions);
-  const checks: SpecChecks = { found, expressions, names: new SpecNames(doc), declared, jobs: mapOf(doc, "jobs"), configLines: [] };
+  const providers = mapOf(doc, "providers");
+  const checks: SpecChecks = { found, expressions, names: new SpecNames(doc), declared, jobs: mapOf(doc, "jobs"), configLines: [], components: declaredCatalogues(providers) };
   checkScopes(checks, doc);
   checkPolicies(checks, doc);
-  checkProviders(checks, mapOf(doc, "providers"), "providers");
+  checkProviders(checks, providers, "providers");
+  checkDefinitions(found, providers);
   checkJobs(checks, checks.jobs, "jobs");
   checkFunctions(checks, mapOf(doc, "functions"), "functions");
   checkMessages(checks, mapOf(doc, "messages"), "messages");

@@ -4,6 +4,7 @@
 // syntax; provider identity rules; secret references) is checked by
 // ../checks/spec.ts. Keys inside a spec document are camelCase.
 import { ACTION_NAMES, ID_PATTERN, JOB_LANGUAGE_SCHEMA } from "./workflow-schema";
+import { CATALOGUE_NAMES } from "../../apps/components/catalogue";
 
 /** The config scopes a spec declares values and schemas for. */
 export const CONFIG_SCOPES = ["app", "integration", "company", "team", "user"] as const;
@@ -377,6 +378,31 @@ const defs = {
       },
       autoCreateUsers: { type: "boolean" },
       allowEmailLink: { type: "boolean", default: false },
+      components: {
+        description: "The component catalogue the provider's host draws: a catalogue's name, or { extends?, define } adding components of its own",
+        oneOf: [
+          { enum: CATALOGUE_NAMES },
+          {
+            type: "object",
+            required: ["define"],
+            properties: {
+              extends: { enum: CATALOGUE_NAMES },
+              define: map({ $ref: "#/$defs/componentDefinition" }, "Components by name, each with JSON Schemas of its config, state and handler payloads"),
+            },
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    additionalProperties: false,
+  },
+  componentDefinition: {
+    type: "object",
+    properties: {
+      description: { type: "string" },
+      config: { type: "object", description: "A JSON Schema of the resolved config", additionalProperties: true },
+      state: { type: "object", description: "A JSON Schema of the widget state a host posts back", additionalProperties: true },
+      handlers: map({ type: "object", properties: { payload: { type: "object", description: "A JSON Schema of the handler's payload", additionalProperties: true } }, additionalProperties: false }, "Handlers by name"),
     },
     additionalProperties: false,
   },

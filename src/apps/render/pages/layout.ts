@@ -6,6 +6,9 @@ import type { DashboardView } from "./dashboard";
 import { causeOf, type RenderNotifications } from "./notifications";
 import { DeadlineExceeded, type PageScope } from "./page-scope";
 import type { Block, NodeBlock, ReferenceData, WidgetBlock } from "./types";
+import type { Catalogue } from "../../components/catalogue";
+import { ApiError } from "../../../lib/errors";
+import { check } from "../../../lib/validate";
 
 type Obj = Record<string, unknown>;
 const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -16,6 +19,24 @@ export interface LayoutSink {
   notes: RenderNotifications;
   /** `referenceData.<widgetId>`. */
   referenceData: Record<string, ReferenceData>;
+  /** The catalogues each widget's resolved config must pass. */
+  catalogues: readonly Catalogue[];
+}
+
+/**
+ * A resolved config its component's schema refuses drops the widget
+ * (COMPONENT_CONFIG_INVALID): a host kit would draw it wrong or not at all.
+ * A component a catalogue lacks was refused at publish, unless the version
+ * rendered predates the catalogue: it is left to the host as before.
+ */
+function checkProps(catalogues: readonly Catalogue[], component: string, props: unknown): void {
+  for (const catalogue of catalogues) {
+    if (!Object.hasOwn(catalogue, component)) continue;
+    const lines = check(catalogue[component].config, props);
+    if (lines.length) {
+      throw new ApiError({ code: "COMPONENT_CONFIG_INVALID", component, validation_errors: lines }, `The resolved config of ${component} does not fit its catalogue: ${lines.join("; ")}`);
+    }
+  }
 }
 
 /** Reports a widget dropped by `err` (`source`: the data source whose failure it is): past the deadline a warning, otherwise an error. */
@@ -110,6 +131,7 @@ export class PageLayout {
         widget.config === undefined ? {} : this.scope.resolve(widget.config, { thisWidget: { id, state } }),
         typeof widget.dataSource === "string" ? this.scope.reference(widget.dataSource, id) : undefined,
       ]);
+      checkProps(this.sink.catalogues, widget.widgetComponent, props);
       if (reference) this.sink.referenceData[id] = { rows: Array.isArray(reference.rows) ? reference.rows : [], total: Number(reference.total) || 0 };
       return { id, widgetComponent: widget.widgetComponent, props };
     } catch (err) {

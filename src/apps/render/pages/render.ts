@@ -18,6 +18,7 @@ import { checkScanCardProps } from "./scan-card";
 import { normaliseState } from "./state";
 import type { ModalAnswer, ModalState, RenderAnswer, RenderState, Surface } from "./types";
 import type { CommandStage } from "../commands";
+import type { Catalogue } from "../../components/catalogue";
 
 export interface RenderInput {
   /** The spec document as stored (key order kept: the first dashboard is the fallback). */
@@ -42,6 +43,8 @@ export interface RenderInput {
   secrets?: Redactor;
   /** An author's preview: a dropped widget's notification carries its cause's own message. */
   causeMessages?: boolean;
+  /** The component catalogues a widget's resolved config must pass (the render's provider's; every declared one in a preview). */
+  catalogues?: readonly Catalogue[];
   /** Runs the posted action's commands against the state before the screens resolve (and may change the render context). */
   act?(stage: CommandStage): Promise<void>;
   clock?: Clock;
@@ -188,7 +191,7 @@ export async function renderScreens(input: RenderInput): Promise<RenderAnswer> {
       new PageScope(run, Object.defineProperties({ sources: sourcesOf(input, view, page.key, page.document) }, Object.getOwnPropertyDescriptors(page)) as PageInput);
     await input.act({ view, state, run, notes, debug, pageScope });
   }
-  const sink: LayoutSink = { notes, referenceData: {} };
+  const sink: LayoutSink = { notes, referenceData: {}, catalogues: input.catalogues ?? [] };
   const surfaces = await new Screens(input, run, view, state, sink).surfaces();
   const messages = isObject(spec.messages) ? spec.messages : {};
   const answer: RenderAnswer = {
