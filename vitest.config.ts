@@ -109,7 +109,8 @@ const UNITS = [
 
 export default defineConfig({
   test: {
-    globalSetup: ["./test/support/global-setup.ts"],
+    // scripts/build-host.mjs first: the Worker imports the built host SDK (host/dist/v1.txt).
+    globalSetup: ["./scripts/build-host.mjs", "./test/support/global-setup.ts"],
     // vitest's default is one file at a time on a 2-core machine (cores - 1),
     // but a file mostly waits (Postgres, its Worker, alarms): two at once cut
     // the run by a third there; three made timing-bound tests fail.

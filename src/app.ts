@@ -41,6 +41,7 @@ import { appRoutes } from "./apps/routes";
 import { renderRoutes } from "./apps/render/routes";
 import { uploadRoutes } from "./apps/uploads/routes";
 import { componentRoutes } from "./apps/components/routes";
+import { hostRoutes } from "./apps/host/routes";
 import { hostCors, preflight } from "./apps/render/identity";
 
 export const routes: RouteSpec[] = [
@@ -73,6 +74,7 @@ export const routes: RouteSpec[] = [
   ...callbackRoutes,
   ...uploadRoutes,
   ...componentRoutes,
+  ...hostRoutes,
   ...appRoutes,
   ...renderRoutes,
 ];
