@@ -100,6 +100,8 @@ export function createApp() {
   app.use("*", bodyLimit(declaredBodyLimit), ipRateLimit);
   // A browser host's preflight: answered before any credential, granting only the integration's listed origins.
   app.options("/apps/run/:integrationId", (c) => preflight(c.var.ctx.database, c.req.param("integrationId"), c.req.raw.headers));
+  // The upload link too: a page that follows an upload's progress makes the browser ask first.
+  app.options("/apps/upload/:integrationId/:uploadId", (c) => preflight(c.var.ctx.database, c.req.param("integrationId"), c.req.raw.headers));
   mount(app, routes);
 
   app.notFound((c) => {

@@ -137,3 +137,18 @@ describe("CORS on every answer of /apps/upload/{integrationId}/{uploadId} to a l
     }
   });
 });
+
+describe("OPTIONS /apps/upload/{integrationId}/{uploadId}", () => {
+  it("answers a listed origin's preflight (a page following an upload's progress asks first), and grants nothing to another", async () => {
+    const host = await hostFor(spec);
+    const url = `https://platform.test/apps/upload/${host.integrationId}/${crypto.randomUUID()}`;
+    const ask = (origin: string) => SELF.fetch(url, { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" } });
+    const listed = await ask(HOST_ORIGIN);
+    expect(listed.status).toBe(204);
+    expect([listed.headers.get("Access-Control-Allow-Origin"), listed.headers.get("Access-Control-Allow-Methods"), listed.headers.get("Vary")]).toEqual([HOST_ORIGIN, "POST, OPTIONS", "Origin"]);
+    expect(listed.headers.get("Access-Control-Allow-Headers")).toContain("Content-Type");
+    const other = await ask(OTHER);
+    expect(other.status).toBe(204);
+    expect(other.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  });
+});
