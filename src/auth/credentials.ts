@@ -4,10 +4,11 @@
 import { ApiError } from "../lib/errors";
 import { sha256, timingSafeEqual } from "../lib/crypto";
 import { isCleanText } from "../lib/input-guard";
-import type { Database, Sql } from "../db/client";
+import type { Database, Precondition, Sql } from "../db/client";
 import type { Principal } from "../gateway/principal";
 import { verifyAccessToken } from "./jwt";
 import { permissionsAt } from "../access/permissions";
+import { accessTokenKey, cachedCaller, callerGuard, forgetCaller, patKey, rememberCaller } from "./caller-cache";
 
 interface TokenRow {
   id: string;
@@ -71,13 +72,18 @@ export async function tokenPrincipal(sql: Sql, tenantId: string, id: string, now
   return usable(row, now) && row.tenant_id === tenantId ? principalOf(sql, row) : null;
 }
 
+/** The live token row whose secret hashes to `presented`, compared in constant time. */
+async function patRow(sql: Sql, clientId: string, presented: Uint8Array, now: number): Promise<TokenRow | null> {
+  const row = await findTokenByClientId(sql, clientId);
+  // Compare even for unknown ids, so timing does not reveal which ids exist.
+  const matches = timingSafeEqual(presented, row ? new Uint8Array(row.secret_hash) : new Uint8Array(32));
+  return matches && usable(row, now) ? row : null;
+}
+
 /** Checks a PAT's client id and secret: the row must exist, be live, and hash-match in constant time. */
 export async function verifyPat(sql: Sql, clientId: string, clientSecret: string, now: number): Promise<Principal | null> {
-  const row = await findTokenByClientId(sql, clientId);
-  const presented = await sha256(clientSecret);
-  // Hash and compare even for unknown ids, so timing does not reveal which ids exist.
-  const matches = timingSafeEqual(presented, row ? new Uint8Array(row.secret_hash) : new Uint8Array(32));
-  return matches && usable(row, now) ? principalOf(sql, row) : null;
+  const row = await patRow(sql, clientId, await sha256(clientSecret), now);
+  return row ? principalOf(sql, row) : null;
 }
 
 /** The two halves of Basic credentials around the first colon; null when they are not base64 text with a non-empty first half. */
@@ -94,29 +100,66 @@ export function parseBasic(value: string): [string, string] | null {
   return [decoded.slice(0, sep), decoded.slice(sep + 1)];
 }
 
-export async function authenticate(database: Database, jwtSecret: string, header: string | undefined, now: number): Promise<Principal> {
+/** Who a request's credentials name, and how far that is proven yet. */
+export interface Caller {
+  principal: Principal;
+  /**
+   * Set when the principal came from the isolate's cache (auth/caller-cache.ts):
+   * the check that must hold ahead of the request's first statement.
+   */
+  guard?: Precondition;
+  /** Drops the cache entry the principal came from (its guard was refused). */
+  forget(): void;
+}
+
+const expiry = (row: TokenRow) => (row.expires_at ? Date.parse(row.expires_at) : null);
+
+/**
+ * Resolves the Authorization header to its caller: from the isolate's cache
+ * when `cache` allows and it holds the credential (then with the guard to
+ * send), else by looking the token up, which refreshes the cache.
+ */
+export async function authenticate(database: Database, jwtSecret: string, header: string | undefined, now: number, { cache = true } = {}): Promise<Caller> {
   if (!header) throw unauthorized("Authorization header is required: a PAT as Basic base64(client_id:client_secret), or an access token from POST /auth/token as Bearer");
   const space = header.indexOf(" ");
   const scheme = header.slice(0, space).toLowerCase();
   const value = header.slice(space + 1);
   if (space <= 0 || !value) throw unauthorized("Malformed Authorization header: expected Basic <base64 of client_id:client_secret> or Bearer <access token>");
+  let key: string;
+  let lookUp: (sql: Sql) => Promise<{ principal: Principal; expiresAt: number | null }>;
   if (scheme === "basic") {
     const pair = parseBasic(value);
     if (!pair) throw unauthorized("Malformed Basic credentials");
-    const principal = await database.system((sql) => verifyPat(sql, pair[0], pair[1], now));
-    if (!principal) throw unauthorized("Invalid, expired or revoked API token, or its user is deactivated");
-    return principal;
-  }
-  if (scheme === "bearer") {
+    const presented = await sha256(pair[1]);
+    key = patKey(pair[0], presented);
+    lookUp = async (sql) => {
+      const row = await patRow(sql, pair[0], presented, now);
+      if (!row) throw unauthorized("Invalid, expired or revoked API token, or its user is deactivated");
+      return { principal: await principalOf(sql, row), expiresAt: expiry(row) };
+    };
+  } else if (scheme === "bearer") {
     const claims = await verifyAccessToken(jwtSecret, value, now);
     if (!claims) throw unauthorized("Invalid or expired access token", INVALID_TOKEN_CHALLENGE);
-    return database.system(async (sql) => {
+    key = accessTokenKey(claims.tid, claims.sub);
+    lookUp = async (sql) => {
       const row = await findTokenById(sql, claims.sub);
       if (!usable(row, now) || row.tenant_id !== claims.tid) {
         throw unauthorized("The access token's API token is expired or revoked, or its user is deactivated", INVALID_TOKEN_CHALLENGE);
       }
-      return principalOf(sql, row);
-    });
+      return { principal: await principalOf(sql, row), expiresAt: expiry(row) };
+    };
+  } else {
+    throw unauthorized(`Unsupported authorization scheme ${scheme}: use Basic or Bearer`);
   }
-  throw unauthorized(`Unsupported authorization scheme ${scheme}: use Basic or Bearer`);
+  const forget = () => forgetCaller(key);
+  const cached = cache ? cachedCaller(key, now) : undefined;
+  if (cached) return { principal: cached, guard: callerGuard(cached, now), forget };
+  try {
+    const { principal, expiresAt } = await database.system(lookUp);
+    rememberCaller(key, principal, expiresAt, now);
+    return { principal, forget };
+  } catch (e) {
+    forget();
+    throw e;
+  }
 }

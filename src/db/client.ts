@@ -92,6 +92,41 @@ function limitSettings({ statementTimeoutMs, workMemKb }: StatementLimits) {
 type Callback = (err: Error | null, result: QueryResult) => void;
 
 /**
+ * A statement that must hold before any statement of the work it guards
+ * takes effect: a cached caller's guard (auth/caller-cache.ts). It rides
+ * last in the prefix of the next statement sent, in that statement's round
+ * trip, on whichever path the statement takes (a tenant transaction's
+ * opening, the owner path, system work), until an answer shows it held. A
+ * failure with its SQLSTATE (`refusal`) marks it refused: the statement it
+ * rode with did not run and its transaction is aborted. A refused check
+ * keeps riding, so every later statement fails the same way and nothing is
+ * written until the work is started again without it (Database.require).
+ */
+export class Precondition {
+  state: "pending" | "held" | "refused" = "pending";
+
+  constructor(
+    readonly statement: string,
+    readonly refusal: string,
+  ) {}
+
+  /** The prefix statements it adds now: itself, until it held. */
+  ahead(): string[] {
+    return this.state === "held" ? [] : [this.statement];
+  }
+
+  /** Every prefix statement answered: the check, last of them, passed. */
+  passed(): void {
+    if (this.state === "pending") this.state = "held";
+  }
+
+  /** The statement it rode with failed: refused when the check itself raised. */
+  failed(e: unknown): void {
+    if (pgCode(e) === this.refusal) this.state = "refused";
+  }
+}
+
+/**
  * The driver's Query class: declared by its types but exported at run time
  * only as node-postgres has it, a static of Client.
  */
@@ -121,6 +156,8 @@ class PrefixedQuery extends DriverQuery {
     private readonly prefix: string[],
     config: QueryConfig,
     callback: Callback,
+    /** Called once every prefix statement has answered (a Precondition riding last has held). */
+    private readonly prefixAnswered?: () => void,
   ) {
     super(config as never);
     (this as unknown as { callback: Callback }).callback = callback;
@@ -147,16 +184,24 @@ class PrefixedQuery extends DriverQuery {
 
   handleCommandComplete(msg: unknown, connection: Connection): void {
     if (this.unanswered === 0) return base.handleCommandComplete.call(this, msg, connection);
-    this.unanswered--;
+    if (--this.unanswered === 0) this.prefixAnswered?.();
   }
 }
 
 /** A statement as the driver takes it: its text, or a config (drizzle's, with its row mode and type parsers). */
 type QueryConfig = { text: string; values?: unknown[] } & Record<string, unknown>;
 
-/** Runs `config` with `prefix` ahead of it in its round trip (PrefixedQuery). */
-function queryPrefixed<R extends Record<string, unknown>>(client: Client, prefix: string[], config: QueryConfig): Promise<QueryResult<R>> {
-  return new Promise((resolve, reject) => client.query(new PrefixedQuery(prefix, config, (err, result) => (err ? reject(err) : resolve(result as QueryResult<R>)))));
+/**
+ * Runs `config` with `prefix` ahead of it in its round trip (PrefixedQuery),
+ * and `guard`'s check, when it has not held yet, last in the prefix.
+ */
+function queryPrefixed<R extends Record<string, unknown>>(client: Client, prefix: string[], config: QueryConfig, guard?: Precondition): Promise<QueryResult<R>> {
+  const checks = guard?.ahead() ?? [];
+  const answered = checks.length ? () => guard!.passed() : undefined;
+  const sent = new Promise<QueryResult<R>>((resolve, reject) =>
+    client.query(new PrefixedQuery([...prefix, ...checks], config, (err, result) => (err ? reject(err) : resolve(result as QueryResult<R>)), answered)),
+  );
+  return checks.length ? sent.catch((e) => (guard!.failed(e), Promise.reject(e))) : sent;
 }
 
 /** A statement cancelled by statement_timeout, as the envelope's 503. */
@@ -191,6 +236,8 @@ export class Database {
   private queue: Promise<unknown> = Promise.resolve();
 
   private readonly settings: ReturnType<typeof limitSettings>;
+  /** What must hold ahead of the next statement, whichever path it takes (require). */
+  private precondition?: Precondition;
 
   constructor(
     private readonly url: string,
@@ -230,18 +277,44 @@ export class Database {
   }
 
   /**
+   * From now on every statement, on any path and on forks, carries
+   * `precondition` ahead of it until one answer shows it held; undefined
+   * drops it (the work starts again without it).
+   */
+  require(precondition: Precondition | undefined): void {
+    this.precondition = precondition;
+  }
+
+  /**
+   * Settles the precondition when no statement has carried it yet: runs it
+   * alone (one round trip) and answers whether it held. True without one.
+   */
+  async confirm(): Promise<boolean> {
+    const guard = this.precondition;
+    if (!guard || guard.state === "held") return true;
+    try {
+      await this.system((sql) => sql.query("SELECT 1"));
+      return true;
+    } catch (e) {
+      if (pgCode(e) !== guard.refusal) throw e;
+      return false;
+    }
+  }
+
+  /**
    * The statements of one piece of work. `opening`: statements that go out
    * ahead of the first one, in its round trip (a transaction's BEGIN and
    * settings); `opened()` tells whether they went.
    */
-  private async sql(tenantId?: string, opening?: string[]): Promise<{ sql: Sql; opened: () => boolean }> {
+  private async sql(tenantId?: string, opening?: string[]): Promise<{ sql: Sql; opened: () => boolean; end: (command: "COMMIT" | "ROLLBACK") => Promise<unknown> }> {
     const client = await this.connection();
     let pending = opening;
     const send = (config: string | QueryConfig, values?: unknown[]): Promise<QueryResult> => {
-      if (!pending) return client.query(config as never, values);
-      const prefix = pending;
+      const guard = this.precondition?.state === "held" ? undefined : this.precondition;
+      if (!pending && !guard) return client.query(config as never, values);
+      const prefix = pending ?? [];
       pending = undefined;
-      return queryPrefixed(client, prefix, typeof config === "string" ? { text: config, values } : { ...config, ...(values && { values }) });
+      return queryPrefixed(client, prefix, typeof config === "string" ? { text: config, values } : { ...config, ...(values && { values }) }, guard);
     };
     // Drizzle sends through the same door, so whichever statement comes first carries the opening.
     const through = { query: send } as unknown as Client;
@@ -259,7 +332,8 @@ export class Database {
       tenantId,
       setLocal: async (name, value) => void (await send("SELECT set_config($1, $2, true)", [name, value])),
     };
-    return { sql, opened: () => opening !== undefined && pending === undefined };
+    // The end of a transaction never carries the precondition: a refused one would keep an aborted transaction from rolling back.
+    return { sql, opened: () => opening !== undefined && pending === undefined, end: (command) => client.query(command) };
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -286,13 +360,13 @@ export class Database {
   tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>, { readShared = false }: { readShared?: boolean } = {}): Promise<T> {
     if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     return this.serialize(async () => {
-      const { sql, opened } = await this.sql(tenantId, this.settings.tenantOpening(tenantId, readShared));
+      const { sql, opened, end } = await this.sql(tenantId, this.settings.tenantOpening(tenantId, readShared));
       try {
         const result = await fn(sql);
-        if (opened()) await sql.query("COMMIT");
+        if (opened()) await end("COMMIT");
         return result;
       } catch (e) {
-        if (opened()) await sql.query("ROLLBACK").catch(() => {});
+        if (opened()) await end("ROLLBACK").catch(() => {});
         throw translated(e, this.limits);
       }
     });
@@ -321,8 +395,17 @@ export class Database {
       const { setLocal, setConfig } = this.settings;
       let inTransaction = false;
       const begin = async (then = "") => {
-        await client.query(`BEGIN READ ONLY${snapshot ? " ISOLATION LEVEL REPEATABLE READ" : ""}; ${setLocal}${then}`);
+        const guard = this.precondition;
+        const checks = guard?.ahead().map((check) => `; ${check}`).join("") ?? "";
+        // Set first: a statement failing after BEGIN leaves the transaction open, aborted, for the ROLLBACK below.
         inTransaction = true;
+        try {
+          await client.query(`BEGIN READ ONLY${snapshot ? " ISOLATION LEVEL REPEATABLE READ" : ""}; ${setLocal}${checks}${then}`);
+        } catch (e) {
+          if (checks) guard!.failed(e);
+          throw e;
+        }
+        if (checks) guard!.passed();
       };
       const reader: TenantReader = {
         tenantId,
@@ -330,7 +413,7 @@ export class Database {
         run: async <R extends Record<string, unknown>>(statement: CompiledStatement) => {
           const { text, values } = unsealed(statement);
           if (inTransaction) return client.query<R>(text, values);
-          return queryPrefixed<R>(client, [setConfig], { text, values });
+          return queryPrefixed<R>(client, [setConfig], { text, values }, this.precondition);
         },
         setLocal: async (name, value) => {
           const set = `SELECT set_config(${client.escapeLiteral(name)}, ${client.escapeLiteral(value)}, true)`;
@@ -352,7 +435,9 @@ export class Database {
 
   /** A Database like this one on a connection of its own. */
   fork(): Database {
-    return new Database(this.url, this.proxy, this.limits);
+    const fork = new Database(this.url, this.proxy, this.limits);
+    fork.precondition = this.precondition;
+    return fork;
   }
 
   async close(): Promise<void> {

@@ -4,8 +4,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import type { HonoEnv } from "../env";
-import { authenticate, requirePermission } from "../gateway/authenticate";
-import { identityRateLimit } from "../gateway/rate-limit";
+import { requirePermission, withCredentials } from "../gateway/authenticate";
 import { idempotency } from "../gateway/idempotency";
 import { jsonFromOwnOrigin } from "../gateway/same-origin";
 import { jsonBody, optionalJsonBody, queryParams } from "./body";
@@ -143,11 +142,11 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
   for (const spec of routes) {
     const chain: MiddlewareHandler<HonoEnv>[] = [];
     const strategy = spec.auth ?? credentials;
-    if (spec.jsonFromOwnOrigin) chain.push(jsonFromOwnOrigin);
-    if (strategy === credentials) chain.push(authenticate, identityRateLimit);
+    // Before the credentials: a cross-site post is refused before anything of the caller is read.
+    const before: MiddlewareHandler<HonoEnv>[] = spec.jsonFromOwnOrigin ? [jsonFromOwnOrigin] : [];
     if (spec.permission) chain.push(requirePermission(...spec.permission));
     if (spec.idempotent) chain.push(idempotency);
-    app.on([spec.method.toUpperCase()], [spec.path], ...chain, async (c) => {
+    const handler = async (c: Context<HonoEnv>) => {
       // Hono percent-decodes parameters, so `%00` arrives as NUL.
       const params = c.req.param();
       guardJson(params, { message: "Path parameters failed validation" });
@@ -157,6 +156,10 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
       const read = spec.bodyOptional ? optionalJsonBody : jsonBody;
       const body = spec.body ? await read(c, spec.body as JsonSchema) : undefined;
       return spec.handler(c, { params, body, query, auth });
-    });
+    };
+    // Credentials run around the rest, which runs again should a cached caller's guard be refused (gateway/authenticate.ts).
+    // A body documented by media type is the handler's stream to read (a JSON body is read once and kept by Hono).
+    if (strategy === credentials) app.on([spec.method.toUpperCase()], [spec.path], ...before, withCredentials(chain, handler, { streamsBody: !!spec.documentedRequest?.content }));
+    else app.on([spec.method.toUpperCase()], [spec.path], ...before, ...chain, handler);
   }
 }
