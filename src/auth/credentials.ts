@@ -103,14 +103,14 @@ export async function authenticate(database: Database, jwtSecret: string, header
   if (scheme === "basic") {
     const pair = parseBasic(value);
     if (!pair) throw unauthorized("Malformed Basic credentials");
-    const principal = await database.system((sql) => verifyPat(sql, pair[0], pair[1], now));
+    const principal = await database.lookup((sql) => verifyPat(sql, pair[0], pair[1], now));
     if (!principal) throw unauthorized("Invalid, expired or revoked API token, or its user is deactivated");
     return principal;
   }
   if (scheme === "bearer") {
     const claims = await verifyAccessToken(jwtSecret, value, now);
     if (!claims) throw unauthorized("Invalid or expired access token", INVALID_TOKEN_CHALLENGE);
-    return database.system(async (sql) => {
+    return database.lookup(async (sql) => {
       const row = await findTokenById(sql, claims.sub);
       if (!usable(row, now) || row.tenant_id !== claims.tid) {
         throw unauthorized("The access token's API token is expired or revoked, or its user is deactivated", INVALID_TOKEN_CHALLENGE);
