@@ -155,7 +155,7 @@ export async function authenticate(database: Database, jwtSecret: string, header
   const cached = cache ? cachedCaller(key, now) : undefined;
   if (cached) return { principal: cached, guard: callerGuard(cached, now), forget };
   try {
-    const { principal, expiresAt } = await database.system(lookUp);
+    const { principal, expiresAt } = await database.lookup(lookUp);
     rememberCaller(key, principal, expiresAt, now);
     return { principal, forget };
   } catch (e) {

@@ -1,7 +1,13 @@
-// One database connection per request (Workers cannot share sockets across
-// requests), opened lazily and closed when the response is done.
+// Two transports, each where it fits. Interactive work (read, decide, write)
+// runs on one WebSocket connection per request (Workers cannot share sockets
+// across requests), opened lazily and closed when the response is done: its
+// upgrade and startup handshake cost two round trips before the first
+// statement. Work whose statements are known up front (a lookup, a read-only
+// tenant read) goes over the driver's HTTP mode instead: one request per
+// statement or per non-interactive transaction, on the runtime's warm
+// connection, so one round trip and no handshake.
 import { EntityAccess } from "../entity/access";
-import { Client, neonConfig, types, type Connection, type Query, type QueryResult } from "@neondatabase/serverless";
+import { Client, neon, neonConfig, types, type Connection, type NeonQueryFunction, type Query, type QueryResult } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { CompiledStatement } from "../entity/query/params";
 import { ApiError } from "../lib/errors";
@@ -81,7 +87,10 @@ function limitSettings({ statementTimeoutMs, workMemKb }: StatementLimits) {
   return {
     setLocal: `SET LOCAL statement_timeout = ${statementTimeoutMs}; SET LOCAL work_mem = ${workMemKb}`,
     setConfig: `SELECT ${configs}`,
-    /** The opening of a tenant transaction: BEGIN, then the role, the tenant and the limits in one statement (set_config('role') is SET LOCAL ROLE). */
+    /**
+     * The opening of a tenant transaction: BEGIN, then the role, the tenant and the limits in one statement (set_config('role') is SET LOCAL ROLE).
+     * Over HTTP the batch's own BEGIN (Neon-Batch-Read-Only) takes the first one's place (see httpOpening).
+     */
     tenantOpening: (tenantId: string, readShared: boolean) => [
       readShared ? "BEGIN READ ONLY" : "BEGIN",
       `SELECT set_config('role', 'app_tenant', true), set_config('app.tenant_id', '${tenantId}', true), ${configs}${readShared ? ", set_config('app.read_shared', 'on', true)" : ""}`,
@@ -204,6 +213,19 @@ function queryPrefixed<R extends Record<string, unknown>>(client: Client, prefix
   return checks.length ? sent.catch((e) => (guard!.failed(e), Promise.reject(e))) : sent;
 }
 
+/**
+ * The statements of a tenant opening that follow its BEGIN: over HTTP the
+ * batch opens the transaction itself (read-only by header), so they go as
+ * its first statements.
+ */
+function httpOpening(opening: string[]): string[] {
+  if (!/^BEGIN\b/.test(opening[0] ?? "")) throw new Error("a tenant opening starts with BEGIN");
+  return opening.slice(1);
+}
+
+/** A statement of an HTTP request: text, values, and the driver's per-query options. */
+type HttpStatement = { text: string; values?: unknown[]; rowMode?: unknown; types?: unknown };
+
 /** A statement cancelled by statement_timeout, as the envelope's 503. */
 function translated(e: unknown, limits: StatementLimits): unknown {
   if (pgCode(e) !== "57014") return e;
@@ -222,16 +244,31 @@ neonConfig.coalesceWrites = false;
 
 function configureDriver(proxy: string | undefined) {
   if (!proxy || configuredProxy === proxy) return;
-  // Local Postgres behind scripts/lib/ws-bridge.mjs: plain ws://, no TLS to pipeline.
+  // Local Postgres behind scripts/lib/ws-bridge.mjs: plain ws://, no TLS to
+  // pipeline, and its twin of Neon's HTTP endpoint. Without a proxy the
+  // driver's defaults stand: Neon's endpoint for DATABASE_URL's host.
   neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
+  neonConfig.fetchEndpoint = `http://${proxy}/sql`;
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
   neonConfig.pipelineConnect = false;
   configuredProxy = proxy;
 }
 
+/** Type parsing as the WebSocket client has it: timestamptz as ISO text (timestamps.ts). */
+const TYPES = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMPTZ_OID ? pgTimestamptzToIso : types.getTypeParser(oid, format as never)) };
+
+export interface DatabaseOptions {
+  /**
+   * Whether work whose statements are known up front goes over HTTP
+   * (default); false keeps everything on the WebSocket connection.
+   */
+  http?: boolean;
+}
+
 export class Database {
   private client?: Promise<Client>;
+  private httpQuery?: NeonQueryFunction<false, true>;
   /** Statements on one connection run one transaction at a time. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -243,17 +280,20 @@ export class Database {
     private readonly url: string,
     private readonly proxy?: string,
     private readonly limits: StatementLimits = DEFAULT_LIMITS,
+    private readonly options: DatabaseOptions = {},
   ) {
     configureDriver(proxy || undefined);
     this.settings = limitSettings(limits);
   }
 
+  /** Whether work known up front goes over HTTP. */
+  private get http(): boolean {
+    return this.options.http ?? true;
+  }
+
   private async connection(): Promise<Client> {
     this.client ??= (async () => {
-      const client = new Client({
-        connectionString: this.url,
-        types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMPTZ_OID ? pgTimestamptzToIso : types.getTypeParser(oid, format as never)) },
-      });
+      const client = new Client({ connectionString: this.url, types: TYPES });
       // An idle error on a per-request socket must not crash the isolate.
       client.on("error", () => {});
       try {
@@ -336,6 +376,71 @@ export class Database {
     return { sql, opened: () => opening !== undefined && pending === undefined, end: (command) => client.query(command) };
   }
 
+  /**
+   * Statements in one HTTP request: one alone runs as it would outside a
+   * transaction, several as one transaction (read-only when `readOnly`),
+   * which fails and rolls back whole. Each answers as the WebSocket client's
+   * query does: rows parsed by the same types, or by the statement's own
+   * (drizzle's), as arrays when it asks for them.
+   */
+  private async overHttp(statements: HttpStatement[], readOnly: boolean): Promise<QueryResult[]> {
+    const sql = (this.httpQuery ??= neon(this.url, { fullResults: true }));
+    const queries = statements.map(({ text, values, rowMode, types: parsers }) =>
+      sql.query(text, (values ?? []) as unknown[], { types: (parsers ?? TYPES) as never, arrayMode: (rowMode === "array") as false }),
+    );
+    try {
+      const results = queries.length === 1 ? [await queries[0]!] : await sql.transaction(queries, { readOnly });
+      return results as unknown as QueryResult[];
+    } catch (e) {
+      // No answer at all (the endpoint unreachable): as a failed connect is on the WebSocket path.
+      if (!pgCode(e) && (e as { sourceError?: unknown }).sourceError !== undefined) {
+        throw new ApiError("SERVICE_UNAVAILABLE", "The database is unreachable", { reason: (e as Error).message });
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * An Sql whose statements each go in an HTTP request of their own, after
+   * `opening` (the statements every request starts with, in its
+   * transaction) and the settings setLocal made so far. setLocal costs no
+   * request: its setting rides ahead of the statements that follow. Only
+   * for work that reads: in READ COMMITTED every statement sees its own
+   * snapshot anyway, so separate requests read what one transaction would.
+   */
+  private httpSql(tenantId: string | undefined, opening: string[], readOnly: boolean): Sql {
+    const settings: HttpStatement[] = [];
+    const send = async (config: string | HttpStatement, values?: unknown[]): Promise<QueryResult> => {
+      const statement = typeof config === "string" ? { text: config, values } : { ...config, ...(values && { values }) };
+      // A cached caller's guard rides here too, last before the statement, in the same request (and so the same transaction).
+      const guard = this.precondition?.state === "held" ? undefined : this.precondition;
+      const checks = guard?.ahead().map((text) => ({ text })) ?? [];
+      let results: QueryResult[];
+      try {
+        results = await this.overHttp([...opening.map((text) => ({ text })), ...settings, ...checks, statement], readOnly);
+      } catch (e) {
+        if (checks.length) guard!.failed(e);
+        throw e;
+      }
+      if (checks.length) guard!.passed();
+      return results[results.length - 1]!;
+    };
+    const through = { query: send } as unknown as Client;
+    let db: Db | undefined;
+    return {
+      get db() {
+        return (db ??= drizzle({ client: through }) as Db);
+      },
+      query: ((text: string, params?: unknown[]) => send(text, params)) as Sql["query"],
+      run: async (statement) => {
+        const { text, values } = unsealed(statement);
+        return send(text, values) as never;
+      },
+      tenantId,
+      setLocal: async (name, value) => void settings.push({ text: "SELECT set_config($1, $2, true)", values: [name, value] }),
+    };
+  }
+
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => {});
@@ -351,6 +456,17 @@ export class Database {
   }
 
   /**
+   * As system(), for lookups: each statement on its own, outside any
+   * transaction, over HTTP (one round trip each, no connection to open).
+   * Nothing a statement leaves in the session (a session lock, a SET, a
+   * BEGIN) reaches the next one; work that needs that uses system().
+   */
+  lookup<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    if (!this.http) return this.system(fn);
+    return fn(this.httpSql(undefined, [], false));
+  }
+
+  /**
    * One transaction as `app_tenant` with `app.tenant_id` set, so row-level
    * security confines every statement to the tenant. BEGIN, the role, the
    * setting and the limits go out with the first statement, in its round
@@ -359,6 +475,16 @@ export class Database {
    */
   tenantTx<T>(tenantId: string, fn: (sql: Sql) => Promise<T>, { readShared = false }: { readShared?: boolean } = {}): Promise<T> {
     if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
+    // A shared read only reads (READ ONLY, READ COMMITTED): over HTTP, each
+    // statement in a read-only transaction of its own that sets the same role,
+    // tenant and limits first. Row-level security confines each as it would
+    // confine the one transaction.
+    if (readShared && this.http) {
+      const sql = this.httpSql(tenantId, httpOpening(this.settings.tenantOpening(tenantId, true)), true);
+      return fn(sql).catch((e) => {
+        throw translated(e, this.limits);
+      });
+    }
     return this.serialize(async () => {
       const { sql, opened, end } = await this.sql(tenantId, this.settings.tenantOpening(tenantId, readShared));
       try {
@@ -390,6 +516,15 @@ export class Database {
    */
   tenantRead<T>(tenantId: string, fn: (reader: TenantReader) => Promise<T>, { snapshot = false }: ReadOptions = {}, access = EntityAccess.everything): Promise<T> {
     if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
+    // Without one snapshot for all, each statement over HTTP: a read-only
+    // transaction of the limits, the settings so far and the statement.
+    if (!snapshot && this.http) {
+      const sql = this.httpSql(tenantId, [this.settings.setConfig], true);
+      const reader: TenantReader = { tenantId, access, run: sql.run, setLocal: sql.setLocal };
+      return fn(reader).catch((e) => {
+        throw translated(e, this.limits);
+      });
+    }
     return this.serialize(async () => {
       const client = await this.connection();
       const { setLocal, setConfig } = this.settings;
@@ -435,7 +570,7 @@ export class Database {
 
   /** A Database like this one on a connection of its own. */
   fork(): Database {
-    const fork = new Database(this.url, this.proxy, this.limits);
+    const fork = new Database(this.url, this.proxy, this.limits, this.options);
     fork.precondition = this.precondition;
     return fork;
   }

@@ -82,7 +82,8 @@ export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const config = readConfig(c.env);
   const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY, config.statementLimits);
   // Every credential is checked against the database, and a webhook call looks up its trigger: connect while the rate limiter answers.
-  if (c.req.header("Authorization") || c.req.path.startsWith("/workflows/hooks/")) database.warm();
+  // Not for a GET: its reads and the credential lookup go over HTTP (db/client.ts), with no connection to open.
+  if ((c.req.header("Authorization") && c.req.method !== "GET" && c.req.method !== "HEAD") || c.req.path.startsWith("/workflows/hooks/")) database.warm();
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   c.set("ctx", new RequestContext(requestId, config, c.env, database, c.req.url, waitUntil));
   try {

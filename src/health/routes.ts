@@ -21,7 +21,7 @@ export const healthRoutes = [
     },
     handler: async (c) => {
       try {
-        await c.var.ctx.database.system((sql) => sql.query("SELECT 1"));
+        await c.var.ctx.database.lookup((sql) => sql.query("SELECT 1"));
       } catch (e) {
         throw new ApiError("SERVICE_UNAVAILABLE", "The database is unreachable", { database: "unreachable", reason: (e as ApiError).details?.reason ?? (e as Error).message });
       }

@@ -73,6 +73,30 @@ describe("statement limits on the Database", () => {
     });
   });
 
+  it("cancels a statement over the timeout on the HTTP path as on the WebSocket one", async () => {
+    for (const http of [true, false]) {
+      const db = new Database(env.DATABASE_URL, env.NEON_WS_PROXY, LIMITS, { http });
+      try {
+        const reads = {
+          shared: () => db.tenantTx(TENANT, (sql) => sql.query("SELECT current_setting('application_name') AS app, pg_sleep(5) AS shared_sleeper"), { readShared: true }),
+          owner: () => db.tenantRead(TENANT, (reader) => reader.run(compiled("SELECT current_setting('application_name') AS app, pg_sleep(5) AS owner_sleeper WHERE $1", [true]))),
+        };
+        for (const [name, read] of Object.entries(reads)) {
+          const started = Date.now();
+          const err = await read().catch((e: unknown) => e);
+          expect((err as ApiError).details, `${name} over ${http ? "HTTP" : "WebSocket"}`).toEqual({ code: "STATEMENT_TIMEOUT", timeout_ms: 250 });
+          expect(Date.now() - started).toBeLessThan(2000);
+          expect(await running(`${name}_sleeper`)).toEqual([]);
+        }
+        // Which transport answered: the bridge's HTTP twin names its backends.
+        const app = (await db.tenantTx(TENANT, (sql) => sql.query("SELECT current_setting('application_name') AS app"), { readShared: true })).rows[0]!.app;
+        expect(app === "ws-bridge-http").toBe(http);
+      } finally {
+        await db.close();
+      }
+    }
+  });
+
   it("keeps errors of a limited statement as they were", async () => {
     await withDb(async (db) => {
       const err = await db.tenantRead(TENANT, (reader) => reader.run(compiled("SELECT 1 / $1::int", [0]))).catch((e: unknown) => e);
