@@ -6,9 +6,8 @@ import type { DashboardView } from "./dashboard";
 import { causeOf, type RenderNotifications } from "./notifications";
 import { DeadlineExceeded, type PageScope } from "./page-scope";
 import type { Block, NodeBlock, ReferenceData, WidgetBlock } from "./types";
+import { isObject } from "../../../lib/is-object";
 
-type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const isGate = (value: unknown): value is GateDocument => isObject(value) && "$if" in value;
 
 /** What resolving one page's layout reports besides its blocks. */

@@ -18,6 +18,7 @@ import { checkScanCardProps } from "./scan-card";
 import { normaliseState } from "./state";
 import type { ModalAnswer, ModalState, RenderAnswer, RenderState, Surface } from "./types";
 import type { CommandStage } from "../commands";
+import { isObject } from "../../../lib/is-object";
 
 export interface RenderInput {
   /** The spec document as stored (key order kept: the first dashboard is the fallback). */
@@ -48,7 +49,6 @@ export interface RenderInput {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The dashboard `defaultDashboard` names (literal or smart value on the render context), else the first in document order. */
 async function chooseDashboard(spec: SpecDocument, run: RenderRun, notes: RenderNotifications): Promise<string> {

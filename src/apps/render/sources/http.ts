@@ -16,7 +16,8 @@ import { missingSecretsIn } from "../../../lib/secret-markers";
 import { valueAt } from "../../../lib/smart-values";
 import { validate } from "../../../lib/validate";
 import { pagedTotal, pagingOf, type PagedSpec, type Paging } from "./paging";
-import { DeadlineExceeded, isObject, type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import { DeadlineExceeded, type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import { isObject } from "../../../lib/is-object";
 
 /** Rows kept from one answer; beyond them the source warns `http-source-truncated`. */
 export const MAX_HTTP_ROWS = 5000;

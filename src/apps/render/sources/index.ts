@@ -13,8 +13,9 @@ import { smartValueDirectives } from "../../../lib/smart-values";
 import type { PageSources, SourceEnvironment } from "../contracts";
 import { prepareHttp } from "./http";
 import { isSingle, prepareQuery } from "./query";
-import { DeadlineExceeded, isObject, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
+import { DeadlineExceeded, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
 import { prepareTypeSchema } from "./type-schema";
+import { isObject } from "../../../lib/is-object";
 
 export { DEFAULT_QUERY_LIMIT } from "./query";
 export { MAX_HTTP_ROWS } from "./http";
