@@ -6,6 +6,7 @@
 import { ACTION_NAMES } from "../definition/language/workflow-schema";
 import { permits, type InlinePermissions } from "../workflows/inline";
 import type { SpecDocument } from "../definition/language/spec-schema";
+import { isObject } from "../lib/is-object";
 
 export const WIDENING_CODES = ["policy_widened", "provider_added", "outbound_changed", "job_changed", "permission_set_widened"] as const;
 export type WideningCode = (typeof WIDENING_CODES)[number];
@@ -109,8 +110,6 @@ function providerWidenings(accepted: SpecDocument, next: SpecDocument): Widening
   }
   return found;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A value's JSON with object keys sorted: documents keep key order as written, which says nothing about what they do. */
 function canonical(value: unknown): string {

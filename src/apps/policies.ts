@@ -6,11 +6,11 @@
 // `defaultPolicy`. The caller must hold what it provisions, but for what the
 // policy already grants (someone who held it gave it before).
 import type { Sql } from "../db/client";
-import { holdsPermission, type Principal } from "../gateway/principal";
+import type { Principal } from "../gateway/principal";
 import { ApiError } from "../lib/errors";
 import { check } from "../lib/validate";
 import { appProvisionedPolicies, grantInput, provisionPolicy, requireBindablePolicy, type GrantInput } from "../access/policies";
-import { policyPrincipal } from "../access/policy-principal";
+import { requireProvisionable } from "../access/escalation";
 import type { SpecDocument, SpecGrant } from "./spec";
 
 /** The key of the inline policy among an activation's provisioned ones (spec keys are never written with `$`). */
@@ -73,18 +73,12 @@ export async function bindAppPolicies(
 ): Promise<{ policyId: string | null; bound: boolean }> {
   const owned = await appProvisionedPolicies(sql.db, a.activationId);
   const plans = plansOf(a.specName, a.doc, a.activationId, owned, a.choice.policy);
-  const missing: string[] = [];
-  for (const plan of plans) {
-    const existing = owned.get(plan.key);
-    const held = existing ? await policyPrincipal(sql, existing) : undefined;
-    for (const permission of plan.grants.flatMap(permissionsOf)) {
-      if (!holdsPermission(caller, permission) && !(held && holdsPermission(held, permission)) && !missing.includes(permission)) missing.push(permission);
-    }
-  }
-  if (missing.length) {
-    const permission = missing[0];
-    throw new ApiError("FORBIDDEN", `Provisioning the app's policies would give ${permission}, which the caller does not hold`, { permission, missing_permissions: missing });
-  }
+  await requireProvisionable(
+    sql,
+    caller,
+    plans.map((plan) => ({ existing: owned.get(plan.key), permissions: plan.grants.flatMap(permissionsOf) })),
+    (permission) => `Provisioning the app's policies would give ${permission}, which the caller does not hold`,
+  );
   const ids = new Map<string, string>();
   for (const plan of plans) ids.set(plan.key, await provisionPolicy(sql.db, sql.tenantId!, { appActivationId: a.activationId, key: plan.key }, plan.name, plan.grants, DESCRIPTION));
   if (a.choice.policy) return { policyId: ids.get(INLINE_POLICY)!, bound: true };

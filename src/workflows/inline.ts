@@ -7,9 +7,9 @@
 // (actions/catalog.ts) as a run's does: its config schema, the permission
 // check of its declaration against the app user's principal, its result cap.
 // What differs is decided here, before an action runs: the command's
-// permission set, no action that waits, and an `http` action retrying as a
-// `$http` source does (only with `maxRetries`, at most twice, at most a second
-// apart) and never past the request's deadline.
+// permission set, no action that waits, and no action started past the
+// request's deadline; the context carries the deadline, so an `http` action
+// retries as a `$http` source does (lib/outbound/within-deadline.ts).
 import type { Database, TenantDb } from "../db/client";
 import { visibleJobs } from "../definition/jobs";
 import { WAITING_ACTIONS, type ActionName, type JobDocument } from "../definition/language/workflow-schema";
@@ -17,12 +17,11 @@ import type { Principal } from "../gateway/principal";
 import type { Clock } from "../lib/clock";
 import { errorValue, type ErrorValue } from "../lib/errors";
 import type { AuthProfile } from "../lib/outbound/profile-schema";
-import { DEFAULTS } from "../lib/outbound/request";
 import type { Redactor } from "../lib/redact";
 import type { EvaluationBudget, Scope } from "../lib/smart-values";
 import { resolveSchemaName } from "../schema/registry";
 import { executeAction } from "./actions/catalog";
-import { requestActionContext } from "./actions/context";
+import { requestActionContext, requestDeadlinePassed } from "./actions/context";
 import { Walker } from "./engine/walk";
 import type { ActionDocument, ActionInvocation, ActionOutcome, Effects, Journal, RunDocument } from "./engine/types";
 import { handOverRuns } from "./runs/run-client";
@@ -46,13 +45,6 @@ const NEEDS_DATA_MUTATION: ReadonlySet<ActionName> = new Set<ActionName>([...WRI
 
 export type PermissionSet = "readonly" | "dataMutation";
 
-/** The retries an `http` action gets inside a request, at most, and the longest wait before one. */
-const MAX_INLINE_RETRIES = 2;
-const MAX_RETRY_WAIT_MS = 1000;
-const FIRST_RETRY_WAIT_MS = 250;
-/** The shortest attempt timeout the `http` action takes. */
-const MIN_ATTEMPT_MS = 1000;
-
 /** Everything a list of actions inside a request runs with. */
 export interface InlineEnvironment {
   /** Names the run of the list in what actions derive from a run id (an `http` action's Idempotency-Key, a child run's idempotency key). */
@@ -70,7 +62,7 @@ export interface InlineEnvironment {
   clock: Clock;
   /** The request's expression budget: every expression of the list draws from it. */
   budget: EvaluationBudget;
-  /** Epoch ms: no action starts, and no attempt is retried, past it. */
+  /** Epoch ms: no action starts, and no outbound attempt or retry goes, past it. */
   deadline: number;
   /** The request's secrets: what the list computes from one is added, and the result is masked with it. */
   secrets: Redactor;
@@ -114,30 +106,6 @@ export function permits(p: InlinePermissions, name: string): boolean {
 /** A failure that is a refusal before anything was written: the entity services refuse whole (a 403, a body that fails its checks). */
 const refusedWhole = (outcome: ActionOutcome) => outcome.kind === "error" && (outcome.error.code === "FORBIDDEN" || outcome.error.code === "VALIDATION_FAILED");
 
-const deadlinePassed = (name: string) =>
-  errorValue("SERVICE_UNAVAILABLE", `The request's deadline passed before action ${name} finished; run long work from a workflow`, { action: name });
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * An `http` config as a request runs it: retried only when `maxRetries` says
- * so (at most twice), waiting at most a second, each attempt ending by the
- * deadline (or after the shortest timeout the action takes, when less is left).
- */
-function inlineHttpConfig(config: unknown, left: number): unknown {
-  if (typeof config !== "object" || config === null || Array.isArray(config)) return config;
-  const c = config as Record<string, unknown>;
-  const number = (v: unknown) => (typeof v === "number" ? v : undefined);
-  const initial = Math.min(number(c.initialRetryDelayMs) ?? FIRST_RETRY_WAIT_MS, MAX_RETRY_WAIT_MS);
-  return {
-    ...c,
-    maxRetries: Math.min(number(c.maxRetries) ?? 0, MAX_INLINE_RETRIES),
-    initialRetryDelayMs: initial,
-    maxRetryDelayMs: Math.max(initial, Math.min(number(c.maxRetryDelayMs) ?? MAX_RETRY_WAIT_MS, MAX_RETRY_WAIT_MS)),
-    timeoutMs: Math.max(MIN_ATTEMPT_MS, Math.min(number(c.timeoutMs) ?? DEFAULTS.timeoutMs, left)),
-  };
-}
-
 /** The walker's effects for one list: records kept in memory only, each action checked against the set and executed to its end. */
 function inlineEffects(env: InlineEnvironment, permissions: InlinePermissions, wrote: { value: boolean }): Effects {
   const ctx = requestActionContext({
@@ -151,6 +119,7 @@ function inlineEffects(env: InlineEnvironment, permissions: InlinePermissions, w
     handOver: (runs) => handOverRuns(env.bindings, env.background, runs),
     authProfiles: env.authProfiles,
     profileScope: env.scope,
+    deadline: env.deadline,
   });
   const execute = async (invocation: ActionInvocation): Promise<ActionOutcome> => {
     const name = invocation.action.name;
@@ -159,20 +128,10 @@ function inlineEffects(env: InlineEnvironment, permissions: InlinePermissions, w
     }
     const refused = refusal(name, permissions);
     if (refused) return { kind: "error", error: refused };
-    let attempt = invocation.record.attempt;
-    for (;;) {
-      const left = env.deadline - env.clock.now();
-      if (left <= 0) return { kind: "error", error: deadlinePassed(name) };
-      const config = name === "http" ? inlineHttpConfig(invocation.config, left) : invocation.config;
-      const outcome = await executeAction({ ...invocation, config, record: { ...invocation.record, attempt } }, ctx);
-      if (WRITING_ACTIONS.has(name) && !refusedWhole(outcome)) wrote.value = true;
-      if (outcome.kind !== "wait") return outcome;
-      // Only an `http` retry gets here (the actions that wait are refused
-      // above), due within a second: its config's back-off says so.
-      if (outcome.until === undefined || outcome.until >= env.deadline) return { kind: "error", error: deadlinePassed(name) };
-      await wait(Math.max(0, outcome.until - env.clock.now()));
-      attempt++;
-    }
+    if (env.clock.now() >= env.deadline) return { kind: "error", error: requestDeadlinePassed(name) };
+    const outcome = await executeAction(invocation, ctx);
+    if (WRITING_ACTIONS.has(name) && !refusedWhole(outcome)) wrote.value = true;
+    return outcome;
   };
   return {
     now: () => env.clock.now(),

@@ -2,12 +2,17 @@
 // request built from the page, the rows at `rowsPath`, the paged window from
 // the grid's state and every total rule, one request per resolved source
 // until invalidate, the 5000-row cap, retries, the deadline, auth profiles
-// reading config secrets, and secrets kept out of what the render answers.
+// reading config secrets, and secrets kept out of what the render answers;
+// through the gateway, a source past the deadline drops its widget alone.
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeadlineExceeded } from "../../src/apps/render/sources";
+import worker from "../../src/index";
 import { ApiError } from "../../src/lib/errors";
-import { createTenant, type TenantCreds } from "../support/api";
+import { BASE, createTenant, type TenantCreds } from "../support/api";
 import { scenario } from "../support/outbound";
+import { hostFor, hostProvider } from "./host-fixture";
+import { oneDashboard } from "./render-pages-support";
 import { closeDatabases, harness, pageScope } from "./sources-support";
 
 let t: TenantCreds;
@@ -166,5 +171,38 @@ describe("$http auth and secrets", () => {
     expect(empty.details.code).toBe("HTTP_AUTH_INVALID_CREDENTIAL");
     expect(((await failure(sources.read("unknown", pageScope()))) as ApiError).details.code).toBe("HTTP_AUTH_PROFILE_UNKNOWN");
     expect(await s.requests()).toEqual([]);
+  });
+});
+
+describe("$http through the gateway", () => {
+  it("a source that outlives the render's deadline drops its widget with widget-timeout-<id> naming it; the rest is rendered", async () => {
+    const s = await scenario({ "/slow": [{ delayMs: 5000, json: [1] }] });
+    const page = {
+      dataSources: { slow: { $http: { url: s.url("/slow") } }, quick: { $rows: [{ n: 1 }, { n: 2 }] } },
+      widgets: {
+        late: { widgetComponent: "data_grid", dataSource: "slow" },
+        title: { widgetComponent: "heading", config: { text: "{{ $count(page.dataSources.quick) }} rows" } },
+      },
+      layout: [["title"], ["late"]],
+    };
+    const host = await hostFor(oneDashboard(page, { providers: hostProvider }));
+    // A render deadline the scripted delay outlives: the binding the gateway reads it from, set low for this request.
+    const ctx = createExecutionContext();
+    const started = Date.now();
+    const res = await worker.fetch(
+      new Request(`${BASE}/apps/run/${host.integrationId}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${host.token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ user: "u-1", company: "acme" }),
+      }),
+      { ...env, APP_RENDER_DEADLINE_MS: "400" },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    const answer = (await res.json()) as { data: { surfaces: { blocks: unknown[] }[]; notifications: unknown[] } };
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(answer.data.notifications).toEqual([{ id: "widget-timeout-late", level: "WARNING", message: "The widget late took too long to load.", details: { code: "TIMEOUT", source: "slow" } }]);
+    expect(answer.data.surfaces[0].blocks).toEqual([{ component: "row", children: [{ id: "title", widgetComponent: "heading", props: { text: "2 rows" } }] }, { component: "row", children: [] }]);
   });
 });

@@ -218,6 +218,14 @@ describe("an http action inside a request", () => {
     expect(await s.requests()).toHaveLength(1);
   });
 
+  it("ends an attempt at the request's deadline, with the deadline's error rather than a timeout", async () => {
+    const s = await scenario({ "/slow": [{ delayMs: 3000, json: { ok: true } }] });
+    const started = Date.now();
+    const result = await runInlineActions(actions([{ name: "http", config: { url: s.url("/slow") } }]), environment(reader, { deadline: Date.now() + 300 }));
+    expect(result).toMatchObject({ status: "error", error: { status: 503, code: "SERVICE_UNAVAILABLE", details: { action: "http" } } });
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
   it("sends a secret the scope carries, and the result never shows it", async () => {
     const secret = "tok-4f8a9c2e";
     const s = await scenario({ "/echo": [{ json: { seen: secret, other: "x" } }] });

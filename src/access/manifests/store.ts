@@ -8,6 +8,7 @@ import type { Sql, TenantDb } from "../../db/client";
 import { appSpecs, entityTypes, schemas, shares } from "../../db/schema";
 import { isUuid } from "../../lib/ids";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
+import { isObject } from "../../lib/is-object";
 
 export const MANIFEST_RESOURCE_TYPES = ["spec", "entity_type", "schema"] as const;
 export type ManifestResourceType = (typeof MANIFEST_RESOURCE_TYPES)[number];
@@ -20,8 +21,6 @@ export interface ManifestShare {
   resource_name: string | null;
   actions: string[];
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The entries of a `shares` block with their positions in it. An entry the

@@ -4,6 +4,7 @@
 // Publish checks every widget against each declared catalogue, the render
 // checks resolved configs against its provider's, and GET /apps/components
 // lists the named ones for hosts and their kits.
+import { isObject } from "../../lib/is-object";
 import { STANDARD_1 } from "./standard";
 
 export interface ComponentDeclaration {
@@ -24,7 +25,6 @@ export const CATALOGUE_NAMES = Object.keys(CATALOGUES);
 const ANY_OBJECT = { type: "object" };
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A component a spec defines: each schema it leaves out takes any object, and it has no handlers unless it names them. */
 function defined(name: string, entry: Obj): ComponentDeclaration {

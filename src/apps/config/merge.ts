@@ -2,11 +2,9 @@
 // definition's values sit under the stored ones. A key sent sets, null
 // unsets, an object merges key by key into an object, anything else
 // (arrays included) replaces.
-export type ConfigObject = Record<string, unknown>;
+import { isObject } from "../../lib/is-object";
 
-export function isObject(value: unknown): value is ConfigObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export type ConfigObject = Record<string, unknown>;
 
 /** Defined, not assigned: a key named `__proto__` stays a plain key. */
 function put(target: ConfigObject, key: string, value: unknown): void {

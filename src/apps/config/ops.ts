@@ -3,7 +3,8 @@
 // order, and the lists they touched answered as one merge patch, so the
 // write goes through the scope rule as any other patch does.
 import { ApiError } from "../../lib/errors";
-import { isObject, mergePatch, patchAt, sameJson, valueAt, type ConfigObject } from "./merge";
+import { mergePatch, patchAt, sameJson, valueAt, type ConfigObject } from "./merge";
+import { isObject } from "../../lib/is-object";
 
 export interface ConfigOp {
   op: "appendUnique" | "remove" | "moveItem";

@@ -6,7 +6,8 @@
 // sets at the definition's value. A refusal is 422 naming the scope.
 import { ApiError } from "../../lib/errors";
 import { checkAll, capLines, type JsonSchema } from "../../lib/validate";
-import { effectiveConfig, isObject, mergePatch, patchAt, sameJson, valueAt, type ConfigObject } from "./merge";
+import { effectiveConfig, mergePatch, patchAt, sameJson, valueAt, type ConfigObject } from "./merge";
+import { isObject } from "../../lib/is-object";
 
 export const SCOPES = ["app", "integration", "company", "team", "user"] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -13,6 +13,7 @@ import { setRenderSecret, writeRenderPrincipal, type RenderPrincipals } from "..
 import type { AppDeps } from "../spec";
 import type { CommandServices, CommandWorld } from "./commands";
 import type { RenderContext, RenderIdentity, SourceEnvironment } from "./contracts";
+import { isObject } from "../../lib/is-object";
 
 export interface WorldInput {
   ctx: RequestContext;
@@ -25,7 +26,6 @@ export interface WorldInput {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What a preview's actions may not run: everything that writes, or starts a run that would. */
 const PREVIEW_DENIED = [...WRITING_ACTIONS, "invokeWorkflow"];

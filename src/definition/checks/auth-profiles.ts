@@ -3,8 +3,9 @@
 // declared name, no hand-set credential beside it). What a root profile's
 // templates may read is the document kind's (./kinds.ts), an inline block's
 // the scope of the field holding it.
-import { child, has, isObject, type Collector, type Obj } from "./collector";
+import { child, has, type Collector, type Obj } from "./collector";
 import { listed, type Expressions, type ReadScope } from "./expressions";
+import { isObject } from "../../lib/is-object";
 
 const PROFILE_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Profile fields that choose the mechanism, so they are read before any expression runs. */

@@ -2,9 +2,10 @@
 // issues `{ path, code, message }` (each once), the `<path>: <message>` lines
 // derived from them, and the defensive reading of a document whose shape the
 // schema layer may already have refused.
+import { isObject } from "../../lib/is-object";
+
 export type Obj = Record<string, unknown>;
 
-export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 /** At most `max` items: a longer array is already refused by the schema, and the work stays bounded. */
 export const items = (v: unknown, max: number): unknown[] => (Array.isArray(v) ? v.slice(0, max) : []);
 export const has = (o: Obj, key: string) => Object.hasOwn(o, key) && o[key] !== undefined;

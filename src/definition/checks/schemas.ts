@@ -2,7 +2,8 @@
 // embedded (`inputSchema`) or named (`inputSchemaName`), and an embedded
 // schema must be usable as every stored schema must (schema/schema-check.ts).
 import { schemaProblems } from "../../schema/schema-check";
-import { child, has, isObject, type Collector, type Obj } from "./collector";
+import { child, has, type Collector, type Obj } from "./collector";
+import { isObject } from "../../lib/is-object";
 
 /** The input and output contracts of `owner`. */
 export function checkContracts(found: Collector, owner: Obj, path: string): void {

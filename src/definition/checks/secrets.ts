@@ -2,7 +2,8 @@
 // spells out `{{ secrets.` is refused wherever it is (a `$literal`, an env
 // default, a key name); an expression reading `secrets` is refused by the
 // expression checks (./expressions.ts).
-import { child, isObject, type Collector } from "./collector";
+import { child, type Collector } from "./collector";
+import { isObject } from "../../lib/is-object";
 
 /** `{{ secrets.` as written in a string. */
 export const SECRET_TEXT = /\{\{\s*secrets\s*[.[]/;

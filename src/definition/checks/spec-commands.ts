@@ -5,9 +5,10 @@
 // since a command runs them while the render waits.
 import { COMMAND_FIELDS, UPLOAD_TTL } from "../language/spec-schema";
 import { WAITING_ACTIONS } from "../language/workflow-schema";
-import { child, has, isObject, items, templated, type Obj } from "./collector";
+import { child, has, items, templated, type Obj } from "./collector";
 import type { Place, SpecChecks } from "./spec-names";
 import { checkActionList } from "./workflow";
+import { isObject } from "../../lib/is-object";
 
 /** Command fields that are neither a smart value nor walked as one. */
 const COMMAND_STRUCTURE = new Set(["kind", "stepId", "if", "onSuccess", "onError"]);

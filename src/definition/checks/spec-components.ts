@@ -10,7 +10,8 @@
 import { providerCatalogues, type Catalogue } from "../../apps/components/catalogue";
 import { META_SCHEMA } from "../../lib/json-schema/drafts";
 import { checkAll } from "../../lib/validate";
-import { child, isObject, templated, type Collector, type Obj } from "./collector";
+import { isObject } from "../../lib/is-object";
+import { child, templated, type Collector, type Obj } from "./collector";
 
 /** The catalogues declared, each once (two providers naming standard/1 check it once), with the providers declaring it. */
 export interface DeclaredCatalogues {

@@ -3,12 +3,13 @@
 // the layout's inline nodes keep their rules (tabs carry an id; tabs,
 // header and footer stay top-level; no widget-only keys), a widget's source
 // is a source of the page showing it, and a form's file fields are usable.
-import { child, has, isObject, items, templated, type Obj } from "./collector";
+import { child, has, items, templated, type Obj } from "./collector";
 import { ACCEPT_EXTENSION, ACCEPT_MIME, MAX_UPLOAD_BYTES, TOP_LEVEL_ONLY } from "../language/spec-schema";
 import { checkCommandList } from "./spec-commands";
 import { levelOf, mapOf, type Level, type PageAt, type Place, type SpecChecks } from "./spec-names";
 import { checkDataSources } from "./spec-sources";
 import { checkComponent } from "./spec-components";
+import { isObject } from "../../lib/is-object";
 
 const TOP_ONLY: readonly string[] = TOP_LEVEL_ONLY;
 /** Keys that belong to widgets: an inline node has no handlers, state or source. */

@@ -5,8 +5,9 @@
 // dashboards once, so resolving a spec-level reference is one lookup however
 // many dashboards there are (the checks stay linear in the document's size).
 import type { DeclaredCatalogues } from "./spec-components";
-import { isObject, type Collector, type Obj } from "./collector";
+import { type Collector, type Obj } from "./collector";
 import type { Expressions } from "./expressions";
+import { isObject } from "../../lib/is-object";
 
 /** A member of a map as written: own keys only (`constructor` is a key like any other). */
 export const own = (map: Obj, key: string): unknown => (Object.hasOwn(map, key) ? map[key] : undefined);

@@ -3,8 +3,9 @@
 // its company are found by (fixed-path extractors, so they cannot be
 // computed), the JWKS URL template, and the smart values of identity keys
 // and upload bodies.
-import { child, has, isObject, type Obj } from "./collector";
+import { child, has, type Obj } from "./collector";
 import type { SpecChecks } from "./spec-names";
+import { isObject } from "../../lib/is-object";
 
 /** Keys read from a fixed place only: the external user and company a render is matched to. */
 const FIXED_KEYS = ["user_external_id", "company_external_id"];

@@ -3,9 +3,10 @@
 // render context, never a hand-set credential beside it), and the `$pipe`
 // steps, whose `leftJoin` names another source of the same page.
 import { checkRequestAuth, inlineProfileScope } from "./auth-profiles";
-import { child, isObject, items, type Obj } from "./collector";
+import { child, items, type Obj } from "./collector";
 import { DOCUMENT_KINDS } from "./kinds";
 import type { SpecChecks } from "./spec-names";
+import { isObject } from "../../lib/is-object";
 
 /** An inline block on a `$http` source reads what a root profile of the spec reads. */
 const HTTP_AUTH_SCOPE = inlineProfileScope(DOCUMENT_KINDS.app.profileReads);

@@ -6,7 +6,7 @@ import { capLines } from "../../lib/validate";
 import { CONFIG_SCOPES, SPEC_DOCUMENT_SCHEMA, type SpecDocument } from "../language/spec-schema";
 import { LIMITS } from "../language/workflow-schema";
 import { checkRootProfiles } from "./auth-profiles";
-import { child, Collector, isObject, issueLine, type Findings, type Issue, type IssueCode, type Obj } from "./collector";
+import { child, Collector, issueLine, type Findings, type Issue, type IssueCode, type Obj } from "./collector";
 import { Expressions } from "./expressions";
 import { rootProfileScope } from "./kinds";
 import { documentProblems, refused, refusedLines, type DocumentProblems } from "./layers";
@@ -18,6 +18,7 @@ import { mapOf, SpecNames, type SpecChecks } from "./spec-names";
 import { checkProviders } from "./spec-providers";
 import { checkDefinitions, declaredCatalogues } from "./spec-components";
 import { configChecked } from "./workflow";
+import { isObject } from "../../lib/is-object";
 
 export type SpecProblems = DocumentProblems<SpecDocument>;
 

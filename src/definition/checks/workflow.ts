@@ -10,11 +10,12 @@ import { check } from "../../lib/validate";
 import { attributeFilterProblems } from "../../workflows/triggers/events";
 import { LIMITS } from "../language/workflow-schema";
 import { checkRequestAuth, checkRootProfiles, inlineProfileScope } from "./auth-profiles";
-import { child, Collector, has, isObject, items, type Findings, type Obj } from "./collector";
+import { child, Collector, has, items, type Findings, type Obj } from "./collector";
 import { Expressions, type ReadScope } from "./expressions";
 import { rootProfileScope } from "./kinds";
 import { checkContracts } from "./schemas";
 import { secretTexts } from "./secrets";
+import { isObject } from "../../lib/is-object";
 
 const PROFILE_SCOPE = rootProfileScope("workflow");
 /** An inline auth block on an action reads what the action's config reads. */

@@ -16,9 +16,10 @@ import { SHARED } from "../../entity/entities/rows";
 import { existingTenants, manifestShares, reconcileManifests, resolveOwnResource } from "../../access/manifests/store";
 import { specProblems, type SpecProblems } from "../checks/spec";
 import { refused } from "../checks/layers";
-import { child, isObject, issueLine, type Issue } from "../checks/collector";
+import { child, issueLine, type Issue } from "../checks/collector";
 import type { specBody } from "./schemas";
 import { MAX_SHARES } from "../language/spec-schema";
+import { isObject } from "../../lib/is-object";
 
 export type SpecInput = FromSchema<typeof specBody>;
 

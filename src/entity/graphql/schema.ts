@@ -31,6 +31,7 @@ import { aggregateField, AGGREGATE_TYPE_NAMES } from "./aggregate";
 import { graphqlName, Namespace } from "./names";
 import { connectionResolver, relationshipResolver, type GraphqlContext, type Link } from "./resolvers";
 import type { WhereField, WhereShape } from "./where";
+import { isObject } from "../../lib/is-object";
 
 declare module "graphql" {
   interface GraphQLFieldExtensions<_TSource, _TContext, _TArgs> {
@@ -85,10 +86,6 @@ interface Plan {
 
 const INT32 = 2 ** 31;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** The one JSON type a property schema declares (null aside), or undefined when it declares several or none. */
 function jsonType(prop: Record<string, unknown>): string | undefined {
   const declared = (Array.isArray(prop.type) ? prop.type : [prop.type]).filter((t) => typeof t === "string" && t !== "null");
@@ -120,11 +117,11 @@ function scalarOf(prop: Record<string, unknown>): { scalar: GraphQLScalarType; k
 }
 
 function attributeField(field: string, key: string, prop: unknown): AttributeField {
-  const p = isRecord(prop) ? prop : {};
+  const p = isObject(prop) ? prop : {};
   const description = typeof p.description === "string" ? p.description : `attributes.${key}`;
   const scalar = scalarOf(p);
   if (scalar) return { field, key, output: scalar.scalar, kind: scalar.kind, sortable: true, description };
-  if (jsonType(p) === "array" && isRecord(p.items)) {
+  if (jsonType(p) === "array" && isObject(p.items)) {
     const item = scalarOf(p.items);
     // Items stay nullable: the schema may allow null items, and a list cannot hold a missing one.
     if (item) return { field, key, output: new GraphQLList(item.scalar), kind: item.kind === "string" ? "string_list" : undefined, sortable: false, description };
@@ -150,7 +147,7 @@ function plan(catalog: Catalog): Map<string, Plan> {
       orderField: typeNames.claim(`${object}OrderField`),
     };
     const fields = new Namespace([...ENTITY_FIELDS, ...WHERE_KEYS, ...ENUM_RESERVED]);
-    const properties = isRecord(type.schema) && isRecord(type.schema.properties) ? type.schema.properties : {};
+    const properties = isObject(type.schema) && isObject(type.schema.properties) ? type.schema.properties : {};
     // By key: Postgres keeps jsonb keys in its own order (shortest first), which is no order to read a type in.
     const keys = Object.keys(properties).sort();
     const attributes = keys.map((key) => attributeField(fields.claim(graphqlName(key), "attr_"), key, properties[key]));

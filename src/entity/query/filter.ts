@@ -14,6 +14,7 @@ import { operandOf, type Operand, type QueryType } from "./operands";
 import type { Params } from "./params";
 import { confineRow, unreadable, type ReadScope } from "../access";
 import { noType } from "./warnings";
+import { isObject } from "../../lib/is-object";
 
 export const MAX_FILTER_DEPTH = 25;
 const MAX_PATH = 12;
@@ -83,10 +84,6 @@ const FALSE = "FALSE";
 
 const bad = (at: string, reason: string) => validationFailed([`${at}: ${reason}`], "Filter is invalid");
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Postgres text cannot hold NUL or lone surrogates; refusing them here keeps them from ever reaching SQL. */
 function checkText(s: string, at: string): string {
   if (s.length > MAX_TEXT) throw bad(at, `must be at most ${MAX_TEXT} characters`);
@@ -101,7 +98,7 @@ function checkValueText(value: unknown, at: string): void {
 
 /** Every type name a filter's relationship paths mention, so the caller can load them first. */
 export function relatedTypeNames(filter: unknown, out = new Set<string>(), depth = 0): Set<string> {
-  if (!isRecord(filter) || depth > MAX_FILTER_DEPTH + 1) return out;
+  if (!isObject(filter) || depth > MAX_FILTER_DEPTH + 1) return out;
   if (Array.isArray(filter.filters)) for (const f of filter.filters) relatedTypeNames(f, out, depth + 1);
   const path = filter.path;
   if (Array.isArray(path) && path[0] === "relationships" && typeof path[1] === "string") {
@@ -117,7 +114,7 @@ export function compileFilter(filter: unknown, type: QueryType, alias: string, c
 }
 
 function compileNode(node: unknown, scope: Scope, c: Compilation, at: string, depth: number): string {
-  if (!isRecord(node)) throw bad(at, "must be an object");
+  if (!isObject(node)) throw bad(at, "must be an object");
   const op = node.operator;
   if (typeof op !== "string") throw bad(`${at}.operator`, "is required");
   if ((COMPOSITES as readonly string[]).includes(op)) {
@@ -200,7 +197,7 @@ function compileRelationship(p: Particle, scope: Scope, c: Compilation, at: stri
   if (rest.length === 0) {
     if (p.operator === "exists") return related ? linkedExists(scope.alias, related, TRUE, c) : FALSE;
     if (p.operator === "rel_exists") {
-      if (!isRecord(p.value)) throw bad(`${at}.value`, "must be a filter over the related row");
+      if (!isObject(p.value)) throw bad(`${at}.value`, "must be a filter over the related row");
       // A filter inside a filter: a level, as a composite is, whatever types exist.
       if (depth + 1 > MAX_FILTER_DEPTH) throw bad(at, `filters nest at most ${MAX_FILTER_DEPTH} levels`);
       if (!related) return FALSE;

@@ -16,6 +16,7 @@
 import { ExpressionError, ExpressionSyntaxError } from "./errors";
 import { isTruthy } from "./json";
 import { at, item, type DirectiveCheck, type DirectiveRun } from "./registry";
+import { isObject } from "../is-object";
 
 /** The rows of another data source, by name, for `leftJoin`. */
 export type PipeJoin = (source: string) => Promise<unknown[]>;
@@ -33,7 +34,6 @@ export type PipeStep =
 
 export const PIPE_STEPS = ["map", "filter", "orderBy", "orderByList", "distinct", "leftJoin", "guardedProject"] as const;
 
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
 
 /** Why a step is malformed, with the path below `$pipe[i]` it concerns; undefined when it is well formed. */

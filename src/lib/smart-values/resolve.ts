@@ -10,6 +10,7 @@ import { compileExpression, withFunctions, type Scope } from "./expression";
 import { at, expressionText, fail, item, member, refuse, type DirectiveRegistry } from "./registry";
 import type { SecretWatch } from "./secrets";
 import { parseTemplate, stringForm } from "./template";
+import { isObject } from "../is-object";
 
 export type ResolveOptions = {
   /** What the field takes: a whole-string `{{ }}` gives its value as is (`json`, the default) or its string form (`string`). */
@@ -25,8 +26,6 @@ export type ResolveOptions = {
   /** A budget shared with the caller's other evaluations, drawn from instead of bounds of its own. */
   | { budget: EvaluationBudget; limits?: never }
 );
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function templateParts(text: string, path: string) {
   try {
@@ -68,7 +67,7 @@ class Resolver {
       for (let i = 0; i < value.length; i++) out.push(await this.resolve(value[i], item(path, i), "json"));
       return out;
     }
-    if (!isPlainObject(value)) return value;
+    if (!isObject(value)) return value;
     const directive = this.directives.match(value, path);
     if (directive) {
       const use = { value, path };
@@ -137,7 +136,7 @@ export function expressionsIn(value: unknown, path: string, directives: Directiv
     if (typeof node === "string") {
       for (const part of templateParts(node, where)) if ("expression" in part) found.push({ path: where, text: part.expression });
     } else if (Array.isArray(node)) node.forEach((child, i) => walk(child, item(where, i)));
-    else if (isPlainObject(node)) {
+    else if (isObject(node)) {
       const directive = directives.match(node, where);
       if (!directive) {
         for (const [key, child] of Object.entries(node)) walk(child, member(where, key));

@@ -5,6 +5,7 @@
 import { tenantDb, type Database, type TenantDb } from "../../db/client";
 import type { AuthProfile } from "../../lib/outbound/profile-schema";
 import type { Principal } from "../../gateway/principal";
+import { errorValue, type ErrorValue } from "../../lib/errors";
 import { Redactor } from "../../lib/redact";
 import { policyPrincipal } from "../../access/policy-principal";
 import { confinedServices, type ServiceHolder } from "../../access/confined-services";
@@ -52,6 +53,7 @@ interface Parts {
   persist: ActionContext["persist"];
   authProfiles: Record<string, AuthProfile>;
   profileScope: Record<string, unknown>;
+  deadline?: number;
 }
 
 function contextOf(p: Parts): ActionContext {
@@ -69,6 +71,7 @@ function contextOf(p: Parts): ActionContext {
     origin: p.bindings.PUBLIC_URL.replace(/\/+$/, ""),
     authProfiles: p.authProfiles,
     profileScope: p.profileScope,
+    deadline: p.deadline,
     conceal: (value) => p.redactor.conceal(value),
     redact: (value) => p.redactor.value(value),
     persist: p.persist,
@@ -106,6 +109,13 @@ export interface RequestContextSources {
   authProfiles: Record<string, AuthProfile>;
   /** What a root profile's templates read: the command's scope. */
   profileScope: Record<string, unknown>;
+  /** Epoch ms: the request's deadline, which no action's work may pass. */
+  deadline: number;
+}
+
+/** An action inside a request that the request's deadline ended, before it started or while it ran. */
+export function requestDeadlinePassed(action: string): ErrorValue {
+  return errorValue("SERVICE_UNAVAILABLE", `The request's deadline passed before action ${action} finished; run long work from a workflow`, { action });
 }
 
 /**

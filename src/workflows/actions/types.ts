@@ -30,6 +30,13 @@ export interface ActionContext {
   handOver(runs: { tenantId: string; runId: string }[]): Promise<void>;
   /** The service's public origin (PUBLIC_URL), for the absolute links an action makes. */
   origin: string;
+  /**
+   * Epoch ms, for an action an app command runs inside its request: its
+   * caller waits, so an outbound call retries within the request and ends by
+   * then (lib/outbound/within-deadline.ts). None in a run, whose retries wait
+   * for the run's alarm.
+   */
+  deadline?: number;
   /** The running document's root `auth` map: profiles by name. */
   authProfiles: Record<string, AuthProfile>;
   /**

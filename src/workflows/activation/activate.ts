@@ -5,10 +5,11 @@
 // refused activation changes nothing. Repeating an activation changes
 // nothing either.
 import type { Sql, TenantDb } from "../../db/client";
-import { holdsPermission, type Principal } from "../../gateway/principal";
+import type { Principal } from "../../gateway/principal";
 import { ApiError, notFound } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { latestSchema } from "../../schema/registry";
+import { requireProvisionable } from "../../access/escalation";
 import { grantsOf, provisionedPolicy, provisionPolicy, requireBindablePolicy } from "../../access/policies";
 import { policyPrincipal } from "../../access/policy-principal";
 import { boundJobs, lacking, needsOf, warningsOf, type Needs } from "./needs";
@@ -162,16 +163,12 @@ async function saveActivation(sql: Sql, tenantId: string, workflowId: string, a:
  */
 async function provisioned(sql: Sql, caller: Principal, definition: DefinitionRow, needs: Needs): Promise<string> {
   const existing = await provisionedPolicy(sql.db, definition.id);
-  const granted = existing ? await policyPrincipal(sql, existing.id) : undefined;
-  const missing = lacking(caller, needs).filter((p) => !granted || !holdsPermission(granted, p));
-  if (missing.length) {
-    const permission = missing[0];
-    throw new ApiError(
-      "FORBIDDEN",
-      `Activating would give the workflow's runs ${permission}, which the caller does not hold; bind a policy with policy_id, or activate as someone who holds it`,
-      { permission, missing_permissions: missing },
-    );
-  }
+  await requireProvisionable(
+    sql,
+    caller,
+    [{ existing: existing?.id, permissions: needs.permissions }],
+    (permission) => `Activating would give the workflow's runs ${permission}, which the caller does not hold; bind a policy with policy_id, or activate as someone who holds it`,
+  );
   return provisionPolicy(sql.db, sql.tenantId!, definition.id, `workflow:${definition.name}`, grantsOf(needs.permissions));
 }
 

@@ -6,9 +6,7 @@ import type { Sql } from "../../db/client";
 import { holdsPermission, type Principal } from "../../gateway/principal";
 import { catalog } from "../actions/catalog";
 import type { ActionName } from "../../definition/language/workflow-schema";
-
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObject } from "../../lib/is-object";
 
 interface Step {
   id: string;

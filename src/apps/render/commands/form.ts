@@ -10,9 +10,9 @@ import type { Scope } from "../../../lib/smart-values";
 import type { RenderNotifications } from "../pages/notifications";
 import type { PageScope } from "../pages/page-scope";
 import type { CommandServices } from "./services";
+import { isObject } from "../../../lib/is-object";
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export interface FormField {
   id: string;

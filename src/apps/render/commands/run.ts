@@ -19,12 +19,12 @@ import type { RenderState } from "../pages/types";
 import { fieldName, foreignFiles, formFields, missingRequired, previewUpload, submits } from "./form";
 import type { CommandServices, PrincipalOp } from "./services";
 import { locateAction, type ActingWidget } from "./target";
+import { isObject } from "../../../lib/is-object";
 
 /** Command steps one request may run, onSuccess and onError included: a list that navigates or notifies in a loop ends here. */
 export const MAX_COMMAND_STEPS = 100;
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const sizeOf = (value: unknown) => JSON.stringify(value).length;
 
 /** What the screens' resolution hands the commands: the state they change and how a page's scope is made. */

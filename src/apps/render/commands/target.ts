@@ -5,9 +5,7 @@ import type { CommandDocument, PageDocument, WidgetDocument } from "../../../def
 import { ApiError } from "../../../lib/errors";
 import type { DashboardView, Placement } from "../pages/dashboard";
 import type { ModalState, PlacementType, RenderState } from "../pages/types";
-
-type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+import { isObject } from "../../../lib/is-object";
 
 /** A form's preview of a `file` field, when the form declares no handler of that name. */
 export const PREVIEW_HANDLER = "preview";

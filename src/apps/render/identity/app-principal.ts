@@ -5,8 +5,7 @@
 // per (integration, user): each app user of each integration has its own
 // budget.
 import type { TenantDb } from "../../../db/client";
-import { userPermissions } from "../../../access/permissions";
-import { policyPrincipal } from "../../../access/policy-principal";
+import { policyPrincipal, userPrincipal } from "../../../access/policy-principal";
 import type { Principal } from "../../../gateway/principal";
 import type { RenderTarget } from "./target";
 
@@ -22,8 +21,6 @@ export async function appUserPrincipal(tenant: TenantDb, target: RenderTarget, u
   return tenant.tx(async (sql) => {
     const identity = appUserIdentity(target.integrationId, userId);
     if (declaresPolicies(target)) return { ...(await policyPrincipal(sql, target.policyId)), userId, identity };
-    const { rows } = await sql.query<{ version: number }>(`SELECT coalesce((SELECT version FROM access_versions WHERE tenant_id = $1), 0) AS version`, [tenant.tenantId]);
-    const { permissions, scoped } = await userPermissions(sql, tenant.tenantId, userId);
-    return { tenantId: tenant.tenantId, userId, tokenId: "", permissions, scoped, identity, accessVersion: rows[0].version };
+    return userPrincipal(sql, userId, identity);
   });
 }

@@ -4,6 +4,7 @@
 // ids resolve in the page, then the dashboard, then the spec.
 import type { DashboardDocument, ModalDocument, PageDocument, SpecDocument, WidgetDocument } from "../../../definition/language/spec-schema";
 import { PLACEMENT_TYPES, type PlacementType } from "./types";
+import { isObject } from "../../../lib/is-object";
 
 export interface ScanCardDocument {
   if?: unknown;
@@ -18,8 +19,6 @@ export interface Placement {
   card?: ScanCardDocument;
 }
 
-type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const mapOf = <T>(value: unknown): Record<string, T> => (isObject(value) ? (value as Record<string, T>) : {});
 
 /** `map[key]` when the map holds it as its own entry (a posted name such as `constructor` finds nothing). */

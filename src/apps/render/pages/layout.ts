@@ -9,9 +9,8 @@ import type { Block, NodeBlock, ReferenceData, WidgetBlock } from "./types";
 import type { Catalogue } from "../../components/catalogue";
 import { ApiError } from "../../../lib/errors";
 import { check } from "../../../lib/validate";
+import { isObject } from "../../../lib/is-object";
 
-type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const isGate = (value: unknown): value is GateDocument => isObject(value) && "$if" in value;
 
 /** What resolving one page's layout reports besides its blocks. */

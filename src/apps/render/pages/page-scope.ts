@@ -26,10 +26,14 @@ export interface RenderRun {
   secrets?: Redactor;
 }
 
-/** Waits for `work` until the deadline: a value already there wins, a pending one loses. */
-export function beforeDeadline<T>(run: RenderRun, work: Promise<T>): Promise<T> {
+/**
+ * Waits for source `name`'s `work` until the deadline: a value already there
+ * wins, a pending one loses, naming the source. The render's one race for a
+ * source: the sources themselves only refuse to start past the deadline.
+ */
+function beforeDeadline<T>(run: RenderRun, name: string, work: Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DeadlineExceeded()), Math.max(0, run.deadline - run.clock.now()));
+    const timer = setTimeout(() => reject(new DeadlineExceeded(name)), Math.max(0, run.deadline - run.clock.now()));
     work.then(
       (value) => (clearTimeout(timer), resolve(value)),
       (err: unknown) => (clearTimeout(timer), reject(err)),
@@ -83,7 +87,7 @@ export class PageScope {
   private read(name: string): Promise<unknown> {
     let pending = this.reads.get(name);
     if (!pending) {
-      pending = this.blaming(name, beforeDeadline(this.run, Promise.resolve().then(() => this.input.sources.read(name, this.base()))));
+      pending = this.blaming(name, beforeDeadline(this.run, name, Promise.resolve().then(() => this.input.sources.read(name, this.base()))));
       // Read by whoever needs it; a failure no expression awaited must not surface as unhandled.
       pending.catch(() => undefined);
       this.reads.set(name, pending);
@@ -131,6 +135,6 @@ export class PageScope {
 
   /** `{ rows, total }` of the source a widget names, for `referenceData`. */
   reference(name: string, widgetId: string): Promise<{ rows: unknown[]; total: number }> {
-    return this.blaming(name, beforeDeadline(this.run, Promise.resolve().then(() => this.input.sources.reference(name, this.base(), widgetId))));
+    return this.blaming(name, beforeDeadline(this.run, name, Promise.resolve().then(() => this.input.sources.reference(name, this.base(), widgetId))));
   }
 }

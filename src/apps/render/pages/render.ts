@@ -19,6 +19,7 @@ import { normaliseState } from "./state";
 import type { ModalAnswer, ModalState, RenderAnswer, RenderState, Surface } from "./types";
 import type { CommandStage } from "../commands";
 import type { Catalogue } from "../../components/catalogue";
+import { isObject } from "../../../lib/is-object";
 
 export interface RenderInput {
   /** The spec document as stored (key order kept: the first dashboard is the fallback). */
@@ -51,7 +52,6 @@ export interface RenderInput {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The dashboard `defaultDashboard` names (literal or smart value on the render context), else the first in document order. */
 async function chooseDashboard(spec: SpecDocument, run: RenderRun, notes: RenderNotifications): Promise<string> {

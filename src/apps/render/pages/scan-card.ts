@@ -1,13 +1,13 @@
 // The props of a scanCard, checked strictly once resolved: the host lays the
 // card out from them, so a wrong shape skips the card rather than reach it.
 import type { ScanCardProps } from "./types";
+import { isObject } from "../../../lib/is-object";
 
 /** `240px`, `12rem`, `50vh`, `33.5%`: a non-negative number and a CSS length unit. */
 const CSS_LENGTH = /^(\d+(\.\d+)?|\.\d+)(px|em|rem|vh|vw|vmin|vmax|%|pt|cm|mm|in|ch|ex)$/;
 const PROPS = ["title", "link", "app", "maxHeight"];
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export class ScanCardPropError extends Error {
   constructor(

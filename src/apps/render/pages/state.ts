@@ -5,6 +5,7 @@
 import type { DashboardView } from "./dashboard";
 import type { RenderNotifications } from "./notifications";
 import { PLACEMENT_TYPES, type ModalState, type PlacementType, type RenderState } from "./types";
+import { isObject } from "../../../lib/is-object";
 
 /** One widget's state, one page's params or data, as JSON characters. */
 export const MAX_STATE_PART = 64 * 1024;
@@ -13,8 +14,6 @@ export const MAX_WIDGET_STATE = 256 * 1024;
 /** Open modals, all placements together. */
 export const MAX_MODALS = 10;
 
-type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 const sizeOf = (value: unknown) => JSON.stringify(value).length;
 
 export function freshState(dashboard: string): RenderState {

@@ -5,9 +5,9 @@
 // is not optional matches nothing, and the source warns its author. A
 // composite whose every member was left out is left out in turn.
 import { likeLiteral } from "../../../entity/query/filter";
+import { isObject } from "../../../lib/is-object";
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const COMPOSITES = new Set(["and", "or", "not"]);
 /** A composite with no member: `or` of nothing is false, so it matches no row. */

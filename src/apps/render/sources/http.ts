@@ -1,30 +1,26 @@
 // `$http`: one request through the outbound client (its address guard on
 // the URL and every redirect, the spec's auth profiles, OAuth2 through the
 // tenant's token cache), with the render context's secrets in place (a
-// reference without a value fails the source, HTTP_AUTH_SECRET_MISSING), retried
-// only as often as `maxRetries` says (0 to 2, waiting at most a second) and
-// never past the render's deadline. The rows are the array at `rowsPath`
+// reference without a value fails the source, HTTP_AUTH_SECRET_MISSING), sent
+// as every call a request waits for is (lib/outbound/within-deadline.ts:
+// retried only as often as `maxRetries` says, never past the render's deadline). The rows are the array at `rowsPath`
 // (the body itself without one; anything else gives no rows), at most 5000
 // of them. A `paged` source asks for one page of the grid bound to it and
 // reports the total paging.ts computes.
 import { ApiError, errorValue } from "../../../lib/errors";
-import { backoffDelay } from "../../../lib/backoff";
 import { systemClock } from "../../../lib/clock";
 import type { AuthProfile } from "../../../lib/outbound/profile-schema";
-import { bodyPreview, failureError, prepare, requestProperties, responseResult, send, type OutboundContext, type Payload, type Sent } from "../../../lib/outbound/request";
-import { isRetryable } from "../../../lib/outbound/retry";
+import { bodyPreview, failureError, prepare, requestProperties, responseResult, type OutboundContext, type Payload } from "../../../lib/outbound/request";
+import { MAX_RETRIES_WITHIN_DEADLINE, sendWithinDeadline } from "../../../lib/outbound/within-deadline";
 import { missingSecretsIn } from "../../../lib/secret-markers";
 import { valueAt } from "../../../lib/smart-values";
 import { validate } from "../../../lib/validate";
 import { pagedTotal, pagingOf, type PagedSpec, type Paging } from "./paging";
-import { DeadlineExceeded, isObject, type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import { DeadlineExceeded, type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import { isObject } from "../../../lib/is-object";
 
 /** Rows kept from one answer; beyond them the source warns `http-source-truncated`. */
 export const MAX_HTTP_ROWS = 5000;
-/** The longest wait before a retry. */
-const MAX_RETRY_WAIT_MS = 1000;
-/** The longest an attempt may take, as for an `http` action; the deadline usually ends it sooner. */
-const MAX_ATTEMPT_MS = 115_000;
 
 const dotted = { type: "string", minLength: 1 } as const;
 
@@ -42,7 +38,7 @@ const HTTP_SOURCE = {
     auth: requestProperties.auth,
     rowsPath: dotted,
     paged: { type: "object", additionalProperties: false, properties: { totalPath: dotted, hasNextPath: dotted } },
-    maxRetries: { type: "integer", minimum: 0, maximum: 2 },
+    maxRetries: { type: "integer", minimum: 0, maximum: MAX_RETRIES_WITHIN_DEADLINE },
   },
 } as const;
 
@@ -76,8 +72,6 @@ function withoutNulls(resolved: unknown): unknown {
   }
   return out;
 }
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The source resolved against `scope` (plus `paging` when it is paged, for
@@ -116,18 +110,8 @@ async function fetchHttp(run: SourceRun, http: HttpSource, scope: Obj, paging: P
   };
   const prepared = await prepare(http, payloadOf(http), ctx, crypto.randomUUID());
   if ("error" in prepared) throw ApiError.of(prepared.error);
-  const retries = http.maxRetries ?? 0;
-  let sent: Sent;
-  for (let attempt = 1; ; attempt++) {
-    const left = env.deadline - clock.now();
-    if (left <= 0) throw new DeadlineExceeded(run.name);
-    sent = await send(prepared, { timeoutMs: Math.min(MAX_ATTEMPT_MS, left) }, ctx);
-    // An attempt the deadline cut short is the deadline's failure, not the target's.
-    if ("failure" in sent && sent.failure.kind === "timeout" && clock.now() >= env.deadline) throw new DeadlineExceeded(run.name);
-    if ("error" in sent || attempt > retries) break;
-    if (!isRetryable("failure" in sent ? sent.failure : sent.response)) break;
-    await wait(backoffDelay(attempt, MAX_RETRY_WAIT_MS / 4, MAX_RETRY_WAIT_MS));
-  }
+  const sent = await sendWithinDeadline(prepared, { maxRetries: http.maxRetries }, ctx, env.deadline);
+  if ("late" in sent) throw new DeadlineExceeded(run.name);
   if (!("response" in sent)) throw ApiError.of(failureError(sent, ctx));
   const { status } = sent.response;
   if (status >= 400) {

@@ -3,16 +3,19 @@
 // then its producer (`$query`, `$http`, `$rows`, `$typeSchema`), then its
 // `$pipe`. Sources whose resolved form is the same JSON are fetched once
 // until `invalidate()` (a command wrote); every expression draws from the
-// render's one budget; a source still pending at the render's deadline fails
-// with DeadlineExceeded, so its widget is dropped and the rest answers.
+// render's one budget; past the render's deadline a source fails with
+// DeadlineExceeded rather than start (the page waiting for it races the
+// deadline, and a `$http` request ends by it), so its widget is dropped and
+// the rest answers.
 import { ApiError } from "../../../lib/errors";
 import { systemClock } from "../../../lib/clock";
 import { smartValueDirectives } from "../../../lib/smart-values";
 import type { PageSources, SourceEnvironment } from "../contracts";
 import { prepareHttp } from "./http";
 import { isSingle, prepareQuery } from "./query";
-import { DeadlineExceeded, isObject, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
+import { DeadlineExceeded, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
 import { prepareTypeSchema } from "./type-schema";
+import { isObject } from "../../../lib/is-object";
 
 export { DEFAULT_QUERY_LIMIT } from "./query";
 export { MAX_HTTP_ROWS } from "./http";
@@ -58,6 +61,7 @@ export function pageSources(dataSources: Record<string, unknown>, env: SourceEnv
   }
 
   async function resolve(name: string, scope: Obj, gridId: string | undefined, joining: readonly string[]): Promise<Resolved> {
+    if (clock.now() >= env.deadline) throw new DeadlineExceeded(name);
     const source = Object.hasOwn(dataSources, name) ? dataSources[name] : undefined;
     if (!isObject(source) || PRODUCERS.filter((key) => source[key] !== undefined).length !== 1) {
       throw new ApiError("UNPROCESSABLE_ENTITY", `The page has no data source ${JSON.stringify(name)} with one producer (${PRODUCERS.join(", ")})`);
@@ -77,21 +81,10 @@ export function pageSources(dataSources: Record<string, unknown>, env: SourceEnv
     return { value, rows: answered, total: total ?? answered.length };
   }
 
-  /** The source, unless the deadline passes first. */
-  function beforeDeadline(name: string, scope: Obj, gridId: string | undefined): Promise<Resolved> {
-    return new Promise((done, fail) => {
-      const timer = setTimeout(() => fail(new DeadlineExceeded(name)), Math.max(0, env.deadline - clock.now()));
-      resolve(name, scope, gridId, [name]).then(
-        (value) => (clearTimeout(timer), done(value)),
-        (err: unknown) => (clearTimeout(timer), fail(err)),
-      );
-    });
-  }
-
   return {
-    read: async (name, scope) => (await beforeDeadline(name, scope, grids[name])).value,
+    read: async (name, scope) => (await resolve(name, scope, grids[name], [name])).value,
     reference: async (name, scope, widgetId) => {
-      const { rows, total } = await beforeDeadline(name, scope, widgetId);
+      const { rows, total } = await resolve(name, scope, widgetId, [name]);
       return { rows, total };
     },
     invalidate: () => {

@@ -5,6 +5,7 @@
 // the page size 20 unless the grid says otherwise. The rows the source
 // answers are that page, and its total is what the grid shows as the count.
 import { isTruthy, valueAt } from "../../../lib/smart-values";
+import { isObject } from "../../../lib/is-object";
 
 export const DEFAULT_PAGE_SIZE = 20;
 
@@ -28,7 +29,6 @@ export interface PagedSpec {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A whole number of at least 1 from what the host posted, or `fallback`. */
 function positive(value: unknown, fallback: number): number {

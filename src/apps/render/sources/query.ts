@@ -13,7 +13,8 @@ import { ApiError } from "../../../lib/errors";
 import { camelSchema, restBody } from "../../../lib/rest-body";
 import { validate } from "../../../lib/validate";
 import { bothFilters, prepareFilter, searchFilter } from "./filter";
-import { isObject, type Obj, type Prepared, type SourceRun } from "./run";
+import { type Obj, type Prepared, type SourceRun } from "./run";
+import { isObject } from "../../../lib/is-object";
 
 export const DEFAULT_QUERY_LIMIT = 100;
 

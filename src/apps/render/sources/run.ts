@@ -10,7 +10,6 @@ export { DeadlineExceeded };
 
 /** A source was still pending when the render's deadline passed. */
 export type Obj = Record<string, unknown>;
-export const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What a producer fetched: the rows, and the total when the producer knows a better one than the rows' count. */
 export interface Fetched {

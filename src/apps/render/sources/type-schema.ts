@@ -8,7 +8,8 @@ import { requireType } from "../../../entity/entity-types/store";
 import { schemasAt } from "../../../entity/schema-paths";
 import { ApiError } from "../../../lib/errors";
 import { resolveSchemaName } from "../../../schema/registry";
-import { isObject, type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import { type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import { isObject } from "../../../lib/is-object";
 
 const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
 

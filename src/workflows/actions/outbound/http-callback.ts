@@ -11,6 +11,7 @@ import { callbackUrl } from "./callback-link";
 import { bodyPreview, delays, failureError, prepare, retryAt, send } from "../../../lib/outbound/request";
 import { bodyRule, httpProperties, payloadOf } from "./http";
 import { errorValue } from "../../../lib/errors";
+import { isObject } from "../../../lib/is-object";
 
 /** What the waiting action receives from its callback route; its result is this. */
 export interface CallbackDelivery {
@@ -43,8 +44,6 @@ export function callbackAttempt(rec: ActionRecord): number {
   const armed = rec.name === "httpCallback" ? (rec.detail as Armed | undefined) : undefined;
   return armed?.awaiting ? armed.iteration : rec.attempt;
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const httpCallback = action({
   name: "httpCallback",
@@ -84,7 +83,7 @@ export const httpCallback = action({
     const deadline = current?.deadline ?? ctx.now() + timeoutMs;
     const iteration = current?.iteration ?? rec.attempt;
     const url = await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, { tenantId: ctx.tenantId, runId: ctx.runId, key: rec.key, attempt: iteration, expiresAt: deadline });
-    const body = config.callbackField && isPlainObject(config.body) ? { ...config.body, [config.callbackField]: url } : config.body;
+    const body = config.callbackField && isObject(config.body) ? { ...config.body, [config.callbackField]: url } : config.body;
     const headers = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([name]) => name.toLowerCase() !== "x-callback-url"));
     const payload = await payloadOf({ ...config, body }, ctx);
     if ("kind" in payload) return payload;

@@ -1,6 +1,7 @@
 // `http`: one outbound request through the guarded client, with the auth
-// profile it names, retried on the answers worth retrying, and its answer as
-// the result. After the last attempt a 4xx or 5xx answer is still a result,
+// profile it names, retried on the answers worth retrying (in a run through
+// the run's alarm; inside an app request while the request waits, within its
+// deadline), and its answer as the result. After the last attempt a 4xx or 5xx answer is still a result,
 // so the action's `errorWhen` (by default `result.status >= 400`) decides.
 import { tempFileIdSchema, openTempFile } from "../file-ref";
 import { withServices } from "../../../access/confined-services";
@@ -11,6 +12,8 @@ import type { ActionOutcome } from "../../engine/types";
 import { requestIdempotencyKey } from "../../engine/positions";
 import { forbidden } from "../../../lib/schemas";
 import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAt, send, validationError, type Payload } from "../../../lib/outbound/request";
+import { sendWithinDeadline } from "../../../lib/outbound/within-deadline";
+import { requestDeadlinePassed } from "../context";
 
 export const httpProperties = {
   ...requestProperties,
@@ -71,8 +74,11 @@ export const http = action({
     const prepared = await prepare(config, payload, ctx, requestIdempotencyKey(ctx.runId, invocation.record));
     if ("error" in prepared) return { kind: "error", error: prepared.error };
     // A file's bytes are not sent twice in one attempt: a refreshed token waits for the next one.
-    const sent = await send(prepared, config, ctx, !config.binaryUpload);
-    const until = retryAt(sent, invocation.record.attempt, config, bounds, ctx);
+    const resend = !config.binaryUpload;
+    const sent = ctx.deadline === undefined ? await send(prepared, config, ctx, resend) : await sendWithinDeadline(prepared, config, ctx, ctx.deadline, resend);
+    if ("late" in sent) return { kind: "error", error: requestDeadlinePassed("http") };
+    // Within a request the retries were made while it waited; a run's wait for its alarm.
+    const until = ctx.deadline === undefined ? retryAt(sent, invocation.record.attempt, config, bounds, ctx) : undefined;
     if (until !== undefined) return { kind: "wait", retry: true, until };
     if (!("response" in sent)) return { kind: "error", error: failureError(sent, ctx) };
     return { kind: "success", result: responseResult(sent.response, ctx) };
