@@ -4,6 +4,8 @@
 // there instead of loading them again.
 import { Client } from "@neondatabase/serverless";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { call, createTenant, systemQuery } from "../support/api";
+import { insertSpec, putConfig, registerCompany, shareSpec } from "./fixture";
 import { hostFor, hostProvider } from "./host-fixture";
 
 const spec = {
@@ -66,5 +68,26 @@ describe("one host render", () => {
     expect(title(acted.json)).toBe("T eu dark");
     // The context reloaded after the write reads the principals and secrets only.
     expect(acting.reading("app_integrations")).toBe(1);
+  });
+});
+
+describe("a consumer's render of a shared spec", () => {
+  it("is 404 once the owner withdraws the share, as the tenant's own read of the spec answers", async () => {
+    const [owner, consumer] = [await createTenant(), await createTenant()];
+    const published = await insertSpec(owner, [spec]);
+    await shareSpec(owner, published, consumer);
+    expect((await putConfig(consumer, published.id, {})).status).toBe(200);
+    const company = await registerCompany(consumer, "host", "acme");
+    const integration = await call("POST", `/apps/${published.id}/integrations`, { auth: consumer.auth, body: { external_company_id: company.id } });
+    expect(integration.status, integration.text).toBe(201);
+    const minted = await call("PUT", `/apps/${published.id}/integrations/${integration.json.data.id}/token`, { auth: consumer.auth });
+    const render = () => call("POST", `/apps/run/${integration.json.data.id}`, { auth: `Bearer ${minted.json.raw_token}`, body: { user: "u-1", company: "acme" } });
+    expect((await render()).status).toBe(200);
+
+    await systemQuery(`DELETE FROM shares WHERE tenant_id = $1 AND target_tenant_id = $2`, [owner.tenantId, consumer.tenantId]);
+    const refused = await render();
+    expect(refused.status, refused.text).toBe(404);
+    expect(refused.json.error.code).toBe("NOT_FOUND");
+    expect(refused.json.error.message).toContain(published.id);
   });
 });
