@@ -61,6 +61,7 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
 const UNITS = [
   "test/access/app-access.test.ts",
   "test/apps/scope.test.ts",
+  "test/apps/command-registry.test.ts",
   "test/apps/config-ops.test.ts",
   "test/apps/consent-widenings.test.ts",
   "test/apps/render-pages.test.ts",

@@ -10,7 +10,7 @@ import { validationFailed } from "../lib/validate";
 import { converge, LOST } from "./config/converge";
 import { effectiveConfig, type ConfigObject } from "./config/merge";
 import { writeScope } from "./config/scope";
-import { loadInstance, type AppInstance } from "./activation";
+import { loadInstance, type ActivationRow, type AppInstance } from "./activation";
 import type { AppDeps } from "./spec";
 import type { integrationChange, integrationCreate } from "./schemas";
 
@@ -78,9 +78,9 @@ export async function integrationView(instance: AppInstance, row: IntegrationRow
   };
 }
 
-/** The job a slot runs for renders through this integration: the integration's binding, else the activation's. */
-export function boundJob(instance: AppInstance, integration: Pick<IntegrationRow, "job_bindings">, slot: string): string | undefined {
-  return integration.job_bindings[slot] ?? instance.activation.job_bindings[slot];
+/** The job a slot runs for renders through this integration (none in a preview): the integration's binding, else the activation's. */
+export function boundJob(bindings: { activation: Pick<ActivationRow, "job_bindings">; integration?: Pick<IntegrationRow, "job_bindings"> }, slot: string): string | undefined {
+  return bindings.integration?.job_bindings[slot] ?? bindings.activation.job_bindings[slot];
 }
 
 /** The integration of the activated spec, after `app:<action>` on the activation; another tenant's or spec's is 404. */

@@ -11,7 +11,9 @@ function put(target: ConfigObject, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** `patch` applied to `target` (RFC 7396 MergePatch); neither is changed. */
+/** `patch` applied to `target` (RFC 7396 MergePatch); neither is changed. An object patch gives an object. */
+export function mergePatch(target: unknown, patch: ConfigObject): ConfigObject;
+export function mergePatch(target: unknown, patch: unknown): unknown;
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
   const result: ConfigObject = {};

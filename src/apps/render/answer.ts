@@ -13,10 +13,12 @@ import type { AppDeps } from "../spec";
 import { checkSpecDocument } from "../../definition/checks/spec";
 import { loadInstance } from "../activation";
 import { loadRender, type RenderOverrides, type SecretAccess } from "./context";
-import type { RenderIdentity, SourceEnvironment } from "./contracts";
+import type { RenderApp, RenderIdentity, SourceEnvironment } from "./contracts";
 import { RenderNotifications, renderScreens, type RenderAnswer } from "./pages";
 import { pageSources } from "./sources";
 import { runAction } from "./commands";
+import type { RenderTarget } from "./identity";
+import { notFound } from "../../lib/errors";
 import { commandWorld } from "./command-world";
 
 /** Every expression of one render shares this much evaluation time. */
@@ -28,9 +30,11 @@ export interface RenderBody {
   context?: unknown;
 }
 
-/** The answer of `POST /apps/run/{integrationId}` for a verified app user. */
-export function renderForHost(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody): Promise<RenderAnswer> {
-  return render(ctx, bindings, identity, body, { author: false, access: { masterKey: bindings.MASTER_KEY, readable: true } });
+/** The answer of `POST /apps/run/{integrationId}` for a verified app user, from what its identity step loaded of the target. */
+export function renderForHost(ctx: RequestContext, bindings: Env, identity: RenderIdentity, target: Pick<RenderTarget, "specVisible" | "app">, body: RenderBody): Promise<RenderAnswer> {
+  // A spec the tenant's own reads no longer see (a share withdrawn) is not found, as any read of it answers.
+  if (!target.specVisible) throw notFound("App spec", identity.specId);
+  return render(ctx, bindings, identity, target.app, body, { author: false, access: { masterKey: bindings.MASTER_KEY, readable: true } });
 }
 
 export interface PreviewBody extends RenderBody {
@@ -55,6 +59,7 @@ export async function previewForAuthor(ctx: RequestContext, bindings: Env, specI
   const spec = body.spec_document === undefined ? await instance.spec.document(version) : checkSpecDocument(body.spec_document);
   const identity = body.identity ?? {};
   const company = identity.company_external_id;
+  const app: RenderApp = { inUse: await instance.spec.document(instance.version), activation: instance.activation };
   return render(
     ctx,
     bindings,
@@ -70,6 +75,7 @@ export async function previewForAuthor(ctx: RequestContext, bindings: Env, specI
       identity,
       principal: caller,
     },
+    app,
     body,
     { author: true, access: { masterKey: bindings.MASTER_KEY, readable: allowsApp(caller, "update", instance.activation.id) }, overrides: { spec, config: body.config } },
   );
@@ -109,10 +115,10 @@ function renderedCatalogues(spec: SpecDocument, identity: RenderIdentity, author
   return own ? [own] : [];
 }
 
-async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, body: RenderBody, mode: RenderMode): Promise<RenderAnswer> {
+async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, app: RenderApp, body: RenderBody, mode: RenderMode): Promise<RenderAnswer> {
   const { access, overrides = {} } = mode;
   const deps = appDeps(ctx, identity.principal);
-  const { spec, context, concealed } = await loadRender(deps, identity, body.context, access, overrides);
+  const { spec, context, concealed } = await loadRender(deps, identity, app, body.context, access, overrides);
   const clock = ctx.clock;
   const budget = new EvaluationBudget({ timeoutMs: RENDER_EVALUATION_MS }, clock);
   const deadline = clock.now() + ctx.config.renderDeadlineMs;
@@ -132,12 +138,12 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     notify: (n) => notifications.notify(n),
   };
   const reloadContext = async () => {
-    const reloaded = await loadRender(deps, identity, body.context, access, overrides);
+    const reloaded = await loadRender(deps, identity, app, body.context, access, overrides);
     // A step may have set a secret the config references: its value is masked from now on too.
     for (const value of reloaded.concealed) secrets.conceal(value);
     return reloaded.context;
   };
-  const world = body.action === undefined ? undefined : commandWorld({ ctx, bindings, deps, identity, spec, env, reloadContext });
+  const world = body.action === undefined ? undefined : commandWorld({ ctx, bindings, deps, identity, app, spec, env, reloadContext });
   const answer = await renderScreens({
     spec,
     context,

@@ -6,13 +6,12 @@ import type { SpecDocument } from "../../definition/language/spec-schema";
 import type { RequestContext } from "../../gateway/request-context";
 import type { AuthProfile } from "../../lib/outbound/profile-schema";
 import { runInlineActions, runInlineJob, WRITING_ACTIONS, type ActionDocument, type InlineEnvironment, type InlineJobSource } from "../../workflows/inline";
-import { loadInstance } from "../activation";
-import { boundJob, integrationRow } from "../integrations";
+import { boundJob } from "../integrations";
 import { mintUploadSlots, uploadPreview } from "../uploads/slots";
 import { setRenderSecret, writeRenderPrincipal, type RenderPrincipals } from "../self-service";
 import type { AppDeps } from "../spec";
 import type { CommandServices, CommandWorld } from "./commands";
-import type { RenderContext, RenderIdentity, SourceEnvironment } from "./contracts";
+import type { RenderApp, RenderContext, RenderIdentity, SourceEnvironment } from "./contracts";
 import { isObject } from "../../lib/is-object";
 
 export interface WorldInput {
@@ -20,6 +19,8 @@ export interface WorldInput {
   bindings: Env;
   deps: AppDeps;
   identity: RenderIdentity;
+  /** What the render loaded of its activation and integration: the job bindings. */
+  app: RenderApp;
   spec: SpecDocument;
   env: SourceEnvironment;
   reloadContext(): Promise<RenderContext>;
@@ -44,7 +45,7 @@ function principalsOf(identity: RenderIdentity): RenderPrincipals {
 }
 
 export function commandWorld(input: WorldInput): CommandWorld {
-  const { ctx, deps, identity, spec, env } = input;
+  const { ctx, deps, identity, app, spec, env } = input;
   const render = principalsOf(identity);
   const preview = identity.integrationId === undefined;
   const denied = (listed: string[]) => (preview ? [...listed, ...PREVIEW_DENIED] : listed);
@@ -67,12 +68,10 @@ export function commandWorld(input: WorldInput): CommandWorld {
   });
 
   /** `jobs.<key>`: its inline body, or the job its slot is bound to (the integration's binding over the activation's). */
-  async function jobSource(key: string): Promise<InlineJobSource> {
+  function jobSource(key: string): InlineJobSource {
     const declared = Object.hasOwn(spec.jobs ?? {}, key) ? spec.jobs![key] : undefined;
     if (isObject(declared) && Array.isArray(declared.actions)) return { key, body: declared as never };
-    const instance = await loadInstance(deps, identity.specId, null);
-    const row = identity.integrationId === undefined ? undefined : await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, identity.integrationId!));
-    return { key, bound: boundJob(instance, row ?? { job_bindings: {} }, key) };
+    return { key, bound: boundJob(app, key) };
   }
 
   const services: CommandServices = {
@@ -89,7 +88,7 @@ export function commandWorld(input: WorldInput): CommandWorld {
         inline(scope),
       ),
     job: async (request, scope) =>
-      runInlineJob({ job: await jobSource(request.job), input: request.input, additionalAllowed: request.additionalAllowed, denied: denied(request.denied) }, inline(scope)),
+      runInlineJob({ job: jobSource(request.job), input: request.input, additionalAllowed: request.additionalAllowed, denied: denied(request.denied) }, inline(scope)),
     setPrincipalConfig: (write) => writeRenderPrincipal(deps, render, write),
     setSecret: (target, value) => setRenderSecret(deps, render, ctx.secret, target, value),
     uploadSlots: (request) => mintUploadSlots({ tenant: ctx.tenant, secret: ctx.secret, clock: ctx.clock }, { identity, origin: ctx.origin, spec, ...request }),

@@ -7,17 +7,16 @@ import { and, eq, isNull, or, type SQL } from "drizzle-orm";
 import { secrets } from "../../db/schema";
 import { resolveSecretReferences, type SecretOwners } from "../../access/secrets/env-secrets";
 import { permissionStrings } from "../../gateway/principal";
-import { activationView, loadInstance, type AppInstance } from "../activation";
+import type { AppInstance } from "../activation";
 import { effectiveConfig, mergePatch, type ConfigObject } from "../config/merge";
-import { integrationRow, integrationView, type IntegrationRow } from "../integrations";
+import { integrationRow } from "../integrations";
 import { principalConfigs, type PrincipalRef } from "../principals";
 import type { Sql } from "../../db/client";
 import type { AppDeps } from "../spec";
 import type { SpecDocument } from "../../definition/language/spec-schema";
-import type { RenderConfig, RenderContext, RenderIdentity } from "./contracts";
+import type { RenderApp, RenderConfig, RenderContext, RenderIdentity } from "./contracts";
 
 export interface LoadedRender {
-  instance: AppInstance;
   spec: SpecDocument;
   context: RenderContext;
   /** The secrets the config scopes resolved to, and the markers of those without a value: nothing the render answers may show them. */
@@ -86,58 +85,63 @@ export type ConfigOwner = Pick<RenderIdentity, "integrationId" | "companyExterna
  * preview) the `integration` scope is the definition's values only.
  */
 export async function renderConfig(deps: Pick<AppDeps, "tenant">, instance: AppInstance, spec: SpecDocument, owner: ConfigOwner): Promise<RenderConfig> {
-  return configOf(instance, spec, owner, await deps.tenant.tx((sql) => storedConfig(sql, instance, owner)));
-}
-
-interface StoredConfig {
-  integration?: IntegrationRow;
-  /** company, user, team (when the owner has one). */
-  principals: (ConfigObject | undefined)[];
-}
-
-/** What renderConfig reads, in a transaction already open: the integration's row, then every principal's config in one statement. */
-async function storedConfig(sql: Sql, instance: AppInstance, owner: ConfigOwner): Promise<StoredConfig> {
   const activationId = instance.activation.id;
+  const { integration, principals } = await deps.tenant.tx(async (sql) => ({
+    integration: owner.integrationId === undefined ? undefined : await integrationRow(sql, activationId, owner.integrationId),
+    principals: await principalScopes(sql, activationId, owner),
+  }));
+  const app: RenderApp = { inUse: await instance.spec.document(instance.version), activation: instance.activation, integration };
+  return configOf(app, spec, owner, principals);
+}
+
+/** The stored config of the owner's company, user and team (when it has one), in one statement of a transaction already open. */
+function principalScopes(sql: Sql, activationId: string, owner: ConfigOwner): Promise<(ConfigObject | undefined)[]> {
   const team = teamOf(owner.identity);
   const refs: PrincipalRef[] = [
     { type: "company", id: owner.companyExternalId, provider: owner.provider },
     { type: "user", id: owner.userId, provider: "" },
     ...(team ? [{ type: "team" as const, id: team, provider: "" }] : []),
   ];
-  const integration = owner.integrationId === undefined ? undefined : await integrationRow(sql, activationId, owner.integrationId);
-  return { integration, principals: await principalConfigs(sql, activationId, refs) };
-}
-
-/** The scopes from what was read, each stored value over the definition's. */
-async function configOf(instance: AppInstance, spec: SpecDocument, owner: ConfigOwner, stored: StoredConfig): Promise<RenderConfig> {
-  const definition = spec.config ?? {};
-  const scope = (name: "company" | "team" | "user", value: ConfigObject | undefined) => effectiveConfig(definition[name] as ConfigObject | undefined, value ?? {});
-  const [company, user, team] = stored.principals;
-  const [app, integration] = await Promise.all([
-    activationView(instance).then((view) => view.effective_config),
-    stored.integration ? integrationView(instance, stored.integration).then((view) => view.effective_config) : Promise.resolve(effectiveConfig(definition.integration as ConfigObject | undefined, {})),
-  ]);
-  return { app, integration, company: scope("company", company), user: scope("user", user), team: teamOf(owner.identity) ? scope("team", team) : {} };
+  return principalConfigs(sql, activationId, refs);
 }
 
 /**
- * The activation, its spec document in use and the render context of one
- * render. A render without an integration (a preview) sees the
+ * The scopes, each stored value over the definition's: the app and
+ * integration scopes' definitions are the version in use's, the
+ * principals' the rendered document's (a preview's own).
+ */
+function configOf(app: RenderApp, spec: SpecDocument, owner: ConfigOwner, principals: (ConfigObject | undefined)[]): RenderConfig {
+  const definition = spec.config ?? {};
+  const inUse = app.inUse.config ?? {};
+  const scope = (name: "company" | "team" | "user", value: ConfigObject | undefined) => effectiveConfig(definition[name] as ConfigObject | undefined, value ?? {});
+  const [company, user, team] = principals;
+  return {
+    app: effectiveConfig(inUse.app, app.activation.config),
+    integration: app.integration ? effectiveConfig(inUse.integration, app.integration.config) : effectiveConfig(definition.integration as ConfigObject | undefined, {}),
+    company: scope("company", company),
+    user: scope("user", user),
+    team: teamOf(owner.identity) ? scope("team", team) : {},
+  };
+}
+
+/**
+ * The spec document and the render context of one render, from what was
+ * loaded before it (`app`); called again after a command wrote a config or
+ * a secret. A render without an integration (a preview) sees the
  * definition's `integration` values only.
  */
-export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostContext: unknown, access: SecretAccess, overrides: RenderOverrides = {}): Promise<LoadedRender> {
-  const instance = await loadInstance(deps, identity.specId, null);
-  const spec = overrides.spec ?? (await instance.spec.document(identity.specVersion));
+export async function loadRender(deps: Pick<AppDeps, "tenant">, identity: RenderIdentity, app: RenderApp, hostContext: unknown, access: SecretAccess, overrides: RenderOverrides = {}): Promise<LoadedRender> {
+  const spec = overrides.spec ?? app.inUse;
   // One transaction for the stored scopes and secret names: each is a round trip on the render's one connection.
   // The secrets the scopes reference (none in most renders) are read once the effective scopes are known.
-  const { stored, secretsSet } = await deps.tenant.tx(async (sql) => ({
-    stored: await storedConfig(sql, instance, identity),
+  const { principals, secretsSet } = await deps.tenant.tx(async (sql) => ({
+    principals: await principalScopes(sql, app.activation.id, identity),
     secretsSet: await secretNames(sql, { user: identity.userId, company: identity.companyExternalId, team: teamOf(identity.identity) }),
   }));
   // A reference resolves for the render's own principals (a job's env resolves the tenant's only, acting for nobody).
   const team = teamOf(identity.identity);
   const owners: SecretOwners = { user: identity.userId, ...(identity.companyExternalId !== "" && { company: identity.companyExternalId }), ...(team && { team }) };
-  const merged = withOverrides(await configOf(instance, spec, identity, stored), overrides.config);
+  const merged = withOverrides(configOf(app, spec, identity, principals), overrides.config);
   const readable = access.readable ? owners : null;
   // The app user writes its own config (setPrincipalConfig, self-service): a reference there reaches the user's own secrets only.
   const { user, ...scopes } = merged;
@@ -147,7 +151,6 @@ export async function loadRender(deps: AppDeps, identity: RenderIdentity, hostCo
   ]);
   const config = { value: { ...shared.value, user: own.value }, values: [...shared.values, ...own.values], markers: [...shared.markers, ...own.markers] };
   return {
-    instance,
     spec,
     concealed: [...config.values, ...config.markers],
     context: {

@@ -11,6 +11,7 @@ import type { OutboundEnv } from "../../lib/outbound/types";
 import type { TokenCacheEnv } from "../../lib/outbound/token-cache-client";
 import type { Redactor } from "../../lib/redact";
 import type { EvaluationBudget } from "../../lib/smart-values";
+import type { SpecDocument } from "../../definition/language/spec-schema";
 
 /** The render's deadline passed before a data source (named, when one was pending) resolved: its widget drops with a timeout notification. */
 export class DeadlineExceeded extends Error {
@@ -62,6 +63,19 @@ export interface RenderIdentity {
   principal: Principal;
   /** What resolving the user tells the host, ahead of the render's own notifications (an email link refused). */
   notifications?: Notification[];
+}
+
+/**
+ * What a render reads of the activation and integration it is aimed at,
+ * loaded once before it: by the identity step for a host
+ * (identity/target.ts), from the activation for an author's preview.
+ */
+export interface RenderApp {
+  /** The document of the version the activation uses: the definition values of the app and integration scopes. */
+  inUse: SpecDocument;
+  activation: { id: string; config: Record<string, unknown>; job_bindings: Record<string, string> };
+  /** None for an author's preview. */
+  integration?: { config: Record<string, unknown>; job_bindings: Record<string, string> };
 }
 
 /** The config scopes a render sees, each kept under its own key (definition values merged under the stored ones). */

@@ -32,7 +32,7 @@ export const renderRoutes = [
       const identity = await identifyRenderUser(c.var.ctx, auth, { headers, query: new URL(c.req.url).searchParams, body });
       c.set("ctx", c.var.ctx.forTenant(identity.tenantId, identity.principal));
       await enforce(c, "identity", identity.principal.identity, c.var.ctx.config.rateLimitIdentity);
-      const answer = await renderForHost(c.var.ctx, c.env, identity, body);
+      const answer = await renderForHost(c.var.ctx, c.env, identity, auth.target, body);
       // The credential's check found any Origin listed, so the grant is known here without asking hostCors to look it up.
       const origin = headers.get("Origin");
       return c.json({ data: answer }, 200, origin ? { "Access-Control-Allow-Origin": origin } : {});

@@ -3,6 +3,8 @@
 // schema cannot say (ids naming widgets, pages, sources and jobs; expression
 // syntax; provider identity rules; secret references) is checked by
 // ../checks/spec.ts. Keys inside a spec document are camelCase.
+import type { JSONSchema } from "json-schema-to-ts";
+import type { Accepted } from "../../lib/validate";
 import { ACTION_NAMES, ID_PATTERN, JOB_LANGUAGE_SCHEMA } from "./workflow-schema";
 import { CATALOGUE_NAMES } from "../../apps/components/catalogue";
 
@@ -470,19 +472,37 @@ export const SPEC_DOCUMENT_SCHEMA = {
   $defs: defs,
 } as const;
 
-// The document type is written out: json-schema-to-ts does not follow the
-// recursive `$ref`s of commands and layout nodes.
+// The document type is written out where json-schema-to-ts cannot follow
+// the recursive `$ref`s (command lists, layout nodes); a command's own
+// fields are typed from COMMAND_FIELDS, the schema publish checks them with.
 
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
-export interface CommandDocument {
-  kind: CommandKind;
+type KindSchema<K extends CommandKind> = (typeof COMMAND_FIELDS)[K];
+
+/** A field that refers to the spec's `$defs` (an action list) is any value to the type: the reference is out of reach here. */
+type Unreferenced<P> = { [F in keyof P]: P[F] extends { $ref: string } ? true : P[F] };
+
+type FieldsSchema<K extends CommandKind> = {
+  type: "object";
+  properties: Unreferenced<KindSchema<K>["properties"]>;
+  required: KindSchema<K> extends { required: infer R extends readonly string[] } ? R : [];
+  additionalProperties: false;
+};
+
+/** The fields of a `K` command, as COMMAND_FIELDS declares them and checkKindFields holds a published command to. */
+export type CommandFields<K extends CommandKind> = FieldsSchema<K> extends infer S extends JSONSchema ? Accepted<S> : never;
+
+/** What every command has beside its kind's fields. */
+interface CommandCommon {
   stepId?: string;
   if?: string;
   onSuccess?: CommandDocument[];
   onError?: CommandDocument[];
-  [field: string]: unknown;
 }
+
+/** A command of kind `K` (any kind by default): a union discriminated by `kind`. */
+export type CommandDocument<K extends CommandKind = CommandKind> = { [P in K]: { kind: P } & CommandCommon & CommandFields<P> }[K];
 
 export interface WidgetDocument {
   widgetComponent: string;

@@ -4,11 +4,16 @@
 // newest its consent reaches, ../../consent.ts) and the provider its company
 // is registered under. Read as the connecting role: the tenant is not known before the
 // credential is checked, and the credential is checked against these rows.
+// The same read gives what the render then needs of them (../contracts.ts
+// RenderApp), so the render loads none of them again.
 import type { Database } from "../../../db/client";
 import { isUuid } from "../../../lib/ids";
 import { versionInUse } from "../../consent";
 import { keptSince, type SpecDocument } from "../../spec";
+import type { RenderApp } from "../contracts";
 import type { Provider } from "./provider";
+
+type TargetDocument = SpecDocument & { providers?: Record<string, Provider>; policies?: Record<string, unknown> };
 
 export interface RenderTarget {
   tenantId: string;
@@ -16,7 +21,8 @@ export interface RenderTarget {
   activationId: string;
   specId: string;
   specVersion: number;
-  specDocument: { providers?: Record<string, Provider>; policies?: Record<string, unknown> };
+  /** The document of that version. */
+  specDocument: TargetDocument;
   /** The policy the activation binds (its users' permissions when the spec declares `policies`). */
   policyId: string | null;
   allowedOrigins: string[];
@@ -28,13 +34,22 @@ export interface RenderTarget {
   providerName: string;
   /** Undefined when the spec version has no provider of that name (the integration was made under another version). */
   provider: Provider | undefined;
+  /** Whether the tenant's own reads see the spec (its own, or shared to it): a render of one it no longer sees is 404. */
+  specVisible: boolean;
+  /** What the render reads of the activation and integration. */
+  app: RenderApp;
 }
 
 const TARGET = `
   SELECT i.id, i.tenant_id, i.activation_id, i.allowed_origins, i.is_enabled, i.external_company_id,
          c.provider, c.external_id AS company_external_id, c.is_active AS company_active,
          a.spec_id, a.policy_id, v.version AS spec_version, v.spec_document,
-         a.spec_version IS NULL AND s.tenant_id <> a.tenant_id AND s.version > a.accepted_version AS consent_pending
+         a.spec_version IS NULL AND s.tenant_id <> a.tenant_id AND s.version > a.accepted_version AS consent_pending,
+         a.config AS activation_config, a.job_bindings AS activation_job_bindings, i.config AS integration_config, i.job_bindings AS integration_job_bindings,
+         s.tenant_id = a.tenant_id OR EXISTS (
+           SELECT 1 FROM shares sh
+            WHERE sh.target_tenant_id = a.tenant_id AND sh.tenant_id = s.tenant_id AND sh.resource_type = 'spec' AND sh.resource_id = s.id AND 'read' = ANY (sh.actions)
+         ) AS spec_visible
     FROM app_integrations i
     JOIN app_activations a ON a.id = i.activation_id AND a.tenant_id = i.tenant_id
     JOIN external_companies c ON c.id = i.external_company_id AND c.tenant_id = i.tenant_id
@@ -56,9 +71,15 @@ interface TargetRow extends Record<string, unknown> {
   spec_id: string;
   policy_id: string | null;
   spec_version: number;
-  spec_document: RenderTarget["specDocument"];
+  spec_document: TargetDocument;
   /** Versions newer than the accepted one exist for a consumer's unpinned activation: which it uses needs their documents. */
   consent_pending: boolean;
+  activation_config: Record<string, unknown>;
+  activation_job_bindings: Record<string, string>;
+  integration_config: Record<string, unknown>;
+  integration_job_bindings: Record<string, string>;
+  /** The spec as the tenant's own reads see it (app_specs_visible): its own, or shared to it for read. */
+  spec_visible: boolean;
 }
 
 /** The render's target, or undefined when no integration has this id. */
@@ -67,20 +88,20 @@ export async function loadTarget(database: Database, integrationId: string): Pro
   const found = await database.system(async (sql) => {
     const [row] = (await sql.query<TargetRow>(TARGET, [integrationId])).rows;
     if (!row?.consent_pending) return row && { row, version: row.spec_version, document: row.spec_document };
-    const [accepted, ...newer] = await keptSince<SpecDocument & RenderTarget["specDocument"]>(sql, row.spec_id, row.spec_version);
+    const [accepted, ...newer] = await keptSince<TargetDocument>(sql, row.spec_id, row.spec_version);
     const { version } = versionInUse(accepted, newer);
     return { row, version, document: [accepted, ...newer].find((k) => k.version === version)!.document };
   });
   if (!found) return undefined;
   const { row, version, document } = found;
-  const providers = document?.providers ?? {};
+  const providers = document.providers ?? {};
   return {
     tenantId: row.tenant_id,
     integrationId: row.id,
     activationId: row.activation_id,
     specId: row.spec_id,
     specVersion: version,
-    specDocument: document ?? {},
+    specDocument: document,
     policyId: row.policy_id,
     allowedOrigins: row.allowed_origins,
     isEnabled: row.is_enabled,
@@ -89,5 +110,11 @@ export async function loadTarget(database: Database, integrationId: string): Pro
     companyActive: row.company_active,
     providerName: row.provider,
     provider: Object.hasOwn(providers, row.provider) ? providers[row.provider] : undefined,
+    specVisible: row.spec_visible,
+    app: {
+      inUse: document,
+      activation: { id: row.activation_id, config: row.activation_config, job_bindings: row.activation_job_bindings },
+      integration: { config: row.integration_config, job_bindings: row.integration_job_bindings },
+    },
   };
 }

@@ -1,7 +1,7 @@
 // The data sources of one page in one render (docs/apps.md, "Data sources"). A
 // source resolves when first read: its smart values against the page scope,
-// then its producer (`$query`, `$http`, `$rows`, `$typeSchema`), then its
-// `$pipe`. Sources whose resolved form is the same JSON are fetched once
+// then its producer (one entry of producers.ts per key: `$query`, `$http`,
+// `$rows`, `$typeSchema`), then its `$pipe`. Sources whose resolved form is the same JSON are fetched once
 // until `invalidate()` (a command wrote); every expression draws from the
 // render's one budget; past the render's deadline a source fails with
 // DeadlineExceeded rather than start (the page waiting for it races the
@@ -11,17 +11,14 @@ import { ApiError } from "../../../lib/errors";
 import { systemClock } from "../../../lib/clock";
 import { smartValueDirectives } from "../../../lib/smart-values";
 import type { PageSources, SourceEnvironment } from "../contracts";
-import { prepareHttp } from "./http";
-import { isSingle, prepareQuery } from "./query";
+import { PRODUCER_ENTRIES, type Producer } from "./producers";
+import { isSingle } from "./query";
 import { DeadlineExceeded, SourceRun, type Fetched, type Obj, type Prepared } from "./run";
-import { prepareTypeSchema } from "./type-schema";
 import { isObject } from "../../../lib/is-object";
 
 export { DEFAULT_QUERY_LIMIT } from "./query";
 export { MAX_HTTP_ROWS } from "./http";
 export { DeadlineExceeded } from "./run";
-
-const PRODUCERS = ["$query", "$http", "$rows", "$typeSchema"] as const;
 
 /** The value a source answers and what `referenceData` needs of it. */
 interface Resolved {
@@ -51,23 +48,20 @@ export function pageSources(dataSources: Record<string, unknown>, env: SourceEnv
     return pending;
   };
 
-  async function produce(run: SourceRun, source: Obj, scope: Obj, gridId: string | undefined): Promise<Fetched> {
-    if (source.$query !== undefined) return fetched(await prepareQuery(run, source, scope));
-    if (source.$http !== undefined) return fetched(await prepareHttp(run, source, scope, gridId));
-    if (source.$typeSchema !== undefined) return fetched(await prepareTypeSchema(run, source, scope));
-    const rows = await run.resolve(source.$rows, scope);
-    if (!Array.isArray(rows)) throw new ApiError("UNPROCESSABLE_ENTITY", `The $rows of data source ${run.name} must give an array`);
-    return { rows };
+  async function produce(producer: Producer, run: SourceRun, source: Obj, scope: Obj, gridId: string | undefined): Promise<Fetched> {
+    const produced = await producer(run, source, scope, gridId);
+    return "fetch" in produced ? fetched(produced) : produced;
   }
 
   async function resolve(name: string, scope: Obj, gridId: string | undefined, joining: readonly string[]): Promise<Resolved> {
     if (clock.now() >= env.deadline) throw new DeadlineExceeded(name);
     const source = Object.hasOwn(dataSources, name) ? dataSources[name] : undefined;
-    if (!isObject(source) || PRODUCERS.filter((key) => source[key] !== undefined).length !== 1) {
-      throw new ApiError("UNPROCESSABLE_ENTITY", `The page has no data source ${JSON.stringify(name)} with one producer (${PRODUCERS.join(", ")})`);
+    const named = isObject(source) ? PRODUCER_ENTRIES.filter(([key]) => source[key] !== undefined) : [];
+    if (!isObject(source) || named.length !== 1) {
+      throw new ApiError("UNPROCESSABLE_ENTITY", `The page has no data source ${JSON.stringify(name)} with one producer (${PRODUCER_ENTRIES.map(([key]) => key).join(", ")})`);
     }
     const run = new SourceRun(name, env);
-    const { rows, total } = await produce(run, source, scope, gridId);
+    const { rows, total } = await produce(named[0][1], run, source, scope, gridId);
     let value: unknown = rows;
     if (source.$pipe !== undefined) {
       const join = async (other: string) => {
