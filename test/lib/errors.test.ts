@@ -45,9 +45,9 @@ const expected: Record<DetailCode, [ErrorCode, number]> = {
 };
 
 describe("detail codes", () => {
-  it("maps each of the 34 detail codes to its top-level code and status", () => {
+  it("maps each of the 35 detail codes to its top-level code and status", () => {
     const codes = Object.keys(expected) as DetailCode[];
-    expect(codes).toHaveLength(34);
+    expect(codes).toHaveLength(35);
     for (const code of codes) {
       const err = new ApiError({ code } as Detail, "m");
       expect([code, errorCodeOf(code), err.code, err.status]).toEqual([code, expected[code][0], expected[code][0], expected[code][1]]);
