@@ -25,6 +25,8 @@ export async function startWorkerRuntime({ port, inspectorPort, dataDir, objects
     ...workerOptions,
     name: "entity-platform",
     modules: true,
+    // The bundle imports the host SDK as a text module it emits beside itself (wrangler.toml [[rules]]).
+    modulesRules: [{ type: "Text", include: ["**/*.txt"] }],
     modulesRoot: outdir,
     scriptPath,
     bindings: { ...workerOptions.bindings, ...vars },
