@@ -75,15 +75,17 @@ export class RequestContext {
   }
 }
 
-export const requestContext: MiddlewareHandler<HonoEnv> = async (c, next) => {
+/** `readsOnly(method, path)`: the route reached only reads, over HTTP (lib/route.ts `readsOnly`). */
+export const requestContext = (readsOnly: (method: string, path: string) => boolean): MiddlewareHandler<HonoEnv> => async (c, next) => {
   const started = performance.now();
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
   const config = readConfig(c.env);
   const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY, config.statementLimits);
   // Every credential is checked against the database, and a webhook call looks up its trigger: connect while the rate limiter answers.
-  // Not for a GET: its reads and the credential lookup go over HTTP (db/client.ts), with no connection to open.
-  if ((c.req.header("Authorization") && c.req.method !== "GET" && c.req.method !== "HEAD") || c.req.path.startsWith("/workflows/hooks/")) database.warm();
+  // Not for a GET, nor a route that only reads: its reads and the credential lookup go over HTTP (db/client.ts), with no connection to open.
+  const reads = c.req.method === "GET" || c.req.method === "HEAD" || readsOnly(c.req.method, c.req.path);
+  if ((c.req.header("Authorization") && !reads) || c.req.path.startsWith("/workflows/hooks/")) database.warm();
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   c.set("ctx", new RequestContext(requestId, config, c.env, database, c.req.url, waitUntil));
   try {

@@ -15,6 +15,7 @@ export const queryRoutes = [
     tag: "query",
     summary: "Filter, sort and page the entities of one type, with includes and counts",
     permission: ["entity", "read"],
+    readsOnly: true,
     body: queryBody,
     responses: { 200: { description: "A page of entities", schema: queryAnswer }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter, sort, cursor or paging" } },
     handler: async (c, { body }) => {
@@ -29,6 +30,7 @@ export const queryRoutes = [
     tag: "query",
     summary: "The distinct values of one indexed attribute",
     permission: ["entity", "read"],
+    readsOnly: true,
     body: {
       type: "object",
       additionalProperties: false,
