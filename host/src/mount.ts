@@ -44,8 +44,8 @@ export interface MountOptions {
 export interface MountHandle {
   /** A fresh render (no state), with new body keys when given. */
   render(body?: Obj): Promise<void>;
-  /** Posts the current state again and draws the answer. */
-  refresh(): Promise<void>;
+  /** Posts the current state again (or, when given, this state in its place) and draws the answer. */
+  refresh(state?: RenderState | null): Promise<void>;
   /** Runs a widget's handler: posts `action` with the state. */
   action(action: Action): Promise<void>;
   /** The answer on show. */
@@ -403,7 +403,10 @@ export function mount(element: HTMLElement, options: MountOptions): MountHandle 
       app.state = null;
       return app.refresh();
     },
-    refresh: () => app.refresh(),
+    refresh: (state) => {
+      if (state !== undefined) app.state = state;
+      return app.refresh();
+    },
     action: (action) => app.act(action),
     get answer() {
       return app.answer;

@@ -1,12 +1,14 @@
-// GET /apps/{specId}/preview through the gateway: the author's HTML page,
-// its headers, who may open it, and that nothing a spec says reaches the
-// HTML as markup (test/e2e/preview-page.test.ts drives it in a browser);
+// GET /apps/{specId}/preview through the gateway: the author's HTML page (a
+// module script that draws the app with the host SDK), its headers and CSP,
+// who may open it, and that nothing a spec says reaches the HTML as markup
+// (test/e2e/preview-page.test.ts drives it in a browser);
 // and the requests its POST refuses because another site's page can send them.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createTenant, expectError } from "../support/api";
 import { roleToken } from "../access/fixture";
 import { insertSpec, putConfig } from "./fixture";
+import { previewPageHeaders, sdkSources } from "../../src/apps/render/preview-page";
 
 /** Keys a spec may choose freely (widget ids, handler and page names), each written to break out of a script or an attribute. */
 const HOSTILE_WIDGET = "w</script><script>alert(1)</script>";
@@ -45,27 +47,50 @@ async function activated() {
 }
 
 describe("GET /apps/{specId}/preview", () => {
-  it("serves one self-contained HTML page under a nonce-only Content-Security-Policy", async () => {
+  it("serves an HTML page whose one module script, under a per-answer nonce, imports the host SDK from the service's own origin", async () => {
     const { t, specId } = await activated();
     const res = await call("GET", `/apps/${specId}/preview`, { auth: t.auth });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.headers.get("Referrer-Policy")).toBe("no-referrer");
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     const csp = res.headers.get("Content-Security-Policy")!;
     const nonce = /script-src 'nonce-([A-Za-z0-9_-]{24})'/.exec(csp)?.[1];
     expect(nonce, csp).toBeDefined();
-    expect(csp).toBe(`default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
-    // Every script and style runs under that nonce, save the JSON data block (which never runs); nothing is loaded from elsewhere.
-    expect(res.text.match(/<script[^>]*>/g)).toEqual(['<script type="application/json" id="outline">', `<script nonce="${nonce}">`]);
+    // Scripts: the nonce's, and the SDK module at its one path on the request's origin and PUBLIC_URL's. No 'self', no 'unsafe-inline', no 'unsafe-eval'.
+    const sdk = `http://platform.test/apps/host/v1.js ${new URL(env.PUBLIC_URL).origin}/apps/host/v1.js`;
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'nonce-${nonce}' ${sdk}; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' https:; frame-src 'self' https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+    expect(csp).not.toMatch(/unsafe-|'self' 'nonce|script-src[^;]*'self'|strict-dynamic/);
+    // Every script and style runs under that nonce, save the JSON data block (which never runs).
+    expect(res.text.match(/<script[^>]*>/g)).toEqual(['<script type="application/json" id="outline">', `<script type="module" nonce="${nonce}">`]);
     expect(res.text.match(/<style[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
+    // The module imports the SDK from the page's own origin, and nothing else is loaded: no src, href, @import or url().
+    expect(res.text.match(/\bimport\b[^;]*;/g)).toEqual(['import { mount } from "/apps/host/v1.js";']);
     expect(res.text.replace(OUTLINE, "")).not.toMatch(/\b(src|href)=|@import|url\(/);
+    // Like the SDK, the page builds elements from text only.
+    expect(res.text).not.toMatch(/\binnerHTML\b|\bouterHTML\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(|setAttribute\("on/);
     expect(res.text).toContain(`<h1>Preview of app spec <code>${specId}</code></h1>`);
-    // The page posts to its own path; each answer draws a new nonce.
+    // It mounts the app as a host would, posting to its own path with the browser's credentials.
     expect(res.text).toContain("location.origin + location.pathname");
-    expect(res.text).toContain('credentials: "same-origin"');
+    expect(res.text).toMatch(/mount\(\$\("app"\), \{\s*endpoint,\s*fetchCredentials: "same-origin",/);
     const again = await call("GET", `/apps/${specId}/preview`, { auth: t.auth });
     expect(again.headers.get("Content-Security-Policy")).not.toContain(nonce);
+    // The module it imports is the service's, served without credentials.
+    const module = await call("GET", "/apps/host/v1.js");
+    expect(module.status).toBe(200);
+    expect(module.headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
+    expect(module.text).toMatch(/export\s*\{[^}]*\bmount\b/);
+  });
+
+  it("names the SDK's URL on each of the service's origins in script-src, and nothing for a PUBLIC_URL that is no URL", () => {
+    expect(sdkSources("http://platform.test/apps/x/preview", "http://platform.test/")).toEqual(["http://platform.test/apps/host/v1.js"]);
+    expect(sdkSources("http://127.0.0.1:8787/apps/x/preview", "https://apps.example.com/base")).toEqual(["http://127.0.0.1:8787/apps/host/v1.js", "https://apps.example.com/apps/host/v1.js"]);
+    expect(sdkSources("https://a.example/apps/x/preview", "not a url")).toEqual(["https://a.example/apps/host/v1.js"]);
+    expect(sdkSources("https://a.example/apps/x/preview")).toEqual(["https://a.example/apps/host/v1.js"]);
+    expect(previewPageHeaders("n0nce", sdkSources("https://a.example/p"))["Content-Security-Policy"]).toContain("script-src 'nonce-n0nce' https://a.example/apps/host/v1.js;");
   });
 
   it("writes the spec's page keys and action handlers only as inert JSON, never as markup", async () => {

@@ -1,10 +1,13 @@
 // GET /apps/{specId}/preview: the page an author opens in a browser to see
-// the dashboard without a host. It is one self-contained document (inline
-// CSS and script under a per-answer nonce, nothing loaded from elsewhere)
-// that posts to POST /apps/{specId}/preview on the same origin, the browser
-// resending the Basic credentials it was asked for, and draws the answer.
-// Everything a spec or an answer says is untrusted: the server writes it
-// only as escaped JSON, the script only through textContent.
+// the dashboard without a host. It draws the app with the host SDK, as a host
+// page would: its one module script (inline, under a per-answer nonce)
+// imports the SDK from the service's own GET /apps/host/v1.js and mounts the
+// app with `endpoint` set to POST /apps/{specId}/preview on the same origin,
+// the browser resending the Basic credentials it was asked for. A side panel
+// shows what a host does not: the notifications with their details, the
+// state, referenceData and debug, and the author's controls. Everything a
+// spec or an answer says is untrusted: the server writes it only as escaped
+// JSON, the SDK and the panel only through textContent.
 import type { SpecDocument } from "../../definition/language/spec-schema";
 import { DashboardView } from "./pages/dashboard";
 
@@ -52,19 +55,44 @@ function inertJson(value: unknown): string {
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
 
+/** The host SDK's path on the service (src/apps/host/routes.ts); the page imports it from its own origin. */
+export const SDK_PATH = "/apps/host/v1.js";
+
 /**
- * The headers the page is served with: only the nonce's style and script
- * run, the script may reach its own origin and nothing else, and the page
- * may not be framed or submit anywhere.
+ * The SDK module's URLs the page may load: on the request's origin, and on
+ * PUBLIC_URL's when set (a proxy in front may rewrite the first). The
+ * nonce alone would do in a browser that passes it on to a module's imports,
+ * as the HTML standard says; the URLs name the one script allowed besides.
  */
-export function previewPageHeaders(nonce: string): Record<string, string> {
+export function sdkSources(requestUrl: string, publicUrl?: string): string[] {
+  const origins = new Set([new URL(requestUrl).origin]);
+  if (publicUrl) {
+    try {
+      origins.add(new URL(publicUrl).origin);
+    } catch {
+      // A PUBLIC_URL that is no URL names no origin.
+    }
+  }
+  return [...origins].filter((o) => /^https?:\/\/[^\s;,']+$/.test(o)).map((o) => `${o}${SDK_PATH}`);
+}
+
+/**
+ * The headers the page is served with: only the nonce's module script and
+ * the SDK module it imports run, the nonce's style and the SDK's
+ * constructed stylesheet apply, the script may reach its own origin and
+ * nothing else, images and frames a spec shows load from the service or over
+ * https, and the page may not be framed or submit anywhere.
+ */
+export function previewPageHeaders(nonce: string, sdk: string[]): Record<string, string> {
   return {
     "Content-Type": "text/html; charset=utf-8",
     "Content-Security-Policy": [
       "default-src 'none'",
-      `script-src 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'${sdk.map((url) => ` ${url}`).join("")}`,
       `style-src 'nonce-${nonce}'`,
       "connect-src 'self'",
+      "img-src 'self' https:",
+      "frame-src 'self' https:",
       "base-uri 'none'",
       "form-action 'none'",
       "frame-ancestors 'none'",
@@ -85,7 +113,7 @@ export function previewPage(specId: string, nonce: string, outline: PreviewOutli
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
-<header>
+<header class="bar">
   <h1>Preview of app spec <code>${escapeHtml(specId)}</code></h1>
   <div class="controls">
     <label>Page <select id="page-picker"></select></label>
@@ -96,19 +124,22 @@ export function previewPage(specId: string, nonce: string, outline: PreviewOutli
   </div>
   <details>
     <summary>Identity, config and context sent with each render</summary>
-    <textarea id="extras" rows="5" spellcheck="false">{"identity": {}, "config": {}, "context": {}}</textarea>
+    <textarea id="extras" rows="5" spellcheck="false" aria-label="Identity, config and context (JSON)">{"identity": {}, "config": {}, "context": {}}</textarea>
   </details>
 </header>
-<div id="error" class="error" hidden></div>
-<main>
-  <section><h2>Notifications</h2><ul id="notifications"></ul></section>
-  <section><h2>Surfaces</h2><div id="surfaces"></div></section>
-  <section><h2>State</h2><pre id="state"></pre></section>
-  <section><h2>referenceData</h2><pre id="reference-data"></pre></section>
-  <section id="debug-section" hidden><h2>debug</h2><pre id="debug"></pre></section>
-</main>
+<div id="error" class="error" role="alert" hidden></div>
+<div class="layout">
+  <main id="app" aria-label="The app, drawn by the host SDK"></main>
+  <aside id="panel" aria-label="Preview panel">
+    <section aria-labelledby="h-notifications"><h2 id="h-notifications">Notifications</h2><ul id="notifications"></ul></section>
+    <section aria-labelledby="h-handlers"><h2 id="h-handlers">Handlers</h2><div id="handlers" class="actions"></div></section>
+    <section aria-labelledby="h-state"><h2 id="h-state">State</h2><pre id="state" tabindex="0"></pre></section>
+    <section aria-labelledby="h-reference-data"><h2 id="h-reference-data">referenceData</h2><pre id="reference-data" tabindex="0"></pre></section>
+    <section id="debug-section" aria-labelledby="h-debug" hidden><h2 id="h-debug">debug</h2><pre id="debug" tabindex="0"></pre></section>
+  </aside>
+</div>
 <script type="application/json" id="outline">${inertJson(outline)}</script>
-<script nonce="${nonce}">${SCRIPT}</script>
+<script type="module" nonce="${nonce}">${SCRIPT}</script>
 </body>
 </html>
 `;
@@ -116,177 +147,169 @@ export function previewPage(specId: string, nonce: string, outline: PreviewOutli
 
 const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #f5f5f7; }
-header { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ccc; padding: 8px 16px; z-index: 1; }
+.bar { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ccc; padding: 8px 16px; z-index: 1; }
 h1 { font-size: 16px; margin: 0 0 6px; }
-h2 { font-size: 15px; margin: 16px 0 6px; }
-h3, h4 { font-size: 13px; margin: 6px 0; }
-main { padding: 0 16px 32px; }
+#panel h2 { font-size: 15px; margin: 12px 0 6px; }
 .controls { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
 textarea { width: 100%; font: 12px monospace; box-sizing: border-box; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(280px, 34%); gap: 16px; padding: 12px 16px 32px; align-items: start; }
+@media (max-width: 800px) { .layout { grid-template-columns: minmax(0, 1fr); } }
+#app { background: #fff; border: 1px solid #ccc; border-radius: 6px; padding: 12px; min-width: 0; }
+#panel { min-width: 0; }
 pre { background: #fff; border: 1px solid #ddd; padding: 6px; margin: 4px 0; overflow: auto; max-height: 320px; font-size: 12px; white-space: pre-wrap; word-break: break-word; }
-.error { background: #fde8e8; border: 1px solid #c62828; color: #8e0000; margin: 8px 16px; padding: 8px; white-space: pre-wrap; }
-.surface { background: #fff; border: 2px solid #4a6fa5; border-radius: 6px; padding: 8px; margin-bottom: 12px; }
-.modal { border: 2px dashed #8a5aa5; border-radius: 6px; padding: 8px; margin-top: 8px; }
-.row { display: flex; gap: 8px; border: 1px dotted #999; padding: 6px; margin: 4px 0; }
-.row > * { flex: 1 1 0; min-width: 0; }
-.widget { border: 1px solid #2e7d32; border-radius: 4px; padding: 6px; margin: 4px 0; background: #f6fbf6; }
-.node { border: 1px solid #b26a00; border-radius: 4px; padding: 6px; margin: 4px 0; background: #fffaf2; }
-.label { font-weight: 600; }
+.error { background: #fde8e8; border: 1px solid #c62828; color: #8e0000; margin: 8px 16px 0; padding: 8px; white-space: pre-wrap; }
+#notifications { list-style: none; padding: 0; margin: 0; }
+#notifications li { background: #fff; border: 1px solid #ddd; border-left-width: 4px; padding: 4px 8px; margin: 4px 0; }
+#notifications dl { display: grid; grid-template-columns: auto 1fr; gap: 0 8px; margin: 4px 0 0; font-size: 12px; }
+#notifications dt { font-weight: 600; }
+#notifications dd { margin: 0; word-break: break-word; }
 .actions { display: flex; gap: 4px; flex-wrap: wrap; }
-.INFO { color: #1d4f91; } .WARNING { color: #8a5a00; } .ERROR { color: #b00020; }
+#notifications li.INFO { border-left-color: #1d4f91; } #notifications li.WARNING { border-left-color: #8a5a00; } #notifications li.ERROR { border-left-color: #b00020; }
+.level { font-weight: 600; }
+.muted { color: #555; }
 #status { color: #555; }
 `;
 
-// Plain ES2020 run as is by the browser: no build step, no library.
+// Plain ES2020, run as is by the browser (a module: no build step). It
+// builds every element itself with textContent, as the SDK does.
 const SCRIPT = `
-"use strict";
-(() => {
-  const outline = JSON.parse(document.getElementById("outline").textContent);
-  // The page's own path is the POST's; location.origin carries no user:password from the address bar.
-  const endpoint = location.origin + location.pathname;
-  const $ = (id) => document.getElementById(id);
-  const buttons = () => document.querySelectorAll("button");
-  let answer = null;
+import { mount } from "${SDK_PATH}";
 
-  const el = (tag, className, text) => {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
+const $ = (id) => document.getElementById(id);
+const outline = JSON.parse($("outline").textContent);
+// The page's own path is the POST's; location.origin carries no user:password from the address bar.
+const endpoint = location.origin + location.pathname;
+let answer = null;
+let answers = 0;
+
+const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+const own = (map, key) => (map && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined);
+const shown = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** The identity, config and context of the JSON box, sent beside the state with every post. */
+function extras() {
+  const text = $("extras").value.trim();
+  if (!text) return {};
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new Error("Not sent: the identity, config and context box holds no JSON: " + e.message);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("Not sent: the identity, config and context must be a JSON object");
+  const picked = {};
+  for (const key of ["identity", "config", "context"]) if (value[key] !== undefined) picked[key] = value[key];
+  return picked;
+}
+
+function showError(e) {
+  const error = $("error");
+  const details = e.details && Object.keys(e.details).length ? "\\n" + JSON.stringify(e.details, null, 2) : "";
+  error.textContent = (e.status ? e.status + " " : "") + e.code + ": " + e.message + details;
+  error.hidden = false;
+  $("status").textContent = "Refused" + (e.status ? " (" + e.status + ")" : "");
+}
+
+/** The widgets shown, with the placement and page (or modal) that show them, in answer order. */
+function widgetsShown(data) {
+  const found = [];
+  const walk = (blocks, scope) => {
+    for (const b of Array.isArray(blocks) ? blocks : []) {
+      if (Array.isArray(b)) walk(b, scope);
+      else if (b && typeof b === "object") {
+        if (typeof b.widgetComponent === "string" && typeof b.id === "string") found.push({ id: b.id, scope });
+        walk(b.children, scope);
+      }
+    }
   };
-  const json = (value) => el("pre", "json", JSON.stringify(value, null, 2));
-
-  function extras() {
-    const text = $("extras").value.trim();
-    if (!text) return {};
-    const value = JSON.parse(text);
-    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("The identity, config and context must be a JSON object");
-    const picked = {};
-    for (const key of ["identity", "config", "context"]) if (value[key] !== undefined) picked[key] = value[key];
-    return picked;
+  for (const s of data.surfaces) {
+    walk(s.blocks, { page: s.page, surface: s.id });
+    for (const m of s.modals || []) walk(m.blocks, { page: m.page, modal: true, surface: s.id });
   }
+  return found;
+}
 
-  async function post(body, what) {
-    const error = $("error");
-    error.hidden = true;
-    let payload;
-    try {
-      payload = { ...extras(), ...body };
-    } catch (e) {
-      error.textContent = "Not sent: " + e.message;
-      error.hidden = false;
-      return;
+function handlersOf(scope, id) {
+  const dashboard = answer && own(outline.dashboards, answer.state.dashboard);
+  if (!dashboard) return [];
+  const local = own(own(scope.modal ? dashboard.modalWidgets : dashboard.pageWidgets, scope.page), id);
+  return local || own(dashboard.shared, id) || [];
+}
+
+function drawNotifications(data) {
+  const list = $("notifications");
+  list.replaceChildren(...data.notifications.map((n) => {
+    const item = el("li", ["INFO", "WARNING", "ERROR"].includes(n.level) ? n.level : "");
+    item.dataset.notificationId = shown(n.id);
+    item.append(el("span", "level", shown(n.level)), " ", el("code", "", shown(n.id)), ": ", el("span", "message", shown(n.message)));
+    if (n.details && typeof n.details === "object" && Object.keys(n.details).length) {
+      const details = el("dl", "details");
+      for (const [key, value] of Object.entries(n.details)) details.append(el("dt", "", key), el("dd", "", shown(value)));
+      item.append(details);
     }
-    buttons().forEach((b) => (b.disabled = true));
-    $("status").textContent = what + "…";
-    try {
-      const res = await fetch(endpoint, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) });
-      const text = await res.text();
-      let parsed;
-      try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-      if (res.ok && parsed && parsed.data) {
-        answer = parsed.data;
-        draw(answer);
-        $("status").textContent = what + ": " + res.status;
-      } else {
-        const e = parsed && parsed.error;
-        error.textContent = e ? res.status + " " + e.code + ": " + e.message + (e.details && Object.keys(e.details).length ? "\\n" + JSON.stringify(e.details, null, 2) : "") : res.status + ": " + text.slice(0, 2000);
-        error.hidden = false;
-        $("status").textContent = what + ": " + res.status;
-      }
-    } catch (e) {
-      error.textContent = "The request failed: " + e.message;
-      error.hidden = false;
-      $("status").textContent = "";
-    } finally {
-      buttons().forEach((b) => (b.disabled = false));
+    return item;
+  }));
+  if (!data.notifications.length) list.append(el("li", "muted", "none"));
+}
+
+function drawHandlers(data) {
+  const box = $("handlers");
+  box.replaceChildren();
+  for (const { id, scope } of widgetsShown(data)) {
+    for (const handler of handlersOf(scope, id)) {
+      const button = el("button", "action", id + " → " + handler);
+      button.type = "button";
+      button.dataset.widgetId = id;
+      button.addEventListener("click", () => void app.action({ widgetId: id, handler, surface: scope.surface }));
+      box.append(button);
     }
   }
+  if (!box.childElementCount) box.append(el("p", "muted", "No widget shown has an action handler."));
+}
 
-  const own = (map, key) => (map && Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined);
-  function handlersOf(scope, id) {
-    const dashboard = answer && own(outline.dashboards, answer.state.dashboard);
-    if (!dashboard) return [];
-    const local = own(own(scope.modal ? dashboard.modalWidgets : dashboard.pageWidgets, scope.page), id);
-    return local || own(dashboard.shared, id) || [];
-  }
+function drawPanel(data) {
+  drawNotifications(data);
+  drawHandlers(data);
+  $("state").textContent = JSON.stringify(data.state, null, 2);
+  $("reference-data").textContent = JSON.stringify(data.referenceData, null, 2);
+  $("debug-section").hidden = data.debug === undefined;
+  $("debug").textContent = data.debug === undefined ? "" : JSON.stringify(data.debug, null, 2);
 
-  function block(b, scope) {
-    if (b.component === "row") {
-      const row = el("div", "row");
-      for (const child of b.children || []) row.append(block(child, scope));
-      return row;
-    }
-    if (typeof b.widgetComponent === "string") {
-      const box = el("div", "widget");
-      box.dataset.widgetId = String(b.id);
-      box.append(el("div", "label", b.id + " · " + b.widgetComponent), json(b.props));
-      const handlers = handlersOf(scope, b.id);
-      if (handlers.length) {
-        const actions = el("div", "actions");
-        for (const handler of handlers) {
-          const button = el("button", "action", b.id + " → " + handler);
-          button.type = "button";
-          button.addEventListener("click", () => post({ state: answer.state, action: { widgetId: b.id, handler, surface: scope.surface } }, "Action " + handler));
-          actions.append(button);
-        }
-        box.append(actions);
-      }
-      return box;
-    }
-    const node = el("div", "node");
-    node.append(el("div", "label", String(b.component) + (b.id !== undefined ? " #" + b.id : "")));
-    if (b.config !== undefined) node.append(json(b.config));
-    for (const child of b.children || []) node.append(block(child, scope));
-    return node;
-  }
+  const picker = $("page-picker");
+  const dashboard = own(outline.dashboards, data.state.dashboard);
+  const current = data.state.page ?? (data.surfaces[0] && data.surfaces[0].page);
+  picker.replaceChildren(...(dashboard ? dashboard.pages : []).map((key) => {
+    const option = el("option", "", key);
+    option.value = key;
+    option.selected = key === current;
+    return option;
+  }));
+}
 
-  function draw(data) {
-    const list = $("notifications");
-    list.replaceChildren(...data.notifications.map((n) => el("li", n.level, n.level + " " + n.id + ": " + n.message)));
-    if (!data.notifications.length) list.append(el("li", "", "none"));
+const app = mount($("app"), {
+  endpoint,
+  fetchCredentials: "same-origin",
+  body: () => extras(),
+  onAnswer: (data) => {
+    answer = data;
+    answers += 1;
+    $("error").hidden = true;
+    $("status").textContent = "Answer " + answers + " drawn";
+    drawPanel(data);
+  },
+  onError: showError,
+});
 
-    const surfaces = $("surfaces");
-    surfaces.replaceChildren();
-    for (const s of data.surfaces) {
-      const box = el("div", "surface");
-      box.dataset.surface = s.type;
-      box.append(el("h3", "", s.type + " · page " + s.page));
-      if (s.props !== undefined) box.append(el("h4", "", "props"), json(s.props));
-      for (const b of s.blocks) box.append(block(b, { page: s.page, surface: s.id }));
-      for (const m of s.modals || []) {
-        const modal = el("div", "modal");
-        modal.append(el("h4", "", "modal " + m.page + (m.wide ? " (wide)" : "")));
-        for (const b of m.blocks) modal.append(block(b, { page: m.page, modal: true, surface: s.id }));
-        box.append(modal);
-      }
-      surfaces.append(box);
-    }
-    if (!data.surfaces.length) surfaces.append(el("p", "", "No surface is shown."));
-
-    $("state").textContent = JSON.stringify(data.state, null, 2);
-    $("reference-data").textContent = JSON.stringify(data.referenceData, null, 2);
-    $("debug-section").hidden = data.debug === undefined;
-    $("debug").textContent = data.debug === undefined ? "" : JSON.stringify(data.debug, null, 2);
-
-    const picker = $("page-picker");
-    const dashboard = own(outline.dashboards, data.state.dashboard);
-    const shown = data.state.page ?? (data.surfaces[0] && data.surfaces[0].page);
-    picker.replaceChildren(...(dashboard ? dashboard.pages : []).map((key) => {
-      const option = el("option", "", key);
-      option.value = key;
-      option.selected = key === shown;
-      return option;
-    }));
-  }
-
-  $("show-page").addEventListener("click", () => {
-    if (!answer) return;
-    const page = $("page-picker").value;
-    post({ state: { ...answer.state, page, params: {}, data: {}, modals: [] } }, "Page " + page);
-  });
-  $("rerender").addEventListener("click", () => post(answer ? { state: answer.state } : {}, "Re-render"));
-  $("reset").addEventListener("click", () => post({}, "Fresh render"));
-  post({}, "Render");
-})();
+$("show-page").addEventListener("click", () => {
+  if (!answer) return;
+  const page = $("page-picker").value;
+  void app.refresh({ ...answer.state, page, params: {}, data: {}, modals: [] });
+});
+$("rerender").addEventListener("click", () => void app.refresh());
+$("reset").addEventListener("click", () => void app.render());
 `;

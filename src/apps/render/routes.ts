@@ -8,7 +8,7 @@ import { base64url, randomBytes } from "../../lib/crypto";
 import { dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { previewedSpec, previewForAuthor, renderForHost, type PreviewBody } from "./answer";
 import { identifyRenderUser, renderHost } from "./identity";
-import { previewOutline, previewPage, previewPageHeaders } from "./preview-page";
+import { previewOutline, previewPage, previewPageHeaders, sdkSources } from "./preview-page";
 import { previewBody, renderAnswer, renderBody } from "./schemas";
 
 export const renderRoutes = [
@@ -64,12 +64,12 @@ export const renderRoutes = [
     method: "get",
     path: "/apps/:specId/preview",
     tag: "apps",
-    summary: "An HTML page for a browser that renders the activation's spec through POST /apps/{specId}/preview and shows its surfaces, blocks, notifications, state and referenceData",
+    summary: "An HTML page for a browser that draws the activation's spec with the host SDK through POST /apps/{specId}/preview, beside a panel of its notifications (with details), state and referenceData",
     permission: ["app", "read"],
     params: { specId: uuidSchema },
     responses: {
       200: {
-        description: "text/html: one self-contained page (inline style and script under a Content-Security-Policy nonce, nothing loaded from elsewhere) that posts to POST /apps/{specId}/preview with the browser's credentials",
+        description: "text/html: a page (inline style and module script under a Content-Security-Policy nonce, importing the SDK from GET /apps/host/v1.js on the same origin) that posts to POST /apps/{specId}/preview with the browser's credentials",
         contentType: "text/html",
         schema: { type: "string" },
       },
@@ -80,7 +80,7 @@ export const renderRoutes = [
     handler: async (c, { params }) => {
       const outline = previewOutline(await previewedSpec(c.var.ctx, params.specId));
       const nonce = base64url(randomBytes(18));
-      return new Response(previewPage(params.specId, nonce, outline), { status: 200, headers: previewPageHeaders(nonce) });
+      return new Response(previewPage(params.specId, nonce, outline), { status: 200, headers: previewPageHeaders(nonce, sdkSources(c.req.url, c.env.PUBLIC_URL)) });
     },
   }),
 ];
