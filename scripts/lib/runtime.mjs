@@ -26,6 +26,10 @@ export async function startWorkerRuntime({ port, inspectorPort, dataDir, objects
     name: "entity-platform",
     modules: true,
     modulesRoot: outdir,
+    // The bundle's modules sit flat in outdir, where wrangler.toml's Text rule (`**/host/dist/*.txt`,
+    // fallthrough = false, so the default `**/*.txt` is dropped) matches nothing: the host SDK, which
+    // the dry run writes there as `<hash>-v1.txt`, is found by this rule instead.
+    modulesRules: [{ type: "Text", include: ["**/*.txt"] }, ...(workerOptions.modulesRules ?? [])],
     scriptPath,
     bindings: { ...workerOptions.bindings, ...vars },
     host: "127.0.0.1",
