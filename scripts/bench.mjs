@@ -17,6 +17,7 @@ const SUITES = {
   actions: () => import("./bench/actions.mjs"),
   apps: () => import("./bench/apps.mjs"),
   edge: () => import("./bench/edge.mjs"),
+  host: () => import("./bench/host.mjs"),
 };
 
 const args = process.argv.slice(2);

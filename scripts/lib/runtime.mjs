@@ -28,6 +28,10 @@ export async function startWorkerRuntime({ port, inspectorPort, dataDir, objects
     // The bundle imports the host SDK as a text module it emits beside itself (wrangler.toml [[rules]]).
     modulesRules: [{ type: "Text", include: ["**/*.txt"] }],
     modulesRoot: outdir,
+    // The bundle's modules sit flat in outdir, where wrangler.toml's Text rule (`**/host/dist/*.txt`,
+    // fallthrough = false, so the default `**/*.txt` is dropped) matches nothing: the host SDK, which
+    // the dry run writes there as `<hash>-v1.txt`, is found by this rule instead.
+    modulesRules: [{ type: "Text", include: ["**/*.txt"] }, ...(workerOptions.modulesRules ?? [])],
     scriptPath,
     bindings: { ...workerOptions.bindings, ...vars },
     host: "127.0.0.1",
