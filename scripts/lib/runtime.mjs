@@ -25,8 +25,6 @@ export async function startWorkerRuntime({ port, inspectorPort, dataDir, objects
     ...workerOptions,
     name: "entity-platform",
     modules: true,
-    // The bundle imports the host SDK as a text module it emits beside itself (wrangler.toml [[rules]]).
-    modulesRules: [{ type: "Text", include: ["**/*.txt"] }],
     modulesRoot: outdir,
     // The bundle's modules sit flat in outdir, where wrangler.toml's Text rule (`**/host/dist/*.txt`,
     // fallthrough = false, so the default `**/*.txt` is dropped) matches nothing: the host SDK, which
