@@ -88,7 +88,9 @@ export function withCredentials(chain: MiddlewareHandler<HonoEnv>[], handler: Ha
       caller.forget();
       database.require(undefined);
       adopt(await resolve(false));
+      // The first run's answer is dropped whole: Hono reads a finalized context's response when a header is set, so it is unfinalized too.
       c.res = undefined;
+      c.finalized = false;
     }
     return answer(await attempt());
   };
