@@ -79,7 +79,8 @@ export function gridFilter(sourceName: string, filters: Record<string, unknown>)
   const columns = Object.entries(filters);
   if (columns.length > MAX_GRID_FILTERS) throw validationFailed([`filters: at most ${MAX_GRID_FILTERS} columns`], `The grid reading data source ${sourceName} filters more than ${MAX_GRID_FILTERS} columns`);
   const particles = columns.flatMap(([column, value]): Obj[] => {
-    const at = `filters.${column.length > 60 ? `${column.slice(0, 60)}...` : column}`;
+    // A column that is no plain dotted path is named quoted, so no control character reaches a message.
+    const at = `filters.${/^[\p{L}\p{N}\p{M}_.-]{0,60}$/u.test(column) ? column : shown(column)}`;
     if (value === null || value === "" || (Array.isArray(value) && value.length === 0)) return [];
     const path = gridPath(sourceName, at, column);
     if (typeof value === "string") return [{ operator: "ilike", path, value: `%${likeLiteral(value)}%` }];
