@@ -51,8 +51,23 @@
 // upserting one entity and the page re-rendered, against the REST upsert
 // and query).
 //
+// Paged grid (`paged`): a page `browse` of the same spec whose one data_grid
+// reads a `$query` source with `paged: true` over all BENCH_APPS_ROWS
+// entities of the type, rendered with the grid's state on its first page and
+// on its last (pageSize 20), alternating, BENCH_APPS_PAGED_RENDERS (50) of
+// each after 5 warm-ups of each, in two orders: the default (by id) and
+// sorted by the sortable `attributes.price` descending. Each p50, and the
+// ratio last / first (target at most 1.1: the source counts exactly, then
+// reads a page past the middle from the end of the order). Every answer must
+// carry the total ROWS and a full page; the last page's ids must equal the
+// REST query's `page` at the same offset (checked once per order). Beside
+// them, `rest_offset_last`: that REST query's p50 (plain OFFSET, capped
+// count), which the reverse read avoids; and the REST keyset first page
+// with an exact count (`rest_first_exact_count`) and without a count
+// (`rest_first_no_count`): what the exact total costs.
+//
 // BENCH_APPS_CASES picks the cases, comma-separated: render, action,
-// upload (all three by default; without render, no seeding).
+// upload, paged (all four by default; without render or paged, no seeding).
 import { createHmac, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -76,10 +91,14 @@ const RANGE_WIDTH = PRICE_MAX / 20;
 const WORDS = 2000;
 const FEED_ROWS = 20;
 const MIB = 1024 * 1024;
-const CASES = new Set((process.env.BENCH_APPS_CASES ?? "render,action,upload").split(","));
+const CASES = new Set((process.env.BENCH_APPS_CASES ?? "render,action,upload,paged").split(","));
 const UPLOAD_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 25);
 const UPLOAD_ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 5);
 const UPLOAD_HEAP_ROUNDS = 3;
+const PAGED_RENDERS = Number(process.env.BENCH_APPS_PAGED_RENDERS ?? 50);
+const PAGED_WARMUP = 5;
+const PAGED_SIZE = 20;
+const TARGET_PAGED_RATIO = 1.1;
 /** The Worker's MASTER_KEY, so the bench signs upload links as the service does. */
 const MASTER_KEY = randomBytes(32).toString("hex");
 
@@ -248,6 +267,11 @@ function specDocument() {
             },
             widgets: { by_category: grid("byCategory"), by_price: grid("byPrice"), by_title: grid("byTitle"), feed: grid("feed") },
             layout: [["by_category", "by_price"], ["by_title", "feed"]],
+          },
+          browse: {
+            dataSources: { all: { $query: { typeName: TYPE, paged: true } } },
+            widgets: { grid: grid("all") },
+            layout: [["grid"]],
           },
         },
       },
@@ -548,11 +572,94 @@ async function renderFigures(env, app, words, log) {
   return figures;
 }
 
+/** Renders the `browse` page with its grid on `page`; answers the ms, the ids and the total, after checking the answer. */
+async function renderPaged(env, app, page, sorting) {
+  const started = performance.now();
+  const res = await fetch(`${env.base}/apps/run/${app.integrationId}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${app.token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ user: "u-1", company: COMPANY, state: { page: "browse", widgets: { grid: { data_grid: { page, pageSize: PAGED_SIZE, sorting } } } } }),
+  });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`paged render answered ${res.status} ${text.slice(0, 500)}`);
+  const { data } = JSON.parse(text);
+  if (data.notifications.length) throw new Error(`paged render notified ${JSON.stringify(data.notifications)}`);
+  const ref = data.referenceData.grid;
+  if (!ref || ref.total !== ROWS) throw new Error(`paged render answered ${JSON.stringify(ref)?.slice(0, 300)}, expected the total ${ROWS}`);
+  const full = page * PAGED_SIZE <= ROWS ? PAGED_SIZE : ROWS % PAGED_SIZE;
+  if (ref.rows.length !== full) throw new Error(`page ${page} answered ${ref.rows.length} rows, expected ${full}`);
+  return { ms, ids: ref.rows.map((r) => r.id) };
+}
+
+/** The REST query at the last page's offset (plain OFFSET); answers the ms and the ids. */
+async function restPage(env, page, sort, more = {}) {
+  const started = performance.now();
+  const res = await env.api("POST", "/entity/query", { type_name: TYPE, page, limit: PAGED_SIZE, ...(sort && { sort }), ...more });
+  return { ms: performance.now() - started, ids: res.data.map((e) => e.id) };
+}
+
+/** The paged grid's first and last page, alternating, in each order. */
+async function pagedFigures(env, app, log) {
+  const last = Math.ceil(ROWS / PAGED_SIZE);
+  const orders = {
+    id: { sorting: undefined, sort: undefined },
+    price_desc: { sorting: [{ id: "attributes.price", desc: true }], sort: [{ path: ["attributes", "price"], direction: "desc" }] },
+  };
+  const figures = [];
+  for (const [name, order] of Object.entries(orders)) {
+    const lastIds = (await renderPaged(env, app, last, order.sorting)).ids;
+    const restIds = (await restPage(env, last, order.sort)).ids;
+    if (lastIds.join(",") !== restIds.join(",")) throw new Error(`order ${name}: the last page's ids differ from the REST query's at the same offset`);
+    log(`[bench] apps: paged grid by ${name}: ${PAGED_WARMUP} warm-up and ${PAGED_RENDERS} measured renders of page 1 and of page ${last}`);
+    const first = [];
+    const lastMs = [];
+    const rest = [];
+    const restCounted = [];
+    const restUncounted = [];
+    for (let r = 0; r < PAGED_WARMUP + PAGED_RENDERS; r++) {
+      const pair = r % 2 === 0 ? [1, last] : [last, 1];
+      const got = {};
+      for (const page of pair) got[page] = (await renderPaged(env, app, page, order.sorting)).ms;
+      const offset = (await restPage(env, last, order.sort)).ms;
+      const counted = (await restPage(env, undefined, order.sort, { include_count: true, count_strategy: "exact" })).ms;
+      const uncounted = (await restPage(env, undefined, order.sort)).ms;
+      if (r < PAGED_WARMUP) continue;
+      first.push(got[1]);
+      lastMs.push(got[last]);
+      rest.push(offset);
+      restCounted.push(counted);
+      restUncounted.push(uncounted);
+    }
+    const p50First = percentile(sorted(first), 50);
+    const p50Last = percentile(sorted(lastMs), 50);
+    const ratio = p50Last / p50First;
+    figures.push(
+      figure(`paged_${name}_first_p50`, round(p50First), "ms", null, null, {
+        rows: ROWS,
+        page_size: PAGED_SIZE,
+        rest_first_exact_count: round(percentile(sorted(restCounted), 50)),
+        rest_first_no_count: round(percentile(sorted(restUncounted), 50)),
+        renders: first.length,
+      }),
+      figure(`paged_${name}_last_p50`, round(p50Last), "ms", round(p50First), round(ratio), {
+        target_ratio: TARGET_PAGED_RATIO,
+        meets_target: ratio <= TARGET_PAGED_RATIO,
+        page: last,
+        rest_offset_last: round(percentile(sorted(rest), 50)),
+        renders: lastMs.length,
+      }),
+    );
+    for (const f of figures.slice(-2)) log(`[bench] apps: ${JSON.stringify(f)}`);
+  }
+  return figures;
+}
+
 export async function run(env, log) {
   try {
     const { data: type } = await env.api("POST", "/entity/entity-types", { name: TYPE, schema, status: "active", config });
     const words = vocabulary(mulberry32(2));
-    if (CASES.has("render")) {
+    if (CASES.has("render") || CASES.has("paged")) {
       log(`[bench] apps: seeding ${ROWS} rows with COPY`);
       const seeded = await seed(env.pool, env.tenant.tenant_id, type.id, words);
       log(`[bench] apps: seeded in ${round(seeded.ms / 1000, 1)} s (${seeded.indexes} type indexes rebuilt)`);
@@ -560,6 +667,7 @@ export async function run(env, log) {
     const app = await setupApp(env);
     const figures = [];
     if (CASES.has("render")) figures.push(...(await renderFigures(env, app, words, log)));
+    if (CASES.has("paged")) figures.push(...(await pagedFigures(env, app, log)));
     if (CASES.has("action")) figures.push(...(await runCommands(env, log)));
     if (CASES.has("upload")) {
       figures.push(...(await uploadFigures(env, app, log)));

@@ -5,6 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { bothFilters, MATCHES_NOTHING, prepareFilter, searchFilter } from "../../src/apps/render/sources/filter";
 import { pagedTotal, pagingOf } from "../../src/apps/render/sources/paging";
+import { gridFilter, gridPath } from "../../src/apps/render/sources/query";
+import { windowAt } from "../../src/entity/query/service";
+import { ApiError } from "../../src/lib/errors";
 
 const scopeWith = (dataGrid: unknown) => ({ page: { widgets: { grid: { state: { data_grid: dataGrid } } } } });
 
@@ -27,6 +30,58 @@ describe("paging window", () => {
     expect(pagingOf(scopeWith("hostile"), "grid")).toMatchObject({ page: 1, pageSize: 20 });
     expect(pagingOf(scopeWith({ page: 5 }), undefined)).toMatchObject({ page: 1, pageSize: 20 });
     expect(pagingOf({}, "grid")).toMatchObject({ page: 1, pageSize: 20 });
+  });
+});
+
+describe("a paged $query's window", () => {
+  it("caps the page size at the engine's limit", () => {
+    expect(pagingOf(scopeWith({ page: 2, pageSize: 5000 }), "grid", 1000)).toMatchObject({ page: 2, pageSize: 1000, offset: 1000 });
+  });
+
+  it("reads a page from the nearer end of the order; past the end reads nothing", () => {
+    expect(windowAt(100_000, { offset: 0, limit: 20 })).toEqual({ offset: 0, limit: 20, reverse: false });
+    expect(windowAt(100_000, { offset: 99_980, limit: 20 })).toEqual({ offset: 0, limit: 20, reverse: true });
+    expect(windowAt(105, { offset: 100, limit: 20 })).toEqual({ offset: 0, limit: 5, reverse: true });
+    expect(windowAt(105, { offset: 60, limit: 20 })).toEqual({ offset: 25, limit: 20, reverse: true });
+    // The middle: as many rows after as before stays forward.
+    expect(windowAt(60, { offset: 20, limit: 20 })).toEqual({ offset: 20, limit: 20, reverse: false });
+    expect(windowAt(40, { offset: 40, limit: 20 })).toEqual({ offset: 0, limit: 0, reverse: false });
+    expect(windowAt(0, { offset: 0, limit: 20 })).toEqual({ offset: 0, limit: 0, reverse: false });
+    expect(windowAt(10, { offset: Infinity, limit: 20 })).toEqual({ offset: 0, limit: 0, reverse: false });
+  });
+
+  const refusal = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      return [(err as ApiError).code, (err as ApiError).details.validation_errors];
+    }
+    throw new Error("expected a refusal");
+  };
+
+  it("a grid path is a query path: columns, type.name, attributes.<path>; anything else is refused", () => {
+    expect(gridPath("s", "at", "attributes.meta.n")).toEqual(["attributes", "meta", "n"]);
+    expect(gridPath("s", "at", "created_at")).toEqual(["created_at"]);
+    expect(gridPath("s", "at", "type.name")).toEqual(["type", "name"]);
+    expect(gridPath("s", "at", "attributes.Straße_2-b")).toEqual(["attributes", "Straße_2-b"]);
+    expect(refusal(() => gridPath("s", "sorting[0].id", "attributes.a\u0000b"))).toEqual(["VALIDATION_FAILED", ['sorting[0].id: "attributes.a\\u0000b" is not a dotted row path (segments of letters, digits, _ and -)']]);
+    for (const bad of ["type.id", "identifier_key", "attributes", "attributes.*", "attributes.a|b", "attributes.a b", "x".repeat(400), `attributes${".a".repeat(12)}`]) {
+      expect(refusal(() => gridPath("s", "at", bad))[0]).toBe("VALIDATION_FAILED");
+    }
+  });
+
+  it("grid filters become particles by the kind of their value", () => {
+    expect(gridFilter("s", { name: "50%_x", "attributes.n": 3, "attributes.ok": false, "attributes.c": ["a"], "attributes.e": "", "attributes.z": null })).toEqual({
+      operator: "and",
+      filters: [
+        { operator: "ilike", path: ["name"], value: "%50\\%\\_x%" },
+        { operator: "eq", path: ["attributes", "n"], value: 3 },
+        { operator: "eq", path: ["attributes", "ok"], value: false },
+        { operator: "in", path: ["attributes", "c"], value: ["a"] },
+      ],
+    });
+    expect(gridFilter("s", {})).toBeUndefined();
+    expect(refusal(() => gridFilter("s", { "attributes.n": Number.NaN }))[0]).toBe("VALIDATION_FAILED");
   });
 });
 

@@ -307,6 +307,7 @@ const defs = {
           include: smartValue,
           limit: smartValue,
           single: { type: "boolean" },
+          paged: { type: "boolean", description: "Pages on the server as the data_grid bound to the source asks (its page, pageSize, sorting, filters); the total is the exact count" },
           distinctOn: smartValue,
           search: smartValue,
         },

@@ -237,16 +237,8 @@ export interface PlannedQuery {
 export async function planQuery(reader: TenantReader, cursorSecret: string, input: QueryInput, typeReader = new TypeReader(reader, false)): Promise<PlannedQuery> {
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
   const { page, limit } = pageOf(input);
-  const names = relatedTypeNames(input.filter);
-  for (const name of input.include ?? []) names.add(name);
-  for (const s of input.include_specs ?? []) {
-    names.add(s.type_name);
-    relatedTypeNames(s.filter, names);
-  }
-  const { root, types, scope: readScope, cachedTypes } = await readTypes(reader, typeReader, input.type_name, names);
-  const query = compileQuery(readScope, root, types, input);
-  const { specs, compilations: includeCompilations, warnings: includeWarnings } = includeSpecsOf(readScope, input, types);
-
+  const planned = await compilePlan(reader, input, typeReader);
+  const { query, root } = planned;
   const scope = cursorScope(root, input);
   const keyset = input.page === undefined;
   let position: unknown[] | null = null;
@@ -256,7 +248,24 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
   }
   let text = pageStatement(query, position, limit);
   if (!keyset) text += ` OFFSET ${query.params.add(offsetOf({ page, limit }), "bigint")}`;
-  return { tenantId: readScope.tenantId, readScope, query, text, values: query.params.values, specs, includeCompilations, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope, cachedTypes, warnings: [...query.compilation.warnings, ...includeWarnings] };
+  return { ...planned.plan, text, values: query.params.values, keyset, page, limit, strategy: input.count_strategy ?? "capped", scope };
+}
+
+/** A plan's parts that come before its page statement: the types, the compiled filter and order, the includes. */
+type CompiledPlan = Omit<PlannedQuery, "text" | "values" | "keyset" | "page" | "limit" | "strategy" | "scope">;
+
+async function compilePlan(reader: TenantReader, input: QueryInput, typeReader: TypeReader): Promise<{ plan: CompiledPlan; query: CompiledQuery; root: EntityType }> {
+  const names = relatedTypeNames(input.filter);
+  for (const name of input.include ?? []) names.add(name);
+  for (const s of input.include_specs ?? []) {
+    names.add(s.type_name);
+    relatedTypeNames(s.filter, names);
+  }
+  const { root, types, scope: readScope, cachedTypes } = await readTypes(reader, typeReader, input.type_name, names);
+  const query = compileQuery(readScope, root, types, input);
+  const { specs, compilations: includeCompilations, warnings: includeWarnings } = includeSpecsOf(readScope, input, types);
+  const plan = { tenantId: readScope.tenantId, readScope, query, specs, includeCompilations, cachedTypes, warnings: [...query.compilation.warnings, ...includeWarnings] };
+  return { plan, query, root };
 }
 
 /** The answer's fields beside `data`. */
@@ -373,4 +382,58 @@ export async function queryPage(tenant: TenantDb, cursorSecret: string, input: Q
 export async function runQuery(tenant: TenantDb, cursorSecret: string, input: QueryInput) {
   const { json, paging } = await queryPage(tenant, cursorSecret, input);
   return { data: JSON.parse(json) as PresentedEntity[], ...paging };
+}
+
+/** Rows `offset` to `offset + limit` of a query's order (an app's paged grid: a page it may jump to, not a cursor it follows). */
+export interface QueryWindow {
+  offset: number;
+  limit: number;
+}
+
+/**
+ * Where a window is read from, given the exact count: past the end, nothing
+ * (LIMIT 0); else from whichever end of the order is nearer, so the last
+ * page skips as few rows as the first (`reverse`: the order reversed, every
+ * key's direction flipped, NULLs and the id tie-breaker included, which is
+ * that order exactly backwards; `offset` then counts from the end).
+ */
+export function windowAt(count: number, window: QueryWindow): QueryWindow & { reverse: boolean } {
+  if (window.offset >= count || window.limit <= 0) return { offset: 0, limit: 0, reverse: false };
+  const limit = Math.min(window.limit, count - window.offset);
+  const after = count - window.offset - limit;
+  return after < window.offset ? { offset: after, limit, reverse: true } : { offset: window.offset, limit, reverse: false };
+}
+
+async function windowAttempt(reader: TenantReader, input: QueryInput, window: QueryWindow, typeReader: TypeReader) {
+  const { plan: base, query } = await compilePlan(reader, input, typeReader);
+  await applyTrigramThreshold(reader, query.compilation, ...base.includeCompilations);
+  const count = await countRows(reader, query, "exact");
+  const at = windowAt(count, window);
+  const keys = at.reverse ? query.keys.map((k) => ({ ...k, desc: !k.desc })) : query.keys;
+  const text = `SELECT q.* FROM (${query.inner}) q ORDER BY ${orderBy(keys, kcol)} LIMIT ${query.params.add(at.limit, "int")} OFFSET ${query.params.add(at.offset, "bigint")}`;
+  const plan: PlannedQuery = { ...base, text, values: query.params.values, keyset: false, page: 1, limit: at.limit, strategy: "exact", scope: "" };
+  // The page is folded in the query's own order whichever end it was read from.
+  const page = (await reader.run<JsonPage & Record<string, unknown>>(compiled(pageJsonStatement(plan), plan.values))).rows[0];
+  return { plan, page, count };
+}
+
+/**
+ * One window of a query and its exact count: the count first, then the
+ * window read from the nearer end of the order (windowAt). A first page and
+ * a last page each skip at most a page's rows; a middle page skips up to half
+ * the count. `page`, `limit` and `cursor` of `input` are not read.
+ */
+export async function queryWindow(tenant: TenantDb, input: QueryInput, window: QueryWindow): Promise<{ data: PresentedEntity[]; count: number; warnings: string[] }> {
+  return tenant.read(async (reader) => {
+    let { plan, page, count } = await windowAttempt(reader, input, window, new TypeReader(reader, true));
+    if (!page.types_current) {
+      forgetTypes(plan.tenantId, new Set(plan.cachedTypes.keys()));
+      ({ plan, page, count } = await windowAttempt(reader, input, window, new TypeReader(reader, false)));
+    }
+    assertTenantRows(page.size ? [{ tenant_id: page.tenant_low! }, { tenant_id: page.tenant_high! }] : [], plan.tenantId);
+    const data = JSON.parse(page.data) as PresentedEntity[];
+    if (!plan.specs) return { data, count, warnings: plan.warnings };
+    const rels = await loadRelationships(reader, plan.readScope, page.ids ?? [], plan.specs);
+    return { data: data.map((e) => ({ ...e, relationships: rels.get(e.id) ?? [] })), count, warnings: plan.warnings };
+  });
 }

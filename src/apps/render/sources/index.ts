@@ -29,8 +29,8 @@ interface Resolved {
 
 /**
  * The sources of one page. `grids` names, per source, the widget bound to
- * it (its `dataSource`): a paged `$http` source read by an expression pages
- * as that grid does. `reference` pages as the widget it is asked for.
+ * it (its `dataSource`): a paged source (`$http` with `paged`, `$query`
+ * with `paged: true`) read by an expression pages as that grid does. `reference` pages as the widget it is asked for.
  */
 export function pageSources(dataSources: Record<string, unknown>, env: SourceEnvironment, grids: Record<string, string> = {}): PageSources {
   const clock = env.clock ?? systemClock;

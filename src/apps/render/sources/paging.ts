@@ -1,4 +1,5 @@
-// A paged `$http` source's window and total. The grid bound to the source
+// A paged source's window (`$http` with `paged`, `$query` with `paged: true`)
+// and a paged `$http` source's total. The grid bound to the source
 // keeps its paging in `page.widgets.<gridId>.state.data_grid` (`page`
 // 1-based, `pageSize`, `sorting[0].id` and `.desc`, `filters`); the source's
 // smart values see it as `paging`, with the page clamped to at least 1 and
@@ -36,12 +37,16 @@ function positive(value: unknown, fallback: number): number {
   return Number.isFinite(n) ? Math.max(1, Math.floor(n)) : fallback;
 }
 
-/** The paging of the grid `gridId` from the page scope (`page.widgets.<gridId>.state.data_grid`); page 1 of 20 without one. */
-export function pagingOf(scope: Obj, gridId: string | undefined): Paging {
+/**
+ * The paging of the grid `gridId` from the page scope
+ * (`page.widgets.<gridId>.state.data_grid`); page 1 of 20 without one. A
+ * `maxPageSize` caps the page size (a paged `$query`: the engine's limit).
+ */
+export function pagingOf(scope: Obj, gridId: string | undefined, maxPageSize = Infinity): Paging {
   const grid = gridId === undefined ? undefined : valueAt(scope, `page.widgets.${gridId}.state.data_grid`);
   const state = isObject(grid) ? grid : {};
   const page = positive(state.page, 1);
-  const pageSize = positive(state.pageSize, DEFAULT_PAGE_SIZE);
+  const pageSize = Math.min(positive(state.pageSize, DEFAULT_PAGE_SIZE), maxPageSize);
   const sort = Array.isArray(state.sorting) && isObject(state.sorting[0]) ? state.sorting[0] : {};
   return {
     page,
