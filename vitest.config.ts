@@ -3,7 +3,10 @@ import { defineConfig } from "vitest/config";
 
 // Limits large enough that no ordinary test meets them; the rate-limit tests
 // run in their own project with small ones.
-const bindings = (inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "outboundPort" | "outboundOtherOrigin" | "outboundOtherPort") => string, limits: { ip: string; identity: string }) => ({
+const bindings = (
+  inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "outboundPort" | "outboundOtherOrigin" | "outboundOtherPort") => string,
+  limits: { ip: string; identity: string },
+) => ({
   DATABASE_URL: inject("databaseUrl"),
   NEON_WS_PROXY: inject("wsProxy"),
   JWT_SECRET: "test-jwt-secret-0123456789abcdef",
@@ -24,9 +27,31 @@ const bindings = (inject: (key: "databaseUrl" | "wsProxy" | "outboundOrigin" | "
 });
 
 /** The runtime dependencies the Worker imports (package.json), as the optimizer pre-bundles them. */
-const DEPENDENCIES = ["hono", "hono/streaming", "drizzle-orm", "drizzle-orm/pg-core", "drizzle-orm/neon-serverless", "@neondatabase/serverless", "jsonata", "@cfworker/json-schema", "graphql", "yaml", "re2js", "jose", "fflate", "modern-tar", "@cantoo/pdf-lib"];
+const DEPENDENCIES = [
+  "hono",
+  "hono/streaming",
+  "drizzle-orm",
+  "drizzle-orm/pg-core",
+  "drizzle-orm/neon-serverless",
+  "@neondatabase/serverless",
+  "jsonata",
+  "@cfworker/json-schema",
+  "graphql",
+  "yaml",
+  "re2js",
+  "jose",
+  "fflate",
+  "modern-tar",
+  "@cantoo/pdf-lib",
+];
 
-const workers = (name: string, include: string[], exclude: string[], limits: { ip: string; identity: string }, options: { extra?: Record<string, string>; isolate?: boolean } = {}) => ({
+const workers = (
+  name: string,
+  include: string[],
+  exclude: string[],
+  limits: { ip: string; identity: string },
+  options: { extra?: Record<string, string>; isolate?: boolean } = {},
+) => ({
   plugins: [
     cloudflareTest(({ inject }) => ({
       main: "./src/index.ts",
@@ -41,7 +66,12 @@ const workers = (name: string, include: string[], exclude: string[], limits: { i
     })),
   ],
   test: {
-    name, include, exclude, isolate: options.isolate ?? true, testTimeout: 30_000, hookTimeout: 60_000,
+    name,
+    include,
+    exclude,
+    isolate: options.isolate ?? true,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     // Each isolated file loads the Worker's whole module graph again; the
     // dependencies pre-bundled load as one module each instead of hundreds,
     // which halves that import time (docs/performance.md, Test suite).
@@ -118,10 +148,21 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       workers("units", UNITS, [], { ip: "1000000", identity: "1000000" }, { isolate: false }),
-      workers("workers", ["test/**/*.test.ts"], ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts", "test/db/statement-timeout.test.ts", ...UNITS], { ip: "1000000", identity: "1000000" }),
+      workers(
+        "workers",
+        ["test/**/*.test.ts"],
+        ["test/e2e/**", "test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts", "test/db/statement-timeout.test.ts", ...UNITS],
+        { ip: "1000000", identity: "1000000" },
+      ),
       workers("rate-limits", ["test/gateway/rate-limit.test.ts", "test/workflows/webhook-rate-limit.test.ts"], [], { ip: "8", identity: "3" }),
       // A statement_timeout short enough to hit without slowing the run.
-      workers("statement-limits", ["test/db/statement-timeout.test.ts"], [], { ip: "1000000", identity: "1000000" }, { extra: { STATEMENT_TIMEOUT_MS: "300" } }),
+      workers(
+        "statement-limits",
+        ["test/db/statement-timeout.test.ts"],
+        [],
+        { ip: "1000000", identity: "1000000" },
+        { extra: { STATEMENT_TIMEOUT_MS: "300" } },
+      ),
       { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 180_000 } },
     ],
   },

@@ -12,7 +12,7 @@ import { outboundFetch } from "../src/lib/outbound/client";
 import { outboundRunError } from "../src/lib/outbound/errors";
 import { EXCHANGE_TIMEOUT_MS, exchangeFailed, exchangeRequest, readTokenAnswer, type ResolvedOAuth2, type TokenAnswer } from "../src/lib/outbound/oauth2";
 import { OutboundError } from "../src/lib/outbound/types";
-import { type ErrorValue } from "../src/lib/errors";
+import type { ErrorValue } from "../src/lib/errors";
 
 /** An exchange's outcome; `reuseUntil` absent: used once, by the caller that started it. */
 type Minted = { token: string; reuseUntil?: number } | { error: ErrorValue };

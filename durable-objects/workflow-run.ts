@@ -61,7 +61,11 @@ export class WorkflowRun extends DurableObject<Env> {
     super(ctx, env);
     this.store = new RunStorage(ctx, () => this.clock);
     this.mirror = new RunMirror(ctx.storage);
-    this.watch = new RunWatch(ctx.storage, () => this.clock, () => this.mirror.lagging);
+    this.watch = new RunWatch(
+      ctx.storage,
+      () => this.clock,
+      () => this.mirror.lagging,
+    );
   }
 
   /** A call's work (runs/run-watch.ts), with a connection of its own: sockets do not outlive the call, and every mirror write is sent before it closes. */
@@ -231,7 +235,8 @@ export class WorkflowRun extends DurableObject<Env> {
       await this.store.put({ doc });
     }
     const prior = await this.store.journal();
-    const { journal, abort } = request?.from_step === undefined ? journalForRetry(doc, prior) : { journal: journalForRedrive(doc, prior, request.from_step), abort: false };
+    const { journal, abort } =
+      request?.from_step === undefined ? journalForRetry(doc, prior) : { journal: journalForRedrive(doc, prior, request.from_step), abort: false };
     if (abort) return this.finish(db, doc, { status: "skipped" });
     await this.store.replaceJournal(journal);
     await this.store.putState({ status: "pending" });
@@ -324,11 +329,17 @@ export class WorkflowRun extends DurableObject<Env> {
 
   /** An action record: kept, then mirrored. */
   private record(db: Database, doc: RunDocument, rec: ActionRecord): Promise<void> {
-    return this.mirror.keep((mark) => this.store.putAction(rec, mark), () => this.mirror.action(db, doc, rec));
+    return this.mirror.keep(
+      (mark) => this.store.putAction(rec, mark),
+      () => this.mirror.action(db, doc, rec),
+    );
   }
 
   private step(db: Database, doc: RunDocument, id: string, rec: StepRecord): Promise<void> {
-    return this.mirror.keep((mark) => this.store.putStep(id, rec, mark), () => this.mirror.step(db, doc, id, rec));
+    return this.mirror.keep(
+      (mark) => this.store.putStep(id, rec, mark),
+      () => this.mirror.step(db, doc, id, rec),
+    );
   }
 
   /** The run's end: kept, its alarm gone, mirrored (unless the row already ended otherwise). */
@@ -345,7 +356,10 @@ export class WorkflowRun extends DurableObject<Env> {
   }
 
   private keepOutcome(db: Database, doc: RunDocument, outcome: RunOutcome): Promise<void> {
-    return this.mirror.keep((mark) => this.store.putState(outcome, mark), () => this.mirror.outcome(db, doc, outcome));
+    return this.mirror.keep(
+      (mark) => this.store.putState(outcome, mark),
+      () => this.mirror.outcome(db, doc, outcome),
+    );
   }
 
   /** The row ended without this object (a cancel it never heard of, the sweep's deadline): close what was open, then take its status. */

@@ -50,8 +50,12 @@ try {
       if (json) process.stdout.write(JSON.stringify(f) + "\n");
       else {
         const { figure: n, value, unit, raw, ratio, ...rest } = f;
-        const extra = Object.entries(rest).map(([k, v]) => `${k}=${v}`).join(" ");
-        console.log(`${n.padEnd(28)} ${String(value).padStart(12)} ${unit.padEnd(8)} raw ${String(raw ?? "-").padStart(10)}  ratio ${String(ratio ?? "-").padStart(5)}  ${extra}`);
+        const extra = Object.entries(rest)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(" ");
+        console.log(
+          `${n.padEnd(28)} ${String(value).padStart(12)} ${unit.padEnd(8)} raw ${String(raw ?? "-").padStart(10)}  ratio ${String(ratio ?? "-").padStart(5)}  ${extra}`,
+        );
       }
     }
   }

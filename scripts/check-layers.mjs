@@ -56,7 +56,8 @@ export function layerViolations(srcDir) {
       if (fromTop === "lib" && isArea) problems.push(`${at} (lib/ imports no area)`);
       if (fromTop === "access" && ABOVE_ACCESS.has(toTop)) problems.push(`${at} (access/ builds on no ${toTop}/)`);
       const targetPath = path.relative(srcDir, target);
-      if (fromTop === "apps" && WORKFLOW_INSIDE.some((inside) => targetPath.startsWith(inside))) problems.push(`${at} (apps/ reaches workflow actions through workflows/inline.ts)`);
+      if (fromTop === "apps" && WORKFLOW_INSIDE.some((inside) => targetPath.startsWith(inside)))
+        problems.push(`${at} (apps/ reaches workflow actions through workflows/inline.ts)`);
       if (ROUTE_MODULE.test(target) && path.dirname(target) !== path.dirname(file) && path.relative(srcDir, file) !== "app.ts") {
         problems.push(`${at} (only app.ts imports another folder's routes)`);
       }

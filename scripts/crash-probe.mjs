@@ -71,7 +71,13 @@ mkdirSync(join(root, ".data"), { recursive: true });
 const dataDir = mkdtempSync(join(root, ".data", "probe-"));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const env = { ...process.env, PORT: String(port), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir, OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}` };
+const env = {
+  ...process.env,
+  PORT: String(port),
+  INSPECTOR_PORT: String(await freePort()),
+  DEV_DATA_DIR: dataDir,
+  OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}`,
+};
 delete env.DATABASE_URL;
 
 let output = "";
@@ -107,7 +113,12 @@ try {
   const creds = JSON.parse(stdout);
   const headers = { Authorization: `Basic ${Buffer.from(`${creds.client_id}:${creds.client_secret}`).toString("base64")}`, "Content-Type": "application/json" };
   const call = async (method, path, body) => {
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     const json = await res.json();
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json.data;
@@ -117,21 +128,30 @@ try {
     name: "crash-probe",
     definition_json: {
       triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
-      jobs: [{
-        id: "calls",
-        input: { run: "{{ context.run.id }}" },
-        actions: Array.from({ length: ACTIONS }, (_, i) => ({
-          stepId: `a${i + 1}`,
-          name: "http",
-          config: { url: `http://127.0.0.1:${targetPort}/a${i + 1}`, method: "POST", body: { run: "{{ input.run }}", step: i + 1 }, timeoutMs: DELAY_MS * 10 },
-        })),
-      }],
+      jobs: [
+        {
+          id: "calls",
+          input: { run: "{{ context.run.id }}" },
+          actions: Array.from({ length: ACTIONS }, (_, i) => ({
+            stepId: `a${i + 1}`,
+            name: "http",
+            config: {
+              url: `http://127.0.0.1:${targetPort}/a${i + 1}`,
+              method: "POST",
+              body: { run: "{{ input.run }}", step: i + 1 },
+              timeoutMs: DELAY_MS * 10,
+            },
+          })),
+        },
+      ],
     },
   });
   await call("POST", `/workflows/${workflow.id}/activate`, {});
   const runIds = [];
   for (let i = 0; i < RUNS; i += 25) {
-    const batch = await Promise.all(Array.from({ length: Math.min(25, RUNS - i) }, () => call("POST", "/workflows/wr", { workflow_id: workflow.id, trigger_id: "manual", input: {} })));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(25, RUNS - i) }, () => call("POST", "/workflows/wr", { workflow_id: workflow.id, trigger_id: "manual", input: {} })),
+    );
     runIds.push(...batch.map((d) => d.workflow_run.id));
   }
   log(`dispatched ${runIds.length} runs of ${ACTIONS} POSTs (${DELAY_MS} ms each)`);
@@ -158,16 +178,23 @@ try {
   const readyAt = Date.now();
   let statuses = {};
   let runs = [];
-  const ended = await waitFor(async () => {
-    statuses = {};
-    runs = await call("GET", `/workflows/runs/workflows?workflow_id=${workflow.id}&limit=1000`).catch(() => []);
-    for (const r of runs) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-    return runs.length === RUNS && !runs.some((r) => r.status === "pending" || r.status === "running");
-  }, END_TIMEOUT_MS, 500);
+  const ended = await waitFor(
+    async () => {
+      statuses = {};
+      runs = await call("GET", `/workflows/runs/workflows?workflow_id=${workflow.id}&limit=1000`).catch(() => []);
+      for (const r of runs) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+      return runs.length === RUNS && !runs.some((r) => r.status === "pending" || r.status === "running");
+    },
+    END_TIMEOUT_MS,
+    500,
+  );
   const endedAt = Date.now();
   // When the runs caught by the kill ended, and when the target heard from the restarted service first.
   const afterRestart = (ms) => (ms === undefined ? null : Math.round(ms - restartAt));
-  const finished = runs.map((r) => Date.parse(r.finished_at)).filter((t) => t > restartAt).sort((a, b) => a - b);
+  const finished = runs
+    .map((r) => Date.parse(r.finished_at))
+    .filter((t) => t > restartAt)
+    .sort((a, b) => a - b);
   const quantile = (q) => afterRestart(finished[Math.min(finished.length - 1, Math.floor(q * finished.length))]);
   const firstResend = deliveries.find((d) => d.at > restartAt)?.at;
 
@@ -194,32 +221,38 @@ try {
   const lastRunLog = lastRecord?.job_runs.flatMap((j) => j.action_log.map((l) => `${l.step_id} ${l.status} ${Date.parse(l.at) - restartAt}`));
   const missing = [...Array(ACTIONS).keys()].flatMap((i) => runIds.filter((id) => !perAction.has(`${id}/${i + 1}`)).map((id) => `${id}/${i + 1}`));
 
-  console.log(JSON.stringify({
-    kill: opts.kill,
-    runs: RUNS,
-    actions_per_run: ACTIONS,
-    delay_ms: DELAY_MS,
-    runs_mid_action_at_kill: inFlight.size,
-    runs_finished_before_kill: finishedBefore,
-    dev_exit_after_kill: exit,
-    survivors_after_kill: survivors,
-    deliveries_while_down: deliveredWhileDown,
-    restart_to_ready_ms: readyAt - restartAt,
-    restart_to_all_ended_ms: ended ? endedAt - restartAt : null,
-    restart_to_first_delivery_ms: afterRestart(firstResend),
-    runs_ended_after_restart: finished.length,
-    runs_ended_over_60s_after_restart: finished.filter((t) => t - restartAt > 60_000).length,
-    restart_to_run_end_ms: { p50: quantile(0.5), p90: quantile(0.9), max: afterRestart(finished.at(-1)) },
-    final_statuses: statuses,
-    deliveries_per_action: counts,
-    actions_never_delivered: missing.length,
-    duplicated_actions: duplicated.length,
-    duplicated_with_one_key: oneKey,
-    recorded_attempts_of_duplicated: attempts,
-    last_run_action_log_ms_after_restart: lastRunLog,
-    last_run_deliveries_ms_after_restart: last ? deliveries.filter((d) => d.run === last.id).map((d) => `a${d.step} ${d.at - restartAt}`) : [],
-    dev_log: logFile,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        kill: opts.kill,
+        runs: RUNS,
+        actions_per_run: ACTIONS,
+        delay_ms: DELAY_MS,
+        runs_mid_action_at_kill: inFlight.size,
+        runs_finished_before_kill: finishedBefore,
+        dev_exit_after_kill: exit,
+        survivors_after_kill: survivors,
+        deliveries_while_down: deliveredWhileDown,
+        restart_to_ready_ms: readyAt - restartAt,
+        restart_to_all_ended_ms: ended ? endedAt - restartAt : null,
+        restart_to_first_delivery_ms: afterRestart(firstResend),
+        runs_ended_after_restart: finished.length,
+        runs_ended_over_60s_after_restart: finished.filter((t) => t - restartAt > 60_000).length,
+        restart_to_run_end_ms: { p50: quantile(0.5), p90: quantile(0.9), max: afterRestart(finished.at(-1)) },
+        final_statuses: statuses,
+        deliveries_per_action: counts,
+        actions_never_delivered: missing.length,
+        duplicated_actions: duplicated.length,
+        duplicated_with_one_key: oneKey,
+        recorded_attempts_of_duplicated: attempts,
+        last_run_action_log_ms_after_restart: lastRunLog,
+        last_run_deliveries_ms_after_restart: last ? deliveries.filter((d) => d.run === last.id).map((d) => `a${d.step} ${d.at - restartAt}`) : [],
+        dev_log: logFile,
+      },
+      null,
+      2,
+    ),
+  );
   if (!ended) process.exitCode = 1;
 } catch (e) {
   console.error(e);

@@ -39,7 +39,10 @@ if (!Number.isInteger(cronIntervalMs) || cronIntervalMs < 100) {
 }
 
 // The Worker would refuse a malformed entry only when a run first calls out; say it now.
-const badEntry = (process.env.OUTBOUND_ALLOWLIST ?? "").split(",").map((e) => e.trim()).find((e) => e && !/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d{1,5}$/.test(e));
+const badEntry = (process.env.OUTBOUND_ALLOWLIST ?? "")
+  .split(",")
+  .map((e) => e.trim())
+  .find((e) => e && !/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d{1,5}$/.test(e));
 if (badEntry !== undefined) {
   console.error(`[dev] OUTBOUND_ALLOWLIST entries are address:port pairs such as 127.0.0.1:3000 or [::1]:3000, got ${JSON.stringify(badEntry)}`);
   process.exit(2);
@@ -85,7 +88,11 @@ let front;
 const workerPort = await freePort();
 // DevTools finds workerd on 9229; a second dev (another DEV_DATA_DIR and PORT) takes another port
 // instead of failing, or the one INSPECTOR_PORT names (two devs started at the same instant both see 9229 free).
-const inspectorPort = process.env.INSPECTOR_PORT ? Number(process.env.INSPECTOR_PORT) : (await portFree(DEFAULT_INSPECTOR_PORT)) ? DEFAULT_INSPECTOR_PORT : await freePort();
+const inspectorPort = process.env.INSPECTOR_PORT
+  ? Number(process.env.INSPECTOR_PORT)
+  : (await portFree(DEFAULT_INSPECTOR_PORT))
+    ? DEFAULT_INSPECTOR_PORT
+    : await freePort();
 try {
   if (!stopping) front = await startFrontProxy({ host: "127.0.0.1", port: Number(port), target: { host: "127.0.0.1", port: workerPort } });
 } catch (e) {
@@ -121,8 +128,15 @@ if (!stopping) {
     if (!stopping) console.error(`[dev] could not read the cron triggers, none will fire: ${e?.message ?? e}`);
     return { run: [], skipped: [] };
   });
-  if (crons.skipped.length) console.error(`[dev] only "${EVERY_MINUTE}" cron triggers run locally; not firing ${crons.skipped.map((c) => JSON.stringify(c)).join(", ")}`);
-  if (!stopping) stopTicks = startCronTicks({ baseUrl: `http://127.0.0.1:${workerPort}`, crons: crons.run, intervalMs: cronIntervalMs, log: (line) => console.error(`[dev] ${line}`) });
+  if (crons.skipped.length)
+    console.error(`[dev] only "${EVERY_MINUTE}" cron triggers run locally; not firing ${crons.skipped.map((c) => JSON.stringify(c)).join(", ")}`);
+  if (!stopping)
+    stopTicks = startCronTicks({
+      baseUrl: `http://127.0.0.1:${workerPort}`,
+      crons: crons.run,
+      intervalMs: cronIntervalMs,
+      log: (line) => console.error(`[dev] ${line}`),
+    });
 }
 
 /**

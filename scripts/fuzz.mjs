@@ -21,7 +21,10 @@ const option = (name) => {
 
 const runs = option("runs") ?? process.env.FUZZ_RUNS ?? "3000";
 const seed = option("seed") ?? process.env.FUZZ_SEED ?? "20260101";
-for (const [name, value] of [["runs", runs], ["seed", seed]]) {
+for (const [name, value] of [
+  ["runs", runs],
+  ["seed", seed],
+]) {
   if (!/^\d+$/.test(value)) {
     console.error(`--${name} must be a whole number, got ${value}`);
     process.exit(2);

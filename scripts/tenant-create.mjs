@@ -26,7 +26,9 @@ try {
 } catch (e) {
   if (!(e instanceof NoDevServer)) throw e;
   console.error(`tenant:create: no tenant created: ${e.message}.`);
-  console.error("Start `npm run dev` (with the same DEV_DATA_DIR) in another terminal and run this again once it serves, or set DATABASE_URL to create the tenant in that database.");
+  console.error(
+    "Start `npm run dev` (with the same DEV_DATA_DIR) in another terminal and run this again once it serves, or set DATABASE_URL to create the tenant in that database.",
+  );
   process.exit(1);
 }
 process.stdout.write(JSON.stringify(created) + "\n");

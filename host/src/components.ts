@@ -46,13 +46,34 @@ const tabs: Standard = (props, ctx, app, childBlocks) => {
     return str(p.title) || str(p.label) || `Tab ${i + 1}`;
   });
   const remembered = app.ui.get(ctx.key);
-  const wanted = typeof remembered === "number" ? remembered : typeof ctx.state.selected === "number" ? ctx.state.selected : typeof props.selected === "number" ? props.selected : 0;
+  const wanted =
+    typeof remembered === "number"
+      ? remembered
+      : typeof ctx.state.selected === "number"
+        ? ctx.state.selected
+        : typeof props.selected === "number"
+          ? props.selected
+          : 0;
   const selected = Math.min(Math.max(0, wanted), Math.max(0, ctx.children.length - 1));
   const base = uid("tabs");
   const list = h("div", { class: "pf-tablist", role: "tablist" });
-  const panels = ctx.children.map((child, i) => h("div", { class: "pf-tabpanel", role: "tabpanel", id: `${base}-p${i}`, "aria-labelledby": `${base}-t${i}`, tabindex: 0, hidden: i !== selected }, child));
+  const panels = ctx.children.map((child, i) =>
+    h("div", { class: "pf-tabpanel", role: "tabpanel", id: `${base}-p${i}`, "aria-labelledby": `${base}-t${i}`, tabindex: 0, hidden: i !== selected }, child),
+  );
   const buttons = titles.map((t, i) =>
-    h("button", { type: "button", role: "tab", class: "pf-tab", id: `${base}-t${i}`, "aria-controls": `${base}-p${i}`, "aria-selected": String(i === selected), tabindex: i === selected ? 0 : -1 }, t),
+    h(
+      "button",
+      {
+        type: "button",
+        role: "tab",
+        class: "pf-tab",
+        id: `${base}-t${i}`,
+        "aria-controls": `${base}-p${i}`,
+        "aria-selected": String(i === selected),
+        tabindex: i === selected ? 0 : -1,
+      },
+      t,
+    ),
   );
   const select = (i: number, focus: boolean) => {
     buttons.forEach((b, j) => {
@@ -78,14 +99,28 @@ const tabs: Standard = (props, ctx, app, childBlocks) => {
   return h("div", { class: "pf-tabs" }, list, ...panels);
 };
 
-const header: Standard = (props, ctx) => h("header", { class: "pf-header" }, props.title !== undefined ? h("h2", {}, str(props.title)) : null, props.subtitle !== undefined ? h("p", {}, str(props.subtitle)) : null, ...ctx.children);
+const header: Standard = (props, ctx) =>
+  h(
+    "header",
+    { class: "pf-header" },
+    props.title !== undefined ? h("h2", {}, str(props.title)) : null,
+    props.subtitle !== undefined ? h("p", {}, str(props.subtitle)) : null,
+    ...ctx.children,
+  );
 const footer: Standard = (props, ctx) => h("footer", { class: "pf-footer" }, props.text !== undefined ? str(props.text) : null, ...ctx.children);
 const divider: Standard = () => h("hr", { class: "pf-divider" });
 
 const iframe: Standard = (props) => {
   const src = safeUrl(props.url);
   if (!src) return h("p", { class: "pf-muted" }, `${str(props.title) || "Embedded page"}: no address to show`);
-  const el = h("iframe", { class: "pf-frame", src, title: str(props.title) || "Embedded page", sandbox: "allow-scripts allow-forms allow-popups", referrerpolicy: "no-referrer", loading: "lazy" });
+  const el = h("iframe", {
+    class: "pf-frame",
+    src,
+    title: str(props.title) || "Embedded page",
+    sandbox: "allow-scripts allow-forms allow-popups",
+    referrerpolicy: "no-referrer",
+    loading: "lazy",
+  });
   setLength(el, "height", props.height);
   return el;
 };
@@ -138,7 +173,12 @@ const badge: Standard = (props) => h("span", { class: `pf-badge pf-tone-${TONES.
 
 const alert: Standard = (props) => {
   const level = ["info", "success", "warning", "error"].includes(str(props.level)) ? str(props.level) : "info";
-  return h("div", { class: `pf-alert pf-alert-${level}`, role: level === "error" || level === "warning" ? "alert" : "status" }, props.title !== undefined ? h("strong", {}, str(props.title)) : null, str(props.message));
+  return h(
+    "div",
+    { class: `pf-alert pf-alert-${level}`, role: level === "error" || level === "warning" ? "alert" : "status" },
+    props.title !== undefined ? h("strong", {}, str(props.title)) : null,
+    str(props.message),
+  );
 };
 
 const TRENDS: Record<string, string> = { up: "▲ up", down: "▼ down", flat: "▶ flat" };
@@ -147,7 +187,12 @@ const stat: Standard = (props) =>
     "div",
     { class: "pf-stat" },
     h("span", { class: "pf-stat-label" }, str(props.label)),
-    h("span", { class: "pf-stat-value" }, props.value === null || props.value === undefined ? "–" : str(props.value), props.unit !== undefined ? ` ${str(props.unit)}` : null),
+    h(
+      "span",
+      { class: "pf-stat-value" },
+      props.value === null || props.value === undefined ? "–" : str(props.value),
+      props.unit !== undefined ? ` ${str(props.unit)}` : null,
+    ),
     TRENDS[str(props.trend)] ? h("span", { class: "pf-muted" }, TRENDS[str(props.trend)]) : null,
   );
 
@@ -173,7 +218,9 @@ const checkbox: Standard = (props, ctx) => {
 
 const textInput: Standard = (props, ctx) => {
   const value = typeof ctx.state.value === "string" ? ctx.state.value : str(props.value);
-  const input = props.multiline ? h("textarea", { rows: 3, placeholder: str(props.placeholder) || undefined }) : h("input", { type: "text", placeholder: str(props.placeholder) || undefined });
+  const input = props.multiline
+    ? h("textarea", { rows: 3, placeholder: str(props.placeholder) || undefined })
+    : h("input", { type: "text", placeholder: str(props.placeholder) || undefined });
   input.value = value;
   input.addEventListener("input", () => ctx.setState({ value: input.value }));
   input.addEventListener("change", () => void ctx.action("change", { value: input.value }));
@@ -196,7 +243,9 @@ const list: Standard = (props, ctx, app) => {
       const itemId = isObj(r) && (typeof r.id === "string" || typeof r.id === "number") ? r.id : undefined;
       const label = str(at(r, tp) ?? (isObj(r) ? (r.title ?? r.id) : r));
       const main: Child =
-        itemId !== undefined && ctx.id && !app.lacks(ctx.id, "open") ? button(label, () => void app.act({ widgetId: ctx.id!, handler: "open", payload: { itemId }, surface: ctx.surface }, true), "pf-linkbtn") : h("span", {}, label);
+        itemId !== undefined && ctx.id && !app.lacks(ctx.id, "open")
+          ? button(label, () => void app.act({ widgetId: ctx.id!, handler: "open", payload: { itemId }, surface: ctx.surface }, true), "pf-linkbtn")
+          : h("span", {}, label);
       return h("li", {}, main, sp ? h("div", { class: "pf-muted" }, str(at(r, sp))) : null);
     }),
   );
@@ -215,11 +264,18 @@ const chart: Standard = (props, ctx) => {
     const w = W / Math.max(1, points.length);
     points.forEach((p, i) => {
       const bh = (Math.max(0, p.value) / max) * (H - 10);
-      graphic.appendChild(svg("rect", { class: "pf-bar", x: (i * w + w * 0.1).toFixed(1), y: (H - bh).toFixed(1), width: (w * 0.8).toFixed(1), height: bh.toFixed(1) }));
+      graphic.appendChild(
+        svg("rect", { class: "pf-bar", x: (i * w + w * 0.1).toFixed(1), y: (H - bh).toFixed(1), width: (w * 0.8).toFixed(1), height: bh.toFixed(1) }),
+      );
     });
   } else if (kind === "line") {
     const step = W / Math.max(1, points.length - 1);
-    graphic.appendChild(svg("polyline", { class: "pf-line", points: points.map((p, i) => `${(i * step).toFixed(1)},${(H - 5 - (Math.max(0, p.value) / max) * (H - 10)).toFixed(1)}`).join(" ") }));
+    graphic.appendChild(
+      svg("polyline", {
+        class: "pf-line",
+        points: points.map((p, i) => `${(i * step).toFixed(1)},${(H - 5 - (Math.max(0, p.value) / max) * (H - 10)).toFixed(1)}`).join(" "),
+      }),
+    );
   } else {
     const total = points.reduce((s, p) => s + Math.max(0, p.value), 0) || 1;
     let angle = -Math.PI / 2;
@@ -227,9 +283,10 @@ const chart: Standard = (props, ctx) => {
     points.forEach((p, i) => {
       const sweep = (Math.max(0, p.value) / total) * Math.PI * 2;
       const end = angle + sweep;
-      const d = sweep >= Math.PI * 2 - 1e-9
-        ? `M${cx - r},${cy}a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0`
-        : `M${cx},${cy}L${(cx + r * Math.cos(angle)).toFixed(2)},${(cy + r * Math.sin(angle)).toFixed(2)}A${r},${r} 0 ${sweep > Math.PI ? 1 : 0},1 ${(cx + r * Math.cos(end)).toFixed(2)},${(cy + r * Math.sin(end)).toFixed(2)}Z`;
+      const d =
+        sweep >= Math.PI * 2 - 1e-9
+          ? `M${cx - r},${cy}a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0`
+          : `M${cx},${cy}L${(cx + r * Math.cos(angle)).toFixed(2)},${(cy + r * Math.sin(angle)).toFixed(2)}A${r},${r} 0 ${sweep > Math.PI ? 1 : 0},1 ${(cx + r * Math.cos(end)).toFixed(2)},${(cy + r * Math.sin(end)).toFixed(2)}Z`;
       graphic.appendChild(svg("path", { class: `pf-slice-${i % 5}`, d }));
       angle = end;
     });

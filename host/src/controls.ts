@@ -13,7 +13,12 @@ export function field(label: string, control: HTMLElement, required = false): HT
   const id = uid("field");
   control.id = id;
   if (required) control.setAttribute("aria-required", "true");
-  return h("div", { class: "pf-field" }, h("label", { for: id }, label, required ? h("span", { class: "pf-required", "aria-hidden": "true" }, " *") : null), control);
+  return h(
+    "div",
+    { class: "pf-field" },
+    h("label", { for: id }, label, required ? h("span", { class: "pf-required", "aria-hidden": "true" }, " *") : null),
+    control,
+  );
 }
 
 /** A select's choices: inline `options`, else its data source's rows through valuePath and labelPath. */
@@ -25,7 +30,12 @@ export function choices(props: Obj, rows: unknown[] | undefined): { value: unkno
 }
 
 /** A <select> over choices; `pick` gets the chosen value as the choices carry it (a number stays a number). */
-export function selectBox(options: { value: unknown; label: string }[], current: unknown, placeholder: string, pick: (value: unknown) => void): HTMLSelectElement {
+export function selectBox(
+  options: { value: unknown; label: string }[],
+  current: unknown,
+  placeholder: string,
+  pick: (value: unknown) => void,
+): HTMLSelectElement {
   const el = h("select", {}, h("option", { value: "" }, placeholder || "—"));
   options.forEach((o, i) => el.appendChild(h("option", { value: String(i), selected: o.value === current }, o.label)));
   el.addEventListener("change", () => pick(el.value === "" ? null : options[Number(el.value)]?.value));

@@ -45,11 +45,24 @@ export const form: Standard = (props, ctx, app) => {
       const cid = uid("check");
       const input = h("input", { type: "checkbox", id: cid, checked: value === true, "aria-required": required ? "true" : undefined });
       input.addEventListener("change", () => set(id, input.checked));
-      el.appendChild(h("div", { class: "pf-check" }, input, h("label", { for: cid }, label, required ? h("span", { class: "pf-required", "aria-hidden": "true" }, " *") : null)));
+      el.appendChild(
+        h(
+          "div",
+          { class: "pf-check" },
+          input,
+          h("label", { for: cid }, label, required ? h("span", { class: "pf-required", "aria-hidden": "true" }, " *") : null),
+        ),
+      );
       continue;
     }
     if (type === "select") {
-      el.appendChild(field(label, selectBox(choices(f, undefined), value, str(f.placeholder), (v) => set(id, v)), required));
+      el.appendChild(
+        field(
+          label,
+          selectBox(choices(f, undefined), value, str(f.placeholder), (v) => set(id, v)),
+          required,
+        ),
+      );
       continue;
     }
     if (type === "file") {
@@ -69,7 +82,11 @@ export const form: Standard = (props, ctx, app) => {
     const input = h("input", { type: "file", accept: accept || undefined });
     const progress = h("progress", { max: 100, value: 0, hidden: true, "aria-label": `Upload of ${label}` });
     const uploaded = app.ui.get(key);
-    const status = h("span", { class: "pf-upload-status", role: "status" }, typeof uploaded === "string" ? `Uploaded ${uploaded}` : values[id] ? "A file is uploaded" : "");
+    const status = h(
+      "span",
+      { class: "pf-upload-status", role: "status" },
+      typeof uploaded === "string" ? `Uploaded ${uploaded}` : values[id] ? "A file is uploaded" : "",
+    );
     const report = (result: UploadResult) => {
       app.opts.onUpload?.(result);
       app.host.dispatchEvent(new CustomEvent("platform-upload", { detail: result }));
@@ -135,12 +152,20 @@ export const form: Standard = (props, ctx, app) => {
     });
     const wrap = field(label, input, required);
     wrap.append(progress, status);
-    if (f.previewPage && formId) wrap.appendChild(h("div", {}, button(`Preview ${label}`, () => void app.act({ widgetId: formId, handler: "preview", payload: { fieldId: id }, surface: ctx.surface }))));
+    if (f.previewPage && formId)
+      wrap.appendChild(
+        h(
+          "div",
+          {},
+          button(`Preview ${label}`, () => void app.act({ widgetId: formId, handler: "preview", payload: { fieldId: id }, surface: ctx.surface })),
+        ),
+      );
     return wrap;
   }
 
   const actions = h("div", { class: "pf-actions" }, h("button", { type: "submit", class: "pf-btn pf-btn-primary" }, str(props.submitLabel) || "Submit"));
-  if (props.cancelLabel !== undefined) actions.appendChild(button(str(props.cancelLabel), () => void app.act({ widgetId: formId, handler: "cancel", surface: ctx.surface })));
+  if (props.cancelLabel !== undefined)
+    actions.appendChild(button(str(props.cancelLabel), () => void app.act({ widgetId: formId, handler: "cancel", surface: ctx.surface })));
   el.appendChild(actions);
   el.addEventListener("submit", (e) => {
     e.preventDefault();

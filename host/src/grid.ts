@@ -22,7 +22,15 @@ function columnsOf(props: Obj, rows: unknown[]): Column[] {
     const col = typeof c === "string" ? { path: c } : isObj(c) ? c : undefined;
     const path = col && str(col.path);
     if (!col || !path) return [];
-    return [{ path, label: str(col.label) || path.split(".").pop()!, type: str(col.type) || "text", sortable: col.sortable !== false, filterable: col.filterable === true }];
+    return [
+      {
+        path,
+        label: str(col.label) || path.split(".").pop()!,
+        type: str(col.type) || "text",
+        sortable: col.sortable !== false,
+        filterable: col.filterable === true,
+      },
+    ];
   });
 }
 
@@ -76,7 +84,9 @@ export const dataGrid: Standard = (props, ctx, app) => {
     sorting: Array.isArray(saved.sorting) ? saved.sorting : [],
     filters: isObj(saved.filters) ? saved.filters : {},
   };
-  const rowActions = (Array.isArray(props.rowActions) ? props.rowActions : []).filter(isObj).map((a) => ({ action: str(a.action), label: str(a.label) || str(a.action) }));
+  const rowActions = (Array.isArray(props.rowActions) ? props.rowActions : [])
+    .filter(isObj)
+    .map((a) => ({ action: str(a.action), label: str(a.label) || str(a.action) }));
   const opens = () => !!ctx.id && !app.lacks(ctx.id, "open");
   const act = (handler: string, payload: Obj) => app.act({ widgetId: ctx.id!, handler, payload, surface: ctx.surface }, handler === "open");
 
@@ -119,7 +129,12 @@ export const dataGrid: Standard = (props, ctx, app) => {
           "div",
           { class: "pf-actions" },
           ...filterable.map((c) => {
-            const input = h("input", { type: "search", "aria-label": `Filter ${c.label}`, placeholder: `Filter ${c.label}`, "data-control": `filter:${c.path}` });
+            const input = h("input", {
+              type: "search",
+              "aria-label": `Filter ${c.label}`,
+              placeholder: `Filter ${c.label}`,
+              "data-control": `filter:${c.path}`,
+            });
             input.value = str(grid.filters[c.path]);
             input.addEventListener("change", () => {
               const filters = { ...grid.filters };
@@ -139,9 +154,15 @@ export const dataGrid: Standard = (props, ctx, app) => {
       if (!c.sortable) th.append(c.label);
       else
         th.append(
-          button(`${c.label}${dir === "ascending" ? " ▲" : dir === "descending" ? " ▼" : ""}`, () => change({ sorting: !dir ? [{ id: c.path, desc: false }] : dir === "ascending" ? [{ id: c.path, desc: true }] : [], page: 1 }, `sort:${c.path}`), "", {
-            "data-control": `sort:${c.path}`,
-          }),
+          button(
+            `${c.label}${dir === "ascending" ? " ▲" : dir === "descending" ? " ▼" : ""}`,
+            () =>
+              change({ sorting: !dir ? [{ id: c.path, desc: false }] : dir === "ascending" ? [{ id: c.path, desc: true }] : [], page: 1 }, `sort:${c.path}`),
+            "",
+            {
+              "data-control": `sort:${c.path}`,
+            },
+          ),
         );
       return th;
     });
@@ -151,12 +172,25 @@ export const dataGrid: Standard = (props, ctx, app) => {
       const cells = columns.map((c, i) => {
         const content = cell(at(r, c.path), c.type);
         const td = h("td", { class: c.type === "number" ? "pf-num" : undefined });
-        if (i === 0 && itemId !== undefined && opens()) td.append(button(str(at(r, c.path)) || String(itemId), () => void act("open", { itemId }), "pf-linkbtn"));
+        if (i === 0 && itemId !== undefined && opens())
+          td.append(button(str(at(r, c.path)) || String(itemId), () => void act("open", { itemId }), "pf-linkbtn"));
         else if (content !== "") td.append(typeof content === "object" && content ? content : String(content));
         return td;
       });
       if (rowActions.length)
-        cells.push(h("td", {}, h("div", { class: "pf-actions" }, ...rowActions.map((a) => button(a.label, () => void act("rowAction", { itemId: itemId ?? null, action: a.action } as Obj), "pf-btn", { disabled: itemId === undefined })))));
+        cells.push(
+          h(
+            "td",
+            {},
+            h(
+              "div",
+              { class: "pf-actions" },
+              ...rowActions.map((a) =>
+                button(a.label, () => void act("rowAction", { itemId: itemId ?? null, action: a.action } as Obj), "pf-btn", { disabled: itemId === undefined }),
+              ),
+            ),
+          ),
+        );
       return h("tr", { "data-item-id": itemId === undefined ? undefined : String(itemId) }, ...cells);
     });
     if (!body.length) body.push(h("tr", {}, h("td", { colspan: Math.max(1, head.length) }, str(props.emptyText) || "No rows")));

@@ -4,7 +4,8 @@
 import { append, h, safeUrl, type Child } from "./dom";
 
 // Underscores emphasise only outside words (`snake_case` and `__init__` stay as written), as in CommonMark.
-const INLINE = /`([^`]+)`|\*\*(.+?)\*\*|(?<![A-Za-z0-9_])__(.+?)__(?![A-Za-z0-9_])|\*(.+?)\*|(?<![A-Za-z0-9_])_(.+?)_(?![A-Za-z0-9_])|\[([^\]]+)\]\(([^)\s]+)\)/;
+const INLINE =
+  /`([^`]+)`|\*\*(.+?)\*\*|(?<![A-Za-z0-9_])__(.+?)__(?![A-Za-z0-9_])|\*(.+?)\*|(?<![A-Za-z0-9_])_(.+?)_(?![A-Za-z0-9_])|\[([^\]]+)\]\(([^)\s]+)\)/;
 
 function inline(text: string, depth = 0): Child[] {
   const out: Child[] = [];

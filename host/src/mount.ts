@@ -114,7 +114,13 @@ export class App {
       try {
         res = await fetch(this.endpoint(), { method: "POST", headers, body: JSON.stringify(body), credentials: opts.fetchCredentials ?? "same-origin" });
       } catch (e) {
-        throw e instanceof PlatformError ? e : new PlatformError(0, "NETWORK_ERROR", `The render could not be reached (the network failed, or the browser withheld an answer that carried no CORS grant for this origin): ${(e as Error).message}`);
+        throw e instanceof PlatformError
+          ? e
+          : new PlatformError(
+              0,
+              "NETWORK_ERROR",
+              `The render could not be reached (the network failed, or the browser withheld an answer that carried no CORS grant for this origin): ${(e as Error).message}`,
+            );
       }
       let json: unknown;
       try {
@@ -124,7 +130,12 @@ export class App {
       }
       if (!res.ok) {
         const err = isObj(json) && isObj(json.error) ? json.error : {};
-        throw new PlatformError(res.status, str(err.code) || `HTTP_${res.status}`, str(err.message) || `The render answered ${res.status}`, isObj(err.details) ? err.details : {});
+        throw new PlatformError(
+          res.status,
+          str(err.code) || `HTTP_${res.status}`,
+          str(err.message) || `The render answered ${res.status}`,
+          isObj(err.details) ? err.details : {},
+        );
       }
       const data = isObj(json) && isObj(json.data) ? json.data : undefined;
       if (!data) throw new PlatformError(res.status, "BAD_ANSWER", "The render answered no data");
@@ -213,7 +224,15 @@ export class App {
     const focus = this.focusPath();
     for (const dialog of Array.from(this.root.querySelectorAll("dialog"))) if (dialog.open) dialog.close();
     const parts: Element[] = [];
-    if (this.error) parts.push(h("div", { class: "pf-alert pf-alert-error", role: "alert" }, h("strong", {}, "The app could not be shown"), `${this.error.message} (${this.error.status || this.error.code})`));
+    if (this.error)
+      parts.push(
+        h(
+          "div",
+          { class: "pf-alert pf-alert-error", role: "alert" },
+          h("strong", {}, "The app could not be shown"),
+          `${this.error.message} (${this.error.status || this.error.code})`,
+        ),
+      );
     parts.push(this.drawNotifications());
     const dialogs: HTMLDialogElement[] = [];
     for (const surface of this.answer?.surfaces ?? []) {
@@ -236,7 +255,11 @@ export class App {
     for (const n of this.answer?.notifications ?? []) {
       if (!isObj(n) || this.dismissed.has(str(n.id))) continue;
       const level = n.level === "ERROR" || n.level === "WARNING" ? n.level : "INFO";
-      const notice = h("div", { class: `pf-notice pf-notice-${level}`, role: level === "ERROR" ? "alert" : "status", "data-notification-id": str(n.id), "data-level": level }, h("span", {}, str(n.message)));
+      const notice = h(
+        "div",
+        { class: `pf-notice pf-notice-${level}`, role: level === "ERROR" ? "alert" : "status", "data-notification-id": str(n.id), "data-level": level },
+        h("span", {}, str(n.message)),
+      );
       const close = h("button", { type: "button", "aria-label": "Dismiss" }, "×");
       close.addEventListener("click", () => {
         this.dismissed.add(str(n.id));
@@ -282,10 +305,18 @@ export class App {
     const blocks = Array.isArray(modal.blocks) ? modal.blocks : [];
     const header = blocks.find((b) => isObj(b) && (b as { component?: unknown }).component === "header") as { config?: Obj } | undefined;
     const title = str(header?.config?.title) || str(modal.page);
-    const dialog = h("dialog", { class: `pf-modal${modal.wide ? " pf-modal-wide" : ""}`, "aria-modal": "true", "aria-labelledby": titleId, "data-modal-page": str(modal.page) });
+    const dialog = h("dialog", {
+      class: `pf-modal${modal.wide ? " pf-modal-wide" : ""}`,
+      "aria-modal": "true",
+      "aria-labelledby": titleId,
+      "data-modal-page": str(modal.page),
+    });
     const close = h("button", { type: "button", class: "pf-btn", "aria-label": "Close" }, "×");
     close.addEventListener("click", () => void this.closeModal(type));
-    dialog.append(h("div", { class: "pf-modal-head" }, h("h2", { id: titleId }, title), close), h("div", { class: "pf-modal-body" }, ...this.drawBlocks(blocks, type, "modal")));
+    dialog.append(
+      h("div", { class: "pf-modal-head" }, h("h2", { id: titleId }, title), close),
+      h("div", { class: "pf-modal-body" }, ...this.drawBlocks(blocks, type, "modal")),
+    );
     // Escape closes the top modal (in state); Tab stays inside the dialog.
     dialog.addEventListener("cancel", (e) => {
       e.preventDefault();
@@ -342,7 +373,9 @@ export class App {
       if (!(drawn instanceof Element)) throw new TypeError(`The renderer of ${name} returned no element`);
       el = drawn;
     } catch (e) {
-      this.report(new PlatformError(0, "RENDERER_FAILED", `Component ${name}${id ? ` (${id})` : ""} could not be drawn: ${e instanceof Error ? e.message : str(e)}`));
+      this.report(
+        new PlatformError(0, "RENDERER_FAILED", `Component ${name}${id ? ` (${id})` : ""} could not be drawn: ${e instanceof Error ? e.message : str(e)}`),
+      );
       el = placeholder(name, ctx.children, "could not be drawn");
     }
     el.classList.add("pf-block");
@@ -351,7 +384,15 @@ export class App {
     return el;
   }
 
-  private context(component: string, widget: boolean, id: string | undefined, surface: string, props: Obj, children: Element[], path: string): RenderContext & { props: Obj; key: string } {
+  private context(
+    component: string,
+    widget: boolean,
+    id: string | undefined,
+    surface: string,
+    props: Obj,
+    children: Element[],
+    path: string,
+  ): RenderContext & { props: Obj; key: string } {
     const data = widget && id ? this.answer?.referenceData?.[id] : undefined;
     return {
       id,
@@ -366,7 +407,8 @@ export class App {
         if (widget && id) this.setWidgetState(id, patch);
       },
       // Every handler but a click may be one the widget does not declare (a change, an open): then the state is posted alone.
-      action: (handler, payload) => (widget && id ? this.act({ widgetId: id, handler, ...(payload ? { payload } : {}), surface }, handler !== "click") : this.refresh()),
+      action: (handler, payload) =>
+        widget && id ? this.act({ widgetId: id, handler, ...(payload ? { payload } : {}), surface }, handler !== "click") : this.refresh(),
       refresh: () => this.refresh(),
       children,
     };
@@ -385,7 +427,9 @@ export class App {
   private restoreFocus(path: [string, number] | undefined) {
     if (!path) return;
     const [key, index] = path;
-    const block = Array.from(this.root.querySelectorAll("[data-widget-id],[data-node-id]")).find((b) => (b.getAttribute("data-widget-id") ?? `#${b.getAttribute("data-node-id")}`) === key);
+    const block = Array.from(this.root.querySelectorAll("[data-widget-id],[data-node-id]")).find(
+      (b) => (b.getAttribute("data-widget-id") ?? `#${b.getAttribute("data-node-id")}`) === key,
+    );
     const items = block ? Array.from(block.querySelectorAll<HTMLElement>(FOCUSABLE)) : [];
     (items[index] ?? items[0])?.focus();
   }

@@ -15,7 +15,9 @@ export type ConfigOf<C extends StandardComponent> = Schema<Catalogue[C]["config"
 /** What a host may post back under `state.widgets.<widgetId>` for a component. */
 export type StateOf<C extends StandardComponent> = Schema<Catalogue[C]["state"]>;
 /** The payload of one handler of a component. */
-export type PayloadOf<C extends StandardComponent, H extends keyof Catalogue[C]["handlers"]> = Catalogue[C]["handlers"][H] extends { payload: infer P } ? Schema<P> : never;
+export type PayloadOf<C extends StandardComponent, H extends keyof Catalogue[C]["handlers"]> = Catalogue[C]["handlers"][H] extends { payload: infer P }
+  ? Schema<P>
+  : never;
 
 export type FormField = NonNullable<ConfigOf<"form">["fields"]>[number] & { uploadUrl?: string };
 export type GridState = NonNullable<StateOf<"data_grid">["data_grid"]>;

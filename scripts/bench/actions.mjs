@@ -61,7 +61,13 @@ const schema = {
   required: ["sku", "title", "price"],
   properties: { sku: { type: "string" }, title: { type: "string" }, price: { type: "number" }, qty: { type: "integer" }, category: { type: "string" } },
 };
-const typeConfig = { identifier_key: ["sku"], indexed_attributes: [{ path: ["category"], type: "text" }, { path: ["price"], type: "numeric", sortable: true }] };
+const typeConfig = {
+  identifier_key: ["sku"],
+  indexed_attributes: [
+    { path: ["category"], type: "text" },
+    { path: ["price"], type: "numeric", sortable: true },
+  ],
+};
 
 // Every value a string, as the transform reads them; the output keeps the import's columns.
 const MAPPING = `{ "name": name, "sku": sku, "title": $uppercase(title), "price": $string($number(price) * 2), "qty": qty, "category": "mapped-" & category }`;
@@ -70,7 +76,6 @@ const MIB = 1024 * 1024;
 const mib = (bytes) => round(bytes / MIB, 1);
 /** Epoch milliseconds with sub-millisecond precision, comparable to Postgres timestamps on the same host. */
 const epochNow = () => performance.timeOrigin + performance.now();
-
 
 /** ZIP_MIB of 64 KiB blocks, random and repeated CSV-like text alternating. */
 function mixedBytes() {
@@ -82,7 +87,11 @@ function mixedBytes() {
 }
 
 async function uploadTempFile(env, name, contentType, body) {
-  const res = await fetch(`${env.base}/entity/temp-files`, { method: "POST", headers: { Authorization: env.auth, "X-Temp-File-Name": name, "Content-Type": contentType }, body });
+  const res = await fetch(`${env.base}/entity/temp-files`, {
+    method: "POST",
+    headers: { Authorization: env.auth, "X-Temp-File-Name": name, "Content-Type": contentType },
+    body,
+  });
   const json = await res.json();
   if (res.status !== 201) throw new Error(`temp file upload answered ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
   return json.data;
@@ -130,7 +139,10 @@ async function timed(fn) {
 }
 
 async function liveEntities(env, typeId) {
-  const { rows } = await env.pool.query(`SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND type_id = $2 AND deleted_at IS NULL`, [env.tenant.tenant_id, typeId]);
+  const { rows } = await env.pool.query(`SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND type_id = $2 AND deleted_at IS NULL`, [
+    env.tenant.tenant_id,
+    typeId,
+  ]);
   return rows[0].n;
 }
 
@@ -156,9 +168,14 @@ async function csvBaselines(env, log, setup) {
   const client = await env.pool.connect();
   let copied;
   try {
-    const lines = copy.split("\n").filter(Boolean).map((l) => `${env.tenant.tenant_id}\t${setup.typeIds.raw}\t${l}`);
+    const lines = copy
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => `${env.tenant.tenant_id}\t${setup.typeIds.raw}\t${l}`);
     copied = await timed(() =>
-      copyFrom(client, `COPY entities (tenant_id, type_id, name, attributes, identifier_key) FROM STDIN WITH (FORMAT text)`, [Buffer.from(lines.join("\n") + "\n")]),
+      copyFrom(client, `COPY entities (tenant_id, type_id, name, attributes, identifier_key) FROM STDIN WITH (FORMAT text)`, [
+        Buffer.from(lines.join("\n") + "\n"),
+      ]),
     );
   } finally {
     client.release();
@@ -167,7 +184,11 @@ async function csvBaselines(env, log, setup) {
   log(`[bench] actions: REST import, ${ROWS} rows`);
   const importConfig = encodeURIComponent(JSON.stringify({ entity_type_name: TYPES.rest }));
   const rest = await timed(async () => {
-    const res = await fetch(`${env.base}/entity/entities/import`, { method: "POST", headers: { Authorization: env.auth, "Content-Type": "text/csv", "X-Import-Config": importConfig }, body: csv });
+    const res = await fetch(`${env.base}/entity/entities/import`, {
+      method: "POST",
+      headers: { Authorization: env.auth, "Content-Type": "text/csv", "X-Import-Config": importConfig },
+      body: csv,
+    });
     const body = await res.json();
     if (res.status !== 200 || body.data.created !== ROWS) throw new Error(`REST import answered ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
   });
@@ -181,7 +202,12 @@ function against(ms, base) {
 }
 
 async function importFigure(env, log, setup, base) {
-  const workflow = await workflowOf(env, "bench-actions-import", [{ stepId: "imported", name: "importEntitiesFromCsv", config: { tempFileId: base.file.id, typeName: TYPES.action } }], setup.policyId);
+  const workflow = await workflowOf(
+    env,
+    "bench-actions-import",
+    [{ stepId: "imported", name: "importEntitiesFromCsv", config: { tempFileId: base.file.id, typeName: TYPES.action } }],
+    setup.policyId,
+  );
   log(`[bench] actions: importEntitiesFromCsv, ${ROWS} rows`);
   const imported = await timedRun(env, workflow);
   const present = await liveEntities(env, setup.typeIds.action);
@@ -194,13 +220,20 @@ async function importFigure(env, log, setup, base) {
 }
 
 async function transformFigure(env, log, setup, base) {
-  const workflow = await workflowOf(env, "bench-actions-transform", [{ stepId: "mapped", name: "transformCsvStream", config: { tempFileId: base.file.id, mapping: MAPPING } }], setup.policyId);
+  const workflow = await workflowOf(
+    env,
+    "bench-actions-transform",
+    [{ stepId: "mapped", name: "transformCsvStream", config: { tempFileId: base.file.id, mapping: MAPPING } }],
+    setup.policyId,
+  );
   log(`[bench] actions: transformCsvStream, ${ROWS} rows`);
   const transformed = await timedRun(env, workflow);
   const out = (await downloadTempFile(env, transformed.outputs.mapped.temp_file_id)).toString("utf8").split(/\r?\n/).filter(Boolean);
   const expectedFirst = `Product 0,SKU-0,"TITLE 0, ""QUOTED""",1,0,mapped-cat-0`;
   if (out.length !== ROWS + 1 || out[1] !== expectedFirst) {
-    throw new Error(`transformCsvStream: expected ${ROWS + 1} lines starting ${JSON.stringify(expectedFirst)}, found ${out.length}: ${JSON.stringify(out.slice(0, 2))}`);
+    throw new Error(
+      `transformCsvStream: expected ${ROWS + 1} lines starting ${JSON.stringify(expectedFirst)}, found ${out.length}: ${JSON.stringify(out.slice(0, 2))}`,
+    );
   }
   return figure("transform_csv_stream", perSecond(transformed.ms), "rows/s", perSecond(base.restMs), round(transformed.ms / base.restMs), {
     ...against(transformed.ms, base),

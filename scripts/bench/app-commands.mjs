@@ -36,7 +36,9 @@ function specDocument() {
         surfaces: { dashboard: "home" },
         pages: {
           home: {
-            dataSources: { notes: { $query: { typeName: TYPE, filter: { operator: "eq", path: ["attributes", "group"], value: "{{ context.group }}" }, limit: 20 } } },
+            dataSources: {
+              notes: { $query: { typeName: TYPE, filter: { operator: "eq", path: ["attributes", "group"], value: "{{ context.group }}" }, limit: 20 } },
+            },
             widgets: {
               grid: { widgetComponent: "data_grid", dataSource: "notes" },
               save: {
@@ -49,7 +51,16 @@ function specDocument() {
                       permissionSet: "dataMutation",
                       // An action's config reads the list's input, which reads the command scope.
                       input: { key: "{{ payload.key }}", group: "{{ context.group }}", n: "{{ payload.n }}" },
-                      actions: [{ name: "upsertEntity", config: { typeName: TYPE, onConflict: "merge", data: [{ name: "{{ input.key }}", attributes: { key: "{{ input.key }}", group: "{{ input.group }}", n: "{{ input.n }}" } }] } }],
+                      actions: [
+                        {
+                          name: "upsertEntity",
+                          config: {
+                            typeName: TYPE,
+                            onConflict: "merge",
+                            data: [{ name: "{{ input.key }}", attributes: { key: "{{ input.key }}", group: "{{ input.group }}", n: "{{ input.n }}" } }],
+                          },
+                        },
+                      ],
                     },
                   ],
                 },
@@ -61,7 +72,11 @@ function specDocument() {
       },
     },
     providers: {
-      [PROVIDER]: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } },
+      [PROVIDER]: {
+        auth: { type: "bearer" },
+        autoCreateUsers: true,
+        identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+      },
     },
     policies: { writers: { grants: [{ resource: "entity", actions: ["read", "create", "update"], resourceName: TYPE }] } },
     defaultPolicy: "writers",
@@ -75,7 +90,9 @@ async function setup(env) {
   const spec = (await env.api("POST", "/definition/specs", { name: "Bench actions", spec_document: specDocument() })).data;
   await env.api("PUT", `/apps/${spec.id}/config`, { config: {} });
   const companies = await env.api("GET", `/access/external-companies?provider=${PROVIDER}`);
-  const company = companies.data.find((c) => c.external_id === COMPANY) ?? (await env.api("POST", "/access/external-companies", { provider: PROVIDER, external_id: COMPANY })).data;
+  const company =
+    companies.data.find((c) => c.external_id === COMPANY) ??
+    (await env.api("POST", "/access/external-companies", { provider: PROVIDER, external_id: COMPANY })).data;
   const integration = (await env.api("POST", `/apps/${spec.id}/integrations`, { external_company_id: company.id })).data;
   const { raw_token } = await env.api("PUT", `/apps/${spec.id}/integrations/${integration.id}/token`);
   return { integrationId: integration.id, token: raw_token };

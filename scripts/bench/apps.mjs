@@ -129,7 +129,34 @@ function mulberry32(seed) {
   };
 }
 
-const SYLLABLES = ["ba", "ce", "di", "fo", "gu", "ha", "je", "ki", "lo", "mu", "na", "pe", "ri", "so", "tu", "va", "we", "xi", "zo", "bra", "cle", "dro", "gri", "plu", "sta", "tre"];
+const SYLLABLES = [
+  "ba",
+  "ce",
+  "di",
+  "fo",
+  "gu",
+  "ha",
+  "je",
+  "ki",
+  "lo",
+  "mu",
+  "na",
+  "pe",
+  "ri",
+  "so",
+  "tu",
+  "va",
+  "we",
+  "xi",
+  "zo",
+  "bra",
+  "cle",
+  "dro",
+  "gri",
+  "plu",
+  "sta",
+  "tre",
+];
 
 function vocabulary(random) {
   const words = new Set();
@@ -247,7 +274,9 @@ function specDocument() {
         pages: {
           home: {
             dataSources: {
-              byCategory: { $query: { typeName: TYPE, filter: { operator: "eq", path: ["attributes", "category"], value: "{{ context.category }}" }, limit: 20 } },
+              byCategory: {
+                $query: { typeName: TYPE, filter: { operator: "eq", path: ["attributes", "category"], value: "{{ context.category }}" }, limit: 20 },
+              },
               byPrice: {
                 $query: {
                   typeName: TYPE,
@@ -266,7 +295,10 @@ function specDocument() {
               feed: { $http: { url: `${feed.origin}/feed`, query: { q: "{{ context.word }}" }, rowsPath: "items" } },
             },
             widgets: { by_category: grid("byCategory"), by_price: grid("byPrice"), by_title: grid("byTitle"), feed: grid("feed") },
-            layout: [["by_category", "by_price"], ["by_title", "feed"]],
+            layout: [
+              ["by_category", "by_price"],
+              ["by_title", "feed"],
+            ],
           },
           browse: {
             dataSources: { all: { $query: { typeName: TYPE, paged: true } } },
@@ -365,7 +397,9 @@ async function concurrentBaseline(env, p) {
 function sameRows(round, rendered, rest) {
   for (const w of WIDGETS) {
     if (rendered[w].join(",") !== rest[w].join(",")) {
-      throw new Error(`round ${round}: widget ${w} got ${rendered[w].length} rows [${rendered[w].slice(0, 3)}...], the baseline ${rest[w].length} [${rest[w].slice(0, 3)}...]`);
+      throw new Error(
+        `round ${round}: widget ${w} got ${rendered[w].length} rows [${rendered[w].slice(0, 3)}...], the baseline ${rest[w].length} [${rest[w].slice(0, 3)}...]`,
+      );
     }
   }
 }
@@ -410,13 +444,18 @@ async function mintSlot(env, app) {
     [id, env.tenant.tenant_id, app.integrationId, app.activationId, env.tenant.user_id, PROVIDER, 25 * MIB, expires],
   );
   const signature = createHmac("sha256", `capability:${MASTER_KEY}`).update(`app-upload\n${env.tenant.tenant_id}\n${id}\n${expires}`).digest("base64url");
-  return { id, url: `${env.base}/apps/upload/${app.integrationId}/${id}?${new URLSearchParams({ tenant: env.tenant.tenant_id, expires: String(expires), signature })}` };
+  return {
+    id,
+    url: `${env.base}/apps/upload/${app.integrationId}/${id}?${new URLSearchParams({ tenant: env.tenant.tenant_id, expires: String(expires), signature })}`,
+  };
 }
 
 const BOUNDARY = "----benchboundary";
 
 function multipartOf(bytes) {
-  const head = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   return Buffer.concat([head, bytes, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
 }
 
@@ -434,7 +473,11 @@ async function appUpload(env, app, body) {
 /** The same bytes as a plain temp file: the raw body, its length declared. */
 async function tempFileUpload(env, bytes) {
   const started = performance.now();
-  const res = await fetch(`${env.base}/entity/temp-files`, { method: "POST", body: bytes, headers: { Authorization: env.auth, "Content-Type": "application/octet-stream", "X-Temp-File-Name": "bench.bin" } });
+  const res = await fetch(`${env.base}/entity/temp-files`, {
+    method: "POST",
+    body: bytes,
+    headers: { Authorization: env.auth, "Content-Type": "application/octet-stream", "X-Temp-File-Name": "bench.bin" },
+  });
   const text = await res.text();
   const ms = performance.now() - started;
   if (res.status !== 201) throw new Error(`temp-file upload answered ${res.status} ${text.slice(0, 300)}`);
@@ -468,7 +511,8 @@ async function uploadFigures(env, app, log) {
   for (let r = 0; r <= UPLOAD_ROUNDS; r++) {
     const got = {};
     for (const kind of r % 2 === 0 ? ["ours", "base"] : ["base", "ours"]) got[kind] = await kinds[kind]();
-    for (const { id } of Object.values(got)) if ((await storedSize(env, id)) !== bytes.length) throw new Error(`temp file ${id} does not hold ${bytes.length} bytes`);
+    for (const { id } of Object.values(got))
+      if ((await storedSize(env, id)) !== bytes.length) throw new Error(`temp file ${id} does not hold ${bytes.length} bytes`);
     if (r === 0) continue;
     ours.push(got.ours.ms);
     base.push(got.base.ms);
@@ -492,12 +536,19 @@ async function uploadFigures(env, app, log) {
       mib: UPLOAD_MIB,
       rounds: ours.length,
     }),
-    figure("upload_memory_peak", mib(ourPeak.usedWithBuffers), "MiB", mib(basePeak.usedWithBuffers), round(ourPeak.usedWithBuffers / basePeak.usedWithBuffers), {
-      live_mib: mib(ourPeak.liveWithBuffers),
-      baseline_live_mib: mib(basePeak.liveWithBuffers),
-      idle_mib: mib(idle.liveWithBuffers),
-      uploads: UPLOAD_HEAP_ROUNDS,
-    }),
+    figure(
+      "upload_memory_peak",
+      mib(ourPeak.usedWithBuffers),
+      "MiB",
+      mib(basePeak.usedWithBuffers),
+      round(ourPeak.usedWithBuffers / basePeak.usedWithBuffers),
+      {
+        live_mib: mib(ourPeak.liveWithBuffers),
+        baseline_live_mib: mib(basePeak.liveWithBuffers),
+        idle_mib: mib(idle.liveWithBuffers),
+        uploads: UPLOAD_HEAP_ROUNDS,
+      },
+    ),
   ];
 }
 
@@ -507,7 +558,12 @@ async function renderFigures(env, app, words, log) {
   const rounds = WARMUP + RENDERS;
   const params = Array.from({ length: rounds + 1000 }, () => {
     const priceFrom = Math.floor(random() * (PRICE_MAX - RANGE_WIDTH));
-    return { category: `cat-${Math.floor(random() * CATEGORIES)}`, priceFrom, priceTo: priceFrom + RANGE_WIDTH, word: words[Math.floor(random() * words.length)] };
+    return {
+      category: `cat-${Math.floor(random() * CATEGORIES)}`,
+      priceFrom,
+      priceTo: priceFrom + RANGE_WIDTH,
+      word: words[Math.floor(random() * words.length)],
+    };
   });
   const paramsOf = (i) => params[i % params.length];
 
@@ -578,7 +634,11 @@ async function renderPaged(env, app, page, sorting) {
   const res = await fetch(`${env.base}/apps/run/${app.integrationId}`, {
     method: "POST",
     headers: { Authorization: `Bearer ${app.token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ user: "u-1", company: COMPANY, state: { page: "browse", widgets: { grid: { data_grid: { page, pageSize: PAGED_SIZE, sorting } } } } }),
+    body: JSON.stringify({
+      user: "u-1",
+      company: COMPANY,
+      state: { page: "browse", widgets: { grid: { data_grid: { page, pageSize: PAGED_SIZE, sorting } } } },
+    }),
   });
   const text = await res.text();
   const ms = performance.now() - started;

@@ -45,7 +45,11 @@ export async function vars() {
   return { NEON_WS_PROXY: `127.0.0.1:${proxy.port}` };
 }
 
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 async function quiet() {
   const deadline = performance.now() + QUIET_MAX_MS;
@@ -122,13 +126,22 @@ async function setup(env) {
   });
   const entities = Array.from({ length: ROWS }, (_, i) => ({ name: `Item ${i}`, attributes: { sku: `S-${i}`, category: `cat-${i % 10}`, n: i } }));
   await env.api("POST", "/entity/entities/upsert", { type_name: TYPE, data: entities });
-  const one = (await env.api("POST", "/entity/query", { type_name: TYPE, filter: { operator: "eq", path: ["attributes", "sku"], value: "S-7" }, limit: 1 })).data[0];
-  const token = await (await fetch(`${env.base}/auth/token`, { method: "POST", headers: { Authorization: env.auth, "Content-Type": "application/json" }, body: JSON.stringify({ grant_type: "client_credentials" }) })).json();
+  const one = (await env.api("POST", "/entity/query", { type_name: TYPE, filter: { operator: "eq", path: ["attributes", "sku"], value: "S-7" }, limit: 1 }))
+    .data[0];
+  const token = await (
+    await fetch(`${env.base}/auth/token`, {
+      method: "POST",
+      headers: { Authorization: env.auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ grant_type: "client_credentials" }),
+    })
+  ).json();
 
-  const workflow = (await env.api("POST", "/definition/workflows", {
-    name: "edge-hook",
-    definition_json: { jobs: [{ id: "j", actions: [{ name: "pipe", config: { value: 1 } }] }], triggers: [{ id: "hook", webhook: { methods: ["POST"] } }] },
-  })).data;
+  const workflow = (
+    await env.api("POST", "/definition/workflows", {
+      name: "edge-hook",
+      definition_json: { jobs: [{ id: "j", actions: [{ name: "pipe", config: { value: 1 } }] }], triggers: [{ id: "hook", webhook: { methods: ["POST"] } }] },
+    })
+  ).data;
   const activation = (await env.api("POST", `/workflows/${workflow.id}/activate`, {})).data;
   const hookUrl = JSON.stringify(activation).match(/"webhook_url":"([^"]+)"/)?.[1];
   if (!hookUrl) throw new Error(`the activation answered no webhook_url: ${JSON.stringify(activation).slice(0, 400)}`);
@@ -145,7 +158,10 @@ function operations(env, s) {
   const basic = { Authorization: env.auth, "Content-Type": "application/json" };
   const bearer = { Authorization: `Bearer ${s.jwt}`, "Content-Type": "application/json" };
   const app = { Authorization: `Bearer ${s.appToken}`, "Content-Type": "application/json" };
-  const post = (path, body, headers = basic, expected = 200) => () => call(`${env.base}${path}`, { method: "POST", headers, body: JSON.stringify(body) }, expected);
+  const post =
+    (path, body, headers = basic, expected = 200) =>
+    () =>
+      call(`${env.base}${path}`, { method: "POST", headers, body: JSON.stringify(body) }, expected);
   let n = 0;
   const render = (extra = {}) => {
     const text = post(`/apps/run/${s.integrationId}`, { user: "u-1", company: COMPANY, ...extra }, app);
@@ -163,7 +179,10 @@ function operations(env, s) {
     create: () => post("/entity/entities", { type_name: TYPE, name: "New", attributes: { sku: `new-${n++}`, category: "cat-new" } }, basic, 201)(),
     upsert_10: () => {
       const round = n++;
-      return post("/entity/entities/upsert", { type_name: TYPE, data: Array.from({ length: 10 }, (_, i) => ({ name: `U ${i}`, attributes: { sku: `S-${i}`, category: `cat-${i % 10}`, n: round } })) })();
+      return post("/entity/entities/upsert", {
+        type_name: TYPE,
+        data: Array.from({ length: 10 }, (_, i) => ({ name: `U ${i}`, attributes: { sku: `S-${i}`, category: `cat-${i % 10}`, n: round } })),
+      })();
     },
     webhook: () => call(s.hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }, 202),
     dispatch: post("/workflows/wr", { workflow_id: s.workflowId, trigger_id: "hook", input: {} }, basic, 202),
@@ -186,7 +205,9 @@ export async function run(env, log) {
       const rtt = 2 * DELAY_MS;
       const ratio = far.p50 / (far.trips * rtt + near.p50);
       log(`[bench] edge: ${name} ${round(near.p50, 1)} ms / ${near.trips} trips at 0, ${round(far.p50, 1)} ms / ${far.trips} trips at ${rtt} ms`);
-      figures.push(figure(name, round(far.p50, 1), "ms", null, round(ratio), { trips: far.trips, trips_at_0: near.trips, p50_at_0: round(near.p50, 1), rtt_ms: rtt }));
+      figures.push(
+        figure(name, round(far.p50, 1), "ms", null, round(ratio), { trips: far.trips, trips_at_0: near.trips, p50_at_0: round(near.p50, 1), rtt_ms: rtt }),
+      );
     }
     return figures;
   } finally {

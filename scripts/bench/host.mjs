@@ -94,7 +94,12 @@ const provider = {
   },
 };
 
-const ORDERS = Array.from({ length: 10 }, (_, i) => ({ id: `o-${i + 1}`, name: `Order ${i + 1}`, total: ((i * 37) % 101) + 1, status: i % 3 ? "open" : "paid" }));
+const ORDERS = Array.from({ length: 10 }, (_, i) => ({
+  id: `o-${i + 1}`,
+  name: `Order ${i + 1}`,
+  total: ((i * 37) % 101) + 1,
+  status: i % 3 ? "open" : "paid",
+}));
 const PEOPLE = ["Ada", "Grace", "Edsger", "Barbara", "Donald"].map((name, i) => ({ id: `p-${i + 1}`, name, role: i % 2 ? "Support" : "Sales" }));
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({
   id: `it-${i + 1}`,
@@ -129,7 +134,16 @@ function dashboardSpec() {
               filters: { widgetComponent: "heading", config: { text: "Filters", level: 3 } },
               region: {
                 widgetComponent: "select",
-                config: { label: "Region", options: [{ value: "eu", label: "Europe" }, { value: "am", label: "Americas" }, { value: "ap", label: "Asia Pacific" }, { value: 4, label: "Africa" }], value: "eu" },
+                config: {
+                  label: "Region",
+                  options: [
+                    { value: "eu", label: "Europe" },
+                    { value: "am", label: "Americas" },
+                    { value: "ap", label: "Asia Pacific" },
+                    { value: 4, label: "Africa" },
+                  ],
+                  value: "eu",
+                },
               },
               urgent: { widgetComponent: "checkbox", config: { label: "Urgent only", checked: true } },
               search: { widgetComponent: "text_input", config: { label: "Search", placeholder: "Order name" } },
@@ -137,7 +151,12 @@ function dashboardSpec() {
               orders: {
                 widgetComponent: "data_grid",
                 dataSource: "orders",
-                config: { title: "Recent orders", pageSize: 10, columns: ["name", { path: "total", label: "Total", type: "number" }, { path: "status", label: "Status", type: "badge" }], rowActions: [{ action: "details", label: "Details" }] },
+                config: {
+                  title: "Recent orders",
+                  pageSize: 10,
+                  columns: ["name", { path: "total", label: "Total", type: "number" }, { path: "status", label: "Status", type: "badge" }],
+                  rowActions: [{ action: "details", label: "Details" }],
+                },
               },
               team: { widgetComponent: "list", dataSource: "people", config: { titlePath: "name", subtitlePath: "role" } },
               heads_up: { widgetComponent: "alert", config: { title: "Heads up", message: "Invoices are sent at midnight", level: "info" } },
@@ -187,7 +206,13 @@ function gridSpec() {
                 config: {
                   title: "Inventory",
                   pageSize: 100,
-                  columns: ["name", { path: "sku", label: "SKU" }, { path: "qty", label: "Quantity", type: "number" }, { path: "price", label: "Price", type: "number" }, { path: "status", label: "Status", type: "badge" }],
+                  columns: [
+                    "name",
+                    { path: "sku", label: "SKU" },
+                    { path: "qty", label: "Quantity", type: "number" },
+                    { path: "price", label: "Price", type: "number" },
+                    { path: "status", label: "Status", type: "badge" },
+                  ],
                   rowActions: [{ action: "details", label: "Details" }],
                 },
               },
@@ -224,7 +249,8 @@ async function answers(env) {
   const dashboard = await answerOf(env, "Bench host dashboard", dashboardSpec(), company.id);
   const grid100 = await answerOf(env, "Bench host grid", gridSpec(), company.id);
   const rows = grid100.referenceData.items;
-  if (rows?.rows?.length !== 100 || rows.total !== 100) throw new Error(`the grid answer holds ${rows?.rows?.length} rows of ${rows?.total}, expected 100 of 100`);
+  if (rows?.rows?.length !== 100 || rows.total !== 100)
+    throw new Error(`the grid answer holds ${rows?.rows?.length} rows of ${rows?.total}, expected 100 of 100`);
   if (dashboard.referenceData.orders?.rows?.length !== 10) throw new Error("the dashboard answer holds no 10 orders");
   return { dashboard, grid100 };
 }
@@ -431,7 +457,9 @@ function baselineDraw(container, answer) {
     },
     data_grid: (p, data) => {
       const wrap = el("div", "pf-grid");
-      const cols = p.columns.map((c) => (typeof c === "string" ? { path: c, label: c, type: "text" } : { path: c.path, label: c.label, type: c.type || "text" }));
+      const cols = p.columns.map((c) =>
+        typeof c === "string" ? { path: c, label: c, type: "text" } : { path: c.path, label: c.label, type: c.type || "text" },
+      );
       const table = el("table");
       const caption = el("caption");
       caption.textContent = p.title;
@@ -658,7 +686,8 @@ ${baselineDraw}
 (${pageBench})();
 `;
 
-const HTML = (script) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host bench</title></head><body><div id="stage"></div><script type="module" src="${script}"></script></body></html>`;
+const HTML = (script) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host bench</title></head><body><div id="stage"></div><script type="module" src="${script}"></script></body></html>`;
 
 /** A Node server on 127.0.0.1 for the page, the SDK and the bench module. */
 function servePage(files) {
@@ -719,7 +748,9 @@ async function profileSdk(browser, origin, answer, name, log) {
   const { profile } = await cdp.send("Profiler.stop");
   await tab.context().close();
   const top = selfTimes(profile, 20);
-  log(`[bench] host: CPU profile of ${PROFILE_DRAWS} SDK draws of ${name} back to back (unminified build; no forced layout, no frames), self time by function:`);
+  log(
+    `[bench] host: CPU profile of ${PROFILE_DRAWS} SDK draws of ${name} back to back (unminified build; no forced layout, no frames), self time by function:`,
+  );
   for (const t of top) log(`[bench] host:   ${String(t.ms).padStart(8)} ms  ${(t.share * 100).toFixed(1).padStart(5)}%  ${t.name}`);
 }
 
@@ -776,7 +807,9 @@ export async function run(env, log) {
       if (!check.same || !check.sameText || check.elements !== check.baselineElements) {
         throw new Error(`${name}: the baseline's DOM is not the SDK's: ${JSON.stringify(check, null, 1)}`);
       }
-      log(`[bench] host: ${name}: the same DOM both ways (${check.elements} elements, ${check.textLength} characters of text); ${WARMUP} warm-up and ${RUNS} measured samples of each`);
+      log(
+        `[bench] host: ${name}: the same DOM both ways (${check.elements} elements, ${check.textLength} characters of text); ${WARMUP} warm-up and ${RUNS} measured samples of each`,
+      );
       const idle = sorted(await tab.evaluate(() => window.__bench.idleFrames(50)));
       const got = await tab.evaluate(({ answer, runs, warmup }) => window.__bench.time(answer, runs, warmup), { answer, runs: RUNS, warmup: WARMUP });
       await tab.context().close();

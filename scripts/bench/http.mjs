@@ -165,21 +165,39 @@ async function awaitFinished(client, runId) {
   }
 }
 
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
-const p95 = (values) => percentile([...values].sort((a, b) => a - b), 95);
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+const p95 = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    95,
+  );
 
 async function addedCostFigure(env, log) {
   const manual = { id: TRIGGER, webhook: { methods: ["POST"] } };
   const chainOf = (action) => ({ jobs: [{ id: JOB, actions: Array.from({ length: CHAIN }, (_, i) => action(i)) }], triggers: [manual] });
-  const httpChain = await activated(env, "bench-http-chain", chainOf(() => ({ name: "http", config: { url: `${target.origin}/data` } })));
-  const pipeChain = await activated(env, "bench-http-pipes", chainOf((i) => ({ name: "pipe", config: { value: i } })));
+  const httpChain = await activated(
+    env,
+    "bench-http-chain",
+    chainOf(() => ({ name: "http", config: { url: `${target.origin}/data` } })),
+  );
+  const pipeChain = await activated(
+    env,
+    "bench-http-pipes",
+    chainOf((i) => ({ name: "pipe", config: { value: i } })),
+  );
   const direct = await directFetcher();
   const poller = await env.pool.connect();
   const http = [];
   const pipe = [];
   const added = [];
   const raw = [];
-  log(`[bench] http: ${CHAIN_RUNS} runs of ${CHAIN} http actions and of ${CHAIN} pipes, and ${CHAIN_RUNS} batches of ${CHAIN} direct fetches (after ${WARMUP} warm-ups)`);
+  log(
+    `[bench] http: ${CHAIN_RUNS} runs of ${CHAIN} http actions and of ${CHAIN} pipes, and ${CHAIN_RUNS} batches of ${CHAIN} direct fetches (after ${WARMUP} warm-ups)`,
+  );
   const requestsBefore = target.state.data;
   try {
     for (let i = 0; i < WARMUP + CHAIN_RUNS; i++) {

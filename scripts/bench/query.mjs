@@ -107,7 +107,36 @@ function mulberry32(seed) {
 
 // Made-up words of two or three syllables: varied enough that trigrams are
 // spread as in real text, and some accented so unaccent does real work.
-const ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "cl", "dr", "gr", "pl", "st", "tr", "ch", "sh", "th"];
+const ONSETS = [
+  "b",
+  "c",
+  "d",
+  "f",
+  "g",
+  "h",
+  "j",
+  "k",
+  "l",
+  "m",
+  "n",
+  "p",
+  "r",
+  "s",
+  "t",
+  "v",
+  "w",
+  "z",
+  "br",
+  "cl",
+  "dr",
+  "gr",
+  "pl",
+  "st",
+  "tr",
+  "ch",
+  "sh",
+  "th",
+];
 const VOWELS = ["a", "e", "i", "o", "u", "y", "ai", "ou", "é", "ö"];
 const CODAS = ["", "", "", "n", "r", "s", "l", "m", "t", "x"];
 
@@ -223,7 +252,10 @@ function typo(s) {
 function sameAnswer(name, round, ours, raw) {
   const a = ours.ids.join(",");
   const b = raw.ids.join(",");
-  if (a !== b) throw new Error(`${name} round ${round}: service answered ${ours.ids.length} rows [${ours.ids.slice(0, 3)}...], raw SQL ${raw.ids.length} [${raw.ids.slice(0, 3)}...]`);
+  if (a !== b)
+    throw new Error(
+      `${name} round ${round}: service answered ${ours.ids.length} rows [${ours.ids.slice(0, 3)}...], raw SQL ${raw.ids.length} [${raw.ids.slice(0, 3)}...]`,
+    );
   if (raw.count !== undefined && ours.count !== raw.count) throw new Error(`${name} round ${round}: service counted ${ours.count}, raw SQL ${raw.count}`);
 }
 
@@ -297,7 +329,9 @@ export async function run(env, log) {
     /** A page of entities, as sameAnswer compares it. */
     const pageAnswer = (res) => ({ ids: res.data.map((e) => e.id), count: res.count });
     /** Group rows as `key|value` lines: instants as ISO text, sums as numbers (numeric text on the raw side). */
-    const groupLines = (rows) => ({ ids: rows.map(([key, value]) => `${key instanceof Date || /^\d{4}-/.test(key) ? new Date(key).toISOString() : key}|${Number(value)}`) });
+    const groupLines = (rows) => ({
+      ids: rows.map(([key, value]) => `${key instanceof Date || /^\d{4}-/.test(key) ? new Date(key).toISOString() : key}|${Number(value)}`),
+    });
 
     /** name, the request body of round i, and the same work in raw SQL; `path` and `answer` for another route than POST /entity/query. */
     const figures = [
@@ -353,7 +387,12 @@ export async function run(env, log) {
         name: "fuzzy_searchable",
         ours: (i) => ({ type_name: TYPE, filter: { operator: "fuzzy", path: ["attributes", "maker"], value: fuzzyTerm(i) }, limit: LIMIT }),
         raw: async (i) =>
-          ids(await raw(`SELECT ${COLS} ${LIVE} AND ${MAKER} % platform_unaccent($3) AND similarity(${MAKER}, platform_unaccent($3)) >= ${FUZZY_THRESHOLD}::real ORDER BY e.id LIMIT ${LIMIT}`, [fuzzyTerm(i)])),
+          ids(
+            await raw(
+              `SELECT ${COLS} ${LIVE} AND ${MAKER} % platform_unaccent($3) AND similarity(${MAKER}, platform_unaccent($3)) >= ${FUZZY_THRESHOLD}::real ORDER BY e.id LIMIT ${LIMIT}`,
+              [fuzzyTerm(i)],
+            ),
+          ),
       },
       {
         name: "aggregate_count_by_text",
@@ -367,10 +406,19 @@ export async function run(env, log) {
         name: "aggregate_sum_by_month",
         aggregate: true,
         path: "/entity/query/aggregate",
-        ours: () => ({ type_name: TYPE, group_by: [{ path: ["created_at"], bucket: "month", as: "month" }], aggregates: [{ fn: "sum", path: ["attributes", "price"], as: "revenue" }] }),
+        ours: () => ({
+          type_name: TYPE,
+          group_by: [{ path: ["created_at"], bucket: "month", as: "month" }],
+          aggregates: [{ fn: "sum", path: ["attributes", "price"], as: "revenue" }],
+        }),
         answer: (res) => groupLines(res.data.map((g) => [g.group.month, g.revenue])),
         raw: async () =>
-          groupLines((await raw(`SELECT date_trunc('month', e.created_at, 'UTC') AS g, sum(${PRICE}) AS s ${LIVE} GROUP BY 1 ORDER BY 1 LIMIT ${LIMIT}`)).map((r) => [r.g, r.s])),
+          groupLines(
+            (await raw(`SELECT date_trunc('month', e.created_at, 'UTC') AS g, sum(${PRICE}) AS s ${LIVE} GROUP BY 1 ORDER BY 1 LIMIT ${LIMIT}`)).map((r) => [
+              r.g,
+              r.s,
+            ]),
+          ),
       },
     ];
 
@@ -436,7 +484,11 @@ export async function run(env, log) {
       // A raw marginal at or below zero (noise on a query as cheap as the floor) has no meaningful ratio.
       const marginalRatio = isFloor || rawMarginal <= 0 ? null : marginal / rawMarginal;
       const withinRatio = (target) => (marginalRatio !== null && marginalRatio <= target) || marginal - rawMarginal <= TARGET_MARGINAL_SLACK_MS;
-      const meets = isFloor ? s.p50 <= TARGET_FLOOR_MS : f.aggregate ? withinRatio(TARGET_AGGREGATE_MARGINAL_RATIO) : s.p50 <= TARGET_QUERY_MS && withinRatio(TARGET_MARGINAL_RATIO);
+      const meets = isFloor
+        ? s.p50 <= TARGET_FLOOR_MS
+        : f.aggregate
+          ? withinRatio(TARGET_AGGREGATE_MARGINAL_RATIO)
+          : s.p50 <= TARGET_QUERY_MS && withinRatio(TARGET_MARGINAL_RATIO);
       out.push(
         figure(f.name, round(s.p50), "ms", round(s.rawP50), round(s.p50 / s.rawP50), {
           marginal_ratio: round(marginalRatio),

@@ -43,7 +43,9 @@ const IN_FLIGHT = 32;
 const WRITES = Number(process.env.BENCH_RUNS_WRITES ?? 50);
 const WRITE_WARMUP = 3;
 // `BENCH_RUNS_ONLY=event_to_first_action` (figure names, comma-separated) measures only those figures.
-const ONLY = process.env.BENCH_RUNS_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
+const ONLY = process.env.BENCH_RUNS_ONLY?.split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 const FINISH_POLL_MS = 5;
 const ACTION_POLL_MS = 2;
@@ -184,7 +186,15 @@ async function rawRun(client, tenantId, workflow, actions) {
   await client.query(
     `INSERT INTO workflow_runs (id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context)
      VALUES ($1, $2, $3, $4, $5, $6, 'webhook', $7)`,
-    [runId, tenantId, workflow.id, workflow.version, workflow.triggers[TRIGGER], TRIGGER, JSON.stringify({ input: {}, trigger: { id: TRIGGER, type: "webhook" }, run: { id: runId } })],
+    [
+      runId,
+      tenantId,
+      workflow.id,
+      workflow.version,
+      workflow.triggers[TRIGGER],
+      TRIGGER,
+      JSON.stringify({ input: {}, trigger: { id: TRIGGER, type: "webhook" }, run: { id: runId } }),
+    ],
   );
   await client.query(CLAIM, [runId, tenantId]);
   const jobStarted = iso();
@@ -241,7 +251,12 @@ async function perActionFigure(env, log, setup) {
         const { ms } = await rawRun(writer, tenantId, workflow, n);
         if (measured) raw[n].push(ms);
       };
-      const steps = [oursOf(setup.workflows.chain, CHAIN), rawOf(setup.workflows.chain, CHAIN), oursOf(setup.workflows.single, 1), rawOf(setup.workflows.single, 1)];
+      const steps = [
+        oursOf(setup.workflows.chain, CHAIN),
+        rawOf(setup.workflows.chain, CHAIN),
+        oursOf(setup.workflows.single, 1),
+        rawOf(setup.workflows.single, 1),
+      ];
       for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length]();
     }
     after = await backends(poller);
@@ -441,7 +456,10 @@ async function eventFigure(env, log, setup) {
       const runId = randomUUID();
       const attributes = { code: `R-${i}` };
       const context = {
-        input: { event: { id: randomUUID(), action: "created", occurred_at: new Date().toISOString() }, entity: { id, name: `Order ${i}`, type: { id: setup.typeIds[RAW_TYPE], name: RAW_TYPE }, attributes, identifier_key: attributes.code } },
+        input: {
+          event: { id: randomUUID(), action: "created", occurred_at: new Date().toISOString() },
+          entity: { id, name: `Order ${i}`, type: { id: setup.typeIds[RAW_TYPE], name: RAW_TYPE }, attributes, identifier_key: attributes.code },
+        },
         trigger: { id: "created", type: "event" },
         run: { id: runId },
       };
@@ -458,7 +476,20 @@ async function eventFigure(env, log, setup) {
            INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, name, status, attempts, started_at)
            SELECT $2, j.id, 0, 'pipe', 'running', 1, now() FROM j RETURNING job_run_id)
          INSERT INTO workflow_action_log (tenant_id, job_run_id, name, status) SELECT $2, a.job_run_id, 'pipe', 'running' FROM a`,
-        [id, tenantId, setup.typeIds[RAW_TYPE], `Order ${i}`, JSON.stringify(attributes), attributes.code, runId, workflow.id, workflow.version, workflow.triggers.created, JSON.stringify(context), JOB],
+        [
+          id,
+          tenantId,
+          setup.typeIds[RAW_TYPE],
+          `Order ${i}`,
+          JSON.stringify(attributes),
+          attributes.code,
+          runId,
+          workflow.id,
+          workflow.version,
+          workflow.triggers.created,
+          JSON.stringify(context),
+          JOB,
+        ],
       );
       const r1 = performance.now();
       if (i < WRITE_WARMUP) continue;

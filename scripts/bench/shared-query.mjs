@@ -16,8 +16,10 @@ function sameRows(name, round, own, shared) {
   const a = own.map((e) => e.id).join(",");
   const b = shared.map((e) => e.id).join(",");
   if (!own.length) throw new Error(`${name} round ${round}: the owner's query found no row, so it measured nothing`);
-  if (a !== b) throw new Error(`${name} round ${round}: the owner got ${own.length} rows [${own.slice(0, 3).map((e) => e.id)}...], the share's target ${shared.length}`);
-  if (shared.some((e) => e.source_type !== "shared")) throw new Error(`${name} round ${round}: a row answered to the share's target is not marked source_type "shared"`);
+  if (a !== b)
+    throw new Error(`${name} round ${round}: the owner got ${own.length} rows [${own.slice(0, 3).map((e) => e.id)}...], the share's target ${shared.length}`);
+  if (shared.some((e) => e.source_type !== "shared"))
+    throw new Error(`${name} round ${round}: a row answered to the share's target is not marked source_type "shared"`);
 }
 
 /**

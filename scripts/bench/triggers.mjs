@@ -73,7 +73,8 @@ const job = { id: "record", actions: [{ name: "pipe", config: {} }] };
 /** The non-event trigger of definition `d`: the first is the measured webhook (hmac-sha256 in a header). */
 function otherTrigger(d) {
   if (d >= WEBHOOK_DEFINITIONS) return { id: "yearly", cron: "0 3 1 1 *" };
-  const verification = d === 0 ? { location: "header", key: SIGNATURE_HEADER, method: "hmac-sha256" } : d % 2 ? undefined : { location: "query", key: "token", method: "exact" };
+  const verification =
+    d === 0 ? { location: "header", key: SIGNATURE_HEADER, method: "hmac-sha256" } : d % 2 ? undefined : { location: "query", key: "token", method: "exact" };
   return { id: "hook", webhook: { methods: ["POST"], ...(verification ? { verification } : {}) } };
 }
 
@@ -103,7 +104,11 @@ function triggersOf(d, typeIds) {
   ];
   for (let n = 0; triggers.length < TRIGGERS_PER_DEFINITION; n++) {
     const [type, eventAction] = pairs[(d * TRIGGERS_PER_DEFINITION + n) % pairs.length];
-    const source = { entityTypeId: typeIds[type], eventAction, ...(n % 3 === 0 ? { attributeFilters: [{ operator: "eq", path: "region", value: `r${n % 10}` }] } : {}) };
+    const source = {
+      entityTypeId: typeIds[type],
+      eventAction,
+      ...(n % 3 === 0 ? { attributeFilters: [{ operator: "eq", path: "region", value: `r${n % 10}` }] } : {}),
+    };
     triggers.push({ id: `ev_${n}`, source, ...(n % 5 === 0 ? { condition: "context.input.entity.attributes.amount > 100" } : {}) });
   }
   return triggers;
@@ -122,10 +127,14 @@ async function setUp(env, log) {
     const { id } = (await env.api("POST", "/definition/workflows", { name: `bench-triggers-${d}`, definition_json })).data;
     activations.push((await env.api("POST", `/workflows/${id}/activate`, {})).data);
   }
-  const { rows } = await env.pool.query("SELECT type, count(*)::int AS n FROM workflow_triggers WHERE tenant_id = $1 AND enabled GROUP BY type", [env.tenant.tenant_id]);
+  const { rows } = await env.pool.query("SELECT type, count(*)::int AS n FROM workflow_triggers WHERE tenant_id = $1 AND enabled GROUP BY type", [
+    env.tenant.tenant_id,
+  ]);
   const counts = Object.fromEntries(rows.map((r) => [r.type, r.n]));
   if (counts.event !== EVENT_TRIGGERS || counts.webhook !== WEBHOOK_DEFINITIONS || counts.cron !== DEFINITIONS - WEBHOOK_DEFINITIONS) {
-    throw new Error(`expected ${EVENT_TRIGGERS} event, ${WEBHOOK_DEFINITIONS} webhook and ${DEFINITIONS - WEBHOOK_DEFINITIONS} cron triggers enabled, found ${JSON.stringify(counts)}`);
+    throw new Error(
+      `expected ${EVENT_TRIGGERS} event, ${WEBHOOK_DEFINITIONS} webhook and ${DEFINITIONS - WEBHOOK_DEFINITIONS} cron triggers enabled, found ${JSON.stringify(counts)}`,
+    );
   }
   const first = activations[0];
   const hook = first.triggers.find((t) => t.id === "hook");
@@ -230,7 +239,9 @@ async function sequentialPhase(env, log, setup, { quiet, first }) {
   const times = { ours: [], raw: [], floor: [] };
   const runIds = [];
   try {
-    log(`[bench] triggers: webhook, ${HOOK_REQUESTS} calls one at a time (after ${WARMUP} warm-ups), ${quiet ? "each after the previous run finished" : "overlapping the previous call's run"}`);
+    log(
+      `[bench] triggers: webhook, ${HOOK_REQUESTS} calls one at a time (after ${WARMUP} warm-ups), ${quiet ? "each after the previous run finished" : "overlapping the previous call's run"}`,
+    );
     for (let i = 0; i < WARMUP + HOOK_REQUESTS; i++) {
       const took = {};
       const steps = [
@@ -276,7 +287,8 @@ async function webhookFigures(env, log, setup) {
         AND context->'input'->'body'->>'status' = 'paid' AND context->'input'->>'method' = 'POST'`,
     [runIds, setup.hook.trigger_id],
   );
-  if (new Set(runIds).size !== runIds.length || check.runs !== runIds.length) throw new Error(`expected ${runIds.length} distinct webhook runs, found ${check.runs}`);
+  if (new Set(runIds).size !== runIds.length || check.runs !== runIds.length)
+    throw new Error(`expected ${runIds.length} distinct webhook runs, found ${check.runs}`);
 
   const s = stats(quiet.times.ours);
   const r = stats(quiet.times.raw);
@@ -304,15 +316,22 @@ async function webhookFigures(env, log, setup) {
       requests: HOOK_REQUESTS,
       triggers: TOTAL_TRIGGERS,
     }),
-    figure("webhook_concurrent", round(HOOK_CONCURRENT_REQUESTS / (oursLoad.ms / 1000), 0), "req/s", round(HOOK_CONCURRENT_REQUESTS / (rawLoad.ms / 1000), 0), round(oursLoad.ms / rawLoad.ms), {
-      floor_rps: round(HOOK_CONCURRENT_REQUESTS / (floorLoad.ms / 1000), 0),
-      in_flight: IN_FLIGHT,
-      p50: round(load.p50),
-      p95: round(load.p95),
-      raw_connections: 4,
-      requests: HOOK_CONCURRENT_REQUESTS,
-      triggers: TOTAL_TRIGGERS,
-    }),
+    figure(
+      "webhook_concurrent",
+      round(HOOK_CONCURRENT_REQUESTS / (oursLoad.ms / 1000), 0),
+      "req/s",
+      round(HOOK_CONCURRENT_REQUESTS / (rawLoad.ms / 1000), 0),
+      round(oursLoad.ms / rawLoad.ms),
+      {
+        floor_rps: round(HOOK_CONCURRENT_REQUESTS / (floorLoad.ms / 1000), 0),
+        in_flight: IN_FLIGHT,
+        p50: round(load.p50),
+        p95: round(load.p95),
+        raw_connections: 4,
+        requests: HOOK_CONCURRENT_REQUESTS,
+        triggers: TOTAL_TRIGGERS,
+      },
+    ),
   ];
 }
 
@@ -342,14 +361,19 @@ async function eventFigure(env, log, setup) {
       const measured = i >= WRITE_WARMUP;
       if (measured && oursTimes.length >= MIN_WRITES && performance.now() - started > WRITE_BUDGET_MS) break;
       const t0 = performance.now();
-      const entity = (await env.api("POST", "/entity/entities", { type_name: TARGET_TYPE, name: `Order ${i}`, attributes: { code: `O-${i}`, region: "eu", amount: i } })).data;
+      const entity = (
+        await env.api("POST", "/entity/entities", { type_name: TARGET_TYPE, name: `Order ${i}`, attributes: { code: `O-${i}`, region: "eu", amount: i } })
+      ).data;
       const written = performance.now();
       const seen = await awaitRun(poller, tenantId, entity.id);
 
       const id = randomUUID();
       const attributes = { code: `R-${i}`, region: "eu", amount: i };
       const context = {
-        input: { event: { id: randomUUID(), action: "created", occurred_at: new Date().toISOString() }, entity: { id, name: `Order ${i}`, type: { id: setup.typeIds[RAW_TYPE], name: RAW_TYPE }, attributes, identifier_key: attributes.code } },
+        input: {
+          event: { id: randomUUID(), action: "created", occurred_at: new Date().toISOString() },
+          entity: { id, name: `Order ${i}`, type: { id: setup.typeIds[RAW_TYPE], name: RAW_TYPE }, attributes, identifier_key: attributes.code },
+        },
         trigger: { id: "order_created", type: "event" },
         run: { id: randomUUID() },
       };
@@ -360,7 +384,19 @@ async function eventFigure(env, log, setup) {
          )
          INSERT INTO workflow_runs (id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context, entity_id)
          SELECT $7, $2, $8, $9, $10, 'order_created', 'event', $11, e.id FROM e`,
-        [id, tenantId, setup.typeIds[RAW_TYPE], `Order ${i}`, JSON.stringify(attributes), attributes.code, context.run.id, setup.workflowId, setup.version, setup.orderCreated.trigger_id, JSON.stringify(context)],
+        [
+          id,
+          tenantId,
+          setup.typeIds[RAW_TYPE],
+          `Order ${i}`,
+          JSON.stringify(attributes),
+          attributes.code,
+          context.run.id,
+          setup.workflowId,
+          setup.version,
+          setup.orderCreated.trigger_id,
+          JSON.stringify(context),
+        ],
       );
       const r1 = performance.now();
       if (!measured) continue;
@@ -384,7 +420,8 @@ async function eventFigure(env, log, setup) {
     [tenantId, entityIds, setup.orderCreated.trigger_id],
   );
   const wrong = rows.filter((r) => r.runs !== 1 || !r.right_trigger);
-  if (rows.length !== entityIds.length || wrong.length) throw new Error(`expected one run per entity from order_created; wrong: ${JSON.stringify(wrong.slice(0, 5))}`);
+  if (rows.length !== entityIds.length || wrong.length)
+    throw new Error(`expected one run per entity from order_created; wrong: ${JSON.stringify(wrong.slice(0, 5))}`);
 
   const s = stats(oursTimes);
   const r = stats(rawTimes);

@@ -74,7 +74,9 @@ export async function run(env, log) {
   for (const name of ["BenchProduct", "RawProduct", "MemoryProduct"]) {
     await env.api("POST", "/entity/entity-types", { name, schema, status: "active", config });
   }
-  const { rows: [raw] } = await env.pool.query("SELECT id FROM entity_types WHERE name = 'RawProduct' AND tenant_id = $1", [env.tenant.tenant_id]);
+  const {
+    rows: [raw],
+  } = await env.pool.query("SELECT id FROM entity_types WHERE name = 'RawProduct' AND tenant_id = $1", [env.tenant.tenant_id]);
 
   const inserts = makeRows(1);
   const replaces = makeRows(2);

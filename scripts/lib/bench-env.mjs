@@ -26,7 +26,8 @@ import { root } from "./paths.mjs";
 
 export async function startBenchEnv({ vars = {} } = {}) {
   const dir = resolve(root, `.data/bench-${process.pid}`);
-  const objectsDir = process.env.BENCH_OBJECTS !== "disk" && existsSync("/dev/shm") ? `/dev/shm/entity-platform-bench-${process.pid}` : resolve(dir, "state/do");
+  const objectsDir =
+    process.env.BENCH_OBJECTS !== "disk" && existsSync("/dev/shm") ? `/dev/shm/entity-platform-bench-${process.pid}` : resolve(dir, "state/do");
   const stack = await startStack({ dataDir: resolve(dir, "pg"), persistent: false, databaseUrl: process.env.BENCH_DATABASE_URL });
   const pool = openPool(stack.databaseUrl, 4);
   const tenant = await createTenant(pool, "bench");

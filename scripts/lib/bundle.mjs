@@ -17,7 +17,13 @@ import { root } from "./paths.mjs";
 export function bundleWorker({ outdir, logDir, env }) {
   const wranglerBin = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
   const args = [wranglerBin, "deploy", "--dry-run", "--outdir", outdir, ...(env ? ["--env", env] : [])];
-  const childEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", WRANGLER_HIDE_BANNER: "true", WRANGLER_LOG_PATH: logDir };
+  const childEnv = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_SEND_ERROR_REPORTS: "false",
+    WRANGLER_HIDE_BANNER: "true",
+    WRANGLER_LOG_PATH: logDir,
+  };
   // Without a token, a wrangler that started asking Cloudflare's API during a
   // dry run fails here instead of passing on whoever's credentials are set.
   delete childEnv.CLOUDFLARE_API_TOKEN;

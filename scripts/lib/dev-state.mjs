@@ -64,6 +64,7 @@ export async function servingDev() {
   } catch (e) {
     reason = e?.cause?.code ?? e?.message ?? String(e);
   }
-  if (reason) throw new NoDevServer(`\`npm run dev\` (pid ${state.pid}) does not answer ${url} (${reason}); if it is still starting, wait for wrangler's "Ready" line`);
+  if (reason)
+    throw new NoDevServer(`\`npm run dev\` (pid ${state.pid}) does not answer ${url} (${reason}); if it is still starting, wait for wrangler's "Ready" line`);
   return state;
 }

@@ -130,7 +130,20 @@ export async function startPostgres({ dir, port, persistent = false, log = false
     // by Unicode on every machine, whatever locales the OS has (Neon's
     // default, C.UTF-8, behaves the same).
     initdbFlags: ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "shared_buffers=256MB", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "max_connections=300",
+      "-c",
+      "shared_buffers=256MB",
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+    ],
     onLog: (m) => {
       remember(String(m));
       if (log) process.stderr.write(String(m));

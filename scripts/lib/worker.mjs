@@ -26,15 +26,28 @@ export function spawnWorker({ port, dataDir, vars, extraArgs = [] }) {
   const varsFile = resolve(dataDir, ".dev.vars");
   // With an outside database (DATABASE_URL, BENCH_DATABASE_URL) nothing else has made the folder.
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(varsFile, Object.entries(vars).map(([k, v]) => `${k}=${dotenvValue(k, v)}\n`).join(""), { mode: 0o600 });
+  writeFileSync(
+    varsFile,
+    Object.entries(vars)
+      .map(([k, v]) => `${k}=${dotenvValue(k, v)}\n`)
+      .join(""),
+    { mode: 0o600 },
+  );
   const wranglerBin = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
   const args = [
-    resolve(root, "scripts/lib/worker-guard.mjs"), String(process.pid), process.execPath,
-    wranglerBin, "dev",
-    "--ip", "127.0.0.1",
-    "--port", String(port),
-    "--persist-to", resolve(dataDir, "wrangler"),
-    "--env-file", varsFile,
+    resolve(root, "scripts/lib/worker-guard.mjs"),
+    String(process.pid),
+    process.execPath,
+    wranglerBin,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    resolve(dataDir, "wrangler"),
+    "--env-file",
+    varsFile,
     "--show-interactive-dev-session=false",
     ...extraArgs,
   ];

@@ -17,7 +17,11 @@ export async function readWranglerConfig(env) {
   const options = JSON.stringify({ config: resolve(root, "wrangler.toml"), ...(env ? { env } : {}) });
   const script = `import { unstable_readConfig } from "wrangler";
     console.log(JSON.stringify(unstable_readConfig(${options})));`;
-  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: root,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    maxBuffer: 16 * 1024 * 1024,
+  });
   // Anything wrangler prints comes first: the answer is the last line.
   return JSON.parse(stdout.trim().split("\n").pop());
 }

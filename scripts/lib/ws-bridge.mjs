@@ -100,7 +100,11 @@ const int32 = (n) => {
  * `describe` asks for its columns.
  */
 function extended(text, params = [], describe = true) {
-  const values = params.map((v) => (v === null || v === undefined ? int32(-1) : ((b) => Buffer.concat([int32(b.length), b]))(Buffer.from(typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)))));
+  const values = params.map((v) =>
+    v === null || v === undefined
+      ? int32(-1)
+      : ((b) => Buffer.concat([int32(b.length), b]))(Buffer.from(typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v))),
+  );
   return [
     message("P", cstring(""), cstring(text), int16(0)),
     message("B", cstring(""), cstring(""), int16(0), int16(values.length), ...values, int16(0)),
@@ -110,7 +114,25 @@ function extended(text, params = [], describe = true) {
 }
 
 /** ErrorResponse fields, named as the driver reads them from Neon's 400 answer. */
-const ERROR_FIELDS = { S: "severity", C: "code", M: "message", D: "detail", H: "hint", P: "position", p: "internalPosition", q: "internalQuery", W: "where", s: "schema", t: "table", c: "column", d: "dataType", n: "constraint", F: "file", L: "line", R: "routine" };
+const ERROR_FIELDS = {
+  S: "severity",
+  C: "code",
+  M: "message",
+  D: "detail",
+  H: "hint",
+  P: "position",
+  p: "internalPosition",
+  q: "internalQuery",
+  W: "where",
+  s: "schema",
+  t: "table",
+  c: "column",
+  d: "dataType",
+  n: "constraint",
+  F: "file",
+  L: "line",
+  R: "routine",
+};
 
 function errorOf(msg) {
   const error = {};
@@ -177,7 +199,8 @@ export function startWsBridge({ port = 0, host = "127.0.0.1" } = {}) {
   function release(backend) {
     backend.client = null;
     backend.onGone = null;
-    if (backend.tcp.destroyed || !backend.ready || !backend.trusted || backend.pending !== 0 || backend.status !== "I" || idle.length >= MAX_IDLE) return backend.tcp.destroy();
+    if (backend.tcp.destroyed || !backend.ready || !backend.trusted || backend.pending !== 0 || backend.status !== "I" || idle.length >= MAX_IDLE)
+      return backend.tcp.destroy();
     // DISCARD ALL resets everything a session can carry; the backend rejoins the pool when it answers.
     backend.pending++;
     backend.client = (msg) => {
@@ -218,7 +241,17 @@ export function startWsBridge({ port = 0, host = "127.0.0.1" } = {}) {
    */
   function acquire(target) {
     const startup = (() => {
-      const params = Buffer.concat([cstring("user"), cstring(target.user), cstring("database"), cstring(target.database), cstring("client_encoding"), cstring("UTF8"), cstring("application_name"), cstring("ws-bridge-http"), Buffer.from([0])]);
+      const params = Buffer.concat([
+        cstring("user"),
+        cstring(target.user),
+        cstring("database"),
+        cstring(target.database),
+        cstring("client_encoding"),
+        cstring("UTF8"),
+        cstring("application_name"),
+        cstring("ws-bridge-http"),
+        Buffer.from([0]),
+      ]);
       return Buffer.concat([int32(8 + params.length), int32(196608), params]);
     })();
     const key = startup.toString("hex");
@@ -299,16 +332,24 @@ export function startWsBridge({ port = 0, host = "127.0.0.1" } = {}) {
     let target;
     try {
       const url = new URL(req.headers["neon-connection-string"] ?? "");
-      target = { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username) };
+      target = {
+        host: url.hostname,
+        port: Number(url.port || 5432),
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username),
+      };
     } catch {
       throw new HttpError(400, { message: "Neon-Connection-String must be a postgres:// URL" });
     }
     if (!isLocal(target.host) || !target.port) throw new HttpError(403, { message: "bridge only reaches local postgres" });
-    if (req.headers["neon-raw-text-output"] !== "true") throw new HttpError(400, { message: "the bridge answers raw text output only (Neon-Raw-Text-Output: true), as the driver asks" });
+    if (req.headers["neon-raw-text-output"] !== "true")
+      throw new HttpError(400, { message: "the bridge answers raw text output only (Neon-Raw-Text-Output: true), as the driver asks" });
     const arrayMode = req.headers["neon-array-mode"] === "true";
     const batch = Array.isArray(body.queries);
     const queries = batch ? body.queries : [body];
-    if (!queries.every((q) => q && typeof q.query === "string" && (q.params === undefined || Array.isArray(q.params)))) throw new HttpError(400, { message: "expected {query, params} or {queries: [{query, params}]}" });
+    if (!queries.every((q) => q && typeof q.query === "string" && (q.params === undefined || Array.isArray(q.params))))
+      throw new HttpError(400, { message: "expected {query, params} or {queries: [{query, params}]}" });
 
     const statements = queries.flatMap((q) => extended(q.query, q.params ?? []));
     if (batch) {
@@ -348,7 +389,8 @@ export function startWsBridge({ port = 0, host = "127.0.0.1" } = {}) {
       res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
       res.end(text);
     };
-    if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/sql") return reply(404, { message: "the bridge answers POST /sql and WebSocket upgrades only" });
+    if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/sql")
+      return reply(404, { message: "the bridge answers POST /sql and WebSocket upgrades only" });
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", async () => {

@@ -47,7 +47,11 @@ export async function mintToken(tenant: TenantDb, caller: Principal, input: Mint
     }
     const [callerToken] = await db.select({ inherits: apiTokens.inheritsUserRoles }).from(apiTokens).where(eq(apiTokens.id, caller.tokenId));
     const bindingsOf = (type: "user" | "token", id: string) =>
-      db.select(roleColumns).from(roleBindings).innerJoin(roles, eq(roles.id, roleBindings.roleId)).where(and(eq(roleBindings.principalType, type), eq(roleBindings.principalId, id)));
+      db
+        .select(roleColumns)
+        .from(roleBindings)
+        .innerJoin(roles, eq(roles.id, roleBindings.roleId))
+        .where(and(eq(roleBindings.principalType, type), eq(roleBindings.principalId, id)));
     let granted: { id: string; name: string; permissions: string[] }[];
     let inherits = false;
     if (input.role_names) {
@@ -61,10 +65,20 @@ export async function mintToken(tenant: TenantDb, caller: Principal, input: Mint
     requireCovered(caller, await powerOfRoles(db, granted), "Minting this token");
     const [token] = await db
       .insert(apiTokens)
-      .values({ tenantId: tenant.tenantId, userId, name: input.name, clientId: pat.clientId, secretHash: pat.secretHash, expiresAt: input.expires_at ?? null, inheritsUserRoles: inherits })
+      .values({
+        tenantId: tenant.tenantId,
+        userId,
+        name: input.name,
+        clientId: pat.clientId,
+        secretHash: pat.secretHash,
+        expiresAt: input.expires_at ?? null,
+        inheritsUserRoles: inherits,
+      })
       .returning(publicColumns);
     if (granted.length && !inherits) {
-      await db.insert(roleBindings).values(granted.map((r) => ({ tenantId: tenant.tenantId, roleId: r.id, principalType: "token" as const, principalId: token.id })));
+      await db
+        .insert(roleBindings)
+        .values(granted.map((r) => ({ tenantId: tenant.tenantId, roleId: r.id, principalType: "token" as const, principalId: token.id })));
     }
     return {
       id: token.id,

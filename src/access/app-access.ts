@@ -22,12 +22,20 @@ export function allowsApp(principal: Pick<Principal, "permissions" | "scoped">, 
  * exists, is activated, or neither (docs/apps.md, "Permission before existence").
  */
 export function appForbidden(action: AppAction, specId: string): ApiError {
-  return new ApiError("FORBIDDEN", `Permission app:${action} is required on the app activation of spec ${specId}`, { resource: "app", action, spec_id: specId });
+  return new ApiError("FORBIDDEN", `Permission app:${action} is required on the app activation of spec ${specId}`, {
+    resource: "app",
+    action,
+    spec_id: specId,
+  });
 }
 
 /** 403 unless the caller may do `action` on the activation `activationId`. */
 export function requireApp(principal: Pick<Principal, "permissions" | "scoped">, action: AppAction, activationId: string): void {
   if (!allowsApp(principal, action, activationId)) {
-    throw new ApiError("FORBIDDEN", `Permission app:${action} is required for app activation ${activationId}`, { resource: "app", action, resource_id: activationId });
+    throw new ApiError("FORBIDDEN", `Permission app:${action} is required for app activation ${activationId}`, {
+      resource: "app",
+      action,
+      resource_id: activationId,
+    });
   }
 }

@@ -51,8 +51,15 @@ export async function assignPolicy(tenant: TenantDb, caller: Principal, policyId
       if (!principal) throw new ApiError("UNPROCESSABLE_ENTITY", `Unknown ${describe(who)}`, { ...who });
       const held = await db.select({ resource: grants.resource, actions: grants.actions }).from(grants).where(eq(grants.policyId, policy.id));
       requireCovered(caller, grantPermissions(held), `Assigning policy ${policy.name}`);
-      const [row] = await db.insert(policyAssignments).values({ tenantId: tenant.tenantId, policyId: policy.id, ...principal }).returning({ id: policyAssignments.id });
-      const [answer] = await db.select(columns).from(policyAssignments).leftJoin(roles, eq(roles.id, policyAssignments.roleId)).where(eq(policyAssignments.id, row.id));
+      const [row] = await db
+        .insert(policyAssignments)
+        .values({ tenantId: tenant.tenantId, policyId: policy.id, ...principal })
+        .returning({ id: policyAssignments.id });
+      const [answer] = await db
+        .select(columns)
+        .from(policyAssignments)
+        .leftJoin(roles, eq(roles.id, policyAssignments.roleId))
+        .where(eq(policyAssignments.id, row.id));
       return answer;
     });
   } catch (e) {

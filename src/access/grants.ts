@@ -13,7 +13,10 @@ export async function createGrant(tenant: TenantDb, caller: Principal, input: Gr
     const [policy] = await db.update(policies).set({ updatedAt: sql`now()` }).where(eq(policies.id, input.policy_id)).returning({ id: policies.id });
     if (!policy) throw new ApiError("UNPROCESSABLE_ENTITY", `Unknown policy ${input.policy_id}`, { policy_id: input.policy_id });
     await requireCoveredIfAssigned(db, caller, policy.id, [input]);
-    const [row] = await db.insert(grants).values(grantRow(tenant.tenantId, policy.id, input)).returning(grantColumns);
+    const [row] = await db
+      .insert(grants)
+      .values(grantRow(tenant.tenantId, policy.id, input))
+      .returning(grantColumns);
     return row;
   });
 }
@@ -21,7 +24,13 @@ export async function createGrant(tenant: TenantDb, caller: Principal, input: Gr
 export async function listGrants(tenant: TenantDb, page: Page, policyId?: string) {
   const where = policyId === undefined ? undefined : eq(grants.policyId, policyId);
   return tenant.tx(async ({ db }) => {
-    const rows = await db.select(grantColumns).from(grants).where(where).orderBy(...grantOrder).limit(page.limit).offset(offsetOf(page));
+    const rows = await db
+      .select(grantColumns)
+      .from(grants)
+      .where(where)
+      .orderBy(...grantOrder)
+      .limit(page.limit)
+      .offset(offsetOf(page));
     const [{ total }] = await db.select({ total: count() }).from(grants).where(where);
     return paginated(rows, page, total);
   });

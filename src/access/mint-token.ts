@@ -13,5 +13,6 @@ export const mintTokenOperation = {
   // Not idempotent: a replay would need the raw secret stored (only its hash is kept) and would show it twice.
   body: mintTokenBody,
   responses: { 201: { description: "Minted; client_secret is shown only here", schema: dataEnvelope(mintedToken) } },
-  handler: async (c: Context<HonoEnv>, { body }: { body: MintInput }) => c.json({ data: await mintToken(c.var.ctx.tenant, c.var.ctx.principal, body, c.var.ctx.clock.now()) }, 201),
+  handler: async (c: Context<HonoEnv>, { body }: { body: MintInput }) =>
+    c.json({ data: await mintToken(c.var.ctx.tenant, c.var.ctx.principal, body, c.var.ctx.clock.now()) }, 201),
 } as const;

@@ -88,7 +88,13 @@ export function foldGrants(rows: GrantRow[]): EffectivePermissions {
     if (!row.actions) permissions.add(row.resource);
     else if (row.resource_name === null && row.resource_id === null) for (const a of row.actions) permissions.add(`${row.resource}:${a}`);
     else if (row.resource === "entity") {
-      const grant: ScopedGrant = { resource: "entity", actions: [...row.actions].sort(), resourceName: row.resource_name, resourceId: row.resource_id, entityType: row.entity_type };
+      const grant: ScopedGrant = {
+        resource: "entity",
+        actions: [...row.actions].sort(),
+        resourceName: row.resource_name,
+        resourceId: row.resource_id,
+        entityType: row.entity_type,
+      };
       scoped.set(JSON.stringify(grant), grant);
     } else if (row.resource === "app" && row.resource_id !== null) {
       const grant: ScopedGrant = { resource: "app", actions: [...row.actions].sort(), resourceName: null, resourceId: row.resource_id, entityType: null };

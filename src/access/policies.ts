@@ -17,7 +17,10 @@ export const grantFields = {
   resource: { enum: RESOURCES },
   actions: { type: "array", minItems: 1, uniqueItems: true, items: { enum: ACTIONS } },
   resource_name: { type: "string", minLength: 1, maxLength: 200, description: "An entity type name: the grant covers that type's entities only" },
-  resource_id: { ...uuidSchema, description: "An entity id (the grant covers that entity only), or on an app grant an app activation id (the grant covers that activation only)" },
+  resource_id: {
+    ...uuidSchema,
+    description: "An entity id (the grant covers that entity only), or on an app grant an app activation id (the grant covers that activation only)",
+  },
 } as const;
 
 /** Entity grants narrow to a type or to one entity, never both; app grants to one activation. */
@@ -54,7 +57,13 @@ export const grantColumns = {
 /** Oldest first; grants added together (one policy body) by resource, then what they narrow to. */
 export const grantOrder = [asc(grants.createdAt), asc(grants.resource), asc(grants.resourceName), asc(grants.resourceId), asc(grants.id)];
 
-const policyColumns = { id: policies.id, name: policies.name, description: policies.description, created_at: policies.createdAt, updated_at: policies.updatedAt };
+const policyColumns = {
+  id: policies.id,
+  name: policies.name,
+  description: policies.description,
+  created_at: policies.createdAt,
+  updated_at: policies.updatedAt,
+};
 
 export function grantRow(tenantId: string, policyId: string, g: GrantInput) {
   return { tenantId, policyId, resource: g.resource, actions: g.actions, resourceName: g.resource_name ?? null, resourceId: g.resource_id ?? null };
@@ -78,7 +87,16 @@ export async function requireCoveredIfAssigned(db: Db, caller: Principal, policy
 
 async function withGrants<P extends { id: string }>(db: Db, rows: P[]) {
   const all = rows.length
-    ? await db.select(grantColumns).from(grants).where(inArray(grants.policyId, rows.map((p) => p.id))).orderBy(...grantOrder)
+    ? await db
+        .select(grantColumns)
+        .from(grants)
+        .where(
+          inArray(
+            grants.policyId,
+            rows.map((p) => p.id),
+          ),
+        )
+        .orderBy(...grantOrder)
     : [];
   return rows.map(({ id, ...rest }) => ({ id, ...rest, grants: all.filter((g) => g.policy_id === id) }));
 }
@@ -96,7 +114,10 @@ function nameTaken(e: unknown, name: string | undefined): unknown {
 export async function createPolicy(tenant: TenantDb, input: { name: string; description?: string | null; grants?: GrantInput[] }) {
   try {
     return await tenant.tx(async ({ db }) => {
-      const [{ id }] = await db.insert(policies).values({ tenantId: tenant.tenantId, name: input.name, description: input.description ?? null }).returning({ id: policies.id });
+      const [{ id }] = await db
+        .insert(policies)
+        .values({ tenantId: tenant.tenantId, name: input.name, description: input.description ?? null })
+        .returning({ id: policies.id });
       if (input.grants?.length) await db.insert(grants).values(input.grants.map((g) => grantRow(tenant.tenantId, id, g)));
       return policyRow(db, id);
     });
@@ -118,12 +139,21 @@ export async function getPolicy(tenant: TenantDb, id: string) {
 }
 
 /** `grants`, when given, replace the policy's whole set. */
-export async function updatePolicy(tenant: TenantDb, caller: Principal, id: string, input: { name?: string; description?: string | null; grants?: GrantInput[] }) {
+export async function updatePolicy(
+  tenant: TenantDb,
+  caller: Principal,
+  id: string,
+  input: { name?: string; description?: string | null; grants?: GrantInput[] },
+) {
   try {
     return await tenant.tx(async ({ db }) => {
       const [row] = await db
         .update(policies)
-        .set({ ...(input.name !== undefined && { name: input.name }), ...(input.description !== undefined && { description: input.description }), updatedAt: sql`now()` })
+        .set({
+          ...(input.name !== undefined && { name: input.name }),
+          ...(input.description !== undefined && { description: input.description }),
+          updatedAt: sql`now()`,
+        })
         .where(eq(policies.id, id))
         .returning({ id: policies.id });
       if (!row) throw notFound("Policy", id);
@@ -149,7 +179,8 @@ export async function deletePolicy(tenant: TenantDb, id: string) {
     });
   } catch (e) {
     // A restricting foreign key answers 23001 (restrict_violation) or 23503, by Postgres version.
-    if (pgCode(e) === "23503" || pgCode(e) === "23001") throw new ApiError("CONFLICT", `Policy ${id} is bound to a workflow or app activation; bind another policy there first`, { policy_id: id });
+    if (pgCode(e) === "23503" || pgCode(e) === "23001")
+      throw new ApiError("CONFLICT", `Policy ${id} is bound to a workflow or app activation; bind another policy there first`, { policy_id: id });
     throw e;
   }
 }
@@ -187,7 +218,11 @@ export async function requireBindablePolicy(db: Db, caller: Principal, policyId:
     const errors = [`${field}: no policy ${policyId}`];
     throw new ApiError("VALIDATION_FAILED", "Unknown policy", { errors, validation_errors: errors });
   }
-  requireCovered(caller, grantPermissions(rows.flatMap((g) => (g.resource && g.actions ? [{ resource: g.resource, actions: g.actions }] : []))), "Binding this policy");
+  requireCovered(
+    caller,
+    grantPermissions(rows.flatMap((g) => (g.resource && g.actions ? [{ resource: g.resource, actions: g.actions }] : []))),
+    "Binding this policy",
+  );
 }
 
 /**
@@ -215,7 +250,10 @@ export async function appProvisionedPolicies(db: Db, activationId: string): Prom
 
 /** The policy a workflow's activation (or an app activation's key) provisioned, when there is one. */
 export async function provisionedPolicy(db: Db, owner: string | PolicyOwner): Promise<{ id: string; name: string } | undefined> {
-  const [row] = await db.select({ id: policies.id, name: policies.name }).from(policies).where(ownedBy(typeof owner === "string" ? { workflowId: owner } : owner));
+  const [row] = await db
+    .select({ id: policies.id, name: policies.name })
+    .from(policies)
+    .where(ownedBy(typeof owner === "string" ? { workflowId: owner } : owner));
   return row;
 }
 
@@ -228,18 +266,32 @@ const WORKFLOW_POLICY = "Provisioned by the workflow's activation: the permissio
  * activation changes nothing). Runs in the caller's transaction; a name
  * another policy holds is 409 CONFLICT.
  */
-export async function provisionPolicy(db: Db, tenantId: string, ownerOrWorkflow: string | PolicyOwner, name: string, wanted: GrantInput[], description = WORKFLOW_POLICY): Promise<string> {
+export async function provisionPolicy(
+  db: Db,
+  tenantId: string,
+  ownerOrWorkflow: string | PolicyOwner,
+  name: string,
+  wanted: GrantInput[],
+  description = WORKFLOW_POLICY,
+): Promise<string> {
   const owner = typeof ownerOrWorkflow === "string" ? { workflowId: ownerOrWorkflow } : ownerOrWorkflow;
   try {
     const existing = await provisionedPolicy(db, owner);
     if (!existing) {
-      const [{ id }] = await db.insert(policies).values({ tenantId, name, description, ...ownerColumns(owner) }).returning({ id: policies.id });
+      const [{ id }] = await db
+        .insert(policies)
+        .values({ tenantId, name, description, ...ownerColumns(owner) })
+        .returning({ id: policies.id });
       if (wanted.length) await db.insert(grants).values(wanted.map((g) => grantRow(tenantId, id, g)));
       return id;
     }
     const held = await db.select(grantColumns).from(grants).where(eq(grants.policyId, existing.id));
-    const shape = (list: GrantInput[]) => JSON.stringify(list.map((g) => [g.resource, [...g.actions].sort(), g.resource_name ?? null, g.resource_id ?? null]).sort());
-    const same = shape(held.map((g) => ({ resource: g.resource, actions: g.actions, resource_name: g.resource_name ?? undefined, resource_id: g.resource_id ?? undefined }))) === shape(wanted);
+    const shape = (list: GrantInput[]) =>
+      JSON.stringify(list.map((g) => [g.resource, [...g.actions].sort(), g.resource_name ?? null, g.resource_id ?? null]).sort());
+    const same =
+      shape(
+        held.map((g) => ({ resource: g.resource, actions: g.actions, resource_name: g.resource_name ?? undefined, resource_id: g.resource_id ?? undefined })),
+      ) === shape(wanted);
     if (existing.name !== name) await db.update(policies).set({ name, updatedAt: sql`now()` }).where(eq(policies.id, existing.id));
     if (!same) {
       await db.delete(grants).where(eq(grants.policyId, existing.id));
@@ -248,7 +300,12 @@ export async function provisionPolicy(db: Db, tenantId: string, ownerOrWorkflow:
     }
     return existing.id;
   } catch (e) {
-    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", `Policy ${name} already exists and was not provisioned for this ${"workflowId" in owner ? "workflow" : "app activation"}; bind it with policy_id, or rename or delete it`, { name });
+    if (pgCode(e) === "23505")
+      throw new ApiError(
+        "CONFLICT",
+        `Policy ${name} already exists and was not provisioned for this ${"workflowId" in owner ? "workflow" : "app activation"}; bind it with policy_id, or rename or delete it`,
+        { name },
+      );
     throw e;
   }
 }

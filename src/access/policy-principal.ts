@@ -20,10 +20,16 @@ const POLICY_GRANTS = `
  * `accessVersion` is the tenant's current one, so caches of what it may see
  * are keyed as a caller's are.
  */
-async function tokenlessPrincipal(sql: Sql, who: { userId: string; identity: string }, effective: (tenantId: string) => Promise<EffectivePermissions>): Promise<Principal> {
+async function tokenlessPrincipal(
+  sql: Sql,
+  who: { userId: string; identity: string },
+  effective: (tenantId: string) => Promise<EffectivePermissions>,
+): Promise<Principal> {
   const tenantId = sql.tenantId;
   if (!tenantId) throw new Error("a principal without a token needs a tenant transaction");
-  const { rows } = await sql.query<{ version: number }>(`SELECT coalesce((SELECT version FROM access_versions WHERE tenant_id = $1), 0) AS version`, [tenantId]);
+  const { rows } = await sql.query<{ version: number }>(`SELECT coalesce((SELECT version FROM access_versions WHERE tenant_id = $1), 0) AS version`, [
+    tenantId,
+  ]);
   const { permissions, scoped } = await effective(tenantId);
   return { tenantId, userId: who.userId, tokenId: "", permissions, scoped, identity: who.identity, accessVersion: rows[0].version };
 }

@@ -17,7 +17,10 @@ function nameTaken(e: unknown, name: string | undefined): unknown {
 export async function createRole(tenant: TenantDb, input: { name: string; permissions: string[] }) {
   try {
     return await tenant.tx(async ({ db }) => {
-      const [row] = await db.insert(roles).values({ tenantId: tenant.tenantId, name: input.name, permissions: [...new Set(input.permissions)] }).returning(columns);
+      const [row] = await db
+        .insert(roles)
+        .values({ tenantId: tenant.tenantId, name: input.name, permissions: [...new Set(input.permissions)] })
+        .returning(columns);
       return row;
     });
   } catch (e) {
@@ -48,7 +51,11 @@ export async function updateRole(tenant: TenantDb, caller: Principal, id: string
       const [current] = await db.select(columns).from(roles).where(eq(roles.id, id)).for("update");
       if (!current) throw notFound("Role", id);
       const permissions = input.permissions ? [...new Set(input.permissions)] : current.permissions;
-      requireCovered(caller, permissions.filter((p) => !current.permissions.includes(p)), `Changing role ${current.name}`);
+      requireCovered(
+        caller,
+        permissions.filter((p) => !current.permissions.includes(p)),
+        `Changing role ${current.name}`,
+      );
       const [row] = await db
         .update(roles)
         .set({ name: input.name ?? current.name, permissions, updatedAt: sql`now()` })
@@ -72,7 +79,9 @@ export async function deleteRole(tenant: TenantDb, id: string) {
 
 /** The named roles, in the order asked; unknown names are 422 with `details.unknown_roles`. */
 export async function rolesByName(db: Db, names: string[]) {
-  const found = names.length ? await db.select({ id: roles.id, name: roles.name, permissions: roles.permissions }).from(roles).where(inArray(roles.name, names)) : [];
+  const found = names.length
+    ? await db.select({ id: roles.id, name: roles.name, permissions: roles.permissions }).from(roles).where(inArray(roles.name, names))
+    : [];
   const missing = names.filter((n) => !found.some((r) => r.name === n));
   if (missing.length) throw new ApiError("UNPROCESSABLE_ENTITY", `Unknown role(s): ${missing.join(", ")}`, { unknown_roles: missing });
   return names.map((n) => found.find((r) => r.name === n)!);
@@ -85,6 +94,11 @@ export async function powerOfRoles(db: Db, held: { id: string; permissions: stri
     .select({ resource: grants.resource, actions: grants.actions })
     .from(grants)
     .innerJoin(policyAssignments, eq(policyAssignments.policyId, grants.policyId))
-    .where(inArray(policyAssignments.roleId, held.map((r) => r.id)));
+    .where(
+      inArray(
+        policyAssignments.roleId,
+        held.map((r) => r.id),
+      ),
+    );
   return [...new Set([...held.flatMap((r) => r.permissions), ...grantPermissions(assigned)])];
 }

@@ -10,7 +10,22 @@ import { createPolicy, deletePolicy, getPolicy, grantFields, grantNarrowing, lis
 import { createGrant, deleteGrant, listGrants } from "./grants";
 import { assignPolicy, listAssignments, unassignPolicy } from "./assignments";
 import { permissionStrings } from "../gateway/principal";
-import { tokenItem, roleItem, roleName, permissionList, roleNames, userItem, userName, grantItem, policyItem, policyFields, assignmentItem, assigneeFields, listQuery, byId } from "./schemas";
+import {
+  tokenItem,
+  roleItem,
+  roleName,
+  permissionList,
+  roleNames,
+  userItem,
+  userName,
+  grantItem,
+  policyItem,
+  policyFields,
+  assignmentItem,
+  assigneeFields,
+  listQuery,
+  byId,
+} from "./schemas";
 
 export const accessRoutes = [
   route({ ...mintTokenOperation, operation: "mintApiToken", path: "/access/api-tokens", tag: "access", summary: "Mint a personal access token" }),
@@ -36,7 +51,11 @@ export const accessRoutes = [
     responses: {
       200: {
         description: "Revoked (revoking again keeps the first revoked_at)",
-        schema: dataEnvelope({ type: "object", required: ["id", "revoked", "revoked_at"], properties: { id: uuidSchema, revoked: { const: true }, revoked_at: { type: "string" } } }),
+        schema: dataEnvelope({
+          type: "object",
+          required: ["id", "revoked", "revoked_at"],
+          properties: { id: uuidSchema, revoked: { const: true }, revoked_at: { type: "string" } },
+        }),
       },
       404: { description: "No such token" },
     },
@@ -138,7 +157,11 @@ export const accessRoutes = [
     tag: "access",
     summary: "List users",
     permission: ["access", "read"],
-    query: { type: "object", additionalProperties: false, properties: { ...paginationQuery, email: { type: "string", minLength: 1, maxLength: 254, description: "Exact match, case-insensitive" } } },
+    query: {
+      type: "object",
+      additionalProperties: false,
+      properties: { ...paginationQuery, email: { type: "string", minLength: 1, maxLength: 254, description: "Exact match, case-insensitive" } },
+    },
     responses: { 200: { description: "Users", schema: listEnvelope(userItem) } },
     handler: async (c, { query }) => c.json(await listUsers(c.var.ctx.tenant, pageOf(query), query.email)),
   }),
@@ -359,7 +382,11 @@ export const accessRoutes = [
     responses: {
       200: {
         description: "The caller",
-        schema: dataEnvelope({ type: "object", required: ["user_id", "tenant_id", "token_id"], properties: { user_id: uuidSchema, tenant_id: uuidSchema, token_id: uuidSchema } }),
+        schema: dataEnvelope({
+          type: "object",
+          required: ["user_id", "tenant_id", "token_id"],
+          properties: { user_id: uuidSchema, tenant_id: uuidSchema, token_id: uuidSchema },
+        }),
       },
     },
     handler: (c) => {
@@ -373,7 +400,12 @@ export const accessRoutes = [
     path: "/access/me/permissions",
     tag: "access",
     summary: "The permissions the calling token holds",
-    responses: { 200: { description: "Permissions", schema: dataEnvelope({ type: "object", required: ["permissions"], properties: { permissions: { type: "array", items: { type: "string" } } } }) } },
+    responses: {
+      200: {
+        description: "Permissions",
+        schema: dataEnvelope({ type: "object", required: ["permissions"], properties: { permissions: { type: "array", items: { type: "string" } } } }),
+      },
+    },
     handler: (c) => c.json({ data: { permissions: permissionStrings(c.var.ctx.principal) } }),
   }),
 ];

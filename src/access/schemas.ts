@@ -114,7 +114,13 @@ export const policyFields = {
 export const assignmentItem = {
   type: "object",
   required: ["id", "policy_id", "role_name", "user_id", "created_at"],
-  properties: { id: uuidSchema, policy_id: uuidSchema, role_name: { type: ["string", "null"] }, user_id: { type: ["string", "null"] }, created_at: { type: "string" } },
+  properties: {
+    id: uuidSchema,
+    policy_id: uuidSchema,
+    role_name: { type: ["string", "null"] },
+    user_id: { type: ["string", "null"] },
+    created_at: { type: "string" },
+  },
 } as const;
 
 export const assigneeFields = { role_name: roleName, user_id: uuidSchema } as const;

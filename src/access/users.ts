@@ -48,7 +48,10 @@ async function bindRoles(db: Db, tenantId: string, caller: Principal, userId: st
 export async function createUser(tenant: TenantDb, caller: Principal, input: { email: string; name?: string | null; role_names?: string[] }) {
   try {
     return await tenant.tx(async ({ db }) => {
-      const [{ id }] = await db.insert(users).values({ tenantId: tenant.tenantId, email: input.email, name: input.name ?? null }).returning({ id: users.id });
+      const [{ id }] = await db
+        .insert(users)
+        .values({ tenantId: tenant.tenantId, email: input.email, name: input.name ?? null })
+        .returning({ id: users.id });
       await bindRoles(db, tenant.tenantId, caller, id, input.role_names ?? []);
       return userRow(db, id);
     });
@@ -80,7 +83,11 @@ export async function updateUser(tenant: TenantDb, caller: Principal, id: string
   return tenant.tx(async ({ db }) => {
     const [row] = await db
       .update(users)
-      .set({ ...(input.name !== undefined && { name: input.name }), ...(input.is_active !== undefined && { isActive: input.is_active }), updatedAt: sql`now()` })
+      .set({
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.is_active !== undefined && { isActive: input.is_active }),
+        updatedAt: sql`now()`,
+      })
       .where(eq(users.id, id))
       .returning({ id: users.id });
     if (!row) throw notFound("User", id);

@@ -31,7 +31,7 @@ export type ActivationRow = {
   revision: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 const COLUMNS = "id, spec_id, spec_version, accepted_version, config, job_bindings, policy_id, policy_bound, revision, created_at, updated_at";
 
@@ -92,10 +92,20 @@ export async function getAppConfig(deps: AppDeps, specId: string) {
   return activationView(await loadInstance(deps, specId, "read"));
 }
 
-async function writeRow(sql: Sql, tenantId: string, id: string, specId: string, prior: ActivationRow | undefined, next: Pick<ActivationRow, "spec_version" | "accepted_version" | "config" | "job_bindings">) {
+async function writeRow(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+  specId: string,
+  prior: ActivationRow | undefined,
+  next: Pick<ActivationRow, "spec_version" | "accepted_version" | "config" | "job_bindings">,
+) {
   const values = [next.spec_version, JSON.stringify(next.config), JSON.stringify(next.job_bindings), next.accepted_version];
   const { rows } = prior
-    ? await sql.query(`UPDATE app_activations SET spec_version = $1, config = $2, job_bindings = $3, accepted_version = $4, revision = revision + 1, updated_at = now() WHERE id = $5 AND revision = $6 RETURNING id`, [...values, id, prior.revision])
+    ? await sql.query(
+        `UPDATE app_activations SET spec_version = $1, config = $2, job_bindings = $3, accepted_version = $4, revision = revision + 1, updated_at = now() WHERE id = $5 AND revision = $6 RETURNING id`,
+        [...values, id, prior.revision],
+      )
     : await sql.query(
         `INSERT INTO app_activations (id, tenant_id, spec_id, spec_version, config, job_bindings, accepted_version) VALUES ($5, $6, $7, $1, $2, $3, $4) ON CONFLICT (tenant_id, spec_id) DO NOTHING RETURNING id`,
         [...values, id, tenantId, specId],
@@ -127,7 +137,10 @@ export async function putAppConfig(deps: AppDeps, specId: string, input: ConfigI
     const jobBindings = mergeEnv(prior?.job_bindings ?? {}, input.job_bindings) as Record<string, string>;
     const id = prior?.id ?? crypto.randomUUID();
     const written = await deps.tenant.tx(async (sql) => {
-      if (!(await writeRow(sql, deps.tenant.tenantId, id, spec.id, prior, { spec_version: pinned, accepted_version: version, config, job_bindings: jobBindings }))) return LOST;
+      if (
+        !(await writeRow(sql, deps.tenant.tenantId, id, spec.id, prior, { spec_version: pinned, accepted_version: version, config, job_bindings: jobBindings }))
+      )
+        return LOST;
       const { policyId, bound } = await bindAppPolicies(sql, deps.caller, { activationId: id, specName: spec.name, doc, choice: input, prior });
       await sql.query(`UPDATE app_activations SET policy_id = $1, policy_bound = $2 WHERE id = $3`, [policyId, bound, id]);
       return (await activationRow(sql, spec.id))!;

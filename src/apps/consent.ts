@@ -49,7 +49,13 @@ export function versionInUse(accepted: KeptVersion, newer: KeptVersion[]): Versi
 
 /** Every way `next` reaches further than `accepted`, by code and then in the order `next` is written; empty when it widens nothing. */
 export function widenings(accepted: SpecDocument, next: SpecDocument): Widening[] {
-  return [...policyWidenings(accepted, next), ...providerWidenings(accepted, next), ...outboundWidenings(accepted, next), ...jobWidenings(accepted, next), ...permissionSetWidenings(accepted, next)];
+  return [
+    ...policyWidenings(accepted, next),
+    ...providerWidenings(accepted, next),
+    ...outboundWidenings(accepted, next),
+    ...jobWidenings(accepted, next),
+    ...permissionSetWidenings(accepted, next),
+  ];
 }
 
 type Grant = NonNullable<SpecDocument["policies"]>[string]["grants"][number];
@@ -65,10 +71,13 @@ function narrowing(g: Grant): string | undefined {
 
 /** Whether `held` gives every action of `g`, each by a grant of the same resource as wide or wider. */
 function covered(g: Grant, held: readonly Grant[]): boolean {
-  return g.actions.every((action) => held.some((h) => h.resource === g.resource && h.actions.includes(action) && (narrowing(h) === undefined || narrowing(h) === narrowing(g))));
+  return g.actions.every((action) =>
+    held.some((h) => h.resource === g.resource && h.actions.includes(action) && (narrowing(h) === undefined || narrowing(h) === narrowing(g))),
+  );
 }
 
-const grantsOf = (doc: SpecDocument, key: string | undefined): Grant[] => (key !== undefined && Object.hasOwn(doc.policies ?? {}, key) ? (doc.policies![key].grants ?? []) : []);
+const grantsOf = (doc: SpecDocument, key: string | undefined): Grant[] =>
+  key !== undefined && Object.hasOwn(doc.policies ?? {}, key) ? (doc.policies![key].grants ?? []) : [];
 
 function policyWidenings(accepted: SpecDocument, next: SpecDocument): Widening[] {
   const found: Widening[] = [];
@@ -105,8 +114,10 @@ function providerWidenings(accepted: SpecDocument, next: SpecDocument): Widening
       found.push({ code: "provider_added", path: `providers.${name}` });
       continue;
     }
-    for (const key of PROVIDER_TRUST) if (canonical(provider[key]) !== canonical(before[key])) found.push({ code: "provider_added", path: `providers.${name}.${key}` });
-    for (const key of PROVIDER_REACH) if (provider[key] === true && before[key] !== true) found.push({ code: "provider_added", path: `providers.${name}.${key}` });
+    for (const key of PROVIDER_TRUST)
+      if (canonical(provider[key]) !== canonical(before[key])) found.push({ code: "provider_added", path: `providers.${name}.${key}` });
+    for (const key of PROVIDER_REACH)
+      if (provider[key] === true && before[key] !== true) found.push({ code: "provider_added", path: `providers.${name}.${key}` });
   }
   return found;
 }
@@ -148,7 +159,8 @@ interface OutboundSite {
 
 function outboundSites(doc: SpecDocument): OutboundSite[] {
   const sites: OutboundSite[] = [];
-  const site = (path: string, request: Record<string, unknown>) => sites.push({ path, url: canonical(request.url), auth: request.auth === undefined ? undefined : canonical(request.auth) });
+  const site = (path: string, request: Record<string, unknown>) =>
+    sites.push({ path, url: canonical(request.url), auth: request.auth === undefined ? undefined : canonical(request.auth) });
   walk(withoutJobs(doc), "", (node, path) => {
     if (isObject(node.$http)) site(`${path}.$http`, node.$http);
     if (node.kind === "actions" && Array.isArray(node.actions)) {
@@ -175,7 +187,8 @@ function outboundWidenings(accepted: SpecDocument, next: SpecDocument): Widening
     else if (s.auth !== undefined && !pairs.has(`${s.url} ${s.auth}`)) found.push({ code: "outbound_changed", path: `${s.path}.auth` });
   }
   for (const [name, profile] of Object.entries(next.auth ?? {})) {
-    if (!Object.hasOwn(accepted.auth ?? {}, name) || canonical(accepted.auth![name]) !== canonical(profile)) found.push({ code: "outbound_changed", path: `auth.${name}` });
+    if (!Object.hasOwn(accepted.auth ?? {}, name) || canonical(accepted.auth![name]) !== canonical(profile))
+      found.push({ code: "outbound_changed", path: `auth.${name}` });
   }
   return found;
 }

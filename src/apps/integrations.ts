@@ -32,7 +32,7 @@ export type IntegrationRow = {
   revision: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 const SELECT = `
   SELECT i.id, i.activation_id, i.external_company_id, c.provider, c.external_id AS company_external_id, c.is_active AS company_is_active,
@@ -53,7 +53,9 @@ function checkOrigins(origins: string[] | undefined): void {
     } catch {
       origin = undefined;
     }
-    return origin === o ? [] : [`allowed_origins[${i}]: must be an exact origin (scheme, host and port only, lowercase, no path or trailing slash), like https://host.example:8443`];
+    return origin === o
+      ? []
+      : [`allowed_origins[${i}]: must be an exact origin (scheme, host and port only, lowercase, no path or trailing slash), like https://host.example:8443`];
   });
   if (errors.length) throw validationFailed(errors);
 }
@@ -79,7 +81,10 @@ export async function integrationView(instance: AppInstance, row: IntegrationRow
 }
 
 /** The job a slot runs for renders through this integration (none in a preview): the integration's binding, else the activation's. */
-export function boundJob(bindings: { activation: Pick<ActivationRow, "job_bindings">; integration?: Pick<IntegrationRow, "job_bindings"> }, slot: string): string | undefined {
+export function boundJob(
+  bindings: { activation: Pick<ActivationRow, "job_bindings">; integration?: Pick<IntegrationRow, "job_bindings"> },
+  slot: string,
+): string | undefined {
   return bindings.integration?.job_bindings[slot] ?? bindings.activation.job_bindings[slot];
 }
 
@@ -96,11 +101,19 @@ export async function createIntegration(deps: AppDeps, specId: string, input: In
   checkOrigins(input.allowed_origins);
   const { spec, version } = instance;
   const doc = await spec.document(version);
-  const { rows } = await deps.tenant.tx((sql) => sql.query<{ provider: string }>(`SELECT provider FROM external_companies WHERE id = $1`, [input.external_company_id]));
-  if (!rows[0]) throw new ApiError("UNPROCESSABLE_ENTITY", `No external company ${input.external_company_id} is registered in this tenant`, { external_company_id: input.external_company_id });
+  const { rows } = await deps.tenant.tx((sql) =>
+    sql.query<{ provider: string }>(`SELECT provider FROM external_companies WHERE id = $1`, [input.external_company_id]),
+  );
+  if (!rows[0])
+    throw new ApiError("UNPROCESSABLE_ENTITY", `No external company ${input.external_company_id} is registered in this tenant`, {
+      external_company_id: input.external_company_id,
+    });
   const provider = rows[0].provider;
   if (!Object.hasOwn(doc.providers ?? {}, provider)) {
-    throw new ApiError("UNPROCESSABLE_ENTITY", `The spec declares no provider ${provider}, the external company's`, { provider, providers: Object.keys(doc.providers ?? {}) });
+    throw new ApiError("UNPROCESSABLE_ENTITY", `The spec declares no provider ${provider}, the external company's`, {
+      provider,
+      providers: Object.keys(doc.providers ?? {}),
+    });
   }
   const config = writeScope(await spec.rules(version, "integration"), {}, input.config);
   await spec.checkBindings(version, input.job_bindings);
@@ -109,7 +122,16 @@ export async function createIntegration(deps: AppDeps, specId: string, input: In
     const { rows: created } = await sql.query<{ id: string }>(
       `INSERT INTO app_integrations (tenant_id, activation_id, external_company_id, name, allowed_origins, config, job_bindings, is_enabled)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-      [deps.tenant.tenantId, instance.activation.id, input.external_company_id, input.name ?? null, input.allowed_origins ?? [], JSON.stringify(config), JSON.stringify(bindings), input.is_enabled ?? true],
+      [
+        deps.tenant.tenantId,
+        instance.activation.id,
+        input.external_company_id,
+        input.name ?? null,
+        input.allowed_origins ?? [],
+        JSON.stringify(config),
+        JSON.stringify(bindings),
+        input.is_enabled ?? true,
+      ],
     );
     return (await integrationRow(sql, instance.activation.id, created[0].id))!;
   });
@@ -119,7 +141,11 @@ export async function createIntegration(deps: AppDeps, specId: string, input: In
 export async function listIntegrations(deps: AppDeps, specId: string, page: Page) {
   const instance = await loadInstance(deps, specId, "read");
   const { rows, total } = await deps.tenant.tx(async (sql) => {
-    const list = await sql.query<IntegrationRow>(`${SELECT} WHERE i.activation_id = $1 ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3`, [instance.activation.id, page.limit, offsetOf(page)]);
+    const list = await sql.query<IntegrationRow>(`${SELECT} WHERE i.activation_id = $1 ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3`, [
+      instance.activation.id,
+      page.limit,
+      offsetOf(page),
+    ]);
     const count = await sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM app_integrations WHERE activation_id = $1`, [instance.activation.id]);
     return { rows: list.rows, total: count.rows[0].total };
   });
@@ -141,7 +167,8 @@ export async function updateIntegration(deps: AppDeps, specId: string, integrati
     const prior = await deps.tenant.tx((sql) => integrationRow(sql, instance.activation.id, integrationId));
     if (!prior) throw notFound("Integration", integrationId);
     const config = writeScope(rules, prior.config, input.config);
-    const bindings = input.job_bindings === undefined ? prior.job_bindings : Object.fromEntries(Object.entries(input.job_bindings).filter(([, id]) => id !== null));
+    const bindings =
+      input.job_bindings === undefined ? prior.job_bindings : Object.fromEntries(Object.entries(input.job_bindings).filter(([, id]) => id !== null));
     const row = await deps.tenant.tx(async (sql) => {
       const { rows } = await sql.query(
         `UPDATE app_integrations SET name = $1, allowed_origins = $2, config = $3, job_bindings = $4, is_enabled = $5, revision = revision + 1, updated_at = now()

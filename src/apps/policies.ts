@@ -80,7 +80,8 @@ export async function bindAppPolicies(
     (permission) => `Provisioning the app's policies would give ${permission}, which the caller does not hold`,
   );
   const ids = new Map<string, string>();
-  for (const plan of plans) ids.set(plan.key, await provisionPolicy(sql.db, sql.tenantId!, { appActivationId: a.activationId, key: plan.key }, plan.name, plan.grants, DESCRIPTION));
+  for (const plan of plans)
+    ids.set(plan.key, await provisionPolicy(sql.db, sql.tenantId!, { appActivationId: a.activationId, key: plan.key }, plan.name, plan.grants, DESCRIPTION));
   if (a.choice.policy) return { policyId: ids.get(INLINE_POLICY)!, bound: true };
   if (typeof a.choice.policy_id === "string") {
     await requireBindablePolicy(sql.db, caller, a.choice.policy_id);

@@ -23,7 +23,7 @@ type PrincipalRow = {
   revision: number;
   created_at: string;
   updated_at: string;
-}
+};
 
 export interface PrincipalRef {
   type: PrincipalType;
@@ -38,10 +38,18 @@ export interface PrincipalRef {
  * provider from `?provider=` or the spec's only provider, the company
  * registered in the tenant; a user id of the tenant. 422 otherwise.
  */
-async function resolvePrincipal(deps: AppDeps, instance: AppInstance, type: PrincipalType, principalId: string, providerParam: string | undefined): Promise<PrincipalRef> {
+async function resolvePrincipal(
+  deps: AppDeps,
+  instance: AppInstance,
+  type: PrincipalType,
+  principalId: string,
+  providerParam: string | undefined,
+): Promise<PrincipalRef> {
   const self = principalId === "self";
   if (self && type !== "user") {
-    throw new ApiError("UNPROCESSABLE_ENTITY", `self names a ${type} only inside an app render (the app user's ${type}); over the API name the ${type}`, { principal_type: type });
+    throw new ApiError("UNPROCESSABLE_ENTITY", `self names a ${type} only inside an app render (the app user's ${type}); over the API name the ${type}`, {
+      principal_type: type,
+    });
   }
   if (type === "user") {
     const id = self ? deps.caller.userId : principalId;
@@ -56,10 +64,22 @@ async function resolvePrincipal(deps: AppDeps, instance: AppInstance, type: Prin
   }
   const provider = providerParam ?? (providers.length === 1 ? providers[0] : undefined);
   if (provider === undefined) {
-    throw new ApiError("UNPROCESSABLE_ENTITY", providers.length ? "The spec declares several providers: name the company's with ?provider=" : "The spec declares no providers, so it has no company principals", { providers });
+    throw new ApiError(
+      "UNPROCESSABLE_ENTITY",
+      providers.length
+        ? "The spec declares several providers: name the company's with ?provider="
+        : "The spec declares no providers, so it has no company principals",
+      { providers },
+    );
   }
-  const { rows } = await deps.tenant.tx((sql) => sql.query(`SELECT 1 FROM external_companies WHERE provider = $1 AND external_id = $2`, [provider, principalId]));
-  if (!rows.length) throw new ApiError("UNPROCESSABLE_ENTITY", `No external company ${principalId} of provider ${provider} is registered in this tenant`, { provider, principal_id: principalId });
+  const { rows } = await deps.tenant.tx((sql) =>
+    sql.query(`SELECT 1 FROM external_companies WHERE provider = $1 AND external_id = $2`, [provider, principalId]),
+  );
+  if (!rows.length)
+    throw new ApiError("UNPROCESSABLE_ENTITY", `No external company ${principalId} of provider ${provider} is registered in this tenant`, {
+      provider,
+      principal_id: principalId,
+    });
   return { type, id: principalId, provider };
 }
 
@@ -123,7 +143,14 @@ export async function getPrincipal(deps: AppDeps, specId: string, type: Principa
  * as a function, the patch it makes of the effective value (list ops),
  * asked again when a concurrent write made the write start over.
  */
-export async function putPrincipal(deps: AppDeps, specId: string, type: PrincipalType, principalId: string, provider: string | undefined, patch: ConfigObject | ((effective: ConfigObject) => ConfigObject)) {
+export async function putPrincipal(
+  deps: AppDeps,
+  specId: string,
+  type: PrincipalType,
+  principalId: string,
+  provider: string | undefined,
+  patch: ConfigObject | ((effective: ConfigObject) => ConfigObject),
+) {
   const { instance, principal } = await reach(deps, specId, type, principalId, provider, "update");
   const rules = await instance.spec.rules(instance.version, type);
   const definition = (await instance.spec.document(instance.version)).config?.[type] as ConfigObject | undefined;
@@ -134,14 +161,10 @@ export async function putPrincipal(deps: AppDeps, specId: string, type: Principa
     const config = writeScope(rules, prior?.config ?? {}, delta);
     const row = await deps.tenant.tx(async (sql) => {
       const { rows } = prior
-        ? await sql.query(`UPDATE app_principal_configs SET config = $1, revision = revision + 1, updated_at = now() WHERE activation_id = $2 AND principal_type = $3 AND provider = $4 AND principal_id = $5 AND revision = $6 RETURNING id`, [
-            JSON.stringify(config),
-            activationId,
-            principal.type,
-            principal.provider,
-            principal.id,
-            prior.revision,
-          ])
+        ? await sql.query(
+            `UPDATE app_principal_configs SET config = $1, revision = revision + 1, updated_at = now() WHERE activation_id = $2 AND principal_type = $3 AND provider = $4 AND principal_id = $5 AND revision = $6 RETURNING id`,
+            [JSON.stringify(config), activationId, principal.type, principal.provider, principal.id, prior.revision],
+          )
         : await sql.query(
             `INSERT INTO app_principal_configs (tenant_id, activation_id, principal_type, provider, principal_id, config) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (tenant_id, activation_id, principal_type, provider, principal_id) DO NOTHING RETURNING id`,

@@ -31,7 +31,11 @@ import {
  */
 function deps(c: Context<HonoEnv>): AppDeps {
   const ctx = c.var.ctx;
-  return { tenant: ctx.tenant, caller: ctx.principal, ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)) };
+  return {
+    tenant: ctx.tenant,
+    caller: ctx.principal,
+    ownerTenant: (tenantId) => (tenantId === ctx.tenant.tenantId ? ctx.tenant : tenantDb(ctx.database, tenantId)),
+  };
 }
 
 const tokenItem = {
@@ -43,10 +47,21 @@ const tokenItem = {
 const minted = {
   ...dataEnvelope(tokenItem),
   required: ["data", "raw_token"],
-  properties: { ...dataEnvelope(tokenItem).properties, raw_token: { type: "string", pattern: "^svc_at_[0-9a-f]{64}$", description: "The token itself, shown only in this answer", examples: [`svc_at_${"0123456789abcdef".repeat(4)}`] } },
+  properties: {
+    ...dataEnvelope(tokenItem).properties,
+    raw_token: {
+      type: "string",
+      pattern: "^svc_at_[0-9a-f]{64}$",
+      description: "The token itself, shown only in this answer",
+      examples: [`svc_at_${"0123456789abcdef".repeat(4)}`],
+    },
+  },
 } as const;
 
-const scopeRefusal = { description: "The config fails its scope's schema, overrides an x-immutable value, or names an unknown version, job or policy (details.scope names the config scope)" };
+const scopeRefusal = {
+  description:
+    "The config fails its scope's schema, overrides an x-immutable value, or names an unknown version, job or policy (details.scope names the config scope)",
+};
 
 export const appRoutes = [
   route({
@@ -65,7 +80,8 @@ export const appRoutes = [
     method: "put",
     path: "/apps/:specId/config",
     tag: "apps",
-    summary: "Upsert the tenant's activation of a spec (its own or shared to it): merge the app config, pin a version, bind jobs and the policy; reconciles the spec's provisioned policies",
+    summary:
+      "Upsert the tenant's activation of a spec (its own or shared to it): merge the app config, pin a version, bind jobs and the policy; reconciles the spec's provisioned policies",
     permission: ["app", "update"],
     params: specParams,
     bodyOptional: true,
@@ -143,7 +159,11 @@ export const appRoutes = [
     summary: "A principal's config of the activation (`self`: the caller's own user, which needs no permission; others need app:read on the activation)",
     params: principalParams,
     query: principalQuery,
-    responses: { 200: { description: "The principal's config", schema: dataEnvelope(principalItem) }, 404: { description: "Unknown spec, not activated, or nothing written for the principal yet" }, 422: { description: "An unknown user or company, or an ambiguous provider" } },
+    responses: {
+      200: { description: "The principal's config", schema: dataEnvelope(principalItem) },
+      404: { description: "Unknown spec, not activated, or nothing written for the principal yet" },
+      422: { description: "An unknown user or company, or an ambiguous provider" },
+    },
     handler: async (c, { params, query }) => c.json({ data: await getPrincipal(deps(c), params.specId, params.type, params.principalId, query?.provider) }),
   }),
   route({

@@ -11,7 +11,8 @@ export const configPatch = {
 
 export const bindingsPatch = {
   type: "object",
-  description: "Job slot key (a key of the spec's `jobs` whose value is null or {}) → job definition id visible to the tenant (its own, or a job of a workflow shared with it)",
+  description:
+    "Job slot key (a key of the spec's `jobs` whose value is null or {}) → job definition id visible to the tenant (its own, or a job of a workflow shared with it)",
   propertyNames: { minLength: 1, maxLength: 200 },
   additionalProperties: { anyOf: [uuidSchema, { type: "null" }] },
   maxProperties: 200,
@@ -24,7 +25,12 @@ export const integrationParams = { specId: uuidSchema, integrationId: uuidSchema
 export const principalParams = {
   specId: uuidSchema,
   type: { enum: ["company", "team", "user"] },
-  principalId: { type: "string", minLength: 1, maxLength: 200, description: "company: the external company's external_id; team: a team id; user: a user id; `self`: the caller's own user" },
+  principalId: {
+    type: "string",
+    minLength: 1,
+    maxLength: 200,
+    description: "company: the external company's external_id; team: a team id; user: a user id; `self`: the caller's own user",
+  },
 } as const;
 
 export const configBody = {
@@ -32,7 +38,10 @@ export const configBody = {
   additionalProperties: false,
   properties: {
     config: configPatch,
-    policy_id: { anyOf: [uuidSchema, { type: "null" }], description: "A policy of the tenant the app's users act with; null returns to the spec's defaultPolicy; left out keeps the choice made before" },
+    policy_id: {
+      anyOf: [uuidSchema, { type: "null" }],
+      description: "A policy of the tenant the app's users act with; null returns to the spec's defaultPolicy; left out keeps the choice made before",
+    },
     policy: {
       type: "object",
       additionalProperties: false,
@@ -40,7 +49,11 @@ export const configBody = {
       description: "An inline policy provisioned for this activation (named `<spec name>:policy` unless `name` is given) and bound",
       properties: { name: { type: "string", minLength: 1, maxLength: 200 }, grants: { type: "array", maxItems: 100, items: grantInput } },
     },
-    spec_version: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }], description: "Pin a kept version of the spec (rolling back is pinning the previous one); null follows the latest. Either accepts that version: for a spec shared to this tenant, a held pending_version" },
+    spec_version: {
+      anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }],
+      description:
+        "Pin a kept version of the spec (rolling back is pinning the previous one); null follows the latest. Either accepts that version: for a spec shared to this tenant, a held pending_version",
+    },
     job_bindings: { ...bindingsPatch, description: `${bindingsPatch.description}; merged (null unbinds)` },
   },
   not: { required: ["policy_id", "policy"] },
@@ -50,7 +63,20 @@ const timestamps = { created_at: { type: "string", format: "date-time" }, update
 
 export const activationItem = {
   type: "object",
-  required: ["id", "spec_id", "config", "effective_config", "policy_id", "spec_version", "effective_spec_version", "pending_version", "pending_changes", "job_bindings", "created_at", "updated_at"],
+  required: [
+    "id",
+    "spec_id",
+    "config",
+    "effective_config",
+    "policy_id",
+    "spec_version",
+    "effective_spec_version",
+    "pending_version",
+    "pending_changes",
+    "job_bindings",
+    "created_at",
+    "updated_at",
+  ],
   properties: {
     id: { type: "string", description: "The activation id (what `app` grants narrow to with resource_id)" },
     spec_id: { type: "string" },
@@ -59,7 +85,11 @@ export const activationItem = {
     policy_id: { type: ["string", "null"], description: "The policy the app's users act with; null: standard mode (their role bindings)" },
     spec_version: { type: ["integer", "null"], description: "The pinned version; null follows the latest" },
     effective_spec_version: { type: "integer" },
-    pending_version: { type: ["integer", "null"], description: "A spec shared to this tenant: its latest version, held until a write accepts it because it widens what the activation accepted; null when none is held" },
+    pending_version: {
+      type: ["integer", "null"],
+      description:
+        "A spec shared to this tenant: its latest version, held until a write accepts it because it widens what the activation accepted; null when none is held",
+    },
     pending_changes: {
       type: "array",
       description: "How pending_version widens the version in use",
@@ -86,7 +116,13 @@ export const integrationCreate = {
   properties: {
     external_company_id: uuidSchema,
     name: { type: ["string", "null"], minLength: 1, maxLength: 200 },
-    allowed_origins: { type: "array", maxItems: 50, uniqueItems: true, items: { type: "string", maxLength: 300, pattern: ORIGIN }, description: "Exact origins (`https://host[:port]`, no path) a browser host renders from" },
+    allowed_origins: {
+      type: "array",
+      maxItems: 50,
+      uniqueItems: true,
+      items: { type: "string", maxLength: 300, pattern: ORIGIN },
+      description: "Exact origins (`https://host[:port]`, no path) a browser host renders from",
+    },
     config: configPatch,
     job_bindings: { ...bindingsPatch, description: `${bindingsPatch.description}; win over the activation's` },
     is_enabled: { type: "boolean" },
@@ -108,7 +144,22 @@ export const integrationChange = {
 
 export const integrationItem = {
   type: "object",
-  required: ["id", "spec_id", "activation_id", "external_company_id", "provider", "company_external_id", "name", "allowed_origins", "config", "effective_config", "job_bindings", "is_enabled", "created_at", "updated_at"],
+  required: [
+    "id",
+    "spec_id",
+    "activation_id",
+    "external_company_id",
+    "provider",
+    "company_external_id",
+    "name",
+    "allowed_origins",
+    "config",
+    "effective_config",
+    "job_bindings",
+    "is_enabled",
+    "created_at",
+    "updated_at",
+  ],
   properties: {
     id: { type: "string" },
     spec_id: { type: "string" },
@@ -131,7 +182,14 @@ export const principalBody = { type: "object", additionalProperties: false, requ
 export const principalQuery = {
   type: "object",
   additionalProperties: false,
-  properties: { provider: { type: "string", minLength: 1, maxLength: 200, description: "company principals of a spec with several providers: the provider the external_id belongs to" } },
+  properties: {
+    provider: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "company principals of a spec with several providers: the provider the external_id belongs to",
+    },
+  },
 } as const;
 
 export const principalItem = {

@@ -42,7 +42,8 @@ function principalOf(render: RenderPrincipals, type: PrincipalType, given: strin
   const own = given === undefined || given === "self";
   if (type === "user") return { id: own ? render.userId : given };
   if (type === "company") return { id: own ? render.companyExternalId : given, provider: render.provider };
-  if (own && render.teamId === undefined) throw new ApiError("UNPROCESSABLE_ENTITY", "The render has no team (no identity key team_id) to write for", { field: "principalId" });
+  if (own && render.teamId === undefined)
+    throw new ApiError("UNPROCESSABLE_ENTITY", "The render has no team (no identity key team_id) to write for", { field: "principalId" });
   return { id: own ? render.teamId! : given };
 }
 
@@ -63,7 +64,8 @@ export async function setRenderSecret(deps: AppDeps, render: RenderPrincipals, m
   noPreviewWrites(render);
   const match = TARGET.exec(target);
   if (!match) throw new ApiError("UNPROCESSABLE_ENTITY", `setSecret.target ${JSON.stringify(target)} is not <user|company|team>.<NAME>`, { field: "target" });
-  if (encoder.encode(value).byteLength > MAX_SECRET_BYTES) throw new ApiError("UNPROCESSABLE_ENTITY", `setSecret.value is over ${MAX_SECRET_BYTES} bytes`, { field: "value" });
+  if (encoder.encode(value).byteLength > MAX_SECRET_BYTES)
+    throw new ApiError("UNPROCESSABLE_ENTITY", `setSecret.value is over ${MAX_SECRET_BYTES} bytes`, { field: "value" });
   const scope = match[1] as PrincipalType;
   if (scope !== "user") requireApp(deps.caller, "update", render.activationId);
   const { id } = principalOf(render, scope, undefined);

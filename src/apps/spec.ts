@@ -41,7 +41,7 @@ type SpecRow = {
   name: string;
   version: number;
   spec_document: SpecDocument;
-}
+};
 
 export class AppSpec {
   private readonly documents = new Map<number, Promise<SpecDocument | undefined>>();
@@ -109,7 +109,9 @@ export class AppSpec {
     let doc = this.documents.get(version);
     if (!doc) {
       doc = this.deps.tenant
-        .sharedRead((sql) => sql.query<{ spec_document: SpecDocument }>(`SELECT spec_document FROM app_spec_versions WHERE spec_id = $1 AND version = $2`, [this.row.id, version]))
+        .sharedRead((sql) =>
+          sql.query<{ spec_document: SpecDocument }>(`SELECT spec_document FROM app_spec_versions WHERE spec_id = $1 AND version = $2`, [this.row.id, version]),
+        )
         .then(({ rows }) => rows[0]?.spec_document);
       this.documents.set(version, doc);
     }
@@ -133,7 +135,8 @@ export class AppSpec {
         this.schemas.set(name, resolved);
       }
       schema = await resolved;
-      if (schema === undefined) throw scopeFailed(scope, [`configSchemas.${scope}: no schema named ${name} is registered`], `The ${scope} config schema ${name} is not registered`);
+      if (schema === undefined)
+        throw scopeFailed(scope, [`configSchemas.${scope}: no schema named ${name} is registered`], `The ${scope} config schema ${name} is not registered`);
     }
     return { scope, definition: doc.config?.[scope], schema };
   }
@@ -146,14 +149,16 @@ export class AppSpec {
   async checkBindings(version: number, bindings: Record<string, string | null> | undefined, field = "job_bindings"): Promise<void> {
     if (!bindings) return;
     const jobs = (await this.document(version)).jobs ?? {};
-    const isSlot = (key: string) => Object.hasOwn(jobs, key) && (jobs[key] === null || (typeof jobs[key] === "object" && Object.keys(jobs[key] as object).length === 0));
+    const isSlot = (key: string) =>
+      Object.hasOwn(jobs, key) && (jobs[key] === null || (typeof jobs[key] === "object" && Object.keys(jobs[key] as object).length === 0));
     const errors = Object.entries(bindings)
       .filter(([key, id]) => id !== null && !isSlot(key))
       .map(([key]) => `${field}.${key}: not a job slot of the spec (a key of jobs whose value is null or {})`);
     const wanted = [...new Set(Object.values(bindings).filter((id): id is string => id !== null))];
     const visible = new Set((await visibleJobs(this.deps.tenant, wanted)).map((job) => job.id));
     for (const [key, id] of Object.entries(bindings)) {
-      if (id !== null && !visible.has(id)) errors.push(`${field}.${key}: no job definition ${id} visible to this tenant (its own jobs, and those of workflows shared with it)`);
+      if (id !== null && !visible.has(id))
+        errors.push(`${field}.${key}: no job definition ${id} visible to this tenant (its own jobs, and those of workflows shared with it)`);
     }
     if (errors.length) throw new ApiError("VALIDATION_FAILED", "Job bindings failed validation", { errors, validation_errors: errors });
   }
@@ -161,6 +166,9 @@ export class AppSpec {
 
 /** The kept versions of a spec from `version` on, oldest first: what a consumer's activation chooses among. */
 export async function keptSince<D extends SpecDocument = SpecDocument>(sql: Sql, specId: string, version: number): Promise<(KeptVersion & { document: D })[]> {
-  const { rows } = await sql.query<KeptVersion & { document: D } & Record<string, unknown>>(`SELECT version, spec_document AS document FROM app_spec_versions WHERE spec_id = $1 AND version >= $2 ORDER BY version`, [specId, version]);
+  const { rows } = await sql.query<KeptVersion & { document: D } & Record<string, unknown>>(
+    `SELECT version, spec_document AS document FROM app_spec_versions WHERE spec_id = $1 AND version >= $2 ORDER BY version`,
+    [specId, version],
+  );
   return rows;
 }

@@ -32,7 +32,10 @@ function formDecode(part: string): string | null {
 export function basicClient(header: string): ClientCredentials {
   const space = header.indexOf(" ");
   if (space <= 0 || header.slice(0, space).toLowerCase() !== "basic") {
-    throw unauthorized("POST /auth/token takes client credentials as Authorization: Basic base64(client_id:client_secret), or as client_id and client_secret in the body", CLIENT_CHALLENGE);
+    throw unauthorized(
+      "POST /auth/token takes client credentials as Authorization: Basic base64(client_id:client_secret), or as client_id and client_secret in the body",
+      CLIENT_CHALLENGE,
+    );
   }
   const pair = parseBasic(header.slice(space + 1));
   const clientId = pair && formDecode(pair[0]);
@@ -46,7 +49,10 @@ export function basicClient(header: string): ClientCredentials {
 /** Refuses a body that authenticates the client a second time, or names another client than the header. */
 export function checkBodyBesideBasic(client: ClientCredentials, body: BodyCredentials): void {
   if (body.client_secret !== undefined) {
-    throw new ApiError("BAD_REQUEST", "Client credentials were sent both as HTTP Basic and in the body: with Basic, leave client_id and client_secret out of the body");
+    throw new ApiError(
+      "BAD_REQUEST",
+      "Client credentials were sent both as HTTP Basic and in the body: with Basic, leave client_id and client_secret out of the body",
+    );
   }
   if (body.client_id !== undefined && body.client_id !== client.clientId) {
     throw new ApiError("BAD_REQUEST", "The body's client_id differs from the client id of the Basic credentials: leave client_id out of the body");

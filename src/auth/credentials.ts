@@ -41,8 +41,7 @@ const INVALID_TOKEN_CHALLENGE = `${ROUTE_CHALLENGE}, error="invalid_token"`;
 export const CLIENT_CHALLENGE = `Basic ${REALM}`;
 
 /** A 401 with the challenge telling the client which schemes this request could have used (RFC 7235 3.1). */
-export const unauthorized = (message: string, challenge = ROUTE_CHALLENGE) =>
-  new ApiError("UNAUTHORIZED", message, {}, { "WWW-Authenticate": challenge });
+export const unauthorized = (message: string, challenge = ROUTE_CHALLENGE) => new ApiError("UNAUTHORIZED", message, {}, { "WWW-Authenticate": challenge });
 
 export async function findTokenByClientId(sql: Sql, clientId: string): Promise<TokenRow | undefined> {
   return (await sql.query<TokenRow & Record<string, unknown>>(`${TOKEN_SELECT} WHERE t.client_id = $1`, [clientId])).rows[0];
@@ -120,7 +119,8 @@ const expiry = (row: TokenRow) => (row.expires_at ? Date.parse(row.expires_at) :
  * send), else by looking the token up, which refreshes the cache.
  */
 export async function authenticate(database: Database, jwtSecret: string, header: string | undefined, now: number, { cache = true } = {}): Promise<Caller> {
-  if (!header) throw unauthorized("Authorization header is required: a PAT as Basic base64(client_id:client_secret), or an access token from POST /auth/token as Bearer");
+  if (!header)
+    throw unauthorized("Authorization header is required: a PAT as Basic base64(client_id:client_secret), or an access token from POST /auth/token as Bearer");
   const space = header.indexOf(" ");
   const scheme = header.slice(0, space).toLowerCase();
   const value = header.slice(space + 1);

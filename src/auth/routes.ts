@@ -49,7 +49,9 @@ export const authRoutes = [
         },
       },
       400: { description: "Client credentials both as HTTP Basic and in the body, or two different client ids" },
-      401: { description: 'Unknown, wrong, expired or revoked client credentials, or a Basic header that does not decode; WWW-Authenticate: Basic realm="platform"' },
+      401: {
+        description: 'Unknown, wrong, expired or revoked client credentials, or a Basic header that does not decode; WWW-Authenticate: Basic realm="platform"',
+      },
     },
     handler: async (c) => {
       const client = await clientOf(c);
@@ -60,5 +62,11 @@ export const authRoutes = [
       return c.json({ access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
     },
   }),
-  route({ ...mintTokenOperation, operation: "mintAuthToken", path: "/auth/tokens/api", tag: "auth", summary: "Mint a personal access token (same as POST /access/api-tokens)" }),
+  route({
+    ...mintTokenOperation,
+    operation: "mintAuthToken",
+    path: "/auth/tokens/api",
+    tag: "auth",
+    summary: "Mint a personal access token (same as POST /access/api-tokens)",
+  }),
 ];

@@ -8,7 +8,12 @@ export const tokenRequest = {
   properties: {
     grant_type: { const: "client_credentials" },
     client_id: { type: "string", minLength: 1, maxLength: 200, description: "Required unless the client authenticates with Authorization: Basic" },
-    client_secret: { type: "string", minLength: 1, maxLength: 500, description: "Required unless the client authenticates with Authorization: Basic; never together with it" },
+    client_secret: {
+      type: "string",
+      minLength: 1,
+      maxLength: 500,
+      description: "Required unless the client authenticates with Authorization: Basic; never together with it",
+    },
     scope: { type: "string", description: "Accepted and ignored" },
   },
 } as const;

@@ -30,7 +30,15 @@ export const expireUploadSlots: Job = (database, _env, now) => sweepUploadSlots(
 
 export const sweepWorkflowRuns: Job = (database, env, now) => sweepRuns(database, env, now);
 
-const JOBS: Record<string, Job> = { expireIdempotencyRecords, requeueEvents, expireTempFiles, expireAbandonedUploads, expireUploadSlots, dispatchCronSchedules, sweepWorkflowRuns };
+const JOBS: Record<string, Job> = {
+  expireIdempotencyRecords,
+  requeueEvents,
+  expireTempFiles,
+  expireAbandonedUploads,
+  expireUploadSlots,
+  dispatchCronSchedules,
+  sweepWorkflowRuns,
+};
 
 export async function runCronTick(env: Env, now: Date): Promise<Record<string, "ok" | string>> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);

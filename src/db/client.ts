@@ -204,7 +204,12 @@ type QueryConfig = { text: string; values?: unknown[] } & Record<string, unknown
  * Runs `config` with `prefix` ahead of it in its round trip (PrefixedQuery),
  * and `guard`'s check, when it has not held yet, last in the prefix.
  */
-function queryPrefixed<R extends Record<string, unknown>>(client: Client, prefix: string[], config: QueryConfig, guard?: Precondition): Promise<QueryResult<R>> {
+function queryPrefixed<R extends Record<string, unknown>>(
+  client: Client,
+  prefix: string[],
+  config: QueryConfig,
+  guard?: Precondition,
+): Promise<QueryResult<R>> {
   const checks = guard?.ahead() ?? [];
   const answered = checks.length ? () => guard!.passed() : undefined;
   const sent = new Promise<QueryResult<R>>((resolve, reject) =>
@@ -346,7 +351,10 @@ export class Database {
    * ahead of the first one, in its round trip (a transaction's BEGIN and
    * settings); `opened()` tells whether they went.
    */
-  private async sql(tenantId?: string, opening?: string[]): Promise<{ sql: Sql; opened: () => boolean; end: (command: "COMMIT" | "ROLLBACK") => Promise<unknown> }> {
+  private async sql(
+    tenantId?: string,
+    opening?: string[],
+  ): Promise<{ sql: Sql; opened: () => boolean; end: (command: "COMMIT" | "ROLLBACK") => Promise<unknown> }> {
     const client = await this.connection();
     let pending = opening;
     const send = (config: string | QueryConfig, values?: unknown[]): Promise<QueryResult> => {
@@ -514,7 +522,12 @@ export class Database {
    * ends with the work, and `snapshot` opens a REPEATABLE READ one up front.
    * Every statement carries the limits.
    */
-  tenantRead<T>(tenantId: string, fn: (reader: TenantReader) => Promise<T>, { snapshot = false }: ReadOptions = {}, access = EntityAccess.everything): Promise<T> {
+  tenantRead<T>(
+    tenantId: string,
+    fn: (reader: TenantReader) => Promise<T>,
+    { snapshot = false }: ReadOptions = {},
+    access = EntityAccess.everything,
+  ): Promise<T> {
     if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
     // Without one snapshot for all, each statement over HTTP: a read-only
     // transaction of the limits, the settings so far and the statement.
@@ -531,7 +544,11 @@ export class Database {
       let inTransaction = false;
       const begin = async (then = "") => {
         const guard = this.precondition;
-        const checks = guard?.ahead().map((check) => `; ${check}`).join("") ?? "";
+        const checks =
+          guard
+            ?.ahead()
+            .map((check) => `; ${check}`)
+            .join("") ?? "";
         // Set first: a statement failing after BEGIN leaves the transaction open, aborted, for the ROLLBACK below.
         inTransaction = true;
         try {

@@ -56,22 +56,21 @@ const timestamptz = customType<{ data: string; driverData: string }>({
 });
 
 const id = () => uuid("id").primaryKey().default(sql`gen_random_uuid()`);
-const tenantId = () => uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" });
+const tenantId = () =>
+  uuid("tenant_id")
+    .notNull()
+    .references(() => tenants.id, { onDelete: "cascade" });
 const createdAt = () => timestamptz("created_at").notNull().default(sql`now()`);
 const ts = (name: string) => timestamptz(name);
 
-export const tenants = pgTable(
-  "tenants",
-  { id: id(), name: text("name").notNull(), createdAt: createdAt() },
-  () => [
-    pgPolicy("tenants_tenant_isolation", {
-      as: "permissive",
-      for: "select",
-      to: appTenant,
-      using: sql`id = (select nullif(current_setting('app.tenant_id', true), '')::uuid)`,
-    }),
-  ],
-).enableRLS();
+export const tenants = pgTable("tenants", { id: id(), name: text("name").notNull(), createdAt: createdAt() }, () => [
+  pgPolicy("tenants_tenant_isolation", {
+    as: "permissive",
+    for: "select",
+    to: appTenant,
+    using: sql`id = (select nullif(current_setting('app.tenant_id', true), '')::uuid)`,
+  }),
+]).enableRLS();
 
 export const users = pgTable(
   "users",
@@ -85,10 +84,7 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
   },
-  (t) => [
-    uniqueIndex("users_tenant_email_key").on(t.tenantId, sql`lower(${t.email})`).where(sql`${t.email} is not null`),
-    tenantPolicy("users"),
-  ],
+  (t) => [uniqueIndex("users_tenant_email_key").on(t.tenantId, sql`lower(${t.email})`).where(sql`${t.email} is not null`), tenantPolicy("users")],
 ).enableRLS();
 
 export const roles = pgTable(
@@ -110,7 +106,9 @@ export const roleBindings = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    roleId: uuid("role_id").notNull().references(() => roles.id, { onDelete: "cascade" }),
+    roleId: uuid("role_id")
+      .notNull()
+      .references(() => roles.id, { onDelete: "cascade" }),
     principalType: text("principal_type", { enum: ["user", "token"] }).notNull(),
     principalId: uuid("principal_id").notNull(),
     createdAt: createdAt(),
@@ -127,7 +125,9 @@ export const apiTokens = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Public half of the PAT; globally unique so Basic auth can find the tenant. */
     clientId: text("client_id").notNull(),
@@ -142,11 +142,7 @@ export const apiTokens = pgTable(
     inheritsUserRoles: boolean("inherits_user_roles").notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex("api_tokens_client_id_key").on(t.clientId),
-    index("api_tokens_tenant_idx").on(t.tenantId, t.createdAt),
-    tenantPolicy("api_tokens"),
-  ],
+  (t) => [uniqueIndex("api_tokens_client_id_key").on(t.clientId), index("api_tokens_tenant_idx").on(t.tenantId, t.createdAt), tenantPolicy("api_tokens")],
 ).enableRLS();
 
 export const idempotencyRecords = pgTable(
@@ -198,7 +194,9 @@ export const entityTypes = pgTable(
     id: id(),
     tenantId: tenantId(),
     name: text("name").notNull(),
-    status: text("status", { enum: ["draft", "active"] }).notNull().default("draft"),
+    status: text("status", { enum: ["draft", "active"] })
+      .notNull()
+      .default("draft"),
     /** The effective JSON schema (a registered schema is resolved and copied in). */
     schema: jsonb("schema").notNull(),
     schemaName: text("schema_name"),
@@ -210,7 +208,12 @@ export const entityTypes = pgTable(
     uniqueIndex("entity_types_tenant_name_key").on(t.tenantId, t.name),
     check("entity_types_status", sql`${t.status} in ('draft', 'active')`),
     tenantPolicy("entity_types"),
-    pgPolicy("entity_types_shared_read", { as: "permissive", for: "select", to: appTenant, using: sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and platform_type_shared(tenant_id, id)` }),
+    pgPolicy("entity_types_shared_read", {
+      as: "permissive",
+      for: "select",
+      to: appTenant,
+      using: sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and platform_type_shared(tenant_id, id)`,
+    }),
   ],
 ).enableRLS();
 
@@ -219,7 +222,9 @@ export const entities = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    typeId: uuid("type_id").notNull().references(() => entityTypes.id),
+    typeId: uuid("type_id")
+      .notNull()
+      .references(() => entityTypes.id),
     name: text("name").notNull(),
     attributes: jsonb("attributes").notNull(),
     identifierKey: text("identifier_key").notNull(),
@@ -230,7 +235,10 @@ export const entities = pgTable(
   (t) => [
     uniqueIndex("entities_live_key").on(t.tenantId, t.typeId, t.identifierKey).where(sql`${t.deletedAt} is null`),
     index("entities_live_type_id_idx").on(t.tenantId, t.typeId, t.id).where(sql`${t.deletedAt} is null`),
-    ...sharedReadPolicies("entities", sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and (tenant_id = ${currentTenant} or platform_entity_shared(tenant_id, type_id, id))`),
+    ...sharedReadPolicies(
+      "entities",
+      sql`tenant_id = any((select platform_visible_tenants())::uuid[]) and (tenant_id = ${currentTenant} or platform_entity_shared(tenant_id, type_id, id))`,
+    ),
   ],
 ).enableRLS();
 
@@ -240,8 +248,12 @@ export const relationshipRules = pgTable(
     id: id(),
     tenantId: tenantId(),
     name: text("name").notNull(),
-    fromTypeId: uuid("from_type_id").notNull().references(() => entityTypes.id),
-    toTypeId: uuid("to_type_id").notNull().references(() => entityTypes.id),
+    fromTypeId: uuid("from_type_id")
+      .notNull()
+      .references(() => entityTypes.id),
+    toTypeId: uuid("to_type_id")
+      .notNull()
+      .references(() => entityTypes.id),
     /** How many live links one `to` entity may have under the rule (null: unlimited). */
     maxFromCardinality: integer("max_from_cardinality"),
     /** How many live links one `from` entity may have under the rule (null: unlimited). */
@@ -267,9 +279,15 @@ export const relationships = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    ruleId: uuid("rule_id").notNull().references(() => relationshipRules.id),
-    fromEntityId: uuid("from_entity_id").notNull().references(() => entities.id),
-    toEntityId: uuid("to_entity_id").notNull().references(() => entities.id),
+    ruleId: uuid("rule_id")
+      .notNull()
+      .references(() => relationshipRules.id),
+    fromEntityId: uuid("from_entity_id")
+      .notNull()
+      .references(() => entities.id),
+    toEntityId: uuid("to_entity_id")
+      .notNull()
+      .references(() => entities.id),
     createdAt: createdAt(),
     deletedAt: ts("deleted_at"),
   },
@@ -357,7 +375,9 @@ export const artifacts = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    entityId: uuid("entity_id").notNull().references(() => entities.id),
+    entityId: uuid("entity_id")
+      .notNull()
+      .references(() => entities.id),
     artifactType: text("artifact_type").notNull(),
     filename: text("filename").notNull(),
     createdAt: createdAt(),
@@ -375,9 +395,13 @@ export const artifactVersions = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    artifactId: uuid("artifact_id").notNull().references(() => artifacts.id, { onDelete: "cascade" }),
+    artifactId: uuid("artifact_id")
+      .notNull()
+      .references(() => artifacts.id, { onDelete: "cascade" }),
     version: integer("version").notNull(),
-    status: text("status", { enum: ["pending", "confirmed"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "confirmed"] })
+      .notNull()
+      .default("pending"),
     contentType: text("content_type").notNull(),
     /** The size announced with the upload URL; the bytes must match it when set. */
     declaredSize: integer("declared_size"),
@@ -427,7 +451,12 @@ export const tempFiles = pgTable(
  */
 export const accessVersions = pgTable(
   "access_versions",
-  { tenantId: uuid("tenant_id").primaryKey().references(() => tenants.id, { onDelete: "cascade" }), version: integer("version").notNull().default(0) },
+  {
+    tenantId: uuid("tenant_id")
+      .primaryKey()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    version: integer("version").notNull().default(0),
+  },
   () => [tenantPolicy("access_versions")],
 ).enableRLS();
 
@@ -463,7 +492,9 @@ export const grants = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    policyId: uuid("policy_id").notNull().references(() => policies.id, { onDelete: "cascade" }),
+    policyId: uuid("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
     resource: text("resource").notNull(),
     actions: text("actions").array().notNull(),
     resourceName: text("resource_name"),
@@ -479,7 +510,9 @@ export const policyAssignments = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    policyId: uuid("policy_id").notNull().references(() => policies.id, { onDelete: "cascade" }),
+    policyId: uuid("policy_id")
+      .notNull()
+      .references(() => policies.id, { onDelete: "cascade" }),
     roleId: uuid("role_id").references(() => roles.id, { onDelete: "cascade" }),
     userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
@@ -503,9 +536,13 @@ export const shares = pgTable(
     tenantId: tenantId(),
     resourceType: text("resource_type", { enum: ["entity_type", "entity", "spec", "workflow", "schema"] }).notNull(),
     resourceId: uuid("resource_id").notNull(),
-    targetTenantId: uuid("target_tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    targetTenantId: uuid("target_tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     actions: text("actions").array().notNull(),
-    source: text("source", { enum: ["api", "manifest"] }).notNull().default("api"),
+    source: text("source", { enum: ["api", "manifest"] })
+      .notNull()
+      .default("api"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -576,7 +613,9 @@ export const externalUsers = pgTable(
     externalId: text("external_id").notNull(),
     companyExternalId: text("company_external_id"),
     email: text("email"),
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     isActive: boolean("is_active").notNull().default(true),
     createdAt: createdAt(),
     updatedAt: ts("updated_at").notNull().default(sql`now()`),
@@ -612,7 +651,9 @@ export const workflowDefinitions = pgTable(
     tenantId: tenantId(),
     name: text("name").notNull(),
     description: text("description"),
-    status: text("status", { enum: ["draft", "active"] }).notNull().default("draft"),
+    status: text("status", { enum: ["draft", "active"] })
+      .notNull()
+      .default("draft"),
     version: integer("version").notNull().default(1),
     definitionJson: jsonb("definition_json").notNull(),
     /** The YAML as written, when the definition was saved from YAML. */
@@ -632,7 +673,9 @@ export const workflowVersions = pgTable(
   "workflow_versions",
   {
     tenantId: tenantId(),
-    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    workflowId: uuid("workflow_id")
+      .notNull()
+      .references(() => workflowDefinitions.id, { onDelete: "cascade" }),
     version: integer("version").notNull(),
     definitionJson: jsonb("definition_json").notNull(),
     /** Reference step id → job definition id, bound at save (the latest active version of the named job). */
@@ -650,7 +693,9 @@ export const jobDefinitions = pgTable(
     tenantId: tenantId(),
     name: text("name").notNull(),
     version: integer("version").notNull(),
-    status: text("status", { enum: ["active"] }).notNull().default("active"),
+    status: text("status", { enum: ["active"] })
+      .notNull()
+      .default("active"),
     definitionJson: jsonb("definition_json").notNull(),
     createdAt: createdAt(),
   },
@@ -708,7 +753,9 @@ export const workflowTriggers = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    workflowId: uuid("workflow_id")
+      .notNull()
+      .references(() => workflowDefinitions.id, { onDelete: "cascade" }),
     key: text("key").notNull(),
     type: text("type", { enum: ["event", "cron", "webhook"] }).notNull(),
     /**
@@ -740,7 +787,9 @@ export const cronSchedules = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    workflowId: uuid("workflow_id")
+      .notNull()
+      .references(() => workflowDefinitions.id, { onDelete: "cascade" }),
     triggerId: uuid("trigger_id")
       .notNull()
       .references(() => workflowTriggers.id, { onDelete: "cascade" }),
@@ -776,7 +825,9 @@ export const workflowRuns = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    workflowId: uuid("workflow_id").notNull().references(() => workflowDefinitions.id, { onDelete: "cascade" }),
+    workflowId: uuid("workflow_id")
+      .notNull()
+      .references(() => workflowDefinitions.id, { onDelete: "cascade" }),
     workflowVersion: integer("workflow_version").notNull(),
     triggerId: uuid("trigger_id").references(() => workflowTriggers.id, { onDelete: "set null" }),
     /** The definition's trigger id; null for a test run started without one. */
@@ -831,7 +882,9 @@ export const workflowJobRuns = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    runId: uuid("run_id").notNull().references(() => workflowRuns.id, { onDelete: "cascade" }),
+    runId: uuid("run_id")
+      .notNull()
+      .references(() => workflowRuns.id, { onDelete: "cascade" }),
     jobId: text("job_id").notNull(),
     status: text("status", { enum: STEP_STATUSES }).notNull().default("pending"),
     error: jsonb("error"),
@@ -857,7 +910,9 @@ export const workflowActionRuns = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    jobRunId: uuid("job_run_id").notNull().references(() => workflowJobRuns.id, { onDelete: "cascade" }),
+    jobRunId: uuid("job_run_id")
+      .notNull()
+      .references(() => workflowJobRuns.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     stepId: text("step_id"),
     name: text("name").notNull(),
@@ -889,7 +944,9 @@ export const workflowActionLog = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     tenantId: tenantId(),
-    jobRunId: uuid("job_run_id").notNull().references(() => workflowJobRuns.id, { onDelete: "cascade" }),
+    jobRunId: uuid("job_run_id")
+      .notNull()
+      .references(() => workflowJobRuns.id, { onDelete: "cascade" }),
     stepId: text("step_id"),
     name: text("name").notNull(),
     status: text("status").notNull(),
@@ -933,7 +990,9 @@ export const appSpecVersions = pgTable(
   "app_spec_versions",
   {
     tenantId: tenantId(),
-    specId: uuid("spec_id").notNull().references(() => appSpecs.id, { onDelete: "cascade" }),
+    specId: uuid("spec_id")
+      .notNull()
+      .references(() => appSpecs.id, { onDelete: "cascade" }),
     version: integer("version").notNull(),
     specDocument: json("spec_document").notNull(),
     createdAt: createdAt(),
@@ -956,7 +1015,9 @@ export const appActivations = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    specId: uuid("spec_id").notNull().references(() => appSpecs.id, { onDelete: "cascade" }),
+    specId: uuid("spec_id")
+      .notNull()
+      .references(() => appSpecs.id, { onDelete: "cascade" }),
     specVersion: integer("spec_version"),
     /**
      * The version whose policies the last write provisioned: the consent of a
@@ -991,8 +1052,12 @@ export const appIntegrations = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    activationId: uuid("activation_id").notNull().references(() => appActivations.id, { onDelete: "cascade" }),
-    externalCompanyId: uuid("external_company_id").notNull().references(() => externalCompanies.id, { onDelete: "restrict" }),
+    activationId: uuid("activation_id")
+      .notNull()
+      .references(() => appActivations.id, { onDelete: "cascade" }),
+    externalCompanyId: uuid("external_company_id")
+      .notNull()
+      .references(() => externalCompanies.id, { onDelete: "restrict" }),
     name: text("name"),
     allowedOrigins: text("allowed_origins").array().notNull().default(sql`'{}'::text[]`),
     config: jsonb("config").notNull().default(sql`'{}'::jsonb`),
@@ -1016,7 +1081,9 @@ export const appPrincipalConfigs = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    activationId: uuid("activation_id").notNull().references(() => appActivations.id, { onDelete: "cascade" }),
+    activationId: uuid("activation_id")
+      .notNull()
+      .references(() => appActivations.id, { onDelete: "cascade" }),
     principalType: text("principal_type", { enum: ["company", "team", "user"] }).notNull(),
     provider: text("provider").notNull().default(""),
     principalId: text("principal_id").notNull(),
@@ -1047,9 +1114,15 @@ export const appUploadSlots = pgTable(
   {
     id: uuid("id").primaryKey(),
     tenantId: tenantId(),
-    integrationId: uuid("integration_id").notNull().references(() => appIntegrations.id, { onDelete: "cascade" }),
-    activationId: uuid("activation_id").notNull().references(() => appActivations.id, { onDelete: "cascade" }),
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id")
+      .notNull()
+      .references(() => appIntegrations.id, { onDelete: "cascade" }),
+    activationId: uuid("activation_id")
+      .notNull()
+      .references(() => appActivations.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     provider: text("provider").notNull(),
     type: text("type").notNull(),
     name: text("name").notNull(),
@@ -1075,7 +1148,9 @@ export const appTokens = pgTable(
   {
     id: id(),
     tenantId: tenantId(),
-    integrationId: uuid("integration_id").notNull().references(() => appIntegrations.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id")
+      .notNull()
+      .references(() => appIntegrations.id, { onDelete: "cascade" }),
     tokenHash: bytea("token_hash").notNull(),
     createdAt: createdAt(),
     revokedAt: ts("revoked_at"),

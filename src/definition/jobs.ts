@@ -26,7 +26,10 @@ export async function publishJob(tenant: TenantDb, input: { name: string; defini
       .select({ next: dsql<number>`coalesce(max(${jobDefinitions.version}), 0) + 1`.mapWith(Number) })
       .from(jobDefinitions)
       .where(eq(jobDefinitions.name, input.name));
-    const [row] = await db.insert(jobDefinitions).values({ tenantId: tenant.tenantId, name: input.name, version: next, definitionJson: definition }).returning(columns);
+    const [row] = await db
+      .insert(jobDefinitions)
+      .values({ tenantId: tenant.tenantId, name: input.name, version: next, definitionJson: definition })
+      .returning(columns);
     return row;
   });
 }

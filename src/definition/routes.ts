@@ -132,7 +132,10 @@ export const definitionRoutes = [
     responses: {
       202: { description: "A pending test run was created", schema: dataEnvelope(testRunAnswer) },
       404: { description: "Unknown workflow" },
-      422: { description: "An env value the definition leaves unset is missing (details.missing_env_vars), the env fails its schema, or the definition has no trigger trigger_id" },
+      422: {
+        description:
+          "An env value the definition leaves unset is missing (details.missing_env_vars), the env fails its schema, or the definition has no trigger trigger_id",
+      },
     },
     handler: async (c, { params, body }) => {
       const tenant = c.var.ctx.tenant;
@@ -149,8 +152,18 @@ export const definitionRoutes = [
     summary: "Publish a job (a name published again gets the next version)",
     permission: ["definition", "create"],
     idempotent: true,
-    body: { type: "object", additionalProperties: false, required: ["name", "definition_json"], properties: { name: JOB_NAME, definition_json: freeFormObject } },
-    documentedBody: { type: "object", additionalProperties: false, required: ["name", "definition_json"], properties: { name: JOB_NAME, definition_json: jobLanguage.ref } },
+    body: {
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "definition_json"],
+      properties: { name: JOB_NAME, definition_json: freeFormObject },
+    },
+    documentedBody: {
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "definition_json"],
+      properties: { name: JOB_NAME, definition_json: jobLanguage.ref },
+    },
     components: jobLanguage.components,
     responses: { 201: { description: "Published", schema: dataEnvelope(jobItem) } },
     handler: async (c, { body }) => c.json({ data: await publishJob(c.var.ctx.tenant, body) }, 201),

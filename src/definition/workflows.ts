@@ -54,7 +54,8 @@ function present<R extends Stamped>(row: R, jobRefs: unknown, tenantId: string) 
 async function ownDefinition(sql: Sql, tenantId: string, id: string, write: "changed" | "deleted"): Promise<void> {
   const [row] = await sql.db.select({ tenantId: workflowDefinitions.tenantId }).from(workflowDefinitions).where(eq(workflowDefinitions.id, id));
   if (!row) throw notFound("Workflow", id);
-  if (row.tenantId !== tenantId) throw new ApiError("FORBIDDEN", `Workflow ${id} is shared with this tenant by another; it cannot be ${write} here`, { workflow_id: id });
+  if (row.tenantId !== tenantId)
+    throw new ApiError("FORBIDDEN", `Workflow ${id} is shared with this tenant by another; it cannot be ${write} here`, { workflow_id: id });
 }
 
 function nameTaken(e: unknown, name: string): unknown {
@@ -72,7 +73,13 @@ export async function createWorkflow(tenant: TenantDb, input: WorkflowInput) {
       const jobRefs = await bindJobRefs(sql, definition);
       const [row] = await sql.db
         .insert(workflowDefinitions)
-        .values({ tenantId: tenant.tenantId, name: input.name, description: input.description ?? null, definitionJson: definition, sourceYaml: sourceYaml ?? null })
+        .values({
+          tenantId: tenant.tenantId,
+          name: input.name,
+          description: input.description ?? null,
+          definitionJson: definition,
+          sourceYaml: sourceYaml ?? null,
+        })
         .returning(columns);
       await recordVersion(sql, tenant.tenantId, row, jobRefs);
       return present(row, jobRefs, tenant.tenantId);
@@ -163,10 +170,14 @@ export async function deleteWorkflow(tenant: TenantDb, id: string): Promise<void
     const { rows } = await sql.query<{ activations: number }>(`SELECT platform_workflow_activations_elsewhere($1) AS activations`, [id]);
     const activations = rows[0].activations;
     if (activations > 0) {
-      throw new ApiError("CONFLICT", `Workflow ${id} is activated by ${activations} other tenant${activations === 1 ? "" : "s"} it is shared with; revoke those shares to delete it`, {
-        workflow_id: id,
-        activations,
-      });
+      throw new ApiError(
+        "CONFLICT",
+        `Workflow ${id} is activated by ${activations} other tenant${activations === 1 ? "" : "s"} it is shared with; revoke those shares to delete it`,
+        {
+          workflow_id: id,
+          activations,
+        },
+      );
     }
     await sql.db.delete(workflowDefinitions).where(eq(workflowDefinitions.id, id));
   });

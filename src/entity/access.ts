@@ -93,7 +93,11 @@ export class EntityAccess {
 }
 
 function forbidden(action: EntityAction, typeName: string) {
-  return new ApiError("FORBIDDEN", `Permission entity:${action} is required for entity type ${typeName}`, { resource: "entity", action, resource_name: typeName });
+  return new ApiError("FORBIDDEN", `Permission entity:${action} is required for entity type ${typeName}`, {
+    resource: "entity",
+    action,
+    resource_name: typeName,
+  });
 }
 
 /** No row of `type` is in the scope: a filter or include reaching it matches nothing. */

@@ -110,13 +110,17 @@ function item(node: SchemaNode, segment: string, at: string): PathVerdict {
   const tuple = Array.isArray(node.items);
   const prefix = tuple ? (node.items as unknown[]) : Array.isArray(node.prefixItems) ? node.prefixItems : [];
   const [prefixName, restName] = tuple ? ["items", "additionalItems"] : ["prefixItems", "items"];
-  if (typeof node.maxItems === "number" && index >= node.maxItems) return { forbidden: `${where} cannot be written: ${at} has at most ${node.maxItems} items in the schema` };
+  if (typeof node.maxItems === "number" && index >= node.maxItems)
+    return { forbidden: `${where} cannot be written: ${at} has at most ${node.maxItems} items in the schema` };
   // Counted from the end, the item may sit at any position of the prefix or after it.
   if (index < 0 && prefix.length) return { schemas: [] };
   if (index >= 0 && index < prefix.length) return only(prefix[index], where);
-  if (has(node, restName)) return only(node[restName], where, prefix.length ? ` (${restName} is false after the ${prefix.length} ${prefixName})` : ` (${restName} is false)`);
+  if (has(node, restName))
+    return only(node[restName], where, prefix.length ? ` (${restName} is false after the ${prefix.length} ${prefixName})` : ` (${restName} is false)`);
   if (node.unevaluatedItems === false && !has(node, "contains") && !BRANCHES.some((k) => has(node, k))) {
-    return { forbidden: `${where} is not defined by the schema (unevaluatedItems is false${prefix.length ? ` after the ${prefix.length} ${prefixName}` : ""})` };
+    return {
+      forbidden: `${where} is not defined by the schema (unevaluatedItems is false${prefix.length ? ` after the ${prefix.length} ${prefixName}` : ""})`,
+    };
   }
   return { schemas: [] };
 }

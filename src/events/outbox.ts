@@ -35,7 +35,14 @@ export async function recordEvents(sql: Sql, tenantId: string, events: NewEvent[
      )
      INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, $1, created_at FROM ev WHERE NOT suppressed
      RETURNING event_id`,
-    [tenantId, events.map((e) => e.entityId), events.map((e) => e.entityTypeId), events.map((e) => e.action), events.map((e) => e.suppressed), events.map((e) => JSON.stringify(e.payload))],
+    [
+      tenantId,
+      events.map((e) => e.entityId),
+      events.map((e) => e.entityTypeId),
+      events.map((e) => e.action),
+      events.map((e) => e.suppressed),
+      events.map((e) => JSON.stringify(e.payload)),
+    ],
   );
   return rows.map((r) => r.event_id);
 }
@@ -58,6 +65,23 @@ export async function publishEvents(queue: Queue, tenantId: string, eventIds: st
 }
 
 /** Entity snapshot carried in an event payload: the entity as the API answers it, less `deleted_at`. */
-export function entitySnapshot(e: { id: string; name: string; typeId: string; typeName: string; attributes: unknown; identifierKey: string; createdAt: string; updatedAt: string }) {
-  return { id: e.id, name: e.name, type: { id: e.typeId, name: e.typeName }, attributes: e.attributes, identifier_key: e.identifierKey, created_at: e.createdAt, updated_at: e.updatedAt };
+export function entitySnapshot(e: {
+  id: string;
+  name: string;
+  typeId: string;
+  typeName: string;
+  attributes: unknown;
+  identifierKey: string;
+  createdAt: string;
+  updatedAt: string;
+}) {
+  return {
+    id: e.id,
+    name: e.name,
+    type: { id: e.typeId, name: e.typeName },
+    attributes: e.attributes,
+    identifier_key: e.identifierKey,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
 }

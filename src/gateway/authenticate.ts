@@ -72,7 +72,11 @@ export function withCredentials(chain: MiddlewareHandler<HonoEnv>[], handler: Ha
       return caller;
     };
     const resolve = (cache: boolean) => resolveCaller(database, c.env.JWT_SECRET, c.req.header("Authorization"), outer.clock.now(), { cache });
-    const attempt = (): Promise<Outcome> => run(c, chain, handler).then((res) => ({ res }), (error: unknown) => ({ error }));
+    const attempt = (): Promise<Outcome> =>
+      run(c, chain, handler).then(
+        (res) => ({ res }),
+        (error: unknown) => ({ error }),
+      );
 
     const caller = adopt(await resolve(true));
     await enforce(c, "identity", caller.principal.identity, outer.config.rateLimitIdentity);

@@ -77,7 +77,9 @@ export async function idempotency(c: Context<HonoEnv>, next: Next): Promise<Resp
     }
   } finally {
     if (!completed) {
-      await c.var.ctx.tenant.tx((sql) => sql.query("DELETE FROM idempotency_records WHERE identity = $1 AND key = $2 AND status IS NULL", [principal.identity, key])).catch(() => {});
+      await c.var.ctx.tenant
+        .tx((sql) => sql.query("DELETE FROM idempotency_records WHERE identity = $1 AND key = $2 AND status IS NULL", [principal.identity, key]))
+        .catch(() => {});
     }
   }
 }

@@ -44,7 +44,9 @@ export function holdsUnscoped(principal: Pick<Principal, "permissions">, resourc
  * grant (the rows the route reaches are then confined, entity/access.ts).
  */
 export function hasPermission(principal: Pick<Principal, "permissions" | "scoped">, resource: string, action: string): boolean {
-  return holdsUnscoped(principal, resource, action) || principal.scoped.some((g) => g.resource === resource && g.actions.some((a) => a === "*" || a === action));
+  return (
+    holdsUnscoped(principal, resource, action) || principal.scoped.some((g) => g.resource === resource && g.actions.some((a) => a === "*" || a === action))
+  );
 }
 
 /** What a narrowed grant names in a permission string: the type name (entity), else the id (an entity, an app activation). */
@@ -61,7 +63,9 @@ export function holdsPermission(principal: Pick<Principal, "permissions" | "scop
   const target = rest.join(":");
   return (
     rest.length > 0 &&
-    principal.scoped.some((g) => g.resource === resource && (g.resource === "app" ? g.resourceId : g.resourceName) === target && g.actions.some((a) => a === "*" || a === action))
+    principal.scoped.some(
+      (g) => g.resource === resource && (g.resource === "app" ? g.resourceId : g.resourceName) === target && g.actions.some((a) => a === "*" || a === action),
+    )
   );
 }
 

@@ -66,7 +66,16 @@ export class RequestContext {
 
   /** The same request working in one tenant; with the principal when the caller authenticated as it. */
   forTenant(tenantId: string, principal?: Principal): RequestContext {
-    return new RequestContext(this.requestId, this.config, this.env, this.database, this.url, this.waitUntil, tenantDb(this.database, tenantId, principal ? new EntityAccess(principal) : EntityAccess.everything), principal);
+    return new RequestContext(
+      this.requestId,
+      this.config,
+      this.env,
+      this.database,
+      this.url,
+      this.waitUntil,
+      tenantDb(this.database, tenantId, principal ? new EntityAccess(principal) : EntityAccess.everything),
+      principal,
+    );
   }
 
   /** Hands committed event ids to the queue once the response is out. */
@@ -76,37 +85,39 @@ export class RequestContext {
 }
 
 /** `readsOnly(method, path)`: the route reached only reads, over HTTP (lib/route.ts `readsOnly`). */
-export const requestContext = (readsOnly: (method: string, path: string) => boolean): MiddlewareHandler<HonoEnv> => async (c, next) => {
-  const started = performance.now();
-  const incoming = c.req.header("X-Request-Id");
-  const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
-  const config = readConfig(c.env);
-  const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY, config.statementLimits);
-  // Every credential is checked against the database, and a webhook call looks up its trigger: connect while the rate limiter answers.
-  // Not for a GET, nor a route that only reads: its reads and the credential lookup go over HTTP (db/client.ts), with no connection to open.
-  const reads = c.req.method === "GET" || c.req.method === "HEAD" || readsOnly(c.req.method, c.req.path);
-  if ((c.req.header("Authorization") && !reads) || c.req.path.startsWith("/workflows/hooks/")) database.warm();
-  const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
-  c.set("ctx", new RequestContext(requestId, config, c.env, database, c.req.url, waitUntil));
-  try {
-    await next();
-  } finally {
-    c.executionCtx.waitUntil(database.close());
-  }
-  c.res.headers.set("X-Request-Id", requestId);
-  if (config.logRequests) {
-    const status = c.res.status;
-    // The logger adds level, msg, request_id and tenant.
-    const line = {
-      method: c.req.method,
-      route: c.req.routePath,
-      path: c.req.path,
-      status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    };
-    // The context authenticate left carries the tenant.
-    const log = c.var.ctx.log;
-    if (status >= 500) log.error("request", line);
-    else log.info("request", line);
-  }
-};
+export const requestContext =
+  (readsOnly: (method: string, path: string) => boolean): MiddlewareHandler<HonoEnv> =>
+  async (c, next) => {
+    const started = performance.now();
+    const incoming = c.req.header("X-Request-Id");
+    const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
+    const config = readConfig(c.env);
+    const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY, config.statementLimits);
+    // Every credential is checked against the database, and a webhook call looks up its trigger: connect while the rate limiter answers.
+    // Not for a GET, nor a route that only reads: its reads and the credential lookup go over HTTP (db/client.ts), with no connection to open.
+    const reads = c.req.method === "GET" || c.req.method === "HEAD" || readsOnly(c.req.method, c.req.path);
+    if ((c.req.header("Authorization") && !reads) || c.req.path.startsWith("/workflows/hooks/")) database.warm();
+    const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+    c.set("ctx", new RequestContext(requestId, config, c.env, database, c.req.url, waitUntil));
+    try {
+      await next();
+    } finally {
+      c.executionCtx.waitUntil(database.close());
+    }
+    c.res.headers.set("X-Request-Id", requestId);
+    if (config.logRequests) {
+      const status = c.res.status;
+      // The logger adds level, msg, request_id and tenant.
+      const line = {
+        method: c.req.method,
+        route: c.req.routePath,
+        path: c.req.path,
+        status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      };
+      // The context authenticate left carries the tenant.
+      const log = c.var.ctx.log;
+      if (status >= 500) log.error("request", line);
+      else log.info("request", line);
+    }
+  };

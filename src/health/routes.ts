@@ -23,7 +23,10 @@ export const healthRoutes = [
       try {
         await c.var.ctx.database.lookup((sql) => sql.query("SELECT 1"));
       } catch (e) {
-        throw new ApiError("SERVICE_UNAVAILABLE", "The database is unreachable", { database: "unreachable", reason: (e as ApiError).details?.reason ?? (e as Error).message });
+        throw new ApiError("SERVICE_UNAVAILABLE", "The database is unreachable", {
+          database: "unreachable",
+          reason: (e as ApiError).details?.reason ?? (e as Error).message,
+        });
       }
       return c.json({ data: { status: "ok", database: "reachable" } });
     },

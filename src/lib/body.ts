@@ -60,7 +60,10 @@ export function queryParams<T>(c: Context, schema: JsonSchema & { properties?: R
     const prop = schema.properties?.[key];
     const type = Array.isArray(prop?.type) ? prop?.type[0] : prop?.type;
     if (type === "array") {
-      const items = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+      const items = values
+        .flatMap((v) => v.split(","))
+        .map((v) => v.trim())
+        .filter((v) => v !== "");
       out[key] = items.map((v) => coerce(v, prop?.items?.type));
     } else {
       out[key] = coerce(values[values.length - 1], type);

@@ -239,5 +239,4 @@ export function errorBody(err: ApiError, requestId: string): ErrorBody {
   };
 }
 
-export const notFound = (what: string, id?: string) =>
-  new ApiError("NOT_FOUND", id ? `${what} ${id} not found` : `${what} not found`);
+export const notFound = (what: string, id?: string) => new ApiError("NOT_FOUND", id ? `${what} ${id} not found` : `${what} not found`);

@@ -14,7 +14,43 @@ export function camelKey(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-type Alphanumeric = "a" | "b" | "c" | "d" | "e" | "f" | "g" | "h" | "i" | "j" | "k" | "l" | "m" | "n" | "o" | "p" | "q" | "r" | "s" | "t" | "u" | "v" | "w" | "x" | "y" | "z" | "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
+type Alphanumeric =
+  | "a"
+  | "b"
+  | "c"
+  | "d"
+  | "e"
+  | "f"
+  | "g"
+  | "h"
+  | "i"
+  | "j"
+  | "k"
+  | "l"
+  | "m"
+  | "n"
+  | "o"
+  | "p"
+  | "q"
+  | "r"
+  | "s"
+  | "t"
+  | "u"
+  | "v"
+  | "w"
+  | "x"
+  | "y"
+  | "z"
+  | "0"
+  | "1"
+  | "2"
+  | "3"
+  | "4"
+  | "5"
+  | "6"
+  | "7"
+  | "8"
+  | "9";
 
 /** `camelKey` at the type level: each `_` before a lowercase letter or digit dropped and that character upper-cased. */
 export type CamelKey<K extends string> = K extends `${infer Head}_${infer C}${infer Rest}`
@@ -31,10 +67,22 @@ type InstanceKeyword = "enum" | "const" | "default" | "examples";
 export type CamelSchema<S> = S extends readonly unknown[]
   ? { readonly [I in keyof S]: CamelSchema<S[I]> }
   : S extends object
-    ? { readonly [K in keyof S]: K extends "properties" ? CamelProperties<S[K]> : K extends "required" ? CamelNames<S[K]> : K extends InstanceKeyword ? S[K] : CamelSchema<S[K]> }
+    ? {
+        readonly [K in keyof S]: K extends "properties"
+          ? CamelProperties<S[K]>
+          : K extends "required"
+            ? CamelNames<S[K]>
+            : K extends InstanceKeyword
+              ? S[K]
+              : CamelSchema<S[K]>;
+      }
     : S;
 
-type CamelProperties<P> = P extends readonly unknown[] ? CamelSchema<P> : P extends object ? { readonly [N in keyof P as N extends string ? CamelKey<N> : N]: CamelSchema<P[N]> } : P;
+type CamelProperties<P> = P extends readonly unknown[]
+  ? CamelSchema<P>
+  : P extends object
+    ? { readonly [N in keyof P as N extends string ? CamelKey<N> : N]: CamelSchema<P[N]> }
+    : P;
 
 type CamelNames<R> = R extends readonly unknown[] ? { readonly [I in keyof R]: R[I] extends string ? CamelKey<R[I]> : R[I] } : CamelSchema<R>;
 

@@ -165,7 +165,8 @@ export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
     };
     // Credentials run around the rest, which runs again should a cached caller's guard be refused (gateway/authenticate.ts).
     // A body documented by media type is the handler's stream to read (a JSON body is read once and kept by Hono).
-    if (strategy === credentials) app.on([spec.method.toUpperCase()], [spec.path], ...before, withCredentials(chain, handler, { streamsBody: !!spec.documentedRequest?.content }));
+    if (strategy === credentials)
+      app.on([spec.method.toUpperCase()], [spec.path], ...before, withCredentials(chain, handler, { streamsBody: !!spec.documentedRequest?.content }));
     else app.on([spec.method.toUpperCase()], [spec.path], ...before, ...chain, handler);
   }
 }

@@ -99,7 +99,10 @@ export function schemaComponents(name: string, prefix: string, schema: { $defs?:
     if (Array.isArray(node)) return node.map(rewrite);
     if (node === null || typeof node !== "object") return node;
     return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\/(\w+)$/, (_, def: string) => `#/components/schemas/${component(def)}`) : rewrite(v)]),
+      Object.entries(node).map(([k, v]) => [
+        k,
+        k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\/(\w+)$/, (_, def: string) => `#/components/schemas/${component(def)}`) : rewrite(v),
+      ]),
     );
   };
   const { $defs = {}, $schema: _, ...top } = schema as { $defs?: Record<string, unknown>; $schema?: string };

@@ -85,7 +85,11 @@ export async function runSequence<S extends SequencedStep<S>, E>(sequence: Seque
 }
 
 /** A new step: its `if` decides whether it runs. */
-async function start<S extends SequencedStep<S>, E>({ scope, effects, budget, functions, condition }: Sequence<S, E>, step: S, key: string): Promise<StepOutcome<E>> {
+async function start<S extends SequencedStep<S>, E>(
+  { scope, effects, budget, functions, condition }: Sequence<S, E>,
+  step: S,
+  key: string,
+): Promise<StepOutcome<E>> {
   if (step.if !== undefined) {
     let pass: boolean;
     try {

@@ -18,7 +18,25 @@ type SchemaLike = Schema | object | boolean;
 
 const MAX_LINES = 20;
 /** Keywords that only wrap the errors of their children. */
-const WRAPPERS = new Set(["properties", "additionalProperties", "items", "prefixItems", "additionalItems", "allOf", "$ref", "$dynamicRef", "$recursiveRef", "if", "then", "else", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "patternProperties", "propertyNames"]);
+const WRAPPERS = new Set([
+  "properties",
+  "additionalProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "allOf",
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
+  "if",
+  "then",
+  "else",
+  "dependentSchemas",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "patternProperties",
+  "propertyNames",
+]);
 const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
 /** Every subschema of a schema by absolute URI, which `$ref` resolves against, beside the meta-schemas the service holds. */
@@ -169,7 +187,8 @@ function alternativeReason(units: Unit[], alt: Unit): string {
     if (nested.some((n) => within(u, n))) continue;
     let reason = ALTERNATIVES.has(u.keyword) ? alternativeReason(units, u) : reasonOf(u);
     // Errors below the alternative's own path name their path relative to it.
-    if (u.instanceLocation.startsWith(alt.instanceLocation + "/")) reason = `${renderPath(`#${u.instanceLocation.slice(alt.instanceLocation.length)}`)}: ${reason}`;
+    if (u.instanceLocation.startsWith(alt.instanceLocation + "/"))
+      reason = `${renderPath(`#${u.instanceLocation.slice(alt.instanceLocation.length)}`)}: ${reason}`;
     const branch = u.keywordLocation.slice(alt.keywordLocation.length + 1).split("/")[0];
     const reasons = branches.get(branch) ?? [];
     if (!reasons.includes(reason)) reasons.push(reason);
@@ -196,7 +215,10 @@ export function checkAll(schema: SchemaLike, value: unknown, base = ""): string[
     throw new ApiError("UNPROCESSABLE_ENTITY", `The schema cannot be evaluated: ${reason}`, { reason });
   }
   if (result.valid) return [];
-  return allErrors(result.errors.map((u) => (u.keyword === "pattern" ? { ...u, pattern: patternOf(schema, lookup, u.keywordLocation) } : u)), base);
+  return allErrors(
+    result.errors.map((u) => (u.keyword === "pattern" ? { ...u, pattern: patternOf(schema, lookup, u.keywordLocation) } : u)),
+    base,
+  );
 }
 
 /** Throws 422 VALIDATION_FAILED with the rendered lines, or returns the value typed. */

@@ -58,7 +58,11 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
     const declared: RouteSpec["responses"] = { ...r.responses };
     if (/:\w+/.test(r.path) && r.notFound !== false) declared[404] ??= { description: UNKNOWN_ID };
     if (r.idempotent) declared[409] ??= { description: IN_PROGRESS };
-    const success = Math.min(...Object.keys(declared).map(Number).filter((status) => status < 300));
+    const success = Math.min(
+      ...Object.keys(declared)
+        .map(Number)
+        .filter((status) => status < 300),
+    );
     const responses: Record<string, unknown> = {};
     // A route answering its failures in a body of its own documents that body for every error status.
     const errorSchema = r.errorAnswer?.schema ?? ERROR_SCHEMA;
@@ -83,7 +87,12 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
       tags: [r.tag],
       operationId: r.operation,
       ...(r.permission ? { "x-permission": `${r.permission[0]}:${r.permission[1]}` } : {}),
-      security: r.auth === undefined || r.auth.scheme === "credentials" ? [{ basicAuth: [] }, { bearerAuth: [] }] : r.auth.scheme === "appHost" ? [{ appHostAuth: [] }] : [],
+      security:
+        r.auth === undefined || r.auth.scheme === "credentials"
+          ? [{ basicAuth: [] }, { bearerAuth: [] }]
+          : r.auth.scheme === "appHost"
+            ? [{ appHostAuth: [] }]
+            : [],
       parameters: [
         ...pathParams(r),
         ...queryParams(r.query),
@@ -96,7 +105,9 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
               required: !r.bodyOptional,
               content: {
                 ...(jsonBody ? { "application/json": { schema: jsonBody, example: example(jsonBody, r.examples?.request) } } : {}),
-                ...Object.fromEntries(Object.entries(r.documentedRequest?.content ?? {}).map(([type, media]) => [type, { ...media, example: example(media.schema, undefined) }])),
+                ...Object.fromEntries(
+                  Object.entries(r.documentedRequest?.content ?? {}).map(([type, media]) => [type, { ...media, example: example(media.schema, undefined) }]),
+                ),
               },
             },
           }
@@ -114,7 +125,12 @@ export function buildOpenApi(routes: RouteSpec[], options: DocumentOptions) {
       securitySchemes: {
         basicAuth: { type: "http", scheme: "basic", description: "PAT: base64(client_id:client_secret)" },
         bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "Access token from POST /auth/token" },
-        appHostAuth: { type: "http", scheme: "bearer", description: "App renders: the integration's app token (bearer providers) or the provider's identity token (oidc, exchange); a provider's auth.header may carry it instead" },
+        appHostAuth: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "App renders: the integration's app token (bearer providers) or the provider's identity token (oidc, exchange); a provider's auth.header may carry it instead",
+        },
       },
     },
   };

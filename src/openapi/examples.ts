@@ -26,7 +26,19 @@ const FORMATS: Record<string, string> = {
 };
 
 /** Strings tried, in order, against a pattern the schema sets. */
-const CANDIDATES = ["example", "Example", "example_1", "EXAMPLE", "a", "x1", "1", "0b6f3a52-5d1e-4c6e-9f1a-3e2d4c5b6a71", "2026-01-15", "https://example.com/a", "sha256:" + "0".repeat(64)];
+const CANDIDATES = [
+  "example",
+  "Example",
+  "example_1",
+  "EXAMPLE",
+  "a",
+  "x1",
+  "1",
+  "0b6f3a52-5d1e-4c6e-9f1a-3e2d4c5b6a71",
+  "2026-01-15",
+  "https://example.com/a",
+  "sha256:" + "0".repeat(64),
+];
 
 const MAX_DEPTH = 8;
 
@@ -96,7 +108,12 @@ function build(schema: unknown, components: Components, depth: number): unknown 
     const tried = alternatives.map((branch) => build(merged(s, branch, components), components, depth + 1));
     return tried.find((v) => fits(s, v, components)) ?? tried[0];
   }
-  if (Array.isArray(s.allOf)) return build(s.allOf.reduce((acc: Node, part: unknown) => merged(acc, part, components), { ...s, allOf: undefined }), components, depth + 1);
+  if (Array.isArray(s.allOf))
+    return build(
+      s.allOf.reduce((acc: Node, part: unknown) => merged(acc, part, components), { ...s, allOf: undefined }),
+      components,
+      depth + 1,
+    );
   const types: string[] = [s.type ?? (s.properties ? "object" : s.items ? "array" : undefined)].flat().filter((t) => t !== undefined);
   const type = types.find((t) => t !== "null") ?? types[0];
   switch (type) {
@@ -104,7 +121,12 @@ function build(schema: unknown, components: Components, depth: number): unknown 
       const properties: Node = s.properties ?? {};
       const required: string[] = s.required ?? [];
       const of = (names: string[]) =>
-        Object.fromEntries(names.map((name) => [name, name in properties ? build(properties[name], components, depth + 1) : build(s.additionalProperties, components, depth + 1)]));
+        Object.fromEntries(
+          names.map((name) => [
+            name,
+            name in properties ? build(properties[name], components, depth + 1) : build(s.additionalProperties, components, depth + 1),
+          ]),
+        );
       const full = of([...new Set([...required, ...Object.keys(properties)])]);
       if (fits(s, full, components)) return full;
       // Fields that exclude each other or a minimum count: the required ones, then each optional one that keeps the value valid.
@@ -118,7 +140,10 @@ function build(schema: unknown, components: Components, depth: number): unknown 
     case "array": {
       const prefix: unknown[] = Array.isArray(s.prefixItems) ? s.prefixItems.map((p: unknown) => build(p, components, depth + 1)) : [];
       const count = Math.max(s.minItems ?? 1, prefix.length + (s.items === false ? 0 : 1)) - prefix.length;
-      const items = s.items === false || s.items === undefined ? [] : Array.from({ length: Math.min(count, s.maxItems ?? count) }, () => build(s.items, components, depth + 1));
+      const items =
+        s.items === false || s.items === undefined
+          ? []
+          : Array.from({ length: Math.min(count, s.maxItems ?? count) }, () => build(s.items, components, depth + 1));
       return [...prefix, ...items];
     }
     case "string":

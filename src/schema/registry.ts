@@ -52,7 +52,12 @@ export async function getSchema(tenant: TenantDb, idOrName: string) {
   });
   if (row) return row;
   if (isUuid(idOrName)) {
-    const [shared] = await tenant.sharedRead((sql) => sql.db.select(columns).from(schemas).where(and(eq(schemas.id, idOrName), ne(schemas.tenantId, tenant.tenantId))));
+    const [shared] = await tenant.sharedRead((sql) =>
+      sql.db
+        .select(columns)
+        .from(schemas)
+        .where(and(eq(schemas.id, idOrName), ne(schemas.tenantId, tenant.tenantId))),
+    );
     if (shared) return { ...shared, ...SHARED };
   }
   throw notFound("Schema", idOrName);
@@ -60,11 +65,7 @@ export async function getSchema(tenant: TenantDb, idOrName: string) {
 
 export async function listSchemas(tenant: TenantDb, page: Page) {
   return tenant.tx(async ({ db }) => {
-    const latest = db
-      .selectDistinctOn([schemas.name], columns)
-      .from(schemas)
-      .orderBy(schemas.name, desc(schemas.version))
-      .as("latest");
+    const latest = db.selectDistinctOn([schemas.name], columns).from(schemas).orderBy(schemas.name, desc(schemas.version)).as("latest");
     const rows = await db.select().from(latest).orderBy(latest.name).limit(page.limit).offset(offsetOf(page));
     const [{ total }] = await db.select({ total: dsql<number>`count(distinct ${schemas.name})`.mapWith(Number) }).from(schemas);
     return paginated(rows, page, total);
@@ -90,4 +91,3 @@ export async function validateAgainst(tenant: TenantDb, input: { schema_name?: s
   const errors = check(schema, input.data);
   return { valid: errors.length === 0, errors };
 }
-

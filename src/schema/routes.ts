@@ -53,11 +53,18 @@ export const schemaRoutes = [
       oneOf: [{ required: ["schema_name"] }, { required: ["schema"] }],
       properties: { schema_name: NAME, schema: JSON_SCHEMA, data: {} },
     },
-    examples: { request: { schema_name: "order", data: { sku: "A-1", quantity: 2 } }, response: { data: { valid: false, errors: ["quantity: must be integer, got string"] } } },
+    examples: {
+      request: { schema_name: "order", data: { sku: "A-1", quantity: 2 } },
+      response: { data: { valid: false, errors: ["quantity: must be integer, got string"] } },
+    },
     responses: {
       200: {
         description: "Validation outcome (an invalid document is a 200 with valid: false)",
-        schema: dataEnvelope({ type: "object", required: ["valid", "errors"], properties: { valid: { type: "boolean" }, errors: { type: "array", items: { type: "string" } } } }),
+        schema: dataEnvelope({
+          type: "object",
+          required: ["valid", "errors"],
+          properties: { valid: { type: "boolean" }, errors: { type: "array", items: { type: "string" } } },
+        }),
       },
       404: { description: "Unknown schema_name" },
     },

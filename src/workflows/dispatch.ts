@@ -52,7 +52,14 @@ export async function dispatchRun(tenant: TenantDb, input: DispatchInput, origin
     if (!found.id) throw refused(`Workflow ${input.workflow_id} has no trigger ${input.trigger_id}`, input);
     if (found.type === "event") throw refused(`Trigger ${input.trigger_id} fires only from its entity event; it cannot be dispatched`, input);
     if (!found.enabled) throw refused(`Trigger ${input.trigger_id} is disabled`, input);
-    const trigger: FiringTrigger = { id: found.id, key: found.key, type: found.type, workflowId: found.workflowId, workflowVersion: found.workflow_version, definition: found.definition };
+    const trigger: FiringTrigger = {
+      id: found.id,
+      key: found.key,
+      type: found.type,
+      workflowId: found.workflowId,
+      workflowVersion: found.workflow_version,
+      definition: found.definition,
+    };
     // Only event triggers have a condition that can say no.
     const run = (await runFor(trigger, { input: input.input ?? {} }))!;
     if (!origin?.parentRunId) return startRun(sql, tenant.tenantId, { ...run, ...origin });

@@ -89,7 +89,10 @@ export type InlineResult = { status: "success"; output: unknown; wrote: boolean 
 /** A refusal of the permission set, before the action runs. */
 function refusal(name: string, p: InlinePermissions): ErrorValue | undefined {
   if (p.denied?.includes(name)) {
-    return errorValue("FORBIDDEN", `Action ${name} is denied by the command (permission set ${p.permissionSet})`, { action: name, permission_set: p.permissionSet });
+    return errorValue("FORBIDDEN", `Action ${name} is denied by the command (permission set ${p.permissionSet})`, {
+      action: name,
+      permission_set: p.permissionSet,
+    });
   }
   if (p.permissionSet === "dataMutation" || p.additionalAllowed?.includes(name) || !NEEDS_DATA_MUTATION.has(name as ActionName)) return undefined;
   return errorValue("FORBIDDEN", `Action ${name} is not allowed by the permission set ${p.permissionSet}; it needs dataMutation or additionalAllowed`, {
@@ -124,7 +127,14 @@ function inlineEffects(env: InlineEnvironment, permissions: InlinePermissions, w
   const execute = async (invocation: ActionInvocation): Promise<ActionOutcome> => {
     const name = invocation.action.name;
     if (WAITING_ACTIONS.has(name)) {
-      return { kind: "error", error: errorValue("UNPROCESSABLE_ENTITY", `Action ${name} waits for a later event, but actions inside a request run synchronously; run it from a workflow`, { action: name }) };
+      return {
+        kind: "error",
+        error: errorValue(
+          "UNPROCESSABLE_ENTITY",
+          `Action ${name} waits for a later event, but actions inside a request run synchronously; run it from a workflow`,
+          { action: name },
+        ),
+      };
     }
     const refused = refusal(name, permissions);
     if (refused) return { kind: "error", error: refused };
@@ -209,7 +219,12 @@ export async function runInlineJob(
       return { status: "error", error: errorValue({ code: "JOB_SLOT_UNBOUND", slot: job.key }, message), wrote: false };
     }
     const [found] = await visibleJobs(env.tenant, [job.bound]);
-    if (!found) return { status: "error", error: errorValue("NOT_FOUND", `Job ${job.bound}, bound to slot ${job.key}, was not found`, { slot: job.key, job_id: job.bound }), wrote: false };
+    if (!found)
+      return {
+        status: "error",
+        error: errorValue("NOT_FOUND", `Job ${job.bound}, bound to slot ${job.key}, was not found`, { slot: job.key, job_id: job.bound }),
+        wrote: false,
+      };
     body = found.definition_json as JobDocument;
   }
   return walkJob(job.key, input === undefined ? body : { ...body, input }, env, permissions);

@@ -29,7 +29,10 @@ export async function startTestRun(tenant: TenantDb, caller: Principal, workflow
     await checkEnv(sql, doc, env);
     const block = input.trigger_id === undefined ? undefined : doc.triggers?.find((t) => t.id === input.trigger_id);
     if (input.trigger_id !== undefined && !block) {
-      throw new ApiError("UNPROCESSABLE_ENTITY", `Workflow ${workflowId} has no trigger ${input.trigger_id}`, { workflow_id: workflowId, trigger_id: input.trigger_id });
+      throw new ApiError("UNPROCESSABLE_ENTITY", `Workflow ${workflowId} has no trigger ${input.trigger_id}`, {
+        workflow_id: workflowId,
+        trigger_id: input.trigger_id,
+      });
     }
     const id = crypto.randomUUID();
     const trigger = block ? { id: block.id, type: triggerType(block) } : { id: null, type: "test" as const };

@@ -44,7 +44,9 @@ describe.each(MINT_PATHS)("POST %s", (path) => {
     const t = await createTenant();
     const { data, auth } = await mint(t, { name: "works" }, path);
     expect(await permissionsOf(auth)).toEqual(["*:*"]);
-    const exchanged = await call("POST", "/auth/token", { body: { grant_type: "client_credentials", client_id: data.client_id, client_secret: data.client_secret } });
+    const exchanged = await call("POST", "/auth/token", {
+      body: { grant_type: "client_credentials", client_id: data.client_id, client_secret: data.client_secret },
+    });
     expect(exchanged.status).toBe(200);
   });
 
@@ -89,7 +91,11 @@ describe("secret storage", () => {
 
   it("keeps the raw secret out of every table, also when minted with an Idempotency-Key", async () => {
     const t = await createTenant();
-    const res = await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "keyed" }, headers: { "Idempotency-Key": `mint-${crypto.randomUUID()}` } });
+    const res = await call("POST", "/access/api-tokens", {
+      auth: t.auth,
+      body: { name: "keyed" },
+      headers: { "Idempotency-Key": `mint-${crypto.randomUUID()}` },
+    });
     expect(res.status).toBe(201);
     const secret: string = res.json.data.client_secret;
     const found = await systemQuery(
@@ -288,7 +294,11 @@ describe("mint: roles and limits", () => {
     const a = await createTenant();
     const b = await createTenant();
     await createRole(b, "b-role", ["entity:read"]);
-    const err = expectError(await call("POST", "/access/api-tokens", { auth: a.auth, body: { name: "x", role_names: ["b-role"] } }), 422, "UNPROCESSABLE_ENTITY");
+    const err = expectError(
+      await call("POST", "/access/api-tokens", { auth: a.auth, body: { name: "x", role_names: ["b-role"] } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     expect(err.details.unknown_roles).toEqual(["b-role"]);
   });
 
@@ -298,7 +308,11 @@ describe("mint: roles and limits", () => {
     await createRole(t, "writer", ["entity:update"]);
     const minter = await mint(t, { name: "minter", role_names: ["minter"] });
 
-    const err = expectError(await call("POST", "/access/api-tokens", { auth: minter.auth, body: { name: "escalate", role_names: ["admin"] } }), 403, "FORBIDDEN");
+    const err = expectError(
+      await call("POST", "/access/api-tokens", { auth: minter.auth, body: { name: "escalate", role_names: ["admin"] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["*:*"]);
     expectError(await call("POST", "/auth/tokens/api", { auth: minter.auth, body: { name: "escalate", role_names: ["admin"] } }), 403, "FORBIDDEN");
     expectError(await call("POST", "/access/api-tokens", { auth: minter.auth, body: { name: "escalate", role_names: ["writer"] } }), 403, "FORBIDDEN");
@@ -322,7 +336,11 @@ describe("mint: roles and limits", () => {
 
   it("refuses an expires_at that is not a date-time with 422", async () => {
     const t = await createTenant();
-    const err = expectError(await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "x", expires_at: "next tuesday" } }), 422, "VALIDATION_FAILED");
+    const err = expectError(
+      await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "x", expires_at: "next tuesday" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.validation_errors).toEqual(['expires_at: String does not match format "date-time"']);
   });
 
@@ -336,15 +354,21 @@ describe("mint: roles and limits", () => {
 
   it("refuses a missing or empty name with 422", async () => {
     const t = await createTenant();
-    expect(expectError(await call("POST", "/access/api-tokens", { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["name: is required"]);
-    expect(expectError(await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "" } }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual([
-      "name: String is too short (0 < 1)",
+    expect(expectError(await call("POST", "/access/api-tokens", { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual([
+      "name: is required",
     ]);
+    expect(
+      expectError(await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "" } }), 422, "VALIDATION_FAILED").details.validation_errors,
+    ).toEqual(["name: String is too short (0 < 1)"]);
   });
 
   it("refuses duplicate role_names with 422", async () => {
     const t = await createTenant();
-    const err = expectError(await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "x", role_names: ["admin", "admin"] } }), 422, "VALIDATION_FAILED");
+    const err = expectError(
+      await call("POST", "/access/api-tokens", { auth: t.auth, body: { name: "x", role_names: ["admin", "admin"] } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.validation_errors).toHaveLength(1);
     expect(err.details.validation_errors[0]).toMatch(/^role_names: /);
   });

@@ -8,7 +8,14 @@ import { ApiError } from "../../src/lib/errors";
 
 const A = "5b1f3c0e-0a4e-4c43-9a52-0c1d1e7d0001";
 const B = "5b1f3c0e-0a4e-4c43-9a52-0c1d1e7d0002";
-const row = (resource: string, actions: string[] | null, narrowed: Partial<GrantRow> = {}): GrantRow => ({ resource, actions: actions!, resource_name: null, resource_id: null, entity_type: null, ...narrowed });
+const row = (resource: string, actions: string[] | null, narrowed: Partial<GrantRow> = {}): GrantRow => ({
+  resource,
+  actions: actions!,
+  resource_name: null,
+  resource_id: null,
+  entity_type: null,
+  ...narrowed,
+});
 
 describe("app activation access", () => {
   it("folds an app grant narrowed by resource_id into a scoped grant on that activation only", () => {
@@ -19,8 +26,17 @@ describe("app activation access", () => {
       { resource: "entity", actions: ["read"], resourceName: "Order", resourceId: null, entityType: null },
     ]);
     expect(permissionStrings(principal)).toEqual([`app:read:${A}`, `app:update:${A}`, "entity:read:Order"]);
-    expect([allowsApp(principal, "read", A), allowsApp(principal, "update", A), allowsApp(principal, "delete", A), allowsApp(principal, "read", B)]).toEqual([true, true, false, false]);
-    expect([holdsPermission(principal, `app:update:${A}`), holdsPermission(principal, `app:update:${B}`), holdsPermission(principal, "app:update")]).toEqual([true, false, false]);
+    expect([allowsApp(principal, "read", A), allowsApp(principal, "update", A), allowsApp(principal, "delete", A), allowsApp(principal, "read", B)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect([holdsPermission(principal, `app:update:${A}`), holdsPermission(principal, `app:update:${B}`), holdsPermission(principal, "app:update")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 
   it("lets an unnarrowed app permission or a * grant reach every activation, and answers 403 naming the activation otherwise", () => {
@@ -40,6 +56,11 @@ describe("app activation access", () => {
     }
     expect(refused).toBeInstanceOf(ApiError);
     const err = refused as ApiError;
-    expect([err.status, err.code, err.message, err.details]).toEqual([403, "FORBIDDEN", `Permission app:update is required for app activation ${A}`, { resource: "app", action: "update", resource_id: A }]);
+    expect([err.status, err.code, err.message, err.details]).toEqual([
+      403,
+      "FORBIDDEN",
+      `Permission app:update is required for app activation ${A}`,
+      { resource: "app", action: "update", resource_id: A },
+    ]);
   });
 });

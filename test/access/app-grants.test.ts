@@ -18,7 +18,9 @@ describe("app grants narrowed by resource_id", () => {
     });
     expect(created.status, created.text).toBe(201);
     const policy = created.json.data;
-    expect(policy.grants).toEqual([{ id: expect.any(String), policy_id: policy.id, resource: "app", actions: ["read", "update"], resource_name: null, resource_id: a }]);
+    expect(policy.grants).toEqual([
+      { id: expect.any(String), policy_id: policy.id, resource: "app", actions: ["read", "update"], resource_name: null, resource_id: a },
+    ]);
 
     const grant = await call("POST", "/access/grants", { auth: t.auth, body: { policy_id: policy.id, resource: "app", actions: ["*"], resource_id: b } });
     expect(grant.status, grant.text).toBe(201);

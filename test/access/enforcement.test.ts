@@ -66,14 +66,20 @@ function expectedRelationships(c: Case, id: string, types: TypeName[] = TYPES): 
 const relationshipKeys = (e: { relationships?: { rule: { name: string }; entity: { id: string }; direction: string }[] }) =>
   (e.relationships ?? []).map((r) => `${r.rule.name}:${r.entity.id}:${r.direction}`).sort();
 
-const visibleOf = (c: Case, type: TypeName) => rowsOf(c.w, type).filter((id) => c.model.visible.has(id)).sort();
+const visibleOf = (c: Case, type: TypeName) =>
+  rowsOf(c.w, type)
+    .filter((id) => c.model.visible.has(id))
+    .sort();
 
 /** Visible items with a link to a visible row of `type`, optionally under `rule` only. */
 function itemsLinkedTo(c: Case, type: TypeName, rule?: string) {
   const hits = new Set<string>();
   for (const l of linksOf(c.w)) {
     if (rule && l.rule !== rule) continue;
-    for (const [self, other] of [[l.from, l.to], [l.to, l.from]]) {
+    for (const [self, other] of [
+      [l.from, l.to],
+      [l.to, l.from],
+    ]) {
       if (typeOf(c.w, self) === "Item" && typeOf(c.w, other) === type && c.model.visible.has(self) && c.model.visible.has(other)) hits.add(self);
     }
   }
@@ -129,12 +135,22 @@ function readPaths(get: () => Case) {
       const linked = itemsLinkedTo(c, type);
       const exists = { operator: "exists", path: ["relationships", type] };
       await ask(`exists ${type}`, exists, linked);
-      await ask(`not exists ${type}`, { operator: "not", filters: [exists] }, visibleOf(c, "Item").filter((id) => !linked.includes(id)));
-      const inner = type === "Vault" ? { operator: "gt", path: ["attributes", "level"], value: 0 } : { operator: "in", path: ["attributes", "country"], value: ["FR", "DE"] };
+      await ask(
+        `not exists ${type}`,
+        { operator: "not", filters: [exists] },
+        visibleOf(c, "Item").filter((id) => !linked.includes(id)),
+      );
+      const inner =
+        type === "Vault"
+          ? { operator: "gt", path: ["attributes", "level"], value: 0 }
+          : { operator: "in", path: ["attributes", "country"], value: ["FR", "DE"] };
       await ask(`rel_exists ${type}`, { operator: "rel_exists", path: ["relationships", type], value: inner }, linked);
       await ask(`related attribute of ${type}`, { ...inner, path: ["relationships", type, ...inner.path] }, linked);
     }
-    for (const [rule, type] of [["kept_in", "Vault"], ["made_by", "Maker"]] as const) {
+    for (const [rule, type] of [
+      ["kept_in", "Vault"],
+      ["made_by", "Maker"],
+    ] as const) {
       await ask(`rule name ${rule}`, { operator: "eq", path: ["relationships", "rule", "name"], value: rule }, itemsLinkedTo(c, type, rule));
     }
     expect(got).toEqual(want);
@@ -182,7 +198,12 @@ function readPaths(get: () => Case) {
     }
     expect(Object.keys(g.nodes).sort()).toEqual([...reachable].sort());
     const edges = (g.edges as { rule: { name: string }; from_id: string; to_id: string }[]).map((e) => `${e.rule.name}:${e.from_id}:${e.to_id}`).sort();
-    expect(edges).toEqual(linksOf(c.w).filter((l) => reachable.has(l.from) && reachable.has(l.to)).map((l) => `${l.rule}:${l.from}:${l.to}`).sort());
+    expect(edges).toEqual(
+      linksOf(c.w)
+        .filter((l) => reachable.has(l.from) && reachable.has(l.to))
+        .map((l) => `${l.rule}:${l.from}:${l.to}`)
+        .sort(),
+    );
   });
 
   it("POST /entity/graphql: the readable rows of each listable type, no unreadable row anywhere in any answer", async () => {
@@ -200,10 +221,18 @@ function readPaths(get: () => Case) {
       expect(ids(answer.data?.[type]?.nodes ?? []), type).toEqual(c.model.listable.has(type) ? visibleOf(c, type) : []);
     }
     const fields = (["Item", "Maker", "Vault"] as const).filter((t) => c.model.listable.has(t));
-    const relationFields = ["pairs_with", "pairs_with_inverse", ...(fields.includes("Maker") ? ["made_by"] : []), ...(fields.includes("Vault") ? ["kept_in"] : [])];
+    const relationFields = [
+      "pairs_with",
+      "pairs_with_inverse",
+      ...(fields.includes("Maker") ? ["made_by"] : []),
+      ...(fields.includes("Vault") ? ["kept_in"] : []),
+    ];
     const listed = await graphql(`{ Item(limit: 10) { nodes { id ${relationFields.map((f) => `${f}(limit: 10) { id }`).join(" ")} } } }`);
     const expectedOf = (id: string, rule: string, side: "to" | "from") =>
-      linksOf(c.w).filter((l) => l.rule === rule && (side === "to" ? l.from === id && c.model.visible.has(l.to) : l.to === id && c.model.visible.has(l.from))).map((l) => (side === "to" ? l.to : l.from)).sort();
+      linksOf(c.w)
+        .filter((l) => l.rule === rule && (side === "to" ? l.from === id && c.model.visible.has(l.to) : l.to === id && c.model.visible.has(l.from)))
+        .map((l) => (side === "to" ? l.to : l.from))
+        .sort();
     expect(listed.errors).toBeUndefined();
     for (const node of listed.data.Item.nodes) {
       for (const f of relationFields) {
@@ -272,13 +301,18 @@ const bulkDelete = (auth: string, list: string[]) => call("POST", "/entity/entit
 const create = (auth: string, type: TypeName, key: string) =>
   call("POST", "/entity/entities", { auth, body: { type_name: type, name: `New ${key}`, attributes: type === "Item" ? { sku: key } : { code: key } } });
 const upsert = (auth: string, type: TypeName, key: string) =>
-  call("POST", "/entity/entities/upsert", { auth, body: { type_name: type, data: [{ name: `Up ${key}`, attributes: type === "Item" ? { sku: key } : { code: key } }] } });
-const linkAs = (auth: string, rule: string, from: string, to: string) => call("POST", "/entity/relationships", { auth, body: { rule_name: rule, from_entity_id: from, to_entity_id: to } });
+  call("POST", "/entity/entities/upsert", {
+    auth,
+    body: { type_name: type, data: [{ name: `Up ${key}`, attributes: type === "Item" ? { sku: key } : { code: key } }] },
+  });
+const linkAs = (auth: string, rule: string, from: string, to: string) =>
+  call("POST", "/entity/relationships", { auth, body: { rule_name: rule, from_entity_id: from, to_entity_id: to } });
 const unlink = (auth: string, id: string) => call("DELETE", `/entity/relationships/${id}`, { auth });
 const uploadUrl = (auth: string, id: string) =>
   call("POST", `/entity/entities/${id}/artifacts/upload-url`, { auth, body: { artifact_type: "doc", filename: "b.txt", content_type: "text/plain" } });
 
-const forbiddenFor = (action: string) => (res: { status: number; json: any }) => expect(expectForbidden(res).details).toMatchObject({ resource: "entity", action });
+const forbiddenFor = (action: string) => (res: { status: number; json: any }) =>
+  expect(expectForbidden(res).details).toMatchObject({ resource: "entity", action });
 
 const ALL: Model = { visible: new Set(), listable: new Set(TYPES) };
 
@@ -408,7 +442,9 @@ describe("grants narrowed to types (Item: read, create, update, delete; Maker: r
     expectNotFound(await call("POST", `/entity/entities/${w.vault.v1}/artifacts/${artifact.id}/download-url`, { auth }));
     await unchanged(w, () => call("DELETE", `/entity/entities/${w.vault.v1}/artifacts/${artifact.id}`, { auth }), expectNotFound);
     await unchanged(w, () => uploadUrl(auth, w.vault.v1), expectNotFound);
-    const [{ n }] = await systemQuery("SELECT count(*)::int AS n FROM artifact_versions v JOIN artifacts a ON a.id = v.artifact_id WHERE a.entity_id = $1", [w.vault.v1]);
+    const [{ n }] = await systemQuery("SELECT count(*)::int AS n FROM artifact_versions v JOIN artifacts a ON a.id = v.artifact_id WHERE a.entity_id = $1", [
+      w.vault.v1,
+    ]);
     expect(n).toBe(1);
   });
 
@@ -442,7 +478,11 @@ describe("grants narrowed to types (Item: read, create, update, delete; Maker: r
     expect(hidden.status, hidden.text).toBe(422);
     expect(absent.status, absent.text).toBe(422);
     expect(hidden.json.error.message.replace(w.vault.v1, "<id>")).toBe(absent.json.error.message.replace(/[0-9a-f-]{36}/, "<id>"));
-    await unchanged(w, () => call("POST", "/entity/entities/upsert", { auth, body: row({ rule_name: "made_by", target_entity_id: w.maker.acme }) }), forbiddenFor("update"));
+    await unchanged(
+      w,
+      () => call("POST", "/entity/entities/upsert", { auth, body: row({ rule_name: "made_by", target_entity_id: w.maker.acme }) }),
+      forbiddenFor("update"),
+    );
     const ok = await call("POST", "/entity/entities/upsert", { auth, body: row({ rule_name: "pairs_with", target_entity_id: w.item.red }) });
     expect(ok.status, ok.text).toBe(200);
   });

@@ -31,7 +31,10 @@ describe("resolveEnvSecrets", () => {
     expect(missingSecretsIn(resolved.env.GONE)).toEqual(["secrets.tenant.NOT_SET"]);
     // A run acts for no user: a user-scope reference has no value.
     expect(missingSecretsIn(resolved.env.MINE)).toEqual(["secrets.user.API_KEY"]);
-    expect(missingSecretsIn({ a: [`x ${resolved.env.GONE}`, { b: resolved.env.MINE }], c: resolved.env.TOKEN })).toEqual(["secrets.tenant.NOT_SET", "secrets.user.API_KEY"]);
+    expect(missingSecretsIn({ a: [`x ${resolved.env.GONE}`, { b: resolved.env.MINE }], c: resolved.env.TOKEN })).toEqual([
+      "secrets.tenant.NOT_SET",
+      "secrets.user.API_KEY",
+    ]);
   });
 
   it("another tenant's secret of the same name is not read", async () => {

@@ -32,8 +32,10 @@ async function externalUser(t: TenantCreds, body: Record<string, unknown>) {
   return res.json.data;
 }
 
-const companyRows = (tenantId: string) => systemQuery("SELECT provider, external_id, name, metadata, is_active FROM external_companies WHERE tenant_id = $1 ORDER BY created_at", [tenantId]);
-const mappingRows = (tenantId: string) => systemQuery("SELECT provider, external_id, email, user_id, is_active FROM external_users WHERE tenant_id = $1 ORDER BY created_at", [tenantId]);
+const companyRows = (tenantId: string) =>
+  systemQuery("SELECT provider, external_id, name, metadata, is_active FROM external_companies WHERE tenant_id = $1 ORDER BY created_at", [tenantId]);
+const mappingRows = (tenantId: string) =>
+  systemQuery("SELECT provider, external_id, email, user_id, is_active FROM external_users WHERE tenant_id = $1 ORDER BY created_at", [tenantId]);
 const userRows = (tenantId: string) => systemQuery("SELECT id, name, email FROM users WHERE tenant_id = $1 ORDER BY created_at, id", [tenantId]);
 
 async function tenantUser(tenantId: string, email: string, name = "existing") {
@@ -70,7 +72,10 @@ describe("POST /access/external-companies", () => {
     expect(err.details).toMatchObject({ provider: "okta", external_id: "org-1" });
     await company(t, { provider: "auth0", external_id: "org-1" });
     await company(other, { provider: "okta", external_id: "org-1" });
-    expect((await companyRows(t.tenantId)).map((r) => [r.provider, r.name])).toEqual([["okta", "first"], ["auth0", null]]);
+    expect((await companyRows(t.tenantId)).map((r) => [r.provider, r.name])).toEqual([
+      ["okta", "first"],
+      ["auth0", null],
+    ]);
   });
 
   it.each([
@@ -113,7 +118,10 @@ describe("GET /access/external-companies", () => {
     expect((await call("GET", "/access/external-companies?external_id=a", { auth: t.auth })).json.data).toEqual([c, a]);
     expect((await call("GET", "/access/external-companies?provider=okta&external_id=a", { auth: t.auth })).json.data).toEqual([a]);
     expect((await call("GET", "/access/external-companies?external_id=theirs", { auth: t.auth })).json.data).toEqual([]);
-    expect((await call("GET", "/access/external-companies?limit=1&page=3", { auth: t.auth })).json).toEqual({ data: [a], pagination: { page: 3, limit: 1, total: 3, total_pages: 3 } });
+    expect((await call("GET", "/access/external-companies?limit=1&page=3", { auth: t.auth })).json).toEqual({
+      data: [a],
+      pagination: { page: 3, limit: 1, total: 3, total_pages: 3 },
+    });
     expectError(await call("GET", "/access/external-companies?name=x", { auth: t.auth }), 422, "VALIDATION_FAILED");
   });
 
@@ -140,7 +148,15 @@ describe("PUT /access/external-companies/{id}", () => {
     const c = await company(t, { provider: "okta", external_id: "a", name: "Acme", metadata: { tier: "gold" } });
     let res = await put(t, c.id, { name: "Acme Ltd" });
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ id: c.id, provider: "okta", external_id: "a", name: "Acme Ltd", metadata: { tier: "gold" }, is_active: true, created_at: c.created_at });
+    expect(res.json.data).toMatchObject({
+      id: c.id,
+      provider: "okta",
+      external_id: "a",
+      name: "Acme Ltd",
+      metadata: { tier: "gold" },
+      is_active: true,
+      created_at: c.created_at,
+    });
     expect(Date.parse(res.json.data.updated_at)).toBeGreaterThan(Date.parse(c.updated_at));
     res = await put(t, c.id, { is_active: false });
     expect(res.json.data).toMatchObject({ name: "Acme Ltd", metadata: { tier: "gold" }, is_active: false });
@@ -176,7 +192,11 @@ describe("PUT /access/external-companies/{id}", () => {
       const err = expectError(await put(t, c.id, body), 422, "VALIDATION_FAILED");
       expect(err.details.validation_errors).toContainEqual(typeof line === "string" ? line : expect.stringMatching(line));
     }
-    expectError(await call("PUT", `/access/external-companies/${c.id}`, { auth: t.auth, rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "BAD_REQUEST");
+    expectError(
+      await call("PUT", `/access/external-companies/${c.id}`, { auth: t.auth, rawBody: "{", headers: { "Content-Type": "application/json" } }),
+      400,
+      "BAD_REQUEST",
+    );
     expect(await companyRows(t.tenantId)).toEqual([{ provider: "okta", external_id: "a", name: "Acme", metadata: null, is_active: true }]);
   });
 
@@ -217,7 +237,11 @@ describe("POST /access/external-users", () => {
     const none = await externalUser(t, { provider: "p", external_id: "3" });
     expect(none.email).toBeNull();
     const names = await systemQuery("SELECT id, name, email FROM users WHERE id = ANY($1::uuid[])", [[first.user_id, last.user_id, none.user_id]]);
-    expect(Object.fromEntries(names.map((r) => [r.id, [r.name, r.email]]))).toEqual({ [first.user_id]: ["Ada", null], [last.user_id]: ["Lovelace", null], [none.user_id]: [null, null] });
+    expect(Object.fromEntries(names.map((r) => [r.id, [r.name, r.email]]))).toEqual({
+      [first.user_id]: ["Ada", null],
+      [last.user_id]: ["Lovelace", null],
+      [none.user_id]: [null, null],
+    });
   });
 
   it("refuses an email a tenant user holds (any case) with 409 EMAIL_LINK_REFUSED, writing nothing", async () => {
@@ -360,7 +384,11 @@ describe("POST /access/external-users with company_external_id", () => {
     await company(other, { provider: "okta", external_id: "co-theirs" });
     const users = await userRows(t.tenantId);
     for (const companyExternalId of ["co-nobody", "co-auth0", "co-theirs"]) {
-      const err = expectError(await postUser(t, { provider: "okta", external_id: "u", company_external_id: companyExternalId, email: "u@example.com" }), 422, "UNPROCESSABLE_ENTITY");
+      const err = expectError(
+        await postUser(t, { provider: "okta", external_id: "u", company_external_id: companyExternalId, email: "u@example.com" }),
+        422,
+        "UNPROCESSABLE_ENTITY",
+      );
       expect(err.details).toMatchObject({ provider: "okta", company_external_id: companyExternalId });
     }
     for (const [value, line] of [
@@ -381,11 +409,19 @@ describe("POST /access/external-users with company_external_id", () => {
     const t = await createTenant();
     await company(t, { provider: "okta", external_id: "co-a" });
     const u = await externalUser(t, { provider: "okta", external_id: "u", company_external_id: "co-a" });
-    const err = expectError(await call("PUT", `/access/external-users/${u.id}`, { auth: t.auth, body: { company_external_id: "co-b" } }), 422, "VALIDATION_FAILED");
+    const err = expectError(
+      await call("PUT", `/access/external-users/${u.id}`, { auth: t.auth, body: { company_external_id: "co-b" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.validation_errors).toEqual(["company_external_id: cannot be changed"]);
     // A company's own change body has no such field: it is merely not allowed there.
     const c = await company(t, { provider: "okta", external_id: "co-c" });
-    const companyErr = expectError(await call("PUT", `/access/external-companies/${c.id}`, { auth: t.auth, body: { company_external_id: "x" } }), 422, "VALIDATION_FAILED");
+    const companyErr = expectError(
+      await call("PUT", `/access/external-companies/${c.id}`, { auth: t.auth, body: { company_external_id: "x" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(companyErr.details.validation_errors).toEqual(["company_external_id: is not allowed"]);
     expect((await companyMappings(t.tenantId))[0].company_external_id).toBe("co-a");
   });
@@ -400,12 +436,18 @@ describe("GET /access/external-users", () => {
     const b = await externalUser(t, { provider: "okta", external_id: "b" });
     const c = await externalUser(t, { provider: "auth0", external_id: "a", email: "a@example.com", link_existing_email: true });
     expect(c.user_id).toBe(a.user_id);
-    expect((await call("GET", "/access/external-users", { auth: t.auth })).json).toEqual({ data: [c, b, a], pagination: { page: 1, limit: 100, total: 3, total_pages: 1 } });
+    expect((await call("GET", "/access/external-users", { auth: t.auth })).json).toEqual({
+      data: [c, b, a],
+      pagination: { page: 1, limit: 100, total: 3, total_pages: 1 },
+    });
     expect((await call("GET", "/access/external-users?provider=okta", { auth: t.auth })).json.data).toEqual([b, a]);
     expect((await call("GET", "/access/external-users?external_id=a", { auth: t.auth })).json.data).toEqual([c, a]);
     expect((await call("GET", "/access/external-users?email=a@EXAMPLE.com", { auth: t.auth })).json.data).toEqual([c, a]);
     expect((await call("GET", "/access/external-users?provider=auth0&email=a@example.com", { auth: t.auth })).json.data).toEqual([c]);
-    expect((await call("GET", "/access/external-users?limit=2&page=2", { auth: t.auth })).json).toEqual({ data: [a], pagination: { page: 2, limit: 2, total: 3, total_pages: 2 } });
+    expect((await call("GET", "/access/external-users?limit=2&page=2", { auth: t.auth })).json).toEqual({
+      data: [a],
+      pagination: { page: 2, limit: 2, total: 3, total_pages: 2 },
+    });
     expect((await call("GET", `/access/external-users/${b.id}`, { auth: t.auth })).json).toEqual({ data: b });
     expectError(await call("GET", "/access/external-users?user_id=x", { auth: t.auth }), 422, "VALIDATION_FAILED");
   });
@@ -474,7 +516,9 @@ describe("PUT /access/external-users/{id}", () => {
     const theirs = await externalUser(other, { provider: "okta", external_id: "a", email: "t@example.com" });
     expectError(await put(t, crypto.randomUUID(), { is_active: false }), 404, "NOT_FOUND");
     expectError(await put(t, theirs.id, { is_active: false, email: "x@example.com" }), 404, "NOT_FOUND");
-    expect(await mappingRows(other.tenantId)).toEqual([{ provider: "okta", external_id: "a", email: "t@example.com", user_id: theirs.user_id, is_active: true }]);
+    expect(await mappingRows(other.tenantId)).toEqual([
+      { provider: "okta", external_id: "a", email: "t@example.com", user_id: theirs.user_id, is_active: true },
+    ]);
     const mine = await externalUser(t, { provider: "okta", external_id: "a" });
     expectError(await put(await restricted(t, ["access:create", "access:read"]), mine.id, { is_active: false }), 403, "FORBIDDEN");
     expect((await mappingRows(t.tenantId))[0].is_active).toBe(true);

@@ -82,7 +82,10 @@ export async function permissionsOf(auth: string): Promise<string[]> {
 }
 
 export async function share(owner: TenantCreds, resourceType: "entity_type" | "entity", resourceId: string, target: TenantCreds) {
-  const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: resourceType, resource_id: resourceId, target_tenant_id: target.tenantId } });
+  const res = await call("POST", "/access/shares", {
+    auth: owner.auth,
+    body: { resource_type: resourceType, resource_id: resourceId, target_tenant_id: target.tenantId },
+  });
   expect(res.status, res.text).toBe(201);
   return res.json.data as { id: string };
 }
@@ -146,9 +149,27 @@ export interface World extends TenantCreds {
 
 export async function world(): Promise<World> {
   const t = await createTenant();
-  await createType(t.auth, { name: "Item", schema: itemSchema, config: { identifier_key: ["sku"], indexed_attributes: [{ path: ["color"], type: "text" }, { path: ["price"], type: "numeric", sortable: true }] } });
-  await createType(t.auth, { name: "Maker", schema: makerSchema, config: { identifier_key: ["code"], indexed_attributes: [{ path: ["country"], type: "text" }] } });
-  await createType(t.auth, { name: "Vault", schema: vaultSchema, config: { identifier_key: ["code"], indexed_attributes: [{ path: ["level"], type: "numeric" }] } });
+  await createType(t.auth, {
+    name: "Item",
+    schema: itemSchema,
+    config: {
+      identifier_key: ["sku"],
+      indexed_attributes: [
+        { path: ["color"], type: "text" },
+        { path: ["price"], type: "numeric", sortable: true },
+      ],
+    },
+  });
+  await createType(t.auth, {
+    name: "Maker",
+    schema: makerSchema,
+    config: { identifier_key: ["code"], indexed_attributes: [{ path: ["country"], type: "text" }] },
+  });
+  await createType(t.auth, {
+    name: "Vault",
+    schema: vaultSchema,
+    config: { identifier_key: ["code"], indexed_attributes: [{ path: ["level"], type: "numeric" }] },
+  });
   await createRule(t.auth, "kept_in", "Item", "Vault");
   await createRule(t.auth, "made_by", "Item", "Maker");
   await createRule(t.auth, "pairs_with", "Item", "Item");
@@ -175,7 +196,10 @@ export async function world(): Promise<World> {
 
 /** An artifact with one confirmed version on an entity, made by the admin. */
 export async function attachArtifact(admin: string, entityId: string) {
-  const res = await call("POST", `/entity/entities/${entityId}/artifacts/upload-url`, { auth: admin, body: { artifact_type: "doc", filename: "a.txt", content_type: "text/plain" } });
+  const res = await call("POST", `/entity/entities/${entityId}/artifacts/upload-url`, {
+    auth: admin,
+    body: { artifact_type: "doc", filename: "a.txt", content_type: "text/plain" },
+  });
   expect(res.status, res.text).toBe(201);
   const uploaded = await SELF.fetch(res.json.data.upload_url, { method: "PUT", body: "hello" });
   expect(uploaded.status, await uploaded.text()).toBe(200);
@@ -191,5 +215,10 @@ export async function importCsv(auth: string, typeName: string, csv: string) {
 
 /** The ids in the first column of a CSV export (after its header). */
 export function csvIds(text: string): string[] {
-  return text.split("\r\n").slice(1).filter(Boolean).map((line) => line.split(",")[0]).sort();
+  return text
+    .split("\r\n")
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => line.split(",")[0])
+    .sort();
 }

@@ -4,7 +4,18 @@
 // the cache with a few requests first, so a stale entry would be served.
 import { describe, expect, it } from "vitest";
 import { call, createTenant } from "../support/api";
-import { assign, createPolicy, createRole, createUser, expectForbidden, permissionsOf, policyOnRoleToken, roleToken, tokenForRoles, tokenForUser } from "./fixture";
+import {
+  assign,
+  createPolicy,
+  createRole,
+  createUser,
+  expectForbidden,
+  permissionsOf,
+  policyOnRoleToken,
+  roleToken,
+  tokenForRoles,
+  tokenForUser,
+} from "./fixture";
 
 const readTypes = (auth: string) => call("GET", "/entity/entity-types", { auth });
 
@@ -48,7 +59,14 @@ describe("the permission cache", () => {
     const t = await createTenant();
     const { policy, auth } = await policyOnRoleToken(t.auth, [{ resource: "entity_type", actions: ["read"] }]);
     await warm(auth, 200);
-    expect((await call("PUT", `/access/policies/${policy.id}`, { auth: t.auth, body: { grants: [{ resource: "entity", actions: ["read"], resource_name: "Item" }] } })).status).toBe(200);
+    expect(
+      (
+        await call("PUT", `/access/policies/${policy.id}`, {
+          auth: t.auth,
+          body: { grants: [{ resource: "entity", actions: ["read"], resource_name: "Item" }] },
+        })
+      ).status,
+    ).toBe(200);
     expectForbidden(await readTypes(auth));
     expect(await permissionsOf(auth)).toEqual(["entity:read:Item"]);
     expect((await call("DELETE", `/access/policies/${policy.id}`, { auth: t.auth })).status).toBe(200);

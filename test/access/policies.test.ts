@@ -35,7 +35,8 @@ async function footprint(tenantId: string) {
 
 const unchanged = unchangedBy(footprint);
 
-const lines = async (t: TenantCreds, send: () => Promise<{ status: number; json: any }>) => (await unchanged(t, send, 422, "VALIDATION_FAILED")).details.validation_errors;
+const lines = async (t: TenantCreds, send: () => Promise<{ status: number; json: any }>) =>
+  (await unchanged(t, send, 422, "VALIDATION_FAILED")).details.validation_errors;
 
 describe("POST /access/policies", () => {
   it("creates a policy with its grants: 201 {id, name, description, grants, created_at, updated_at}, nulls where unset", async () => {
@@ -80,7 +81,12 @@ describe("POST /access/policies", () => {
   it("refuses a taken name with 409, writing nothing; the same name is fine in another tenant", async () => {
     const t = await createTenant();
     await createPolicy(t, { name: "dup" });
-    const err = await unchanged(t, () => call("POST", "/access/policies", { auth: t.auth, body: { name: "dup", grants: [{ resource: "*", actions: ["*"] }] } }), 409, "CONFLICT");
+    const err = await unchanged(
+      t,
+      () => call("POST", "/access/policies", { auth: t.auth, body: { name: "dup", grants: [{ resource: "*", actions: ["*"] }] } }),
+      409,
+      "CONFLICT",
+    );
     expect(err.details.name).toBe("dup");
     expect((await createPolicy(await createTenant(), { name: "dup" })).name).toBe("dup");
   });
@@ -99,10 +105,16 @@ describe("POST /access/policies", () => {
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], extra: 1 }] }, ["grants[0].extra: is not allowed"]],
     [{ name: "p", grants: [{ resource: "schema", actions: ["read"], resource_name: "Ticket" }] }, ['grants[0].resource: must equal "entity"']],
     [{ name: "p", grants: [{ resource: "*", actions: ["read"], resource_id: crypto.randomUUID() }] }, ['grants[0].resource: must be one of ["entity","app"]']],
-    [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "T", resource_id: crypto.randomUUID() }] }, ["grants[0].resource_id: is not allowed"]],
+    [
+      { name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "T", resource_id: crypto.randomUUID() }] },
+      ["grants[0].resource_id: is not allowed"],
+    ],
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_id: "nope" }] }, [/^grants\[0\]\.resource_id: /]],
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "" }] }, ["grants[0].resource_name: String is too short (0 < 1)"]],
-    [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "x".repeat(201) }] }, ["grants[0].resource_name: String is too long (201 > 200)"]],
+    [
+      { name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "x".repeat(201) }] },
+      ["grants[0].resource_name: String is too long (201 > 200)"],
+    ],
     [{ name: "p", grants: [{ resource: "entity", actions: ["read"], resource_name: "T\u0000" }] }, [`grants[0].resource_name: ${NOT_TEXT}`]],
     [{ name: "p\ud800" }, [`name: ${NOT_TEXT}`]],
   ])("refuses %j with 422 VALIDATION_FAILED, writing nothing", async (body, expected) => {
@@ -124,7 +136,13 @@ describe("GET /access/policies and /access/policies/{id}", () => {
     const t = await createTenant();
     const a = await createPolicy(t, { name: "a", grants: [{ resource: "event", actions: ["read"] }] });
     const b = await createPolicy(t, { name: "b" });
-    const c = await createPolicy(t, { name: "c", grants: [{ resource: "app", actions: ["read", "create"] }, { resource: "workflow", actions: ["*"] }] });
+    const c = await createPolicy(t, {
+      name: "c",
+      grants: [
+        { resource: "app", actions: ["read", "create"] },
+        { resource: "workflow", actions: ["*"] },
+      ],
+    });
     const res = await call("GET", "/access/policies?limit=2", { auth: t.auth });
     expect(res.status).toBe(200);
     expect(res.json.pagination).toEqual({ page: 1, limit: 2, total: 3, total_pages: 2 });
@@ -139,7 +157,10 @@ describe("GET /access/policies and /access/policies/{id}", () => {
     expectError(await call("GET", `/access/policies/${crypto.randomUUID()}`, { auth: t.auth }), 404, "NOT_FOUND");
     const other = await createTenant();
     expectError(await call("GET", `/access/policies/${p.id}`, { auth: other.auth }), 404, "NOT_FOUND");
-    expect((await call("GET", "/access/policies", { auth: other.auth })).json).toEqual({ data: [], pagination: { page: 1, limit: 100, total: 0, total_pages: 0 } });
+    expect((await call("GET", "/access/policies", { auth: other.auth })).json).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 100, total: 0, total_pages: 0 },
+    });
   });
 
   it("is 403 without access:read", async () => {
@@ -164,10 +185,21 @@ describe("PUT /access/policies/{id}", () => {
 
   it("grants, when sent, replace the whole set", async () => {
     const t = await createTenant();
-    const p = await createPolicy(t, { name: "p", grants: [{ resource: "schema", actions: ["read"] }, { resource: "event", actions: ["read"] }] });
-    const res = await call("PUT", `/access/policies/${p.id}`, { auth: t.auth, body: { grants: [{ resource: "entity", actions: ["update"], resource_name: "Order" }] } });
+    const p = await createPolicy(t, {
+      name: "p",
+      grants: [
+        { resource: "schema", actions: ["read"] },
+        { resource: "event", actions: ["read"] },
+      ],
+    });
+    const res = await call("PUT", `/access/policies/${p.id}`, {
+      auth: t.auth,
+      body: { grants: [{ resource: "entity", actions: ["update"], resource_name: "Order" }] },
+    });
     expect(res.json.data.name).toBe("p");
-    expect(res.json.data.grants).toEqual([{ id: expect.stringMatching(UUID), policy_id: p.id, resource: "entity", actions: ["update"], resource_name: "Order", resource_id: null }]);
+    expect(res.json.data.grants).toEqual([
+      { id: expect.stringMatching(UUID), policy_id: p.id, resource: "entity", actions: ["update"], resource_name: "Order", resource_id: null },
+    ]);
     expect(await systemQuery("SELECT resource FROM grants WHERE policy_id = $1", [p.id])).toEqual([{ resource: "entity" }]);
     expect((await call("PUT", `/access/policies/${p.id}`, { auth: t.auth, body: { grants: [] } })).json.data.grants).toEqual([]);
   });
@@ -180,7 +212,12 @@ describe("PUT /access/policies/{id}", () => {
     expect(free.status, free.text).toBe(200);
     await createRole(t, "holder", []);
     await assign(t, p.id, { role_name: "holder" });
-    const err = await unchanged(t, () => call("PUT", `/access/policies/${p.id}`, { auth: admin.auth, body: { grants: [{ resource: "entity", actions: ["delete", "read"] }] } }), 403, "FORBIDDEN");
+    const err = await unchanged(
+      t,
+      () => call("PUT", `/access/policies/${p.id}`, { auth: admin.auth, body: { grants: [{ resource: "entity", actions: ["delete", "read"] }] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["entity:delete", "entity:read"]);
     const ok = await call("PUT", `/access/policies/${p.id}`, { auth: admin.auth, body: { grants: [{ resource: "access", actions: ["read"] }] } });
     expect(ok.json.data.grants.map((g: any) => g.resource)).toEqual(["access"]);
@@ -190,14 +227,18 @@ describe("PUT /access/policies/{id}", () => {
     const t = await createTenant();
     const p = await createPolicy(t, { name: "p" });
     await createPolicy(t, { name: "taken" });
-    expect((await unchanged(t, () => call("PUT", `/access/policies/${p.id}`, { auth: t.auth, body: { name: "taken" } }), 409, "CONFLICT")).details.name).toBe("taken");
+    expect((await unchanged(t, () => call("PUT", `/access/policies/${p.id}`, { auth: t.auth, body: { name: "taken" } }), 409, "CONFLICT")).details.name).toBe(
+      "taken",
+    );
     expectError(await call("PUT", `/access/policies/${crypto.randomUUID()}`, { auth: t.auth, body: { name: "x" } }), 404, "NOT_FOUND");
     const other = await createTenant();
     await unchanged(t, () => call("PUT", `/access/policies/${p.id}`, { auth: other.auth, body: { name: "stolen" } }), 404, "NOT_FOUND");
     expect(await lines(t, () => call("PUT", `/access/policies/${p.id}`, { auth: t.auth, body: {} }))).toEqual([expect.stringMatching(/^\(root\): /)]);
-    expect(await lines(t, () => call("PUT", `/access/policies/${p.id}`, { auth: t.auth, body: { grants: [{ resource: "access", actions: ["read"], resource_name: "x" }] } }))).toEqual([
-      'grants[0].resource: must equal "entity"',
-    ]);
+    expect(
+      await lines(t, () =>
+        call("PUT", `/access/policies/${p.id}`, { auth: t.auth, body: { grants: [{ resource: "access", actions: ["read"], resource_name: "x" }] } }),
+      ),
+    ).toEqual(['grants[0].resource: must equal "entity"']);
     await createRole(t, "ro", ["access:read", "access:create"]);
     const ro = await mintWithRoles(t, ["ro"]);
     await unchanged(t, () => call("PUT", `/access/policies/${p.id}`, { auth: ro.auth, body: { name: "x" } }), 403, "FORBIDDEN");
@@ -238,9 +279,14 @@ describe("/access/grants", () => {
     const t = await createTenant();
     const p = await createPolicy(t, { name: "p", grants: [{ resource: "schema", actions: ["read"] }] });
     const q = await createPolicy(t, { name: "q", grants: [{ resource: "event", actions: ["read"] }] });
-    const res = await call("POST", "/access/grants", { auth: t.auth, body: { policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "Order" } });
+    const res = await call("POST", "/access/grants", {
+      auth: t.auth,
+      body: { policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "Order" },
+    });
     expect(res.status).toBe(201);
-    expect(res.json).toEqual({ data: { id: expect.stringMatching(UUID), policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "Order", resource_id: null } });
+    expect(res.json).toEqual({
+      data: { id: expect.stringMatching(UUID), policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "Order", resource_id: null },
+    });
     expect((await call("GET", `/access/policies/${p.id}`, { auth: t.auth })).json.data.grants.map((g: any) => g.resource)).toEqual(["schema", "entity"]);
 
     const listed = await call("GET", `/access/grants?policy_id=${p.id}`, { auth: t.auth });
@@ -261,7 +307,12 @@ describe("/access/grants", () => {
     const other = await createTenant();
     const theirs = await createPolicy(other, { name: "theirs" });
     for (const id of [crypto.randomUUID(), theirs.id]) {
-      const err = await unchanged(t, () => call("POST", "/access/grants", { auth: t.auth, body: { policy_id: id, resource: "entity", actions: ["read"] } }), 422, "UNPROCESSABLE_ENTITY");
+      const err = await unchanged(
+        t,
+        () => call("POST", "/access/grants", { auth: t.auth, body: { policy_id: id, resource: "entity", actions: ["read"] } }),
+        422,
+        "UNPROCESSABLE_ENTITY",
+      );
       expect(err.details.policy_id).toBe(id);
       expect(err.message).toContain(id);
     }
@@ -275,7 +326,12 @@ describe("/access/grants", () => {
     expect((await call("POST", "/access/grants", { auth: admin.auth, body: { policy_id: p.id, resource: "schema", actions: ["create"] } })).status).toBe(201);
     const u = await call("POST", "/access/users", { auth: t.auth, body: { email: "g@example.com" } });
     await assign(t, p.id, { user_id: u.json.data.id });
-    const err = await unchanged(t, () => call("POST", "/access/grants", { auth: admin.auth, body: { policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "T" } }), 403, "FORBIDDEN");
+    const err = await unchanged(
+      t,
+      () => call("POST", "/access/grants", { auth: admin.auth, body: { policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "T" } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["entity:read"]);
     expect((await call("POST", "/access/grants", { auth: admin.auth, body: { policy_id: p.id, resource: "access", actions: ["read"] } })).status).toBe(201);
   });
@@ -286,14 +342,22 @@ describe("/access/grants", () => {
     const post = (body: unknown) => () => call("POST", "/access/grants", { auth: t.auth, body });
     expect(await lines(t, post({ resource: "entity", actions: ["read"] }))).toEqual(["policy_id: is required"]);
     expect(await lines(t, post({ policy_id: p.id, resource: "workflow", actions: ["read"], resource_name: "x" }))).toEqual(['resource: must equal "entity"']);
-    expect(await lines(t, post({ policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "x", resource_id: crypto.randomUUID() }))).toEqual(["resource_id: is not allowed"]);
+    expect(await lines(t, post({ policy_id: p.id, resource: "entity", actions: ["read"], resource_name: "x", resource_id: crypto.randomUUID() }))).toEqual([
+      "resource_id: is not allowed",
+    ]);
     expect(await lines(t, post({ policy_id: p.id, resource: "entity", actions: [] }))).toEqual([expect.stringMatching(/^actions: /)]);
     expect(await lines(t, post({ policy_id: "x", resource: "entity", actions: ["read"] }))).toEqual([expect.stringMatching(/^policy_id: /)]);
   });
 
   it("DELETE removes a grant; 404 for unknown and other tenants' grants (kept); 403 without the permission", async () => {
     const t = await createTenant();
-    const p = await createPolicy(t, { name: "p", grants: [{ resource: "schema", actions: ["read"] }, { resource: "event", actions: ["read"] }] });
+    const p = await createPolicy(t, {
+      name: "p",
+      grants: [
+        { resource: "schema", actions: ["read"] },
+        { resource: "event", actions: ["read"] },
+      ],
+    });
     const res = await call("DELETE", `/access/grants/${p.grants[0].id}`, { auth: t.auth });
     expect(res.json).toEqual({ data: { id: p.grants[0].id, deleted: true } });
     expect((await call("GET", `/access/policies/${p.id}`, { auth: t.auth })).json.data.grants.map((g: any) => g.id)).toEqual([p.grants[1].id]);
@@ -303,7 +367,12 @@ describe("/access/grants", () => {
     await createRole(t, "ro", ["access:read"]);
     const ro = await mintWithRoles(t, ["ro"]);
     await unchanged(t, () => call("DELETE", `/access/grants/${p.grants[1].id}`, { auth: ro.auth }), 403, "FORBIDDEN");
-    await unchanged(t, () => call("POST", "/access/grants", { auth: ro.auth, body: { policy_id: p.id, resource: "event", actions: ["read"] } }), 403, "FORBIDDEN");
+    await unchanged(
+      t,
+      () => call("POST", "/access/grants", { auth: ro.auth, body: { policy_id: p.id, resource: "event", actions: ["read"] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect((await call("GET", "/access/grants", { auth: ro.auth })).json.pagination.total).toBe(1);
   });
 });
@@ -315,7 +384,9 @@ describe("/access/policies/{id}/assignments", () => {
     const role = await createRole(t, "support", []);
     const byRole = await call("POST", `/access/policies/${p.id}/assignments`, { auth: t.auth, body: { role_name: "support" } });
     expect(byRole.status).toBe(201);
-    expect(byRole.json).toEqual({ data: { id: expect.stringMatching(UUID), policy_id: p.id, role_name: "support", user_id: null, created_at: expect.any(String) } });
+    expect(byRole.json).toEqual({
+      data: { id: expect.stringMatching(UUID), policy_id: p.id, role_name: "support", user_id: null, created_at: expect.any(String) },
+    });
     const byUser = await assign(t, p.id, { user_id: t.userId });
     expect(byUser).toMatchObject({ policy_id: p.id, role_name: null, user_id: t.userId });
     expect(await systemQuery("SELECT role_id, user_id FROM policy_assignments WHERE policy_id = $1 ORDER BY created_at, id", [p.id])).toEqual([
@@ -334,11 +405,21 @@ describe("/access/policies/{id}/assignments", () => {
     await assign(t, p.id, { role_name: "r" });
     const dup = await unchanged(t, () => call("POST", `/access/policies/${p.id}/assignments`, { auth: t.auth, body: { role_name: "r" } }), 409, "CONFLICT");
     expect(dup.details).toMatchObject({ policy_id: p.id, role_name: "r" });
-    const role = await unchanged(t, () => call("POST", `/access/policies/${p.id}/assignments`, { auth: t.auth, body: { role_name: "ghost" } }), 422, "UNPROCESSABLE_ENTITY");
+    const role = await unchanged(
+      t,
+      () => call("POST", `/access/policies/${p.id}/assignments`, { auth: t.auth, body: { role_name: "ghost" } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     expect(role.details.role_name).toBe("ghost");
     expect(role.message).toContain("ghost");
     for (const id of [crypto.randomUUID(), other.userId]) {
-      const user = await unchanged(t, () => call("POST", `/access/policies/${p.id}/assignments`, { auth: t.auth, body: { user_id: id } }), 422, "UNPROCESSABLE_ENTITY");
+      const user = await unchanged(
+        t,
+        () => call("POST", `/access/policies/${p.id}/assignments`, { auth: t.auth, body: { user_id: id } }),
+        422,
+        "UNPROCESSABLE_ENTITY",
+      );
       expect(user.details.user_id).toBe(id);
     }
     await unchanged(t, () => call("POST", `/access/policies/${crypto.randomUUID()}/assignments`, { auth: t.auth, body: { role_name: "r" } }), 404, "NOT_FOUND");
@@ -352,7 +433,9 @@ describe("/access/policies/{id}/assignments", () => {
     const p = await createPolicy(t, { name: "p" });
     const post = (body: unknown) => () => call("POST", `/access/policies/${p.id}/assignments`, { auth: t.auth, body });
     expect(await lines(t, post({}))).toEqual(["(root): does not match any allowed shape (role_name is required | user_id is required)"]);
-    expect(await lines(t, post({ role_name: "r", user_id: t.userId }))).toEqual(["(root): does not match any allowed shape (user_id: is not allowed | role_name: is not allowed)"]);
+    expect(await lines(t, post({ role_name: "r", user_id: t.userId }))).toEqual([
+      "(root): does not match any allowed shape (user_id: is not allowed | role_name: is not allowed)",
+    ]);
     expect(await lines(t, post({ user_id: "x" }))).toEqual([expect.stringMatching(/user_id/)]);
     expect(await lines(t, post({ role_name: "r\u0000" }))).toEqual([`role_name: ${NOT_TEXT}`]);
   });
@@ -361,8 +444,19 @@ describe("/access/policies/{id}/assignments", () => {
     const t = await createTenant();
     const admin = await accessAdmin(t);
     await createRole(t, "r", []);
-    const narrow = await createPolicy(t, { name: "narrow", grants: [{ resource: "entity", actions: ["read"], resource_name: "T" }, { resource: "access", actions: ["read"] }] });
-    const err = await unchanged(t, () => call("POST", `/access/policies/${narrow.id}/assignments`, { auth: admin.auth, body: { role_name: "r" } }), 403, "FORBIDDEN");
+    const narrow = await createPolicy(t, {
+      name: "narrow",
+      grants: [
+        { resource: "entity", actions: ["read"], resource_name: "T" },
+        { resource: "access", actions: ["read"] },
+      ],
+    });
+    const err = await unchanged(
+      t,
+      () => call("POST", `/access/policies/${narrow.id}/assignments`, { auth: admin.auth, body: { role_name: "r" } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["entity:read"]);
     const mine = await createPolicy(t, { name: "mine", grants: [{ resource: "access", actions: ["read", "update"] }] });
     expect((await call("POST", `/access/policies/${mine.id}/assignments`, { auth: admin.auth, body: { role_name: "r" } })).status).toBe(201);

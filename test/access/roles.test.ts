@@ -73,9 +73,17 @@ describe("POST /access/roles", () => {
     const t = await createTenant();
     const missing = expectError(await call("POST", "/access/roles", { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED");
     expect(missing.details.validation_errors).toEqual(["name: is required", "permissions: is required"]);
-    const wrongType = expectError(await call("POST", "/access/roles", { auth: t.auth, body: { name: "x", permissions: "entity:read" } }), 422, "VALIDATION_FAILED");
+    const wrongType = expectError(
+      await call("POST", "/access/roles", { auth: t.auth, body: { name: "x", permissions: "entity:read" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(wrongType.details.validation_errors).toEqual(["permissions: must be array, got string"]);
-    const extra = expectError(await call("POST", "/access/roles", { auth: t.auth, body: { name: "x", permissions: [], tenant_id: t.tenantId } }), 422, "VALIDATION_FAILED");
+    const extra = expectError(
+      await call("POST", "/access/roles", { auth: t.auth, body: { name: "x", permissions: [], tenant_id: t.tenantId } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(extra.details.validation_errors).toEqual(["tenant_id: is not allowed"]);
     const empty = expectError(await call("POST", "/access/roles", { auth: t.auth, body: { name: "", permissions: [] } }), 422, "VALIDATION_FAILED");
     expect(empty.details.validation_errors).toEqual(["name: String is too short (0 < 1)"]);
@@ -159,7 +167,9 @@ describe("PUT /access/roles/{id}", () => {
     expect(Date.parse(renamed.json.data.updated_at)).toBeGreaterThan(Date.parse(role.updated_at));
     const res = await call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body: { permissions: ["schema:read", "entity:read", "schema:read"] } });
     expect(res.json.data).toMatchObject({ name: "reader", permissions: ["schema:read", "entity:read"] });
-    expect(await systemQuery("SELECT name, permissions FROM roles WHERE id = $1", [role.id])).toEqual([{ name: "reader", permissions: ["schema:read", "entity:read"] }]);
+    expect(await systemQuery("SELECT name, permissions FROM roles WHERE id = $1", [role.id])).toEqual([
+      { name: "reader", permissions: ["schema:read", "entity:read"] },
+    ]);
     expect((await call("GET", "/access/me/permissions", { auth: tok.auth })).json.data.permissions).toEqual(["entity:read", "schema:read"]);
   });
 
@@ -168,7 +178,12 @@ describe("PUT /access/roles/{id}", () => {
     await createRole(t, "role-admin", ["access:*", "entity:read"]);
     const target = await createRole(t, "target", ["entity:delete", "entity:read"]);
     const admin = await mintWithRoles(t, ["role-admin"]);
-    const err = await unchanged(t, () => call("PUT", `/access/roles/${target.id}`, { auth: admin.auth, body: { permissions: ["entity:delete", "entity:read", "schema:create", "*:*"] } }), 403, "FORBIDDEN");
+    const err = await unchanged(
+      t,
+      () => call("PUT", `/access/roles/${target.id}`, { auth: admin.auth, body: { permissions: ["entity:delete", "entity:read", "schema:create", "*:*"] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["schema:create", "*:*"]);
     const narrowed = await call("PUT", `/access/roles/${target.id}`, { auth: admin.auth, body: { permissions: ["entity:delete"] } });
     expect(narrowed.status, narrowed.text).toBe(200);
@@ -179,12 +194,18 @@ describe("PUT /access/roles/{id}", () => {
     const t = await createTenant();
     const role = await createRole(t, "mine", ["entity:read"]);
     await createRole(t, "taken", []);
-    const conflict = await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body: { name: "taken", permissions: [] } }), 409, "CONFLICT");
+    const conflict = await unchanged(
+      t,
+      () => call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body: { name: "taken", permissions: [] } }),
+      409,
+      "CONFLICT",
+    );
     expect(conflict.details.name).toBe("taken");
     expectError(await call("PUT", `/access/roles/${crypto.randomUUID()}`, { auth: t.auth, body: { name: "x" } }), 404, "NOT_FOUND");
     const other = await createTenant();
     await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: other.auth, body: { name: "stolen" } }), 404, "NOT_FOUND");
-    const lines = async (body: unknown) => (await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body }), 422, "VALIDATION_FAILED")).details.validation_errors;
+    const lines = async (body: unknown) =>
+      (await unchanged(t, () => call("PUT", `/access/roles/${role.id}`, { auth: t.auth, body }), 422, "VALIDATION_FAILED")).details.validation_errors;
     expect(await lines({})).toEqual([expect.stringMatching(/^\(root\): /)]);
     expect(await lines({ permissions: ["entity"] })).toEqual([expect.stringMatching(/^permissions\[0\]: /)]);
     expect(await lines({ name: "" })).toEqual(["name: String is too short (0 < 1)"]);

@@ -38,7 +38,8 @@ async function withTenant<T>(tenantId: string, fn: (tenant: TenantDb) => Promise
   }
 }
 
-const resolve = (tenantId: string, wanted: Parameters<typeof resolveSecrets>[2]) => withTenant(tenantId, (tenant) => resolveSecrets(tenant, env.MASTER_KEY, wanted));
+const resolve = (tenantId: string, wanted: Parameters<typeof resolveSecrets>[2]) =>
+  withTenant(tenantId, (tenant) => resolveSecrets(tenant, env.MASTER_KEY, wanted));
 
 const secretRows = (tenantId: string) => systemQuery("SELECT scope, principal_id, name FROM secrets WHERE tenant_id = $1 ORDER BY name", [tenantId]);
 
@@ -120,7 +121,12 @@ describe("POST /access/secrets", () => {
       { scope: "tenant", name: "API_KEY" },
       { scope: "tenant", name: "api_key" },
     ]);
-    expect([...values]).toEqual(expect.arrayContaining([["secrets.tenant.API_KEY", "upper"], ["secrets.tenant.api_key", "lower"]]));
+    expect([...values]).toEqual(
+      expect.arrayContaining([
+        ["secrets.tenant.API_KEY", "upper"],
+        ["secrets.tenant.api_key", "lower"],
+      ]),
+    );
   });
 
   it("refuses principal_id for scope tenant and requires it for the other scopes", async () => {
@@ -165,9 +171,12 @@ describe("POST /access/secrets", () => {
 
   it("keeps any text exactly, the empty string and a leading byte-order mark included", async () => {
     const t = await createTenant();
-    const values = { EMPTY: "", BOM: "\uFEFFbom", MIXED: "ünïcødé 😀 \n\t\"quoted\"" };
+    const values = { EMPTY: "", BOM: "\uFEFFbom", MIXED: 'ünïcødé 😀 \n\t"quoted"' };
     for (const [name, value] of Object.entries(values)) await created(t, { scope: "tenant", name, value });
-    const { values: got, missing } = await resolve(t.tenantId, Object.keys(values).map((name) => ({ scope: "tenant" as const, name })));
+    const { values: got, missing } = await resolve(
+      t.tenantId,
+      Object.keys(values).map((name) => ({ scope: "tenant" as const, name })),
+    );
     expect(missing).toEqual([]);
     expect(Object.fromEntries(got)).toEqual({ "secrets.tenant.EMPTY": "", "secrets.tenant.BOM": "\uFEFFbom", "secrets.tenant.MIXED": values.MIXED });
   });
@@ -238,15 +247,22 @@ describe("GET /access/secrets", () => {
 
     expect((await call("GET", "/access/secrets?scope=user", { auth: t.auth })).json.data).toEqual([c, b]);
     expect((await call("GET", "/access/secrets?scope=user&principal_id=u-1", { auth: t.auth })).json.data).toEqual([b]);
-    expect((await call("GET", "/access/secrets?principal_id=nobody", { auth: t.auth })).json).toEqual({ data: [], pagination: { page: 1, limit: 100, total: 0, total_pages: 0 } });
+    expect((await call("GET", "/access/secrets?principal_id=nobody", { auth: t.auth })).json).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 100, total: 0, total_pages: 0 },
+    });
     const page2 = await call("GET", "/access/secrets?limit=2&page=2", { auth: t.auth });
     expect(page2.json).toEqual({ data: [a], pagination: { page: 2, limit: 2, total: 3, total_pages: 2 } });
   });
 
   it("refuses a bad scope, an unknown parameter and NUL with 422", async () => {
     const t = await createTenant();
-    expect(expectError(await call("GET", "/access/secrets?scope=everyone", { auth: t.auth }), 422, "VALIDATION_FAILED").details.validation_errors[0]).toMatch(/^scope: /);
-    expect(expectError(await call("GET", "/access/secrets?value=x", { auth: t.auth }), 422, "VALIDATION_FAILED").details.validation_errors[0]).toMatch(/^value: /);
+    expect(expectError(await call("GET", "/access/secrets?scope=everyone", { auth: t.auth }), 422, "VALIDATION_FAILED").details.validation_errors[0]).toMatch(
+      /^scope: /,
+    );
+    expect(expectError(await call("GET", "/access/secrets?value=x", { auth: t.auth }), 422, "VALIDATION_FAILED").details.validation_errors[0]).toMatch(
+      /^value: /,
+    );
     expectError(await call("GET", "/access/secrets?principal_id=%00", { auth: t.auth }), 422, "VALIDATION_FAILED");
   });
 
@@ -321,7 +337,9 @@ describe("resolveSecrets", () => {
     const t = await createTenant();
     await created(t, { scope: "user", principal_id: "u-1", name: "TOKEN", value: "x" });
     let transactions = 0;
-    const result = await withTenant(t.tenantId, (tenant) => resolveSecrets({ ...tenant, tx: (fn) => (transactions++, tenant.tx(fn)) }, env.MASTER_KEY, [{ scope: "user", name: "TOKEN" }]));
+    const result = await withTenant(t.tenantId, (tenant) =>
+      resolveSecrets({ ...tenant, tx: (fn) => (transactions++, tenant.tx(fn)) }, env.MASTER_KEY, [{ scope: "user", name: "TOKEN" }]),
+    );
     expect(result).toEqual({ values: new Map(), missing: ["secrets.user.TOKEN"] });
     expect(transactions).toBe(0);
     expect(await withTenant(t.tenantId, (tenant) => resolveSecrets(tenant, env.MASTER_KEY, []))).toEqual({ values: new Map(), missing: [] });
@@ -336,10 +354,12 @@ describe("resolveSecrets", () => {
 
   it("refuses one reference asked for two principals", async () => {
     const t = await createTenant();
-    await expect(resolve(t.tenantId, [
-      { scope: "user", name: "TOKEN", principalId: "a" },
-      { scope: "user", name: "TOKEN", principalId: "b" },
-    ])).rejects.toThrow("secrets.user.TOKEN was asked for two principals");
+    await expect(
+      resolve(t.tenantId, [
+        { scope: "user", name: "TOKEN", principalId: "a" },
+        { scope: "user", name: "TOKEN", principalId: "b" },
+      ]),
+    ).rejects.toThrow("secrets.user.TOKEN was asked for two principals");
   });
 
   it("a ciphertext moved to another row, principal or tenant does not open there", async () => {
@@ -358,7 +378,12 @@ describe("resolveSecrets", () => {
       await systemQuery("UPDATE secrets SET ciphertext = (SELECT ciphertext FROM secrets WHERE id = $1) WHERE id = $2", [source.id, target.id]);
       const err = await resolve(tenantId, [wanted]).catch((e) => e);
       expect(err).toBeInstanceOf(ApiError);
-      expect(err).toMatchObject({ status: 500, code: "INTERNAL_ERROR", message: "A stored secret failed its integrity check", details: { secret: `secrets.user.${wanted.name}` } });
+      expect(err).toMatchObject({
+        status: 500,
+        code: "INTERNAL_ERROR",
+        message: "A stored secret failed its integrity check",
+        details: { secret: `secrets.user.${wanted.name}` },
+      });
     }
     expect(log.mock.calls.map(([line]) => JSON.parse(String(line)).msg)).toEqual(Array(3).fill("stored secret failed its integrity check"));
     expect(JSON.stringify(log.mock.calls)).not.toContain("moved");
@@ -369,7 +394,11 @@ describe("resolveSecrets", () => {
     const tenantId = crypto.randomUUID();
     const master = await crypto.subtle.importKey("raw", new TextEncoder().encode(env.MASTER_KEY), "HKDF", false, ["deriveBits"]);
     const direct = (salt: string) =>
-      crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: new TextEncoder().encode(salt), info: new TextEncoder().encode(`tenant:${tenantId}`) }, master, 256);
+      crypto.subtle.deriveBits(
+        { name: "HKDF", hash: "SHA-256", salt: new TextEncoder().encode(salt), info: new TextEncoder().encode(`tenant:${tenantId}`) },
+        master,
+        256,
+      );
     const files = new Uint8Array(await tenantKeyBits(env.MASTER_KEY, "files", tenantId));
     const secrets = new Uint8Array(await tenantKeyBits(env.MASTER_KEY, "secrets", tenantId));
     expect(files).toEqual(new Uint8Array(await direct("entity-platform/files")));
@@ -400,9 +429,17 @@ describe("a secret's value appears in no answer and no log line", () => {
       await put(t, { scope: "tenant", principal_id: value, name: "A", value }),
       await put(t, { scope: "nowhere", name: "A", value }),
       await put(t, { scope: "tenant", name: "A", value, extra: value }),
-      await call("POST", "/access/secrets", { auth: t.auth, rawBody: `{"scope":"tenant","name":"A","value":"${value}" x}`, headers: { "Content-Type": "application/json" } }),
+      await call("POST", "/access/secrets", {
+        auth: t.auth,
+        rawBody: `{"scope":"tenant","name":"A","value":"${value}" x}`,
+        headers: { "Content-Type": "application/json" },
+      }),
       // V8 quotes the text around an unexpected token: here the value itself.
-      await call("POST", "/access/secrets", { auth: t.auth, rawBody: `{"scope":"tenant","name":"A","value":${value}}`, headers: { "Content-Type": "application/json" } }),
+      await call("POST", "/access/secrets", {
+        auth: t.auth,
+        rawBody: `{"scope":"tenant","name":"A","value":${value}}`,
+        headers: { "Content-Type": "application/json" },
+      }),
       await call("POST", "/access/secrets", { auth: t.auth, rawBody: value, headers: { "Content-Type": "application/json" } }),
       await put(t, { scope: "tenant", name: "A", value: [value] }),
       await put(t, { scope: "tenant", name: "A", value: { [value]: 1 } }),

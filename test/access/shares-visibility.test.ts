@@ -21,7 +21,11 @@ interface Pair {
 
 async function pair(): Promise<Pair> {
   const [a, b] = await Promise.all([createTenant(), createTenant()]);
-  const product = await createType(a.auth, { name: "Product", schema: loose, config: { identifier_key: ["code"], indexed_attributes: [{ path: ["code"], type: "text" }] } });
+  const product = await createType(a.auth, {
+    name: "Product",
+    schema: loose,
+    config: { identifier_key: ["code"], indexed_attributes: [{ path: ["code"], type: "text" }] },
+  });
   await createType(a.auth, { name: "Maker", schema: loose, config: { identifier_key: ["code"] } });
   await createType(a.auth, { name: "Ledger", schema: loose, config: { identifier_key: ["code"] } });
   await createRule(a.auth, "made_by", "Product", "Maker");
@@ -87,7 +91,10 @@ describe("rows shared with another tenant", () => {
     expect(Object.keys(graph.json.data.nodes).sort()).toEqual([s.product.p1, s.product.p2, s.maker.m1].sort());
     expect(Object.values(graph.json.data.nodes).map((n: any) => n.source_type)).toEqual(["shared", "shared", "shared"]);
     expect(graph.json.data.edges.map((e: any) => [e.from_id, e.to_id])).toEqual([[s.product.p1, s.maker.m1]]);
-    for (const f of [{ operator: "exists", path: ["relationships", "Maker"] }, { operator: "eq", path: ["relationships", "rule", "name"], value: "booked_in" }]) {
+    for (const f of [
+      { operator: "exists", path: ["relationships", "Maker"] },
+      { operator: "eq", path: ["relationships", "rule", "name"], value: "booked_in" },
+    ]) {
       const res = await query(s.b.auth, { type_name: "Product", filter: f });
       expect(ids(res.json.data), JSON.stringify(f)).toEqual(f.operator === "exists" ? [s.product.p1] : []);
     }
@@ -103,7 +110,10 @@ describe("rows shared with another tenant", () => {
       patch: await call("PATCH", `/entity/entities/${id}/attributes`, { auth: s.b.auth, body: { attributes: { code: "x" } } }),
       delete: await call("DELETE", `/entity/entities/${id}`, { auth: s.b.auth }),
       artifacts: await call("GET", `/entity/entities/${id}/artifacts`, { auth: s.b.auth }),
-      upload: await call("POST", `/entity/entities/${id}/artifacts/upload-url`, { auth: s.b.auth, body: { artifact_type: "doc", filename: "x.txt", content_type: "text/plain" } }),
+      upload: await call("POST", `/entity/entities/${id}/artifacts/upload-url`, {
+        auth: s.b.auth,
+        body: { artifact_type: "doc", filename: "x.txt", content_type: "text/plain" },
+      }),
       queryType: await query(s.b.auth, { type_name: "Ledger" }),
     };
     const codes = Object.fromEntries(Object.entries(answers).map(([verb, res]) => [verb, `${res.status} ${res.json?.error?.code}`]));
@@ -131,7 +141,10 @@ describe("shared rows are read-only", () => {
       put: await call("PUT", `/entity/entities/${id}`, { auth: s.b.auth, body: { name: "Mine", attributes: { code: "p1" } } }),
       patch: await call("PATCH", `/entity/entities/${id}/attributes`, { auth: s.b.auth, body: { attributes: { note: "x" } } }),
       delete: await call("DELETE", `/entity/entities/${id}`, { auth: s.b.auth }),
-      upload: await call("POST", `/entity/entities/${id}/artifacts/upload-url`, { auth: s.b.auth, body: { artifact_type: "doc", filename: "x.txt", content_type: "text/plain" } }),
+      upload: await call("POST", `/entity/entities/${id}/artifacts/upload-url`, {
+        auth: s.b.auth,
+        body: { artifact_type: "doc", filename: "x.txt", content_type: "text/plain" },
+      }),
       artifactDelete: await call("DELETE", `/entity/entities/${id}/artifacts/${artifact.id}`, { auth: s.b.auth }),
       bulkDelete: await call("POST", "/entity/entities/bulk-delete", { auth: s.b.auth, body: { ids: [id] } }),
     };
@@ -203,7 +216,10 @@ describe("revocation", () => {
 describe("a shared schema version", () => {
   it("is readable by id in the target tenant, marked shared, never by name; gone at the next request after revocation", async () => {
     const [a, b] = await Promise.all([createTenant(), createTenant()]);
-    const registered = await call("POST", "/schema/schemas", { auth: a.auth, body: { name: "address", schema: { type: "object", properties: { zip: { type: "string" } } } } });
+    const registered = await call("POST", "/schema/schemas", {
+      auth: a.auth,
+      body: { name: "address", schema: { type: "object", properties: { zip: { type: "string" } } } },
+    });
     expect(registered.status, registered.text).toBe(201);
     const id = registered.json.data.id;
     expectNotFound(await call("GET", `/schema/schemas/${id}`, { auth: b.auth }));

@@ -19,7 +19,9 @@ async function registerSchema(t: TenantCreds, name: string, schema: object) {
 }
 
 async function sharesOf(tenantId: string) {
-  return systemQuery("SELECT id, resource_type, resource_id, target_tenant_id, actions, source FROM shares WHERE tenant_id = $1 ORDER BY created_at", [tenantId]);
+  return systemQuery("SELECT id, resource_type, resource_id, target_tenant_id, actions, source FROM shares WHERE tenant_id = $1 ORDER BY created_at", [
+    tenantId,
+  ]);
 }
 
 /** A token of `t` whose only role holds `permissions`. */
@@ -42,7 +44,10 @@ describe("POST /access/shares", () => {
     const type = await createProductType(owner.auth);
     const [before] = await systemQuery("SELECT version FROM access_versions WHERE tenant_id = $1", [target.tenantId]);
     const started = Date.now();
-    const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId } });
+    const res = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId },
+    });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.json)).toEqual(["data"]);
     const data = res.json.data;
@@ -91,7 +96,10 @@ describe("POST /access/shares", () => {
     const { owner, target } = await pair();
     const type = await createProductType(owner.auth);
     const first = await share(owner, { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId });
-    const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId, actions: ["read"] } });
+    const res = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId, actions: ["read"] },
+    });
     const err = expectError(res, 409, "CONFLICT");
     expect(err.details.share_id).toBe(first.id);
     expect(err.message).toBe(`This entity_type is already shared with tenant ${target.tenantId}`);
@@ -101,7 +109,10 @@ describe("POST /access/shares", () => {
   it("refuses the caller's own tenant as target with 422", async () => {
     const owner = await createTenant();
     const type = await createProductType(owner.auth);
-    const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: owner.tenantId } });
+    const res = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: owner.tenantId },
+    });
     const err = expectError(res, 422, "VALIDATION_FAILED");
     expect(err.details.validation_errors).toEqual(["target_tenant_id: is the caller's own tenant; a share goes to another tenant"]);
     expect(await sharesOf(owner.tenantId)).toEqual([]);
@@ -111,7 +122,10 @@ describe("POST /access/shares", () => {
     const owner = await createTenant();
     const type = await createProductType(owner.auth);
     const nobody = crypto.randomUUID();
-    const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: nobody } });
+    const res = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: nobody },
+    });
     const err = expectError(res, 422, "VALIDATION_FAILED");
     expect(err.details.validation_errors).toEqual([`target_tenant_id: no tenant ${nobody} exists`]);
     expect(await sharesOf(owner.tenantId)).toEqual([]);
@@ -141,19 +155,30 @@ describe("POST /access/shares", () => {
     const missing = expectError(await call("POST", "/access/shares", { auth: owner.auth, body: {} }), 422, "VALIDATION_FAILED");
     expect(missing.details.validation_errors).toEqual(["resource_type: is required", "resource_id: is required", "target_tenant_id: is required"]);
     const nul = expectError(
-      await call("POST", "/access/shares", { auth: owner.auth, rawBody: '{"resource_type":"entity\\u0000","resource_id":"x","target_tenant_id":"y"}', headers: { "Content-Type": "application/json" } }),
+      await call("POST", "/access/shares", {
+        auth: owner.auth,
+        rawBody: '{"resource_type":"entity\\u0000","resource_id":"x","target_tenant_id":"y"}',
+        headers: { "Content-Type": "application/json" },
+      }),
       422,
       "VALIDATION_FAILED",
     );
     expect(nul.details.validation_errors).toEqual(["resource_type: must not contain NUL characters or unpaired surrogates"]);
     const surrogate = expectError(
-      await call("POST", "/access/shares", { auth: owner.auth, rawBody: '{"resource_type":"entity","resource_id":"\\ud800","target_tenant_id":"y"}', headers: { "Content-Type": "application/json" } }),
+      await call("POST", "/access/shares", {
+        auth: owner.auth,
+        rawBody: '{"resource_type":"entity","resource_id":"\\ud800","target_tenant_id":"y"}',
+        headers: { "Content-Type": "application/json" },
+      }),
       422,
       "VALIDATION_FAILED",
     );
     expect(surrogate.details.validation_errors).toEqual(["resource_id: must not contain NUL characters or unpaired surrogates"]);
     const long = expectError(
-      await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "entity", resource_id: "a".repeat(100_000), target_tenant_id: crypto.randomUUID() } }),
+      await call("POST", "/access/shares", {
+        auth: owner.auth,
+        body: { resource_type: "entity", resource_id: "a".repeat(100_000), target_tenant_id: crypto.randomUUID() },
+      }),
       422,
       "VALIDATION_FAILED",
     );
@@ -177,7 +202,10 @@ describe("POST /access/shares", () => {
       ["schema", otherSchema.id, "Schema"],
     ];
     for (const [resourceType, id, name] of cases) {
-      const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: resourceType, resource_id: id, target_tenant_id: target.tenantId } });
+      const res = await call("POST", "/access/shares", {
+        auth: owner.auth,
+        body: { resource_type: resourceType, resource_id: id, target_tenant_id: target.tenantId },
+      });
       expect(expectError(res, 404, "NOT_FOUND").message).toBe(`${name} ${id} not found`);
     }
     expect(await sharesOf(owner.tenantId)).toEqual([]);
@@ -188,7 +216,10 @@ describe("POST /access/shares", () => {
     await createProductType(owner.auth);
     const entity = await createEntity(owner.auth, "Product", "Gone", { sku: "G-1", title: "Gone" });
     expect((await call("DELETE", `/entity/entities/${entity.id}`, { auth: owner.auth })).status).toBe(200);
-    const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "entity", resource_id: entity.id, target_tenant_id: target.tenantId } });
+    const res = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "entity", resource_id: entity.id, target_tenant_id: target.tenantId },
+    });
     expect(expectError(res, 404, "NOT_FOUND").message).toBe(`Entity ${entity.id} not found`);
     expect(await sharesOf(owner.tenantId)).toEqual([]);
   });
@@ -198,7 +229,10 @@ describe("POST /access/shares", () => {
     const third = await createTenant();
     const type = await createProductType(owner.auth);
     await share(owner, { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId });
-    const res = await call("POST", "/access/shares", { auth: target.auth, body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: third.tenantId } });
+    const res = await call("POST", "/access/shares", {
+      auth: target.auth,
+      body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: third.tenantId },
+    });
     expect(expectError(res, 404, "NOT_FOUND").message).toBe(`Entity type ${type.id} not found`);
     expect(await sharesOf(target.tenantId)).toEqual([]);
   });
@@ -215,9 +249,15 @@ describe("GET /access/shares and /access/shares/received", () => {
     const outgoing = await call("GET", "/access/shares", { auth: owner.auth });
     expect(outgoing.status).toBe(200);
     expect(outgoing.json).toEqual({ data: [b, a], pagination: { page: 1, limit: 100, total: 2, total_pages: 1 } });
-    expect((await call("GET", "/access/shares/received", { auth: owner.auth })).json).toEqual({ data: [], pagination: { page: 1, limit: 100, total: 0, total_pages: 0 } });
+    expect((await call("GET", "/access/shares/received", { auth: owner.auth })).json).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 100, total: 0, total_pages: 0 },
+    });
 
-    expect((await call("GET", "/access/shares", { auth: target.auth })).json).toEqual({ data: [], pagination: { page: 1, limit: 100, total: 0, total_pages: 0 } });
+    expect((await call("GET", "/access/shares", { auth: target.auth })).json).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 100, total: 0, total_pages: 0 },
+    });
     const received = await call("GET", "/access/shares/received", { auth: target.auth });
     expect(received.status).toBe(200);
     expect(received.json).toEqual({
@@ -331,7 +371,10 @@ describe("permissions", () => {
     expect(expectError(await call("GET", "/access/shares", { auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "access", action: "read" });
     expectError(await call("GET", "/access/shares/received", { auth }), 403, "FORBIDDEN");
     expectError(await call("GET", `/access/shares/${made.id}`, { auth }), 403, "FORBIDDEN");
-    expect(expectError(await call("DELETE", `/access/shares/${made.id}`, { auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "access", action: "delete" });
+    expect(expectError(await call("DELETE", `/access/shares/${made.id}`, { auth }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "access",
+      action: "delete",
+    });
     expect((await sharesOf(owner.tenantId)).map((r) => r.id)).toEqual([made.id]);
   });
 
@@ -342,7 +385,11 @@ describe("permissions", () => {
     const auth = await restrictedToken(owner, ["access:read"]);
     expect((await call("GET", "/access/shares", { auth })).json.data.map((s: any) => s.id)).toEqual([made.id]);
     expectError(await call("DELETE", `/access/shares/${made.id}`, { auth }), 403, "FORBIDDEN");
-    expectError(await call("POST", "/access/shares", { auth, body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId } }), 403, "FORBIDDEN");
+    expectError(
+      await call("POST", "/access/shares", { auth, body: { resource_type: "entity_type", resource_id: type.id, target_tenant_id: target.tenantId } }),
+      403,
+      "FORBIDDEN",
+    );
     expect((await sharesOf(owner.tenantId)).map((r) => r.id)).toEqual([made.id]);
   });
 });

@@ -48,7 +48,10 @@ describe("POST /access/users", () => {
     await createRole(t, "viewer", ["entity:read"]);
     await createRole(t, "editor", ["entity:update"]);
     const before = Date.now();
-    const res = await call("POST", "/access/users", { auth: t.auth, body: { email: "Ada.Lovelace@Example.com", name: "Ada", role_names: ["viewer", "editor"] } });
+    const res = await call("POST", "/access/users", {
+      auth: t.auth,
+      body: { email: "Ada.Lovelace@Example.com", name: "Ada", role_names: ["viewer", "editor"] },
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.json)).toEqual(["data"]);
     const u = res.json.data;
@@ -78,7 +81,9 @@ describe("POST /access/users", () => {
     const first = await createUser(t, { email: "dup@example.com" });
     const err = await unchanged(t, () => call("POST", "/access/users", { auth: t.auth, body: { email: "DUP@Example.COM" } }), 409, "CONFLICT");
     expect(err.details.email).toBe("DUP@Example.COM");
-    expect((await systemQuery("SELECT id FROM users WHERE tenant_id = $1 AND lower(email) = 'dup@example.com'", [t.tenantId])).map((r) => r.id)).toEqual([first.id]);
+    expect((await systemQuery("SELECT id FROM users WHERE tenant_id = $1 AND lower(email) = 'dup@example.com'", [t.tenantId])).map((r) => r.id)).toEqual([
+      first.id,
+    ]);
     const other = await createTenant();
     expect((await createUser(other, { email: "dup@example.com" })).email).toBe("dup@example.com");
   });
@@ -86,7 +91,12 @@ describe("POST /access/users", () => {
   it("refuses unknown role names with 422 UNPROCESSABLE_ENTITY naming them, creating nothing", async () => {
     const t = await createTenant();
     await createRole(t, "viewer", ["entity:read"]);
-    const err = await unchanged(t, () => call("POST", "/access/users", { auth: t.auth, body: { email: "x@example.com", role_names: ["viewer", "ghost", "phantom"] } }), 422, "UNPROCESSABLE_ENTITY");
+    const err = await unchanged(
+      t,
+      () => call("POST", "/access/users", { auth: t.auth, body: { email: "x@example.com", role_names: ["viewer", "ghost", "phantom"] } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     expect(err.details.unknown_roles).toEqual(["ghost", "phantom"]);
   });
 
@@ -95,7 +105,12 @@ describe("POST /access/users", () => {
     await createRole(t, "user-admin", ["access:*"]);
     await createRole(t, "writer", ["entity:create"]);
     const admin = await mintWithRoles(t, ["user-admin"]);
-    const err = await unchanged(t, () => call("POST", "/access/users", { auth: admin.auth, body: { email: "x@example.com", role_names: ["writer"] } }), 403, "FORBIDDEN");
+    const err = await unchanged(
+      t,
+      () => call("POST", "/access/users", { auth: admin.auth, body: { email: "x@example.com", role_names: ["writer"] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["entity:create"]);
     // A role the caller's permissions cover is fine.
     await createRole(t, "auditor", ["access:read"]);
@@ -110,7 +125,12 @@ describe("POST /access/users", () => {
     expect(policy.status, policy.text).toBe(201);
     expect((await call("POST", `/access/policies/${policy.json.data.id}/assignments`, { auth: t.auth, body: { role_name: "empty" } })).status).toBe(201);
     const admin = await mintWithRoles(t, ["user-admin"]);
-    const err = await unchanged(t, () => call("POST", "/access/users", { auth: admin.auth, body: { email: "x@example.com", role_names: ["empty"] } }), 403, "FORBIDDEN");
+    const err = await unchanged(
+      t,
+      () => call("POST", "/access/users", { auth: admin.auth, body: { email: "x@example.com", role_names: ["empty"] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["entity:delete"]);
   });
 
@@ -180,7 +200,9 @@ describe("GET /access/users", () => {
   it("refuses unknown parameters and bad paging with 422, and is 403 without access:read", async () => {
     const t = await createTenant();
     expectError(await call("GET", "/access/users?limit=0", { auth: t.auth }), 422, "VALIDATION_FAILED");
-    expect(expectError(await call("GET", "/access/users?name=x", { auth: t.auth }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["name: is not allowed"]);
+    expect(expectError(await call("GET", "/access/users?name=x", { auth: t.auth }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual([
+      "name: is not allowed",
+    ]);
     await createRole(t, "none", ["entity:read"]);
     const tok = await mintWithRoles(t, ["none"]);
     expectError(await call("GET", "/access/users", { auth: tok.auth }), 403, "FORBIDDEN");
@@ -238,7 +260,8 @@ describe("PUT /access/users/{id}", () => {
     expectError(await call("PUT", `/access/users/${crypto.randomUUID()}`, { auth: t.auth, body: { name: "x" } }), 404, "NOT_FOUND");
     await unchanged(other, () => call("PUT", `/access/users/${theirs.id}`, { auth: t.auth, body: { is_active: false } }), 404, "NOT_FOUND");
     const u = await createUser(t, { email: "v@example.com" });
-    const bad = async (body: unknown) => (await unchanged(t, () => call("PUT", `/access/users/${u.id}`, { auth: t.auth, body }), 422, "VALIDATION_FAILED")).details.validation_errors;
+    const bad = async (body: unknown) =>
+      (await unchanged(t, () => call("PUT", `/access/users/${u.id}`, { auth: t.auth, body }), 422, "VALIDATION_FAILED")).details.validation_errors;
     expect(await bad({})).toEqual([expect.stringMatching(/^\(root\): /)]);
     expect(await bad({ is_active: "no" })).toEqual(["is_active: must be boolean, got string"]);
     expect(await bad({ email: "new@example.com" })).toEqual(["email: is not allowed"]);
@@ -257,7 +280,10 @@ describe("PUT /access/users/{id}/roles", () => {
     const res = await call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: { role_names: ["c", "b"] } });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ id: u.id, email: "r@example.com", role_names: ["b", "c"] });
-    const rows = await systemQuery("SELECT r.name FROM role_bindings b JOIN roles r ON r.id = b.role_id WHERE b.principal_type = 'user' AND b.principal_id = $1 ORDER BY r.name", [u.id]);
+    const rows = await systemQuery(
+      "SELECT r.name FROM role_bindings b JOIN roles r ON r.id = b.role_id WHERE b.principal_type = 'user' AND b.principal_id = $1 ORDER BY r.name",
+      [u.id],
+    );
     expect(rows.map((r) => r.name)).toEqual(["b", "c"]);
     const none = await call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: { role_names: [] } });
     expect(none.json.data.role_names).toEqual([]);
@@ -277,7 +303,12 @@ describe("PUT /access/users/{id}/roles", () => {
     expect(kept.json.data.role_names).toEqual(["mild", "powerful"]);
     // Dropping it is fine; gaining it back is not.
     expect((await call("PUT", `/access/users/${u.id}/roles`, { auth: admin.auth, body: { role_names: ["mild"] } })).json.data.role_names).toEqual(["mild"]);
-    const err = await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: admin.auth, body: { role_names: ["powerful"] } }), 403, "FORBIDDEN");
+    const err = await unchanged(
+      t,
+      () => call("PUT", `/access/users/${u.id}/roles`, { auth: admin.auth, body: { role_names: ["powerful"] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["entity:delete"]);
   });
 
@@ -285,17 +316,23 @@ describe("PUT /access/users/{id}/roles", () => {
     const t = await createTenant();
     await createRole(t, "a", []);
     const u = await createUser(t, { email: "k@example.com", role_names: ["a"] });
-    const err = await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: { role_names: ["a", "nope"] } }), 422, "UNPROCESSABLE_ENTITY");
+    const err = await unchanged(
+      t,
+      () => call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: { role_names: ["a", "nope"] } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     expect(err.details.unknown_roles).toEqual(["nope"]);
     expectError(await call("PUT", `/access/users/${crypto.randomUUID()}/roles`, { auth: t.auth, body: { role_names: ["a"] } }), 404, "NOT_FOUND");
     const other = await createTenant();
     await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: other.auth, body: { role_names: [] } }), 404, "NOT_FOUND");
-    expect((await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED")).details.validation_errors).toEqual([
-      "role_names: is required",
-    ]);
-    expect((await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: { role_names: [""] } }), 422, "VALIDATION_FAILED")).details.validation_errors).toEqual([
-      "role_names[0]: String is too short (0 < 1)",
-    ]);
+    expect(
+      (await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED")).details.validation_errors,
+    ).toEqual(["role_names: is required"]);
+    expect(
+      (await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: t.auth, body: { role_names: [""] } }), 422, "VALIDATION_FAILED")).details
+        .validation_errors,
+    ).toEqual(["role_names[0]: String is too short (0 < 1)"]);
     await createRole(t, "ro", ["access:read"]);
     const ro = await mintWithRoles(t, ["ro"]);
     await unchanged(t, () => call("PUT", `/access/users/${u.id}/roles`, { auth: ro.auth, body: { role_names: [] } }), 403, "FORBIDDEN");
@@ -313,7 +350,10 @@ describe("DELETE /access/users/{id}", () => {
       "INSERT INTO api_tokens (tenant_id, user_id, name, client_id, secret_hash) VALUES ($1, $2, 'x', $3, '\\x00') RETURNING id",
       [t.tenantId, u.id, `pat_${crypto.randomUUID().replace(/-/g, "")}`],
     );
-    await systemQuery("INSERT INTO role_bindings (tenant_id, role_id, principal_type, principal_id) SELECT tenant_id, id, 'token', $2 FROM roles WHERE tenant_id = $1 AND name = 'viewer'", [t.tenantId, tok.id]);
+    await systemQuery(
+      "INSERT INTO role_bindings (tenant_id, role_id, principal_type, principal_id) SELECT tenant_id, id, 'token', $2 FROM roles WHERE tenant_id = $1 AND name = 'viewer'",
+      [t.tenantId, tok.id],
+    );
     const policy = await call("POST", "/access/policies", { auth: t.auth, body: { name: "p" } });
     await call("POST", `/access/policies/${policy.json.data.id}/assignments`, { auth: t.auth, body: { user_id: u.id } });
 

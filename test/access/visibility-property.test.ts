@@ -42,7 +42,9 @@ const plans: fc.Arbitrary<Plan> = fc.array(fc.integer({ min: 1, max: 3 }), { min
       sizes: fc.constant(sizes),
       rules: fc.constant(rules),
       links: fc.uniqueArray(
-        fc.integer({ min: 0, max: rules.length - 1 }).chain((r) => fc.tuple(fc.constant(r), fc.integer({ min: 0, max: sizes[rules[r][0]] - 1 }), fc.integer({ min: 0, max: sizes[rules[r][1]] - 1 }))),
+        fc
+          .integer({ min: 0, max: rules.length - 1 })
+          .chain((r) => fc.tuple(fc.constant(r), fc.integer({ min: 0, max: sizes[rules[r][0]] - 1 }), fc.integer({ min: 0, max: sizes[rules[r][1]] - 1 }))),
         { maxLength: 6, selector: (l) => l.join("-") },
       ),
       grants: fc.tuple(...sizes.map(reach)),
@@ -72,7 +74,13 @@ async function build(plan: Plan): Promise<Built> {
   const ruleNames = await Promise.all(plan.rules.map(async ([from, to], i) => (await createRule(owner.auth, `r${i}`, typeName(from), typeName(to))).name));
   const rows: string[][] = [];
   for (const [t, size] of plan.sizes.entries()) {
-    rows.push(await upsertRows(owner.auth, typeName(t), Array.from({ length: size }, (_, i) => ({ name: `${typeName(t)}-${i}`, attributes: { k: `k${i}` } }))));
+    rows.push(
+      await upsertRows(
+        owner.auth,
+        typeName(t),
+        Array.from({ length: size }, (_, i) => ({ name: `${typeName(t)}-${i}`, attributes: { k: `k${i}` } })),
+      ),
+    );
   }
   const links = plan.links.map(([r, f, to]) => ({ rule: ruleNames[r], from: rows[plan.rules[r][0]][f], to: rows[plan.rules[r][1]][to] }));
   for (const l of links) await link(owner.auth, l.rule, l.from, l.to);
@@ -128,7 +136,8 @@ async function check(b: Built, auth: string, rows: Set<string>, types: Set<numbe
       const res = await call("GET", `/entity/entities/${id}`, { auth });
       const want = rows.has(id) ? 200 : 404;
       if (res.status !== want) problems.push(`GET ${typeName(t)} ${id}: ${res.status}, want ${want}`);
-      else if (want === 200 && (res.json.data.source_type ?? null) !== (shared ? "shared" : null)) problems.push(`GET ${id}: source_type ${res.json.data.source_type}`);
+      else if (want === 200 && (res.json.data.source_type ?? null) !== (shared ? "shared" : null))
+        problems.push(`GET ${id}: source_type ${res.json.data.source_type}`);
     }
     const reachable = [...types];
     const includes = (shared ? reachable : [...b.rows.keys()]).map(typeName);
@@ -171,7 +180,8 @@ describe("visibility under random grants and shares", () => {
         tally.sharedRows += shared.rows.size;
         tally.hiddenRows += 2 * total - granted.rows.size - shared.rows.size;
         const forbidden = (res: { status: number; json: any }) => res.status === 403 && res.json?.error?.code === "FORBIDDEN";
-        const unknownOrEmpty = (res: { status: number; json: any }) => (res.status === 404 && res.json?.error?.code === "NOT_FOUND") || (res.status === 200 && res.json.data.length === 0);
+        const unknownOrEmpty = (res: { status: number; json: any }) =>
+          (res.status === 404 && res.json?.error?.code === "NOT_FOUND") || (res.status === 200 && res.json.data.length === 0);
         const problems = [
           ...(await check(b, auth, granted.rows, granted.types, forbidden, false)).map((p) => `owner's restricted token: ${p}`),
           ...(await check(b, b.target.auth, shared.rows, shared.types, unknownOrEmpty, true)).map((p) => `target tenant: ${p}`),

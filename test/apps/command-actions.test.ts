@@ -17,7 +17,17 @@ const upsert = (permissionSet?: string) => ({
   stepId: "saved",
   ...(permissionSet && { permissionSet }),
   input: { sku: "{{ payload.sku }}" },
-  actions: [{ stepId: "up", name: "upsertEntity", config: { typeName: "Product", onConflict: "merge", data: [{ name: "{{ input.sku }}", attributes: { sku: "{{ input.sku }}", title: "New {{ input.sku }}" } }] } }],
+  actions: [
+    {
+      stepId: "up",
+      name: "upsertEntity",
+      config: {
+        typeName: "Product",
+        onConflict: "merge",
+        data: [{ name: "{{ input.sku }}", attributes: { sku: "{{ input.sku }}", title: "New {{ input.sku }}" } }],
+      },
+    },
+  ],
   output: "{{ outputs.up }}",
 });
 
@@ -35,20 +45,61 @@ const spec = {
             save: {
               widgetComponent: "button",
               actionHandlers: {
-                write: [upsert("dataMutation"), { kind: "notify", level: "INFO", stepId: "told", message: "created {{ outputs.saved.created }} then saw {{ $count(page.dataSources.products) }}" }],
+                write: [
+                  upsert("dataMutation"),
+                  {
+                    kind: "notify",
+                    level: "INFO",
+                    stepId: "told",
+                    message: "created {{ outputs.saved.created }} then saw {{ $count(page.dataSources.products) }}",
+                  },
+                ],
                 readonly: [upsert()],
                 allowed: [{ ...upsert(), additionalAllowed: ["upsertEntity"] }],
                 denied: [{ ...upsert("dataMutation"), denied: ["upsertEntity"] }],
                 read: [
-                  { kind: "actions", stepId: "found", input: { sku: "{{ payload.sku }}" }, actions: [{ stepId: "q", name: "queryEntity", config: { typeName: "Product", filter: { operator: "eq", path: ["attributes", "sku"], value: "{{ input.sku }}" } } }] },
+                  {
+                    kind: "actions",
+                    stepId: "found",
+                    input: { sku: "{{ payload.sku }}" },
+                    actions: [
+                      {
+                        stepId: "q",
+                        name: "queryEntity",
+                        config: { typeName: "Product", filter: { operator: "eq", path: ["attributes", "sku"], value: "{{ input.sku }}" } },
+                      },
+                    ],
+                  },
                   { kind: "debug", value: "{{ outputs.found.q.data[0].name }}" },
                 ],
-                inlineJob: [{ kind: "job", job: "lookup", stepId: "j", input: { sku: "{{ payload.sku }}" } }, { kind: "debug", value: "{{ outputs.j }}" }],
-                slot: [{ kind: "job", job: "enrich", stepId: "e" }, { kind: "debug", value: "{{ outputs.e }}" }],
-                badConfig: [{ kind: "actions", stepId: "bad", permissionSet: "dataMutation", input: { rows: "{{ payload.rows }}" }, actions: [{ name: "upsertEntity", config: { typeName: "Product", data: "{{ input.rows }}" } }] }],
-                onError: [{ ...upsert(), onError: [{ kind: "notify", level: "WARN", stepId: "fallback", message: "{{ outputs.saved ? 'saved' : 'not saved' }}" }] }],
+                inlineJob: [
+                  { kind: "job", job: "lookup", stepId: "j", input: { sku: "{{ payload.sku }}" } },
+                  { kind: "debug", value: "{{ outputs.j }}" },
+                ],
+                slot: [
+                  { kind: "job", job: "enrich", stepId: "e" },
+                  { kind: "debug", value: "{{ outputs.e }}" },
+                ],
+                badConfig: [
+                  {
+                    kind: "actions",
+                    stepId: "bad",
+                    permissionSet: "dataMutation",
+                    input: { rows: "{{ payload.rows }}" },
+                    actions: [{ name: "upsertEntity", config: { typeName: "Product", data: "{{ input.rows }}" } }],
+                  },
+                ],
+                onError: [
+                  { ...upsert(), onError: [{ kind: "notify", level: "WARN", stepId: "fallback", message: "{{ outputs.saved ? 'saved' : 'not saved' }}" }] },
+                ],
                 invoke: [
-                  { kind: "actions", stepId: "inv", permissionSet: "dataMutation", input: { wf: "{{ payload.workflowId }}" }, actions: [{ stepId: "started", name: "invokeWorkflow", config: { workflowId: "{{ input.wf }}" } }] },
+                  {
+                    kind: "actions",
+                    stepId: "inv",
+                    permissionSet: "dataMutation",
+                    input: { wf: "{{ payload.workflowId }}" },
+                    actions: [{ stepId: "started", name: "invokeWorkflow", config: { workflowId: "{{ input.wf }}" } }],
+                  },
                   { kind: "debug", value: "{{ outputs.inv.started.run_id }}" },
                 ],
               },
@@ -59,7 +110,17 @@ const spec = {
     },
   },
   jobs: {
-    lookup: { input: { sku: "{{ input.sku }}" }, actions: [{ stepId: "q", name: "queryEntity", config: { typeName: "Product", filter: { operator: "eq", path: ["attributes", "sku"], value: "{{ input.sku }}" } } }], output: "{{ outputs.q.data[0].attributes.title }}" },
+    lookup: {
+      input: { sku: "{{ input.sku }}" },
+      actions: [
+        {
+          stepId: "q",
+          name: "queryEntity",
+          config: { typeName: "Product", filter: { operator: "eq", path: ["attributes", "sku"], value: "{{ input.sku }}" } },
+        },
+      ],
+      output: "{{ outputs.q.data[0].attributes.title }}",
+    },
     enrich: null,
   },
   providers: hostProvider,
@@ -83,7 +144,8 @@ async function setup() {
 }
 
 const action = (handler: string, payload: object = {}) => ({ action: { widgetId: "save", handler, payload } });
-const products = async (auth: string) => (await call("POST", "/entity/query", { auth, body: { type_name: "Product" } })).json.data.map((e: { name: string }) => e.name).sort();
+const products = async (auth: string) =>
+  (await call("POST", "/entity/query", { auth, body: { type_name: "Product" } })).json.data.map((e: { name: string }) => e.name).sort();
 
 describe("catalog actions inside a render", () => {
   it("upserts under dataMutation, binds the list's output, and the later steps and the screens read the sources afresh", async () => {
@@ -134,7 +196,11 @@ describe("catalog actions inside a render", () => {
     const host = await setup();
     const answer = (await host.render(action("badConfig", { rows: 5 }))).json.data;
     expect(answer.notifications).toEqual([
-      { id: "step-error-bad", level: "ERROR", message: "The actions step bad failed: The config of action upsertEntity does not satisfy its schema (config.data: must be array, got number)" },
+      {
+        id: "step-error-bad",
+        level: "ERROR",
+        message: "The actions step bad failed: The config of action upsertEntity does not satisfy its schema (config.data: must be array, got number)",
+      },
     ]);
   });
 

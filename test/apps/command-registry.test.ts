@@ -23,7 +23,9 @@ describe("the command catalog", () => {
 
   it("accepts at publish exactly the fields the declarations read, beside the ones every command has", () => {
     const declared = new Set(Object.values(COMMANDS).flatMap((module) => Object.keys(module.fields.properties)));
-    const published = Object.keys(SPEC_DOCUMENT_SCHEMA.$defs.command.properties).filter((key) => !["kind", "stepId", "if", "onSuccess", "onError"].includes(key));
+    const published = Object.keys(SPEC_DOCUMENT_SCHEMA.$defs.command.properties).filter(
+      (key) => !["kind", "stepId", "if", "onSuccess", "onError"].includes(key),
+    );
     expect(sorted(published)).toEqual(sorted(declared));
   });
 });

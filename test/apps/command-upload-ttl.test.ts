@@ -33,11 +33,19 @@ const specWith = (ttl: unknown) => ({
   providers: { host: { ...hostProvider.host, upload: "canvasFileUpload" } },
 });
 
-const publish = async (ttl: unknown) => call("POST", "/definition/specs", { auth: (await createTenant()).auth, body: { name: `ttl-${crypto.randomUUID().slice(0, 8)}`, spec_document: specWith(ttl) } });
+const publish = async (ttl: unknown) =>
+  call("POST", "/definition/specs", {
+    auth: (await createTenant()).auth,
+    body: { name: `ttl-${crypto.randomUUID().slice(0, 8)}`, spec_document: specWith(ttl) },
+  });
 const TTL_PATH = "dashboards.main.pages.home.widgets.picker.actionHandlers.mint[0].ttl";
 
 describe("createTempFileUploadUrl ttl at publish", () => {
-  it.each([["a {{ }} template", "{{ payload.ttl }}"], ["a $jsonata directive", { $jsonata: "payload.minutes * 60" }], ["a literal in range", 7200]])("accepts %s", async (_, ttl) => {
+  it.each([
+    ["a {{ }} template", "{{ payload.ttl }}"],
+    ["a $jsonata directive", { $jsonata: "payload.minutes * 60" }],
+    ["a literal in range", 7200],
+  ])("accepts %s", async (_, ttl) => {
     const res = await publish(ttl);
     expect(res.status, res.text).toBe(201);
   });
@@ -47,7 +55,11 @@ describe("createTempFileUploadUrl ttl at publish", () => {
     expect(res.status, res.text).toBe(422);
     expect(res.json.error.details.code).toBe("SPEC_STRUCTURE_INVALID");
     expect(res.json.error.details.issues).toEqual([
-      { path: TTL_PATH, code: "schema_violation", message: `must be an integer from 1 to 7200, or a {{ }} template or $jsonata directive, got ${JSON.stringify(ttl)}` },
+      {
+        path: TTL_PATH,
+        code: "schema_violation",
+        message: `must be an integer from 1 to 7200, or a {{ }} template or $jsonata directive, got ${JSON.stringify(ttl)}`,
+      },
     ]);
   });
 });

@@ -18,7 +18,10 @@ const spec = {
             picker: {
               widgetComponent: "button",
               actionHandlers: {
-                many: [{ kind: "createTempFileUploadUrl", stepId: "up", slots: { $jsonata: "payload.names.{ 'name': $ }" } }, { kind: "debug", value: "{{ $keys(outputs.up) }}" }],
+                many: [
+                  { kind: "createTempFileUploadUrl", stepId: "up", slots: { $jsonata: "payload.names.{ 'name': $ }" } },
+                  { kind: "debug", value: "{{ $keys(outputs.up) }}" },
+                ],
                 slots: [
                   { kind: "createTempFileUploadUrl", stepId: "up", slots: [{ name: "doc", accept: [".pdf"], maxFileSize: 1024 }], ttl: 600 },
                   { kind: "setWidgetState", widgetId: "picker", state: { upload: "{{ outputs.up.doc }}" } },
@@ -33,7 +36,12 @@ const spec = {
           },
         },
       },
-      modals: { viewer: { layout: [["shown"]], widgets: { shown: { widgetComponent: "file_viewer", config: { name: "{{ page.params.name }}", type: "{{ page.params.contentType }}" } } } } },
+      modals: {
+        viewer: {
+          layout: [["shown"]],
+          widgets: { shown: { widgetComponent: "file_viewer", config: { name: "{{ page.params.name }}", type: "{{ page.params.contentType }}" } } },
+        },
+      },
     },
   },
   providers: { host: { ...hostProvider.host, upload: "canvasFileUpload" } },
@@ -43,7 +51,9 @@ const BOUNDARY = "----bench";
 const enc = new TextEncoder();
 
 function multipart(bytes: string, filename: string): Uint8Array {
-  return enc.encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n${bytes}\r\n--${BOUNDARY}--\r\n`);
+  return enc.encode(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n${bytes}\r\n--${BOUNDARY}--\r\n`,
+  );
 }
 
 async function uploadSlot(host: Host, user = "u-1") {
@@ -94,8 +104,13 @@ describe("uploads driven by commands", () => {
     const host = await hostFor(spec);
     const slot = await uploadSlot(host);
     const empty = await host.render({ action: { widgetId: "form", handler: "preview", payload: { fieldId: "doc" } } });
-    expect(empty.json.data.notifications).toEqual([{ id: "form-preview-empty-form", level: "WARNING", message: "Upload a file for Contract first: there is nothing to preview." }]);
-    const unsent = await host.render({ state: { widgets: { form: { doc: slot.uploadId } } }, action: { widgetId: "form", handler: "preview", payload: { fieldId: "doc" } } });
+    expect(empty.json.data.notifications).toEqual([
+      { id: "form-preview-empty-form", level: "WARNING", message: "Upload a file for Contract first: there is nothing to preview." },
+    ]);
+    const unsent = await host.render({
+      state: { widgets: { form: { doc: slot.uploadId } } },
+      action: { widgetId: "form", handler: "preview", payload: { fieldId: "doc" } },
+    });
     expect(unsent.json.data.notifications[0].id).toBe("form-preview-empty-form");
     expect(unsent.json.data.state.modals).toEqual([]);
     const missing = await host.render({ action: { widgetId: "form", handler: "submit" } });
@@ -111,7 +126,9 @@ describe("uploads driven by commands", () => {
     await systemQuery(`UPDATE temp_files SET expires_at = now() - interval '1 minute' WHERE id = $1`, [slot.uploadId]);
     const state = { widgets: { form: { doc: slot.uploadId } } };
     const preview = await host.render({ state, action: { widgetId: "form", handler: "preview", payload: { fieldId: "doc" } } });
-    expect(preview.json.data.notifications).toEqual([{ id: "form-preview-expired-form", level: "WARNING", message: "The upload for Contract has expired: upload the file again." }]);
+    expect(preview.json.data.notifications).toEqual([
+      { id: "form-preview-expired-form", level: "WARNING", message: "The upload for Contract has expired: upload the file again." },
+    ]);
     expect(preview.json.data.state.modals).toEqual([]);
     const submit = await host.render({ state, action: { widgetId: "form", handler: "submit" } });
     expect(submit.json.data.notifications[0].id).toBe("form-file-invalid-form");
@@ -126,7 +143,9 @@ describe("uploads driven by commands", () => {
     expect(preview.json.data.notifications[0].id).toBe("form-preview-empty-form");
     expect(JSON.stringify(preview.json.data)).not.toContain("/download");
     const submit = await host.render({ state, action: { widgetId: "form", handler: "submit" } });
-    expect(submit.json.data.notifications).toEqual([{ id: "form-file-invalid-form", level: "ERROR", message: "Upload the file for Contract of form again: no live upload of yours holds it." }]);
+    expect(submit.json.data.notifications).toEqual([
+      { id: "form-file-invalid-form", level: "ERROR", message: "Upload the file for Contract of form again: no live upload of yours holds it." },
+    ]);
   });
 
   it("fails the slot step with a notification in an author's preview", async () => {

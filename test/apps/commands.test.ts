@@ -20,7 +20,11 @@ const spec = {
             echo: { $rows: "{{ [page.data.x ? page.data.x : 'none'] }}" },
             rows: { $rows: "{{ ($q := page.widgets.filter.state.q; $filter([1, 2, 3], function($v) { $not($exists($q)) or $string($v) != $q })) }}" },
           },
-          layout: [["go", "open", "status", "counter"], ["form", "filter", "grid"], ["survey", "quick"]],
+          layout: [
+            ["go", "open", "status", "counter"],
+            ["form", "filter", "grid"],
+            ["survey", "quick"],
+          ],
           widgets: {
             go: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "details", params: { id: "{{ payload.itemId }}" } }] } },
             open: { widgetComponent: "button", actionHandlers: { click: [{ kind: "navigate", page: "pick", modal: true, params: { from: "home" } }] } },
@@ -45,15 +49,32 @@ const spec = {
                 ],
                 loop: Array.from({ length: 150 }, (_, i) => ({ kind: "navigate", page: i % 2 ? "home" : "details" })),
                 prefs: [
-                  { kind: "setPrincipalConfig", principalType: "user", stepId: "p", ops: [{ op: "appendUnique", path: "pins.ids", value: "{{ payload.id }}" }] },
+                  {
+                    kind: "setPrincipalConfig",
+                    principalType: "user",
+                    stepId: "p",
+                    ops: [{ op: "appendUnique", path: "pins.ids", value: "{{ payload.id }}" }],
+                  },
                   notify("pins", "{{ $join(page.dataSources.pins, ',') }}"),
                 ],
-                move: [{ kind: "setPrincipalConfig", principalType: "user", ops: [{ op: "moveItem", path: "pins.ids", value: "b", by: -1 }, { op: "remove", path: "pins.ids", value: "a" }] }],
+                move: [
+                  {
+                    kind: "setPrincipalConfig",
+                    principalType: "user",
+                    ops: [
+                      { op: "moveItem", path: "pins.ids", value: "b", by: -1 },
+                      { op: "remove", path: "pins.ids", value: "a" },
+                    ],
+                  },
+                ],
                 badops: [{ kind: "setPrincipalConfig", principalType: "user", ops: [{ op: "appendUnique", path: "title", value: "x" }] }],
                 setTitle: [{ kind: "setPrincipalConfig", principalType: "user", principalId: "self", config: { title: "{{ payload.title }}" } }],
                 company: [{ kind: "setPrincipalConfig", principalType: "company", config: { plan: "gold" } }],
                 otherUser: [{ kind: "setPrincipalConfig", principalType: "user", principalId: "{{ payload.id }}", config: { theme: "hijacked" } }],
-                secret: [{ kind: "setSecret", target: "user.API_KEY", value: "{{ payload.key }}" }, { kind: "debug", value: "{{ 'key was ' & payload.key }}" }],
+                secret: [
+                  { kind: "setSecret", target: "user.API_KEY", value: "{{ payload.key }}" },
+                  { kind: "debug", value: "{{ 'key was ' & payload.key }}" },
+                ],
                 companySecret: [{ kind: "setSecret", target: "company.API_KEY", value: "x" }],
                 secretNames: [{ kind: "debug", value: "{{ secretsSet.user }}" }],
                 teamWrites: [
@@ -73,12 +94,22 @@ const spec = {
             },
             form: {
               widgetComponent: "form",
-              config: { fields: [{ id: "name", type: "text", required: true }, { id: "email", type: "text" }] },
+              config: {
+                fields: [
+                  { id: "name", type: "text", required: true },
+                  { id: "email", type: "text" },
+                ],
+              },
               actionHandlers: { submit: [notify("sent", "{{ outputs.form.name }} <{{ outputs.form.email }}>")] },
             },
             survey: {
               widgetComponent: "form",
-              config: { fields: [{ id: "topic", type: "text", label: "Topic", required: true }, { id: "score", type: "number", label: "Score", required: true }] },
+              config: {
+                fields: [
+                  { id: "topic", type: "text", label: "Topic", required: true },
+                  { id: "score", type: "number", label: "Score", required: true },
+                ],
+              },
               actionHandlers: {
                 submit: [notify("submitted", "{{ outputs.form.topic }}")],
                 draft: [notify("drafted", "{{ $exists(outputs.form) ? 'form' : 'no form' }} {{ payload.topic }}")],
@@ -89,7 +120,10 @@ const spec = {
               config: { fields: [{ id: "title", type: "text", label: "Title", required: true }] },
               actionHandlers: { save: [notify("saved", "{{ outputs.form.title }}")] },
             },
-            filter: { widgetComponent: "search", actionHandlers: { change: [{ kind: "setWidgetState", widgetId: "filter", state: { q: "{{ payload.q }}" } }] } },
+            filter: {
+              widgetComponent: "search",
+              actionHandlers: { change: [{ kind: "setWidgetState", widgetId: "filter", state: { q: "{{ payload.q }}" } }] },
+            },
             grid: { widgetComponent: "data_grid", dataSource: "rows" },
           },
         },
@@ -112,7 +146,10 @@ const spec = {
               actionHandlers: {
                 click: [{ kind: "closeModal", result: { chosen: "{{ payload.value }}" } }],
                 refused: [{ kind: "closeModal", stepId: "close", result: "{{ payload.value }}" }],
-                note: [{ kind: "setPageData", inModal: true, data: { note: "{{ payload.note }}" } }, { kind: "setPageData", data: { base: true } }],
+                note: [
+                  { kind: "setPageData", inModal: true, data: { note: "{{ payload.note }}" } },
+                  { kind: "setPageData", data: { base: true } },
+                ],
               },
             },
           },
@@ -123,7 +160,12 @@ const spec = {
   providers: hostProvider,
 };
 
-type Answer = { surfaces: { type: string; page: string; blocks: unknown[]; modals?: { page: string; wide: boolean; blocks: unknown[] }[] }[]; state: Record<string, unknown>; notifications: { id: string; level: string; message: string }[]; debug?: unknown[] };
+type Answer = {
+  surfaces: { type: string; page: string; blocks: unknown[]; modals?: { page: string; wide: boolean; blocks: unknown[] }[] }[];
+  state: Record<string, unknown>;
+  notifications: { id: string; level: string; message: string }[];
+  debug?: unknown[];
+};
 
 async function act(host: Host, state: unknown, action: object, extra: Record<string, unknown> = {}): Promise<Answer> {
   const res = await host.render({ state, action, ...extra });
@@ -149,7 +191,9 @@ describe("commands of a posted action", () => {
     const host = await hostFor(spec);
     const opened = await act(host, undefined, { widgetId: "open", handler: "click", surface: "panel" });
     expect(opened.surfaces[0].modals).toBeUndefined();
-    expect(opened.surfaces[1].modals).toEqual([{ page: "pick", wide: true, blocks: [{ component: "row", children: [{ id: "choose", widgetComponent: "button", props: { from: "home" } }] }] }]);
+    expect(opened.surfaces[1].modals).toEqual([
+      { page: "pick", wide: true, blocks: [{ component: "row", children: [{ id: "choose", widgetComponent: "button", props: { from: "home" } }] }] },
+    ]);
     expect(opened.state.modals).toEqual([{ page: "pick", params: { from: "home" }, data: {}, surface: "panel" }]);
     const closed = await act(host, opened.state, { widgetId: "choose", handler: "click", payload: { value: "blue" } });
     expect(closed.state.modals).toEqual([]);
@@ -173,7 +217,9 @@ describe("commands of a posted action", () => {
     const noted = await act(host, opened.state, { widgetId: "choose", handler: "note", payload: { note: "hi" } });
     expect(noted.state.modals).toEqual([{ page: "pick", params: { from: "home" }, data: { note: "hi" }, surface: "dashboard" }]);
     expect(noted.state.data).toEqual({ base: true });
-    expect(noted.surfaces[0].modals![0].blocks).toEqual([{ component: "row", children: [{ id: "choose", widgetComponent: "button", props: { from: "home", note: "hi" } }] }]);
+    expect(noted.surfaces[0].modals![0].blocks).toEqual([
+      { component: "row", children: [{ id: "choose", widgetComponent: "button", props: { from: "home", note: "hi" } }] },
+    ]);
   });
 
   it("sets page data and widget state, notifies (WARN as WARNING, ids by stepId or position) and debugs the outputs", async () => {
@@ -277,7 +323,9 @@ describe("self-service writes", () => {
     const host = await hostFor(spec);
     await act(host, undefined, { widgetId: "counter", handler: "setTitle", payload: { title: "Hello" } });
     const bad = await act(host, undefined, { widgetId: "counter", handler: "badops" });
-    expect(bad.notifications).toEqual([{ id: "step-error-0", level: "ERROR", message: "The setPrincipalConfig step 0 failed: ops[0]: title holds string, not a list" }]);
+    expect(bad.notifications).toEqual([
+      { id: "step-error-0", level: "ERROR", message: "The setPrincipalConfig step 0 failed: ops[0]: title holds string, not a list" },
+    ]);
     const company = await act(host, undefined, { widgetId: "counter", handler: "company" });
     expect(company.notifications[0]).toMatchObject({ id: "step-error-0", level: "ERROR" });
     expect(company.notifications[0].message).toContain("app:update");
@@ -357,7 +405,9 @@ describe("commands in an author's preview", () => {
     expect(moved.json.data.state).toMatchObject({ page: "details", params: { id: "7" } });
     const secret = await preview({ action: { widgetId: "counter", handler: "secret", payload: { key: "preview-key" } } });
     expect(secret.status, secret.text).toBe(200);
-    expect(secret.json.data.notifications).toEqual([{ id: "step-error-0", level: "ERROR", message: "The setSecret step 0 failed: An author's preview writes nothing: run this step from a host's render" }]);
+    expect(secret.json.data.notifications).toEqual([
+      { id: "step-error-0", level: "ERROR", message: "The setSecret step 0 failed: An author's preview writes nothing: run this step from a host's render" },
+    ]);
     const prefs = await preview({ action: { widgetId: "counter", handler: "prefs", payload: { id: "x" } } });
     expect(prefs.json.data.notifications[0].id).toBe("step-error-p");
     expect((await call("GET", "/access/secrets", { auth: host.t.auth })).json.data).toEqual([]);

@@ -23,9 +23,30 @@ async function standard(): Promise<Record<string, Declared>> {
 }
 
 const NAMED = [
-  "section", "row", "tabs", "header", "footer", "divider", "iframe", "file_viewer",
-  "text", "heading", "markdown", "button", "link", "image", "badge", "alert", "stat",
-  "select", "checkbox", "text_input", "form", "data_grid", "list", "chart",
+  "section",
+  "row",
+  "tabs",
+  "header",
+  "footer",
+  "divider",
+  "iframe",
+  "file_viewer",
+  "text",
+  "heading",
+  "markdown",
+  "button",
+  "link",
+  "image",
+  "badge",
+  "alert",
+  "stat",
+  "select",
+  "checkbox",
+  "text_input",
+  "form",
+  "data_grid",
+  "list",
+  "chart",
 ];
 
 describe("GET /apps/components", () => {
@@ -59,11 +80,15 @@ describe("GET /apps/components", () => {
     const c = await standard();
     expect(check(c.data_grid.config, { columns: ["name", { path: "attributes.total", label: "Total", type: "number" }], pageSize: 50 })).toEqual([]);
     expect(check(c.data_grid.config, { pageSize: 5000 })).toEqual(["pageSize: 5000 is greater than 1000"]);
-    expect(check(c.data_grid.state, { data_grid: { page: 2, pageSize: 20, sorting: [{ id: "attributes.n", desc: true }], filters: { name: "ab" } } })).toEqual([]);
+    expect(check(c.data_grid.state, { data_grid: { page: 2, pageSize: 20, sorting: [{ id: "attributes.n", desc: true }], filters: { name: "ab" } } })).toEqual(
+      [],
+    );
     expect(check(c.button.config, {})).toEqual(["label: is required"]);
     expect(check(c.heading.config, { text: "Orders", level: 7 })).toEqual(["level: 7 is greater than 6"]);
     expect(check(c.chart.config, { kind: "donut", x: "name", y: "n" })).toHaveLength(1);
-    expect(check(c.form.config, { fields: [{ id: "file", type: "file", maxFileSize: 26214401 }] })).toEqual(["fields[0].maxFileSize: 26214401 is greater than 26214400"]);
+    expect(check(c.form.config, { fields: [{ id: "file", type: "file", maxFileSize: 26214401 }] })).toEqual([
+      "fields[0].maxFileSize: 26214401 is greater than 26214400",
+    ]);
     expect(check(c.form.config, { fields: [{ id: "when", type: "time" }] })).toHaveLength(1);
     expect(check(c.image.config, { src: "https://x/y.png", alt: "A chart", height: "12rem" })).toEqual([]);
     expect(check(c.image.config, { src: "https://x/y.png", alt: "A chart", height: "expression(alert(1))" })).toHaveLength(1);
@@ -120,18 +145,27 @@ describe("publish against a provider's catalogue", () => {
 
   it("takes extends plus define: the host's own components with their schemas, and a define that is no JSON Schema is refused", async () => {
     const gauge = { config: { type: "object", required: ["value"], properties: { value: { type: "number", maximum: 100 } } }, handlers: { reset: {} } };
-    const ok = await publish(withCatalogue({ extends: "standard/1", define: { gauge } }, { g: { widgetComponent: "gauge", config: { value: 40 }, actionHandlers: { reset: [] } }, t: { widgetComponent: "text", config: { text: "hi" } } }));
+    const ok = await publish(
+      withCatalogue(
+        { extends: "standard/1", define: { gauge } },
+        { g: { widgetComponent: "gauge", config: { value: 40 }, actionHandlers: { reset: [] } }, t: { widgetComponent: "text", config: { text: "hi" } } },
+      ),
+    );
     expect(ok.status, ok.text).toBe(201);
     const bad = await issuesOf(withCatalogue({ extends: "standard/1", define: { gauge } }, { g: { widgetComponent: "gauge", config: { value: 140 } } }));
     expect(bad.map(({ path, code }) => ({ path, code }))).toEqual([{ path: `${at}.widgets.g.config.value`, code: "component_config_invalid" }]);
     // Without extends, only what is defined exists.
-    const alone = await issuesOf(withCatalogue({ define: { gauge } }, { t: { widgetComponent: "text", config: { text: "hi" } } }, [["t"], { component: "divider" }]));
+    const alone = await issuesOf(
+      withCatalogue({ define: { gauge } }, { t: { widgetComponent: "text", config: { text: "hi" } } }, [["t"], { component: "divider" }]),
+    );
     expect(alone.map(({ path, code }) => ({ path, code }))).toEqual([
       { path: `${at}.widgets.t.widgetComponent`, code: "unknown_component" },
       { path: `${at}.layout[1].component`, code: "unknown_component" },
     ]);
     const broken = await issuesOf(withCatalogue({ define: { gauge: { config: { type: "rainbow" } } } }, { g: { widgetComponent: "gauge" } }));
-    expect(broken.map(({ path, code }) => ({ path, code }))).toEqual([{ path: "providers.host.components.define.gauge.config", code: "component_schema_invalid" }]);
+    expect(broken.map(({ path, code }) => ({ path, code }))).toEqual([
+      { path: "providers.host.components.define.gauge.config", code: "component_schema_invalid" },
+    ]);
   });
 
   it("refuses a catalogue name it does not know; without any catalogue, components stay free", async () => {

@@ -12,7 +12,12 @@ describe("opsPatch", () => {
   });
 
   it("removes every equal item, and a missing list stays empty", () => {
-    expect(opsPatch({ l: ["a", "b", "a", { x: [1] }] }, [{ op: "remove", path: "l", value: "a" }, { op: "remove", path: "l", value: { x: [1] } }])).toEqual({ l: ["b"] });
+    expect(
+      opsPatch({ l: ["a", "b", "a", { x: [1] }] }, [
+        { op: "remove", path: "l", value: "a" },
+        { op: "remove", path: "l", value: { x: [1] } },
+      ]),
+    ).toEqual({ l: ["b"] });
     expect(opsPatch({}, [{ op: "remove", path: "l", value: "a" }])).toEqual({ l: [] });
   });
 

@@ -19,7 +19,11 @@ function specFor(s: Scenario) {
   return {
     auth: { crm: { type: "bearer", token: "{{ config.app.crmToken }}" } },
     jobs: {
-      sync: { input: { key: "{{ config.company.key }}" }, actions: [{ stepId: "call", name: "http", config: { url: s.url("/job"), headers: { "X-Company": "{{ input.key }}" } } }], output: "{{ outputs.call.body }}" },
+      sync: {
+        input: { key: "{{ config.company.key }}" },
+        actions: [{ stepId: "call", name: "http", config: { url: s.url("/job"), headers: { "X-Company": "{{ input.key }}" } } }],
+        output: "{{ outputs.call.body }}",
+      },
     },
     dashboards: {
       main: {
@@ -28,22 +32,46 @@ function specFor(s: Scenario) {
         pages: {
           home: {
             dataSources: {
-              orders: { $http: { url: s.url("/orders"), auth: "crm", headers: { "X-Integration": "{{ config.integration.key }}", "X-Company": "{{ config.company.key }}" }, rowsPath: "rows" } },
+              orders: {
+                $http: {
+                  url: s.url("/orders"),
+                  auth: "crm",
+                  headers: { "X-Integration": "{{ config.integration.key }}", "X-Company": "{{ config.company.key }}" },
+                  rowsPath: "rows",
+                },
+              },
               people: { $http: { url: s.url("/people"), headers: { "X-Team": "{{ config.team.key }}", "X-User": "{{ config.user.key }}" } } },
             },
             layout: [["shown", "grid", "list", "act"]],
             widgets: {
-              shown: { widgetComponent: "text", config: { token: "{{ config.app.crmToken }}", header: "Bearer {{ config.app.crmToken }}", size: "{{ $length(config.app.crmToken) }}", title: "{{ config.app.title }}" } },
+              shown: {
+                widgetComponent: "text",
+                config: {
+                  token: "{{ config.app.crmToken }}",
+                  header: "Bearer {{ config.app.crmToken }}",
+                  size: "{{ $length(config.app.crmToken) }}",
+                  title: "{{ config.app.title }}",
+                },
+              },
               grid: { widgetComponent: "data_grid", dataSource: "orders" },
               list: { widgetComponent: "list", dataSource: "people" },
               act: {
                 widgetComponent: "button",
                 actionHandlers: {
                   push: [
-                    { kind: "actions", stepId: "pushed", input: { key: "{{ config.company.key }}" }, actions: [{ stepId: "call", name: "http", config: { url: s.url("/push"), auth: "crm", headers: { "X-Company": "{{ input.key }}" } } }], output: "{{ outputs.call.body }}" },
+                    {
+                      kind: "actions",
+                      stepId: "pushed",
+                      input: { key: "{{ config.company.key }}" },
+                      actions: [{ stepId: "call", name: "http", config: { url: s.url("/push"), auth: "crm", headers: { "X-Company": "{{ input.key }}" } } }],
+                      output: "{{ outputs.call.body }}",
+                    },
                     { kind: "debug", value: "{{ outputs.pushed }}" },
                   ],
-                  job: [{ kind: "job", job: "sync", stepId: "synced" }, { kind: "debug", value: "{{ outputs.synced }}" }],
+                  job: [
+                    { kind: "job", job: "sync", stepId: "synced" },
+                    { kind: "debug", value: "{{ outputs.synced }}" },
+                  ],
                 },
               },
             },
@@ -96,13 +124,18 @@ const path = (seen: { path: string }) => seen.path;
 /** An activated app whose config scopes reference secrets of every scope (the user's set for u-1 once it exists). */
 async function configured(s: Scenario, options: { secrets: boolean }) {
   const host = await hostFor(specFor(s), { config: { crmToken: "{{ secrets.tenant.CRM_TOKEN }}", title: "Orders" } });
-  const integration = await call("PUT", `/apps/${host.specId}/integrations/${host.integrationId}`, { auth: host.t.auth, body: { config: { key: "{{ secrets.tenant.INTEGRATION_KEY }}" } } });
+  const integration = await call("PUT", `/apps/${host.specId}/integrations/${host.integrationId}`, {
+    auth: host.t.auth,
+    body: { config: { key: "{{ secrets.tenant.INTEGRATION_KEY }}" } },
+  });
   expect(integration.status, integration.text).toBe(200);
   await putPrincipal(host, "company", "acme", { key: "{{ secrets.company.COMPANY_KEY }}" });
   await putPrincipal(host, "team", "t-1", { key: "{{ secrets.team.TEAM_KEY }}" });
   // The first render provisions the app user whose config and secret the user scope reads.
   await ok(await host.render({ team: "t-1" }));
-  const [{ user_id: userId }] = await systemQuery<{ user_id: string }>(`SELECT user_id FROM external_users WHERE tenant_id = $1 AND external_id = 'u-1'`, [host.t.tenantId]);
+  const [{ user_id: userId }] = await systemQuery<{ user_id: string }>(`SELECT user_id FROM external_users WHERE tenant_id = $1 AND external_id = 'u-1'`, [
+    host.t.tenantId,
+  ]);
   await putPrincipal(host, "user", userId, { key: "{{ secrets.user.USER_KEY }}" });
   if (options.secrets) {
     await setSecret(host.t, "tenant", "CRM_TOKEN", TOKEN);
@@ -124,7 +157,11 @@ describe("secret references in config, rendered for a host", () => {
     const seen = (await s.requests()).slice(before);
     const orders = seen.find((r) => r.path === "/orders")!;
     const people = seen.find((r) => r.path === "/people")!;
-    expect([orders.headers.authorization, orders.headers["x-integration"], orders.headers["x-company"]]).toEqual([`Bearer ${TOKEN}`, INTEGRATION_KEY, COMPANY_KEY]);
+    expect([orders.headers.authorization, orders.headers["x-integration"], orders.headers["x-company"]]).toEqual([
+      `Bearer ${TOKEN}`,
+      INTEGRATION_KEY,
+      COMPANY_KEY,
+    ]);
     expect([people.headers["x-team"], people.headers["x-user"]]).toEqual([TEAM_KEY, USER_KEY]);
     expect(propsOf(answer, "shown")).toEqual({ token: "***", header: "Bearer ***", size: "***", title: "Orders" });
     // The upstream echoed the token back: the row shows it masked.
@@ -145,8 +182,18 @@ describe("secret references in config, rendered for a host", () => {
     const answer = await ok(res);
     const byId = [...answer.notifications].sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id));
     expect(byId).toEqual([
-      { id: "widget-error-grid", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The auth profile crm reads secrets that are not set: secrets.tenant.CRM_TOKEN", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "orders" } },
-      { id: "widget-error-list", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source people reads secrets that are not set: secrets.user.USER_KEY", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "people" } },
+      {
+        id: "widget-error-grid",
+        level: "ERROR",
+        message: "HTTP_AUTH_SECRET_MISSING: The auth profile crm reads secrets that are not set: secrets.tenant.CRM_TOKEN",
+        details: { code: "HTTP_AUTH_SECRET_MISSING", source: "orders" },
+      },
+      {
+        id: "widget-error-list",
+        level: "ERROR",
+        message: "HTTP_AUTH_SECRET_MISSING: The $http of data source people reads secrets that are not set: secrets.user.USER_KEY",
+        details: { code: "HTTP_AUTH_SECRET_MISSING", source: "people" },
+      },
     ]);
     expect(propsOf(answer, "shown")).toEqual({ token: "***", header: "Bearer ***", size: "***", title: "Orders" });
     expect(propsOf(answer, "act")).toBeDefined();
@@ -160,14 +207,21 @@ describe("secret references in a user's own config", () => {
   it("reach the user's own secrets only: a tenant or company reference there resolves as missing and nothing is sent", async () => {
     const s = await upstream();
     const host = await configured(s, { secrets: true });
-    const [{ user_id: userId }] = await systemQuery<{ user_id: string }>(`SELECT user_id FROM external_users WHERE tenant_id = $1 AND external_id = 'u-1'`, [host.t.tenantId]);
+    const [{ user_id: userId }] = await systemQuery<{ user_id: string }>(`SELECT user_id FROM external_users WHERE tenant_id = $1 AND external_id = 'u-1'`, [
+      host.t.tenantId,
+    ]);
     // What an app user could write into its own config through setPrincipalConfig.
     await putPrincipal(host, "user", userId, { key: "{{ secrets.tenant.CRM_TOKEN }}" });
     const before = (await s.requests()).length;
     const res = await host.render({ team: "t-1" });
     const answer = await ok(res);
     expect(answer.notifications).toEqual([
-      { id: "widget-error-list", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source people reads secrets that are not set: secrets.tenant.CRM_TOKEN", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "people" } },
+      {
+        id: "widget-error-list",
+        level: "ERROR",
+        message: "HTTP_AUTH_SECRET_MISSING: The $http of data source people reads secrets that are not set: secrets.tenant.CRM_TOKEN",
+        details: { code: "HTTP_AUTH_SECRET_MISSING", source: "people" },
+      },
     ]);
     const seen = (await s.requests()).slice(before);
     expect(seen.map(path)).toEqual(["/orders"]);
@@ -204,7 +258,11 @@ describe("secret references in config, in commands", () => {
     expect(job.debug).toBeUndefined();
     await setSecret(host.t, "company", "COMPANY_KEY", COMPANY_KEY, "acme");
     const pushed = await ok(await host.render({ team: "t-1", action: { widgetId: "act", handler: "push" } }));
-    expect(pushed.notifications).toContainEqual({ id: "step-error-pushed", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The auth profile crm reads secrets that are not set: secrets.tenant.CRM_TOKEN" });
+    expect(pushed.notifications).toContainEqual({
+      id: "step-error-pushed",
+      level: "ERROR",
+      message: "HTTP_AUTH_SECRET_MISSING: The auth profile crm reads secrets that are not set: secrets.tenant.CRM_TOKEN",
+    });
     expect(pushed.debug).toBeUndefined();
     expect(propsOf(pushed, "shown")?.token).toBe("***");
     expect((await s.requests()).map(path)).toEqual([]);
@@ -231,9 +289,16 @@ describe("secret references in config, in an author's preview", () => {
     const sent = (await s.requests()).length;
     const reader = await ok(await preview(basic(minted.json.data.client_id, minted.json.data.client_secret)));
     // Without an integration the integration's key is no header; the company's is, and it is missing for this caller.
-    expect(reader.notifications).toContainEqual({ id: "widget-error-grid", level: "ERROR", message: "HTTP_AUTH_SECRET_MISSING: The $http of data source orders reads secrets that are not set: secrets.company.COMPANY_KEY",
+    expect(reader.notifications).toContainEqual({
+      id: "widget-error-grid",
+      level: "ERROR",
+      message: "HTTP_AUTH_SECRET_MISSING: The $http of data source orders reads secrets that are not set: secrets.company.COMPANY_KEY",
       // The author's preview also reads the cause's own message.
-      details: { code: "HTTP_AUTH_SECRET_MISSING", source: "orders", message: "The $http of data source orders reads secrets that are not set: secrets.company.COMPANY_KEY" },
+      details: {
+        code: "HTTP_AUTH_SECRET_MISSING",
+        source: "orders",
+        message: "The $http of data source orders reads secrets that are not set: secrets.company.COMPANY_KEY",
+      },
     });
     expect(propsOf(reader, "shown")?.token).toBe("***");
     expect((await s.requests()).slice(sent).map(path)).not.toContain("/orders");

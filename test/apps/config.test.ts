@@ -86,8 +86,23 @@ describe("app activation and the app config scope", () => {
     expect(version.details.validation_errors).toEqual([`spec_version: spec ${plain.id} has no version 7`]);
     await refused(t, () => putConfig(t, plain.id, { config: [1] }), 422, "VALIDATION_FAILED");
     await refused(t, () => putConfig(t, plain.id, { config: { "a\u0000b": 1 } }), 422, "VALIDATION_FAILED");
-    await refused(t, () => call("PUT", `/apps/${plain.id}/config`, { auth: t.auth, rawBody: '{"config":{"k":"\\ud800"}}', headers: { "Content-Type": "application/json" } }), 422, "VALIDATION_FAILED");
-    await refused(t, () => call("PUT", `/apps/${plain.id}/config`, { auth: t.auth, rawBody: `{"config":${"[".repeat(10000)}${"]".repeat(10000)}}`, headers: { "Content-Type": "application/json" } }), 422, "VALIDATION_FAILED");
+    await refused(
+      t,
+      () => call("PUT", `/apps/${plain.id}/config`, { auth: t.auth, rawBody: '{"config":{"k":"\\ud800"}}', headers: { "Content-Type": "application/json" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
+    await refused(
+      t,
+      () =>
+        call("PUT", `/apps/${plain.id}/config`, {
+          auth: t.auth,
+          rawBody: `{"config":${"[".repeat(10000)}${"]".repeat(10000)}}`,
+          headers: { "Content-Type": "application/json" },
+        }),
+      422,
+      "VALIDATION_FAILED",
+    );
     await refused(t, () => putConfig(t, plain.id, { spec_version: "1" }), 422, "VALIDATION_FAILED");
     await refused(t, () => putConfig(t, plain.id, { policy_id: crypto.randomUUID() }), 422, "VALIDATION_FAILED");
     await refused(t, () => call("PUT", `/apps/not-a-uuid/config`, { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED");
@@ -137,7 +152,10 @@ describe("app activation and the app config scope", () => {
     await refused(t, () => putConfig(reader, spec.id, { config: { a: 2 } }), 403, "FORBIDDEN");
 
     const other = (await putConfig(t, (await insertSpec(t, [{ dashboards }])).id, {})).json.data.id;
-    const policy = await call("POST", "/access/policies", { auth: t.auth, body: { name: `narrow-${id.slice(0, 6)}`, grants: [{ resource: "app", actions: ["read", "update"], resource_id: id }] } });
+    const policy = await call("POST", "/access/policies", {
+      auth: t.auth,
+      body: { name: `narrow-${id.slice(0, 6)}`, grants: [{ resource: "app", actions: ["read", "update"], resource_id: id }] },
+    });
     const user = await call("POST", "/access/users", { auth: t.auth, body: { email: `n-${id.slice(0, 6)}@example.test` } });
     const role = await call("POST", "/access/roles", { auth: t.auth, body: { name: `nr-${id.slice(0, 6)}`, permissions: [] } });
     await call("POST", `/access/policies/${policy.json.data.id}/assignments`, { auth: t.auth, body: { role_name: role.json.data.name } });
@@ -174,7 +192,10 @@ describe("app activation and the app config scope", () => {
         const answers = await Promise.all(patches.map((p) => putConfig(t, spec.id, { config: p })));
         expect(answers.map((r) => r.status)).toEqual(patches.map(() => 200));
         const expected: Record<string, unknown> = { seed: 1 };
-        for (const p of patches) for (const [k, v] of Object.entries(p)) if (v === null) delete expected[k]; else expected[k] = v;
+        for (const p of patches)
+          for (const [k, v] of Object.entries(p))
+            if (v === null) delete expected[k];
+            else expected[k] = v;
         const got = await call("GET", `/apps/${spec.id}/config`, { auth: t.auth });
         expect(got.json.data.config).toEqual(expected);
       }),

@@ -5,15 +5,28 @@ import { describe, expect, it } from "vitest";
 import { versionInUse, widenings } from "../../src/apps/consent";
 import type { SpecDocument } from "../../src/definition/language/spec-schema";
 
-const dashboards = { main: { surfaces: { dashboard: "home" }, pages: { home: { layout: [["w"]] } }, widgets: { w: { widgetComponent: "text", config: { text: "Hi" } } } } };
+const dashboards = {
+  main: { surfaces: { dashboard: "home" }, pages: { home: { layout: [["w"]] } }, widgets: { w: { widgetComponent: "text", config: { text: "Hi" } } } },
+};
 
 const doc = (extra: Record<string, unknown> = {}): SpecDocument => ({ dashboards, ...extra }) as SpecDocument;
 
 /** A document whose home page has these sources and whose widget `w` has these handlers. */
 const page = (dataSources: Record<string, unknown>, actionHandlers: Record<string, unknown[]> = {}, extra: Record<string, unknown> = {}): SpecDocument =>
-  doc({ dashboards: { main: { surfaces: { dashboard: "home" }, pages: { home: { layout: [["w"]], dataSources, widgets: { w: { widgetComponent: "button", actionHandlers } } } } } }, ...extra });
+  doc({
+    dashboards: {
+      main: {
+        surfaces: { dashboard: "home" },
+        pages: { home: { layout: [["w"]], dataSources, widgets: { w: { widgetComponent: "button", actionHandlers } } } },
+      },
+    },
+    ...extra,
+  });
 
-const policies = (grants: Record<string, unknown[]>, defaultPolicy?: string) => ({ policies: Object.fromEntries(Object.entries(grants).map(([k, g]) => [k, { grants: g }])), ...(defaultPolicy && { defaultPolicy }) });
+const policies = (grants: Record<string, unknown[]>, defaultPolicy?: string) => ({
+  policies: Object.fromEntries(Object.entries(grants).map(([k, g]) => [k, { grants: g }])),
+  ...(defaultPolicy && { defaultPolicy }),
+});
 
 const read = { resource: "entity", actions: ["read"], resourceName: "Order" };
 const home = "dashboards.main.pages.home";
@@ -21,15 +34,29 @@ const click = `${home}.widgets.w.actionHandlers.click`;
 
 describe("widenings", () => {
   it("finds nothing between a document and itself, or a copy with its keys in another order", () => {
-    const a = doc({ ...policies({ viewer: [read] }, "viewer"), providers: { host: { auth: { type: "bearer" } } }, jobs: { j: { actions: [{ name: "pipe", config: { a: 1, b: 2 } }] } } });
+    const a = doc({
+      ...policies({ viewer: [read] }, "viewer"),
+      providers: { host: { auth: { type: "bearer" } } },
+      jobs: { j: { actions: [{ name: "pipe", config: { a: 1, b: 2 } }] } },
+    });
     expect(widenings(a, a)).toEqual([]);
-    const reordered = doc({ jobs: { j: { actions: [{ config: { b: 2, a: 1 }, name: "pipe" }] } }, providers: { host: { auth: { type: "bearer" } } }, ...policies({ viewer: [{ resourceName: "Order", actions: ["read"], resource: "entity" }] }, "viewer") });
+    const reordered = doc({
+      jobs: { j: { actions: [{ config: { b: 2, a: 1 }, name: "pipe" }] } },
+      providers: { host: { auth: { type: "bearer" } } },
+      ...policies({ viewer: [{ resourceName: "Order", actions: ["read"], resource: "entity" }] }, "viewer"),
+    });
     expect(widenings(a, reordered)).toEqual([]);
   });
 
   it("lets everything a host sees change freely: widgets, labels, pages, functions, messages, config values", () => {
     const next = doc({
-      dashboards: { main: { surfaces: { dashboard: "home", panel: "side" }, pages: { home: { layout: [["w", "x"]] }, side: { layout: [] } }, widgets: { w: { widgetComponent: "text", config: { text: "Bye" } }, x: { widgetComponent: "badge" } } } },
+      dashboards: {
+        main: {
+          surfaces: { dashboard: "home", panel: "side" },
+          pages: { home: { layout: [["w", "x"]] }, side: { layout: [] } },
+          widgets: { w: { widgetComponent: "text", config: { text: "Bye" } }, x: { widgetComponent: "badge" } },
+        },
+      },
       functions: { twice: "function($a) { $a * 2 }" },
       messages: { FORBIDDEN: "No" },
       config: { app: { limit: 5 } },
@@ -40,15 +67,25 @@ describe("widenings", () => {
   describe("policies", () => {
     it("flags a grant added to a policy, to a new policy, or an action added to a grant", () => {
       const accepted = doc(policies({ viewer: [read] }));
-      expect(widenings(accepted, doc(policies({ viewer: [read, { resource: "workflow", actions: ["read"] }] })))).toEqual([{ code: "policy_widened", path: "policies.viewer.grants[1]" }]);
-      expect(widenings(accepted, doc(policies({ viewer: [read], admin: [{ resource: "access", actions: ["update"] }] })))).toEqual([{ code: "policy_widened", path: "policies.admin.grants[0]" }]);
-      expect(widenings(accepted, doc(policies({ viewer: [{ ...read, actions: ["read", "delete"] }] })))).toEqual([{ code: "policy_widened", path: "policies.viewer.grants[0]" }]);
+      expect(widenings(accepted, doc(policies({ viewer: [read, { resource: "workflow", actions: ["read"] }] })))).toEqual([
+        { code: "policy_widened", path: "policies.viewer.grants[1]" },
+      ]);
+      expect(widenings(accepted, doc(policies({ viewer: [read], admin: [{ resource: "access", actions: ["update"] }] })))).toEqual([
+        { code: "policy_widened", path: "policies.admin.grants[0]" },
+      ]);
+      expect(widenings(accepted, doc(policies({ viewer: [{ ...read, actions: ["read", "delete"] }] })))).toEqual([
+        { code: "policy_widened", path: "policies.viewer.grants[0]" },
+      ]);
     });
 
     it("flags a grant losing its narrowing or narrowed to something else, and a grant moved to another policy", () => {
       const accepted = doc(policies({ viewer: [read], other: [] }));
-      expect(widenings(accepted, doc(policies({ viewer: [{ resource: "entity", actions: ["read"] }] })))).toEqual([{ code: "policy_widened", path: "policies.viewer.grants[0]" }]);
-      expect(widenings(accepted, doc(policies({ viewer: [{ ...read, resourceName: "Invoice" }] })))).toEqual([{ code: "policy_widened", path: "policies.viewer.grants[0]" }]);
+      expect(widenings(accepted, doc(policies({ viewer: [{ resource: "entity", actions: ["read"] }] })))).toEqual([
+        { code: "policy_widened", path: "policies.viewer.grants[0]" },
+      ]);
+      expect(widenings(accepted, doc(policies({ viewer: [{ ...read, resourceName: "Invoice" }] })))).toEqual([
+        { code: "policy_widened", path: "policies.viewer.grants[0]" },
+      ]);
       expect(widenings(accepted, doc(policies({ viewer: [], other: [read] })))).toEqual([{ code: "policy_widened", path: "policies.other.grants[0]" }]);
     });
 
@@ -63,12 +100,16 @@ describe("widenings", () => {
     it("treats $app_config as the activation whichever field names it", () => {
       const accepted = doc(policies({ p: [{ resource: "app", actions: ["read"], resourceName: "$app_config" }] }));
       expect(widenings(accepted, doc(policies({ p: [{ resource: "app", actions: ["read"], resourceId: "$app_config" }] })))).toEqual([]);
-      expect(widenings(accepted, doc(policies({ p: [{ resource: "app", actions: ["read"], resourceId: "7d6f0c0e-0000-4000-8000-000000000000" }] })))).toEqual([{ code: "policy_widened", path: "policies.p.grants[0]" }]);
+      expect(widenings(accepted, doc(policies({ p: [{ resource: "app", actions: ["read"], resourceId: "7d6f0c0e-0000-4000-8000-000000000000" }] })))).toEqual([
+        { code: "policy_widened", path: "policies.p.grants[0]" },
+      ]);
     });
 
     it("flags a defaultPolicy moved to a policy that gives more, not to one that gives as much or less", () => {
       const both = policies({ viewer: [read], editor: [read, { resource: "entity", actions: ["update"] }] });
-      expect(widenings(doc({ ...both, defaultPolicy: "viewer" }), doc({ ...both, defaultPolicy: "editor" }))).toEqual([{ code: "policy_widened", path: "defaultPolicy" }]);
+      expect(widenings(doc({ ...both, defaultPolicy: "viewer" }), doc({ ...both, defaultPolicy: "editor" }))).toEqual([
+        { code: "policy_widened", path: "defaultPolicy" },
+      ]);
       expect(widenings(doc({ ...both, defaultPolicy: "editor" }), doc({ ...both, defaultPolicy: "viewer" }))).toEqual([]);
       expect(widenings(doc(both), doc({ ...both, defaultPolicy: "viewer" }))).toEqual([{ code: "policy_widened", path: "defaultPolicy" }]);
       expect(widenings(doc({ ...both, defaultPolicy: "viewer" }), doc(both))).toEqual([]);
@@ -83,7 +124,9 @@ describe("widenings", () => {
       { code: "provider_added", path: "providers.host.autoCreateUsers" },
       { code: "provider_added", path: "providers.host.allowEmailLink" },
     ]);
-    expect(widenings(accepted, doc({ providers: { host: { ...bearer, identity: { user_external_id: { source: "body", path: "other" } } } } }))).toEqual([{ code: "provider_added", path: "providers.host.identity" }]);
+    expect(widenings(accepted, doc({ providers: { host: { ...bearer, identity: { user_external_id: { source: "body", path: "other" } } } } }))).toEqual([
+      { code: "provider_added", path: "providers.host.identity" },
+    ]);
     expect(widenings(accepted, doc())).toEqual([]);
     expect(widenings(doc({ providers: { host: { ...bearer, autoCreateUsers: true } } }), accepted)).toEqual([]);
   });
@@ -94,9 +137,25 @@ describe("widenings", () => {
       identity: { user_external_id: { source: "jwt_claim", path: "sub" } },
     };
     const accepted = doc({ providers: { sso: oidc } });
-    expect(widenings(accepted, doc({ providers: { sso: { ...oidc, auth: { ...oidc.auth, jwksUriTemplate: "https://owner.example/keys" } } } }))).toEqual([{ code: "provider_added", path: "providers.sso.auth" }]);
-    expect(widenings(accepted, doc({ providers: { sso: { ...oidc, auth: { ...oidc.auth, audience: ["app", "other"] } } } }))).toEqual([{ code: "provider_added", path: "providers.sso.auth" }]);
-    expect(widenings(accepted, doc({ providers: { sso: { identity: oidc.identity, auth: { jwksUriTemplate: oidc.auth.jwksUriTemplate, audience: "app", issuerPattern: oidc.auth.issuerPattern, type: "oidc" } } } }))).toEqual([]);
+    expect(widenings(accepted, doc({ providers: { sso: { ...oidc, auth: { ...oidc.auth, jwksUriTemplate: "https://owner.example/keys" } } } }))).toEqual([
+      { code: "provider_added", path: "providers.sso.auth" },
+    ]);
+    expect(widenings(accepted, doc({ providers: { sso: { ...oidc, auth: { ...oidc.auth, audience: ["app", "other"] } } } }))).toEqual([
+      { code: "provider_added", path: "providers.sso.auth" },
+    ]);
+    expect(
+      widenings(
+        accepted,
+        doc({
+          providers: {
+            sso: {
+              identity: oidc.identity,
+              auth: { jwksUriTemplate: oidc.auth.jwksUriTemplate, audience: "app", issuerPattern: oidc.auth.issuerPattern, type: "oidc" },
+            },
+          },
+        }),
+      ),
+    ).toEqual([]);
   });
 
   describe("outbound requests", () => {
@@ -104,22 +163,34 @@ describe("widenings", () => {
 
     it("flags a $http source to a URL the accepted version never called, new or changed", () => {
       const accepted = page({ orders: http("https://api.example/orders") });
-      expect(widenings(accepted, page({ orders: http("https://evil.example/orders") }))).toEqual([{ code: "outbound_changed", path: `${home}.dataSources.orders.$http.url` }]);
-      expect(widenings(accepted, page({ orders: http("https://api.example/orders"), more: http("{{ config.app.url }}") }))).toEqual([{ code: "outbound_changed", path: `${home}.dataSources.more.$http.url` }]);
-      expect(widenings(page({}), doc({ pages: { extra: { dataSources: { s: http("https://api.example") } } } }))).toEqual([{ code: "outbound_changed", path: "pages.extra.dataSources.s.$http.url" }]);
+      expect(widenings(accepted, page({ orders: http("https://evil.example/orders") }))).toEqual([
+        { code: "outbound_changed", path: `${home}.dataSources.orders.$http.url` },
+      ]);
+      expect(widenings(accepted, page({ orders: http("https://api.example/orders"), more: http("{{ config.app.url }}") }))).toEqual([
+        { code: "outbound_changed", path: `${home}.dataSources.more.$http.url` },
+      ]);
+      expect(widenings(page({}), doc({ pages: { extra: { dataSources: { s: http("https://api.example") } } } }))).toEqual([
+        { code: "outbound_changed", path: "pages.extra.dataSources.s.$http.url" },
+      ]);
     });
 
     it("lets a source move, be renamed, be removed or change its method, headers and paging", () => {
       const accepted = page({ orders: http("https://api.example/orders") });
-      expect(widenings(accepted, page({ list: { $http: { url: "https://api.example/orders", method: "POST", headers: { "X-A": "1" } }, $pipe: "$rows" } }))).toEqual([]);
+      expect(
+        widenings(accepted, page({ list: { $http: { url: "https://api.example/orders", method: "POST", headers: { "X-A": "1" } }, $pipe: "$rows" } })),
+      ).toEqual([]);
       expect(widenings(accepted, doc({ pages: { other: { dataSources: { o: http("https://api.example/orders") } } } }))).toEqual([]);
       expect(widenings(accepted, page({}))).toEqual([]);
     });
 
     it("flags an accepted URL called with an auth it was never sent with", () => {
       const accepted = page({ a: http("https://api.example", "apiKey"), b: http("https://stats.example") });
-      expect(widenings(accepted, page({ a: http("https://api.example", "apiKey"), b: http("https://stats.example", "apiKey") }))).toEqual([{ code: "outbound_changed", path: `${home}.dataSources.b.$http.auth` }]);
-      expect(widenings(accepted, page({ a: http("https://api.example", { type: "bearer", token: "{{ config.app.t }}" }) }))).toEqual([{ code: "outbound_changed", path: `${home}.dataSources.a.$http.auth` }]);
+      expect(widenings(accepted, page({ a: http("https://api.example", "apiKey"), b: http("https://stats.example", "apiKey") }))).toEqual([
+        { code: "outbound_changed", path: `${home}.dataSources.b.$http.auth` },
+      ]);
+      expect(widenings(accepted, page({ a: http("https://api.example", { type: "bearer", token: "{{ config.app.t }}" }) }))).toEqual([
+        { code: "outbound_changed", path: `${home}.dataSources.a.$http.auth` },
+      ]);
       expect(widenings(accepted, page({ a: http("https://api.example"), b: http("https://stats.example") }))).toEqual([]);
     });
 
@@ -132,7 +203,13 @@ describe("widenings", () => {
     });
 
     it("counts an http action of an actions command as a request, wherever the command sits", () => {
-      const call = (url: string) => ({ kind: "actions", actions: [{ name: "pipe", config: {} }, { name: "http", config: { url } }] });
+      const call = (url: string) => ({
+        kind: "actions",
+        actions: [
+          { name: "pipe", config: {} },
+          { name: "http", config: { url } },
+        ],
+      });
       const accepted = page({}, { click: [call("https://api.example")] });
       expect(widenings(accepted, page({}, { click: [{ kind: "notify", level: "INFO", message: "x" }, call("https://api.example")] }))).toEqual([]);
       expect(widenings(accepted, page({}, { click: [{ kind: "notify", level: "INFO", message: "x", onSuccess: [call("https://evil.example")] }] }))).toEqual([
@@ -158,16 +235,40 @@ describe("widenings", () => {
 
     it("flags dataMutation or an additionalAllowed writing action the accepted commands never allowed", () => {
       const accepted = page({}, { click: [actions()] });
-      expect(widenings(accepted, page({}, { click: [actions({ permissionSet: "dataMutation" })] }))).toEqual([{ code: "permission_set_widened", path: `${click}[0].permissionSet` }]);
-      expect(widenings(accepted, page({}, { click: [actions({ additionalAllowed: ["upsertEntity"] })] }))).toEqual([{ code: "permission_set_widened", path: `${click}[0].additionalAllowed` }]);
-      expect(widenings(accepted, page({}, { click: [{ kind: "job", job: "j", additionalAllowed: ["invokeWorkflow"] }] }))).toEqual([{ code: "permission_set_widened", path: `${click}[0].additionalAllowed` }]);
+      expect(widenings(accepted, page({}, { click: [actions({ permissionSet: "dataMutation" })] }))).toEqual([
+        { code: "permission_set_widened", path: `${click}[0].permissionSet` },
+      ]);
+      expect(widenings(accepted, page({}, { click: [actions({ additionalAllowed: ["upsertEntity"] })] }))).toEqual([
+        { code: "permission_set_widened", path: `${click}[0].additionalAllowed` },
+      ]);
+      expect(widenings(accepted, page({}, { click: [{ kind: "job", job: "j", additionalAllowed: ["invokeWorkflow"] }] }))).toEqual([
+        { code: "permission_set_widened", path: `${click}[0].additionalAllowed` },
+      ]);
     });
 
     it("lets commands allow what some accepted command already allowed, and narrow freely", () => {
       const accepted = page({}, { click: [actions({ permissionSet: "dataMutation", denied: ["invokeWorkflow"] })] });
-      expect(widenings(accepted, page({}, { click: [actions(), actions({ additionalAllowed: ["upsertEntity"] })], other: [actions({ permissionSet: "dataMutation", denied: ["invokeWorkflow"] })] }))).toEqual([]);
-      expect(widenings(accepted, page({}, { click: [actions({ permissionSet: "dataMutation" })] }))).toEqual([{ code: "permission_set_widened", path: `${click}[0].permissionSet` }]);
-      expect(widenings(accepted, page({}, { click: [actions({ permissionSet: "dataMutation", denied: ["invokeWorkflow"], additionalAllowed: ["invokeWorkflow"] })] }))).toEqual([]);
+      expect(
+        widenings(
+          accepted,
+          page(
+            {},
+            {
+              click: [actions(), actions({ additionalAllowed: ["upsertEntity"] })],
+              other: [actions({ permissionSet: "dataMutation", denied: ["invokeWorkflow"] })],
+            },
+          ),
+        ),
+      ).toEqual([]);
+      expect(widenings(accepted, page({}, { click: [actions({ permissionSet: "dataMutation" })] }))).toEqual([
+        { code: "permission_set_widened", path: `${click}[0].permissionSet` },
+      ]);
+      expect(
+        widenings(
+          accepted,
+          page({}, { click: [actions({ permissionSet: "dataMutation", denied: ["invokeWorkflow"], additionalAllowed: ["invokeWorkflow"] })] }),
+        ),
+      ).toEqual([]);
       expect(widenings(accepted, page({}))).toEqual([]);
     });
 
@@ -182,12 +283,22 @@ describe("widenings", () => {
 
   it("reports every widening of a version at once, in the order of the codes", () => {
     const accepted = doc(policies({ viewer: [read] }));
-    const next = page({ s: { $http: { url: "https://new.example" } } }, { click: [{ kind: "actions", actions: [], permissionSet: "dataMutation" }] }, {
-      ...policies({ viewer: [read, { resource: "access", actions: ["read"] }] }),
-      providers: { host: { auth: { type: "bearer" } } },
-      jobs: { j: null },
-    });
-    expect(widenings(accepted, next).map((w) => w.code)).toEqual(["policy_widened", "provider_added", "outbound_changed", "job_changed", "permission_set_widened"]);
+    const next = page(
+      { s: { $http: { url: "https://new.example" } } },
+      { click: [{ kind: "actions", actions: [], permissionSet: "dataMutation" }] },
+      {
+        ...policies({ viewer: [read, { resource: "access", actions: ["read"] }] }),
+        providers: { host: { auth: { type: "bearer" } } },
+        jobs: { j: null },
+      },
+    );
+    expect(widenings(accepted, next).map((w) => w.code)).toEqual([
+      "policy_widened",
+      "provider_added",
+      "outbound_changed",
+      "job_changed",
+      "permission_set_widened",
+    ]);
   });
 });
 
@@ -203,8 +314,14 @@ describe("versionInUse", () => {
   });
 
   it("holds a widening latest, using the newest version before it that widens nothing", () => {
-    expect(versionInUse(accepted, [v(2, wider)])).toEqual({ version: 1, pending: { version: 2, changes: [{ code: "policy_widened", path: "policies.viewer.grants[1]" }] } });
-    expect(versionInUse(accepted, [v(2, label), v(3, wider)])).toEqual({ version: 2, pending: { version: 3, changes: [{ code: "policy_widened", path: "policies.viewer.grants[1]" }] } });
+    expect(versionInUse(accepted, [v(2, wider)])).toEqual({
+      version: 1,
+      pending: { version: 2, changes: [{ code: "policy_widened", path: "policies.viewer.grants[1]" }] },
+    });
+    expect(versionInUse(accepted, [v(2, label), v(3, wider)])).toEqual({
+      version: 2,
+      pending: { version: 3, changes: [{ code: "policy_widened", path: "policies.viewer.grants[1]" }] },
+    });
   });
 
   it("compares every version with the accepted one: a label change after a widening still waits, a widening undone follows", () => {

@@ -20,12 +20,21 @@ const read = { resource: "entity", actions: ["read"], resourceName: "Order" };
 const remove = { resource: "entity", actions: ["delete"], resourceName: "Order" };
 
 /** The one widget's `go` handler runs job `j` and shows its output. */
-const go = [{ kind: "job", job: "j", stepId: "j" }, { kind: "debug", value: "{{ outputs.j }}" }];
+const go = [
+  { kind: "job", job: "j", stepId: "j" },
+  { kind: "debug", value: "{{ outputs.j }}" },
+];
 
 /** A spec whose one widget says `label`, with a viewer policy of `grants` bound by default. */
 function version(label: string, grants: object[] = [read], extra: Record<string, unknown> = {}) {
   return {
-    dashboards: { main: { surfaces: { dashboard: "home" }, pages: { home: { layout: [["title"]], ...(extra.page as object) } }, widgets: { title: { widgetComponent: "heading", config: { text: label }, ...(extra.jobs !== undefined && { actionHandlers: { go } }) } } } },
+    dashboards: {
+      main: {
+        surfaces: { dashboard: "home" },
+        pages: { home: { layout: [["title"]], ...(extra.page as object) } },
+        widgets: { title: { widgetComponent: "heading", config: { text: label }, ...(extra.jobs !== undefined && { actionHandlers: { go } }) } },
+      },
+    },
     providers: { host: provider, ...(extra.providers as object) },
     ...(extra.jobs !== undefined && { jobs: extra.jobs }),
     policies: { viewer: { grants } },
@@ -95,7 +104,12 @@ describe("a widening version of a shared spec", () => {
 
     expect(await s.rendered()).toBe("One");
     const held = await s.config();
-    expect(held).toMatchObject({ spec_version: null, effective_spec_version: 1, pending_version: 2, pending_changes: [{ code: "policy_widened", path: "policies.viewer.grants[1]" }] });
+    expect(held).toMatchObject({
+      spec_version: null,
+      effective_spec_version: 1,
+      pending_version: 2,
+      pending_changes: [{ code: "policy_widened", path: "policies.viewer.grants[1]" }],
+    });
     // A config write that does not name spec_version reconciles with the accepted version.
     const written = await putConfig(s.consumer, s.spec.id, { config: { note: "x" } });
     expect(written.json.data).toMatchObject({ effective_spec_version: 1, pending_version: 2 });
@@ -124,7 +138,11 @@ describe("a widening version of a shared spec", () => {
   it("is accepted by spec_version null once it is the latest, and the activation follows the latest again", async () => {
     const s = await shared();
     await addVersion(s.owner, s.spec, version("Two", [read, remove]));
-    expect((await putConfig(s.consumer, s.spec.id, { spec_version: null })).json.data).toMatchObject({ spec_version: null, effective_spec_version: 2, pending_version: null });
+    expect((await putConfig(s.consumer, s.spec.id, { spec_version: null })).json.data).toMatchObject({
+      spec_version: null,
+      effective_spec_version: 2,
+      pending_version: null,
+    });
     expect(await s.rendered()).toBe("Two");
     await addVersion(s.owner, s.spec, version("Three", [read, remove]));
     expect(await s.rendered()).toBe("Three");
@@ -144,10 +162,18 @@ describe("a widening version of a shared spec", () => {
     const s = await shared();
     const source = { page: { dataSources: { orders: { $http: { url: "https://api.example/orders" } } } } };
     await addVersion(s.owner, s.spec, version("Two", [read], source));
-    expect(await s.config()).toMatchObject({ effective_spec_version: 1, pending_version: 2, pending_changes: [{ code: "outbound_changed", path: "dashboards.main.pages.home.dataSources.orders.$http.url" }] });
+    expect(await s.config()).toMatchObject({
+      effective_spec_version: 1,
+      pending_version: 2,
+      pending_changes: [{ code: "outbound_changed", path: "dashboards.main.pages.home.dataSources.orders.$http.url" }],
+    });
     await addVersion(s.owner, s.spec, version("Three", [read], { providers: { other: provider } }));
     // Version 3 no longer calls the URL: what it still widens is its provider.
-    expect(await s.config()).toMatchObject({ effective_spec_version: 1, pending_version: 3, pending_changes: [{ code: "provider_added", path: "providers.other" }] });
+    expect(await s.config()).toMatchObject({
+      effective_spec_version: 1,
+      pending_version: 3,
+      pending_changes: [{ code: "provider_added", path: "providers.other" }],
+    });
     expect(await s.rendered()).toBe("One");
   });
 

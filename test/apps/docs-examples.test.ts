@@ -40,12 +40,19 @@ const WORLDS: Record<string, (t: TenantCreds) => Promise<World>> = {
       config: { identifier_key: ["number"] },
     });
     const order = await createEntity(t.auth, "order", "First order", { number: "A-1", status: "open", total: 30, customerId: "c-1" });
-    await registerSchema(t, "orders-app-config", { type: "object", properties: { crmUrl: { type: "string" }, crmToken: { type: "string" }, startDashboard: { type: "string" } } });
+    await registerSchema(t, "orders-app-config", {
+      type: "object",
+      properties: { crmUrl: { type: "string" }, crmToken: { type: "string" }, startDashboard: { type: "string" } },
+    });
     const crm = await scenario({ "/customers": [{ json: { data: { items: [{ id: "c-1", name: "Acme" }] } } }] });
     // Publish refuses a share naming no tenant.
     const partner = await createTenant();
     const document = (doc: Obj) => ({ ...doc, shares: doc.shares.map((share: Obj) => ({ ...share, tenantId: partner.tenantId })) });
-    return { orderId: order.id, document, preview: { identity: { user_external_id: "u-1", company_external_id: "acme" }, config: { app: { crmUrl: crm.url(""), crmToken: "crm-token-1" } } } };
+    return {
+      orderId: order.id,
+      document,
+      preview: { identity: { user_external_id: "u-1", company_external_id: "acme" }, config: { app: { crmUrl: crm.url(""), crmToken: "crm-token-1" } } },
+    };
   },
   async "An app rendered for a host"() {
     return { preview: { identity: { user_external_id: "u-1", company_external_id: "acme" }, config: { app: { greeting: "welcome" } } } };

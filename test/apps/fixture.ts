@@ -27,7 +27,10 @@ export async function addVersion(owner: TenantCreds, spec: SpecFixture, document
 
 /** Shares the spec with `target` (read). */
 export async function shareSpec(owner: TenantCreds, spec: SpecFixture, target: TenantCreds): Promise<void> {
-  const res = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "spec", resource_id: spec.id, target_tenant_id: target.tenantId } });
+  const res = await call("POST", "/access/shares", {
+    auth: owner.auth,
+    body: { resource_type: "spec", resource_id: spec.id, target_tenant_id: target.tenantId },
+  });
   expect(res.status, res.text).toBe(201);
 }
 
@@ -60,6 +63,9 @@ export async function appFootprint(tenantId: string) {
     activations: await systemQuery(`SELECT * FROM app_activations WHERE tenant_id = $1 ORDER BY id`, [tenantId]),
     integrations: await systemQuery(`SELECT * FROM app_integrations WHERE tenant_id = $1 ORDER BY id`, [tenantId]),
     principals: await systemQuery(`SELECT * FROM app_principal_configs WHERE tenant_id = $1 ORDER BY id`, [tenantId]),
-    policies: await systemQuery(`SELECT p.*, (SELECT json_agg(g ORDER BY g.id) FROM grants g WHERE g.policy_id = p.id) AS grants FROM policies p WHERE tenant_id = $1 ORDER BY id`, [tenantId]),
+    policies: await systemQuery(
+      `SELECT p.*, (SELECT json_agg(g ORDER BY g.id) FROM grants g WHERE g.policy_id = p.id) AS grants FROM policies p WHERE tenant_id = $1 ORDER BY id`,
+      [tenantId],
+    ),
   };
 }

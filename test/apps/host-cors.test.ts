@@ -37,7 +37,9 @@ const OTHER = "https://elsewhere.example";
 const BOUNDARY = "----cors";
 
 function multipart(bytes: string, filename: string): Uint8Array {
-  return new TextEncoder().encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n${bytes}\r\n--${BOUNDARY}--\r\n`);
+  return new TextEncoder().encode(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n${bytes}\r\n--${BOUNDARY}--\r\n`,
+  );
 }
 
 /** A render post; `token` null sends no credential. */
@@ -71,7 +73,16 @@ describe("CORS on every answer of /apps/run/{id} to a listed origin", () => {
       [403, "FORBIDDEN", (o) => run(host, o, { user: "u-1", company: "globex" })],
       [422, "UNPROCESSABLE_ENTITY", (o) => run(host, o, { ...user, action: { widgetId: "nope", handler: "click" } })],
       [422, "VALIDATION_FAILED", (o) => run(host, o, { ...user, action: "click" })],
-      [400, "BAD_REQUEST", (o) => call("POST", `/apps/run/${host.integrationId}`, { auth: `Bearer ${host.token}`, rawBody: "{", headers: { Origin: o, "Content-Type": "application/json" } })],
+      [
+        400,
+        "BAD_REQUEST",
+        (o) =>
+          call("POST", `/apps/run/${host.integrationId}`, {
+            auth: `Bearer ${host.token}`,
+            rawBody: "{",
+            headers: { Origin: o, "Content-Type": "application/json" },
+          }),
+      ],
       [413, "PAYLOAD_TOO_LARGE", (o) => run(host, o, { ...user, context: { pad: "x".repeat(1024 * 1024) } })],
       [405, "METHOD_NOT_ALLOWED", (o) => call("GET", `/apps/run/${host.integrationId}`, { headers: { Origin: o } })],
     ];
@@ -142,10 +153,18 @@ describe("OPTIONS /apps/upload/{integrationId}/{uploadId}", () => {
   it("answers a listed origin's preflight (a page following an upload's progress asks first), and grants nothing to another", async () => {
     const host = await hostFor(spec);
     const url = `https://platform.test/apps/upload/${host.integrationId}/${crypto.randomUUID()}`;
-    const ask = (origin: string) => SELF.fetch(url, { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" } });
+    const ask = (origin: string) =>
+      SELF.fetch(url, {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      });
     const listed = await ask(HOST_ORIGIN);
     expect(listed.status).toBe(204);
-    expect([listed.headers.get("Access-Control-Allow-Origin"), listed.headers.get("Access-Control-Allow-Methods"), listed.headers.get("Vary")]).toEqual([HOST_ORIGIN, "POST, OPTIONS", "Origin"]);
+    expect([listed.headers.get("Access-Control-Allow-Origin"), listed.headers.get("Access-Control-Allow-Methods"), listed.headers.get("Vary")]).toEqual([
+      HOST_ORIGIN,
+      "POST, OPTIONS",
+      "Origin",
+    ]);
     expect(listed.headers.get("Access-Control-Allow-Headers")).toContain("Content-Type");
     const other = await ask(OTHER);
     expect(other.status).toBe(204);

@@ -35,7 +35,10 @@ export async function hostFor(spec: object, options: { tenant?: TenantCreds; con
   const activated = await putConfig(t, published.id, { config: options.config ?? {} });
   expect(activated.status, activated.text).toBe(200);
   const company = await registerCompany(t, "host", "acme");
-  const integration = await call("POST", `/apps/${published.id}/integrations`, { auth: t.auth, body: { external_company_id: company.id, allowed_origins: [HOST_ORIGIN] } });
+  const integration = await call("POST", `/apps/${published.id}/integrations`, {
+    auth: t.auth,
+    body: { external_company_id: company.id, allowed_origins: [HOST_ORIGIN] },
+  });
   expect(integration.status, integration.text).toBe(201);
   const integrationId = integration.json.data.id as string;
   const minted = await call("PUT", `/apps/${published.id}/integrations/${integrationId}/token`, { auth: t.auth });

@@ -11,13 +11,20 @@ import { addIntegration, bearerProvider, refusal, resolve, rotateToken, run, set
 import { call, systemQuery } from "../support/api";
 import { assign, createPolicy, createRole } from "../access/fixture";
 
-const body = (app: { companyExternalId: string }, user = "u-1", extra: Record<string, unknown> = {}) => ({ company: app.companyExternalId, user: { id: user }, ...extra });
+const body = (app: { companyExternalId: string }, user = "u-1", extra: Record<string, unknown> = {}) => ({
+  company: app.companyExternalId,
+  user: { id: user },
+  ...extra,
+});
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 describe("bearer credential", () => {
   it("resolves the integration, its activation, spec version, company and a provisioned user", async () => {
     const app = await setupApp();
-    const who = await resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "u-1", { state: { x: 1 }, action: { widgetId: "w" }, context: { c: 1 } }) });
+    const who = await resolve(app.integrationId, {
+      headers: bearer(app.token),
+      body: body(app, "u-1", { state: { x: 1 }, action: { widgetId: "w" }, context: { c: 1 } }),
+    });
     expect(who).toMatchObject({
       tenantId: app.tenant.tenantId,
       integrationId: app.integrationId,
@@ -29,8 +36,15 @@ describe("bearer credential", () => {
       companyExternalId: app.companyExternalId,
       identity: { user_external_id: "u-1", company_external_id: app.companyExternalId },
     });
-    expect(who.principal).toMatchObject({ tenantId: app.tenant.tenantId, userId: who.userId, tokenId: "", identity: `app-user:${app.integrationId}:${who.userId}` });
-    const [mapping] = await systemQuery(`SELECT user_id, provider, company_external_id, external_id FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId]);
+    expect(who.principal).toMatchObject({
+      tenantId: app.tenant.tenantId,
+      userId: who.userId,
+      tokenId: "",
+      identity: `app-user:${app.integrationId}:${who.userId}`,
+    });
+    const [mapping] = await systemQuery(`SELECT user_id, provider, company_external_id, external_id FROM external_users WHERE tenant_id = $1`, [
+      app.tenant.tenantId,
+    ]);
     expect(mapping).toEqual({ user_id: who.userId, provider: "host", company_external_id: app.companyExternalId, external_id: "u-1" });
     // The second render finds the same user.
     expect((await resolve(app.integrationId, { headers: bearer(app.token), body: body(app) })).userId).toBe(who.userId);
@@ -159,12 +173,12 @@ describe("what stops a render", () => {
     const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
     try {
       const listed = await preflight(database, app.integrationId, new Headers({ Origin: "https://host.example", "Access-Control-Request-Method": "POST" }));
-      expect([listed.status, listed.headers.get("access-control-allow-origin"), listed.headers.get("access-control-allow-methods"), listed.headers.get("access-control-allow-headers")]).toEqual([
-        204,
-        "https://host.example",
-        "POST, OPTIONS",
-        "Authorization, Content-Type, X-App-Token",
-      ]);
+      expect([
+        listed.status,
+        listed.headers.get("access-control-allow-origin"),
+        listed.headers.get("access-control-allow-methods"),
+        listed.headers.get("access-control-allow-headers"),
+      ]).toEqual([204, "https://host.example", "POST, OPTIONS", "Authorization, Content-Type, X-App-Token"]);
       for (const [id, origin] of [
         [app.integrationId, "https://evil.example"],
         [crypto.randomUUID(), "https://host.example"],
@@ -184,7 +198,10 @@ describe("app users", () => {
     const e = await refusal(resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "pre") }));
     expect([e.status, e.code]).toEqual([403, "FORBIDDEN"]);
     expect(await systemQuery(`SELECT 1 FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId])).toEqual([]);
-    const posted = await call("POST", "/access/external-users", { auth: app.tenant.auth, body: { provider: "host", external_id: "pre", company_external_id: app.companyExternalId } });
+    const posted = await call("POST", "/access/external-users", {
+      auth: app.tenant.auth,
+      body: { provider: "host", external_id: "pre", company_external_id: app.companyExternalId },
+    });
     expect(posted.status).toBe(201);
     expect((await resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "pre") })).userId).toBe(posted.json.data.user_id);
     // Pre-provisioned for its company: another company's host naming the same id is an unknown person.
@@ -198,7 +215,9 @@ describe("app users", () => {
     const other = await addIntegration(app, `co-b-${crypto.randomUUID().slice(0, 6)}`);
     const posted = await call("POST", "/access/external-users", { auth: app.tenant.auth, body: { provider: "host", external_id: "pre" } });
     expect([posted.status, posted.json.data.company_external_id]).toEqual([201, null]);
-    expect((await resolve(other.integrationId, { headers: bearer(other.token), body: { company: other.companyExternalId, user: { id: "pre" } } })).userId).toBe(posted.json.data.user_id);
+    expect((await resolve(other.integrationId, { headers: bearer(other.token), body: { company: other.companyExternalId, user: { id: "pre" } } })).userId).toBe(
+      posted.json.data.user_id,
+    );
     expect((await refusal(resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "pre") }))).status).toBe(403);
     const got = await call("GET", `/access/external-users/${posted.json.data.id}`, { auth: app.tenant.auth });
     expect(got.json.data.company_external_id).toBe(other.companyExternalId);
@@ -224,7 +243,11 @@ describe("app users", () => {
 
   it("concurrent first renders of one new user make one user and one mapping", async () => {
     const app = await setupApp();
-    const renders = await Promise.all(Array.from({ length: 5 }, () => resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "rush", { user: { id: "rush", email: "rush@example.com" } }) })));
+    const renders = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        resolve(app.integrationId, { headers: bearer(app.token), body: body(app, "rush", { user: { id: "rush", email: "rush@example.com" } }) }),
+      ),
+    );
     expect(new Set(renders.map((r) => r.userId)).size).toBe(1);
     const mappings = await systemQuery(`SELECT user_id FROM external_users WHERE tenant_id = $1 AND external_id = 'rush'`, [app.tenant.tenantId]);
     const users = await systemQuery(`SELECT id FROM users WHERE tenant_id = $1 AND id <> $2`, [app.tenant.tenantId, app.tenant.userId]);
@@ -238,9 +261,17 @@ describe("app users", () => {
     const role = await call("POST", "/access/roles", { auth: standard.tenant.auth, body: { name: "viewer", permissions: ["entity:read"] } });
     expect(role.status).toBe(201);
     expect((await call("PUT", `/access/users/${plain.userId}/roles`, { auth: standard.tenant.auth, body: { role_names: ["viewer"] } })).status).toBe(200);
-    expect((await resolve(standard.integrationId, { headers: bearer(standard.token), body: body(standard, "s-1") })).principal.permissions).toEqual(["entity:read"]);
+    expect((await resolve(standard.integrationId, { headers: bearer(standard.token), body: body(standard, "s-1") })).principal.permissions).toEqual([
+      "entity:read",
+    ]);
 
-    const governed = await setupApp({ policies: { users: { grants: [{ resource: "entity", actions: ["read"] }] } }, policyGrants: [{ resource: "entity", actions: ["read", "update"], resource_name: "Order" }, { resource: "app", actions: ["read"] }] });
+    const governed = await setupApp({
+      policies: { users: { grants: [{ resource: "entity", actions: ["read"] }] } },
+      policyGrants: [
+        { resource: "entity", actions: ["read", "update"], resource_name: "Order" },
+        { resource: "app", actions: ["read"] },
+      ],
+    });
     const who = await resolve(governed.integrationId, { headers: bearer(governed.token), body: body(governed, "p-1") });
     expect(who.principal.permissions).toEqual(["app:read"]);
     expect(who.principal.scoped).toEqual([{ resource: "entity", actions: ["read", "update"], resourceName: "Order", resourceId: null, entityType: null }]);
@@ -260,7 +291,10 @@ const profile = {
           me: {
             widgetComponent: "button",
             actionHandlers: {
-              show: [{ kind: "debug", value: "{{ config.user }}" }, { kind: "debug", value: "{{ permissions }}" }],
+              show: [
+                { kind: "debug", value: "{{ config.user }}" },
+                { kind: "debug", value: "{{ permissions }}" },
+              ],
               paint: [{ kind: "setPrincipalConfig", principalType: "user", config: { color: "{{ payload.color }}" } }],
             },
           },
@@ -305,7 +339,10 @@ async function legacyMapping(tenantId: string, externalId: string): Promise<stri
 }
 
 const mappingsOf = (tenantId: string, externalId: string) =>
-  systemQuery(`SELECT company_external_id, user_id FROM external_users WHERE tenant_id = $1 AND external_id = $2 ORDER BY company_external_id`, [tenantId, externalId]);
+  systemQuery(`SELECT company_external_id, user_id FROM external_users WHERE tenant_id = $1 AND external_id = $2 ORDER BY company_external_id`, [
+    tenantId,
+    externalId,
+  ]);
 
 describe("one person per company", () => {
   it("company B's host sending company A's user id acts as another tenant user: A's config neither read nor overwritten, A's roles not used", async () => {

@@ -47,15 +47,27 @@ export interface App {
 export const bearerProvider = (extra: Partial<Provider> = {}): Provider => ({
   auth: { type: "bearer" },
   autoCreateUsers: true,
-  identity: { user_external_id: { source: "body", path: "user.id" }, company_external_id: { source: "body", path: "company" }, user_email: { source: "body", path: "user.email" } },
+  identity: {
+    user_external_id: { source: "body", path: "user.id" },
+    company_external_id: { source: "body", path: "company" },
+    user_email: { source: "body", path: "user.email" },
+  },
   ...extra,
 });
 
 const tokenPath = (specId: string, integrationId: string) => `/apps/${specId}/integrations/${integrationId}/token`;
 
 /** An integration of the spec's activation for the company, with its first app token minted. */
-async function integrate(tenant: TenantCreds, specId: string, companyId: string, allowedOrigins: string[] = []): Promise<{ integrationId: string; activationId: string; token: string }> {
-  const integration = await call("POST", `/apps/${specId}/integrations`, { auth: tenant.auth, body: { external_company_id: companyId, allowed_origins: allowedOrigins } });
+async function integrate(
+  tenant: TenantCreds,
+  specId: string,
+  companyId: string,
+  allowedOrigins: string[] = [],
+): Promise<{ integrationId: string; activationId: string; token: string }> {
+  const integration = await call("POST", `/apps/${specId}/integrations`, {
+    auth: tenant.auth,
+    body: { external_company_id: companyId, allowed_origins: allowedOrigins },
+  });
   expect(integration.status, integration.text).toBe(201);
   const integrationId = integration.json.data.id as string;
   const minted = await call("PUT", tokenPath(specId, integrationId), { auth: tenant.auth });
@@ -76,7 +88,11 @@ export async function setIntegrationEnabled(app: App, isEnabled: boolean): Promi
 }
 
 /** A second integration of the same activation, for a company registered now (its provider one the spec declares). */
-export async function addIntegration(app: App, companyExternalId: string, providerName = app.providerName): Promise<{ integrationId: string; token: string; companyExternalId: string }> {
+export async function addIntegration(
+  app: App,
+  companyExternalId: string,
+  providerName = app.providerName,
+): Promise<{ integrationId: string; token: string; companyExternalId: string }> {
   const company = await registerCompany(app.tenant, providerName, companyExternalId);
   const { integrationId, token } = await integrate(app.tenant, app.specId, company.id);
   return { integrationId, token, companyExternalId };
@@ -101,7 +117,8 @@ export async function setupApp(setup: AppSetup = {}): Promise<App> {
 }
 
 /** POST /apps/run/{integrationId} through the gateway with the integration's app token. */
-export const run = (integrationId: string, token: string, body: Record<string, unknown>) => call("POST", `/apps/run/${integrationId}`, { auth: `Bearer ${token}`, body });
+export const run = (integrationId: string, token: string, body: Record<string, unknown>) =>
+  call("POST", `/apps/run/${integrationId}`, { auth: `Bearer ${token}`, body });
 
 /** A clock the test moves. */
 export function testClock(start = Date.now()) {
@@ -119,7 +136,13 @@ export interface RenderCall {
 async function withDeps<T>(clock: { now(): number } | undefined, fn: (deps: IdentityDeps) => Promise<T>): Promise<T> {
   const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
   try {
-    return await fn({ database, clock: clock ?? { now: () => Date.now() }, env: env as unknown as OutboundEnv, rateLimits: new DurableRateLimits(env.RATE_LIMITER), log: createLogger({ test: "identity" }) });
+    return await fn({
+      database,
+      clock: clock ?? { now: () => Date.now() },
+      env: env as unknown as OutboundEnv,
+      rateLimits: new DurableRateLimits(env.RATE_LIMITER),
+      log: createLogger({ test: "identity" }),
+    });
   } finally {
     await database.close();
   }

@@ -26,7 +26,15 @@ async function rsaKey(kid: string) {
 type Key = Awaited<ReturnType<typeof rsaKey>>;
 
 function signFor(key: { privateKey: CryptoKey; kid: string }, claims: JWTPayload, header: Record<string, unknown> = {}) {
-  return new SignJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "person-1", email: "p1@example.com", exp: nowSeconds() + 600, ...claims })
+  return new SignJWT({
+    iss: "https://idp.example/tenant-1/",
+    aud: AUD,
+    tid: "tenant-1",
+    sub: "person-1",
+    email: "p1@example.com",
+    exp: nowSeconds() + 600,
+    ...claims,
+  })
     .setProtectedHeader({ alg: "RS256", kid: key.kid, ...header })
     .sign(key.privateKey);
 }
@@ -36,9 +44,21 @@ async function oidcApp(jwks: ScriptedResponse[], auth: Partial<Provider["auth"]>
   const app = await setupApp({
     ...setup,
     provider: {
-      auth: { type: "oidc", jwksUriTemplate: s.url("/t/{tid}/keys"), issuerPattern: "https://idp\\.example/[a-z0-9-]+/", audience: [AUD, "other"], requiredClaims: ["email"], ...auth },
+      auth: {
+        type: "oidc",
+        jwksUriTemplate: s.url("/t/{tid}/keys"),
+        issuerPattern: "https://idp\\.example/[a-z0-9-]+/",
+        audience: [AUD, "other"],
+        requiredClaims: ["email"],
+        ...auth,
+      },
       autoCreateUsers: true,
-      identity: { user_external_id: { source: "jwt_claim", path: "sub" }, user_email: { source: "jwt_claim", path: "email" }, team_id: { source: "jwt_claim", path: "ext.team" }, shout: { $jsonata: "$uppercase(sub)" } },
+      identity: {
+        user_external_id: { source: "jwt_claim", path: "sub" },
+        user_email: { source: "jwt_claim", path: "email" },
+        team_id: { source: "jwt_claim", path: "ext.team" },
+        shout: { $jsonata: "$uppercase(sub)" },
+      },
       ...provider,
     },
   });
@@ -91,9 +111,31 @@ describe("oidc", () => {
     const forger = await rsaKey("k1");
     const { app } = await oidcApp([{ json: { keys: [key.jwk] } }]);
     const publicPem = new TextEncoder().encode(await exportSPKI(key.publicKey));
-    const hs256 = await new SignJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "x", email: "x@example.com", exp: nowSeconds() + 600 }).setProtectedHeader({ alg: "HS256", kid: "k1" }).sign(publicPem);
-    const none = new UnsecuredJWT({ iss: "https://idp.example/tenant-1/", aud: AUD, tid: "tenant-1", sub: "x", email: "x@example.com", exp: nowSeconds() + 600 }).encode();
-    const unverified: Record<string, string> = { forged: await sign(forger, {}), none, hs256, garbage: "not.a.jwt", noKid: await sign(key, {}, { kid: undefined }) };
+    const hs256 = await new SignJWT({
+      iss: "https://idp.example/tenant-1/",
+      aud: AUD,
+      tid: "tenant-1",
+      sub: "x",
+      email: "x@example.com",
+      exp: nowSeconds() + 600,
+    })
+      .setProtectedHeader({ alg: "HS256", kid: "k1" })
+      .sign(publicPem);
+    const none = new UnsecuredJWT({
+      iss: "https://idp.example/tenant-1/",
+      aud: AUD,
+      tid: "tenant-1",
+      sub: "x",
+      email: "x@example.com",
+      exp: nowSeconds() + 600,
+    }).encode();
+    const unverified: Record<string, string> = {
+      forged: await sign(forger, {}),
+      none,
+      hs256,
+      garbage: "not.a.jwt",
+      noKid: await sign(key, {}, { kid: undefined }),
+    };
     for (const [name, token] of Object.entries(unverified)) {
       expect([name, await refusedRender(app.integrationId, bearerHeader(token))]).toEqual([name, SAME_REFUSAL]);
     }
@@ -112,7 +154,9 @@ describe("oidc", () => {
       expect([name, await refusedRender(app.integrationId, bearerHeader(token))]).toEqual([name, checkFailed(check)]);
     }
     // Within the 60 s skew both ways.
-    expect((await resolve(app.integrationId, withToken(await sign(key, { exp: nowSeconds() - 30, nbf: nowSeconds() + 30 })))).identity.user_external_id).toBe("person-1");
+    expect((await resolve(app.integrationId, withToken(await sign(key, { exp: nowSeconds() - 30, nbf: nowSeconds() + 30 })))).identity.user_external_id).toBe(
+      "person-1",
+    );
     expect(await systemQuery(`SELECT external_id FROM external_users WHERE tenant_id = $1`, [app.tenant.tenantId])).toEqual([{ external_id: "person-1" }]);
   });
 
@@ -177,7 +221,11 @@ describe("oidc", () => {
 
   it("a company claim must name the integration's company (403)", async () => {
     const key = await rsaKey("k1");
-    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }], {}, { identity: { user_external_id: { source: "jwt_claim", path: "sub" }, company_external_id: { source: "jwt_claim", path: "org" } } });
+    const { app } = await oidcApp(
+      [{ json: { keys: [key.jwk] } }],
+      {},
+      { identity: { user_external_id: { source: "jwt_claim", path: "sub" }, company_external_id: { source: "jwt_claim", path: "org" } } },
+    );
     expect((await resolve(app.integrationId, withToken(await sign(key, { org: app.companyExternalId })))).companyExternalId).toBe(app.companyExternalId);
     const e = await refusal(resolve(app.integrationId, withToken(await sign(key, { org: "elsewhere" }))));
     expect([e.status, e.code]).toEqual([403, "FORBIDDEN"]);
@@ -193,7 +241,10 @@ describe("oidc", () => {
     // A user known under another integration of the app (another provider): linked.
     const other = await addIntegration(app, `co-b-${crypto.randomUUID().slice(0, 6)}`, "partner");
     expect(other.integrationId).toBeTruthy();
-    const known = await call("POST", "/access/external-users", { auth: app.tenant.auth, body: { provider: "partner", external_id: "k-9", email: "known@example.com" } });
+    const known = await call("POST", "/access/external-users", {
+      auth: app.tenant.auth,
+      body: { provider: "partner", external_id: "k-9", email: "known@example.com" },
+    });
     expect(known.status).toBe(201);
     const b = await resolve(app.integrationId, withToken(await sign(key, { sub: "k-oidc", email: "known@example.com" })));
     expect(b.userId).toBe(known.json.data.user_id);
@@ -207,23 +258,51 @@ describe("oidc", () => {
 });
 
 const der = certificatePem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
-const thumbprint = async () => base64url(new Uint8Array(await crypto.subtle.digest("SHA-1", Uint8Array.from(atob(der), (c) => c.charCodeAt(0)))));
+const thumbprint = async () =>
+  base64url(
+    new Uint8Array(
+      await crypto.subtle.digest(
+        "SHA-1",
+        Uint8Array.from(atob(der), (c) => c.charCodeAt(0)),
+      ),
+    ),
+  );
 
 /** An exchange provider whose metadata document the scripted server serves, and tokens signed by its certificate's key. */
 async function exchangeApp(auth: Partial<Provider["auth"]> = {}) {
   const x5t = await thumbprint();
-  const s = await scenario({ "/metadata": [{ json: { keys: [{ keyinfo: { x5t: "other" }, keyvalue: { type: "x509Certificate", value: "AAAA" } }, { keyinfo: { x5t }, keyvalue: { type: "x509Certificate", value: der } }] } }] });
+  const s = await scenario({
+    "/metadata": [
+      {
+        json: {
+          keys: [
+            { keyinfo: { x5t: "other" }, keyvalue: { type: "x509Certificate", value: "AAAA" } },
+            { keyinfo: { x5t }, keyvalue: { type: "x509Certificate", value: der } },
+          ],
+        },
+      },
+    ],
+  });
   const host = new URL(s.url("/")).host;
   const app = await setupApp({
     provider: {
       auth: { type: "exchange", audience: "https://app.example/", trustedAmurlHosts: [host], ...auth },
       autoCreateUsers: true,
-      identity: { user_external_id: { source: "jwt_claim", path: "appctx.msexchuid" }, version: { source: "jwt_claim", path: "appctx.version" }, upper: { $jsonata: "$uppercase(appctx.msexchuid)" } },
+      identity: {
+        user_external_id: { source: "jwt_claim", path: "appctx.msexchuid" },
+        version: { source: "jwt_claim", path: "appctx.version" },
+        upper: { $jsonata: "$uppercase(appctx.msexchuid)" },
+      },
     },
   });
   const signer = { privateKey: await importPKCS8(certificateKeyPem, "RS256"), kid: "unused" };
   const token = (claims: JWTPayload = {}, header: Record<string, unknown> = { x5t }, amurl = s.url("/metadata")) =>
-    new SignJWT({ aud: "https://app.example/", exp: nowSeconds() + 600, appctx: JSON.stringify({ amurl, msexchuid: "mx-1", version: "ExIdTok.V1" }), ...claims })
+    new SignJWT({
+      aud: "https://app.example/",
+      exp: nowSeconds() + 600,
+      appctx: JSON.stringify({ amurl, msexchuid: "mx-1", version: "ExIdTok.V1" }),
+      ...claims,
+    })
       .setProtectedHeader({ alg: "RS256", ...header })
       .sign(signer.privateKey);
   return { s, app, token, x5t };
@@ -244,7 +323,9 @@ describe("exchange", () => {
     const cases: Record<string, Promise<string>> = {
       unknownX5t: token({}, { x5t: "bm9wZQ" }),
       noX5t: token({}, {}),
-      forged: new SignJWT({ aud: "https://app.example/", exp: nowSeconds() + 600, appctx: JSON.stringify({ amurl: s.url("/metadata"), msexchuid: "mx-1" }) }).setProtectedHeader({ alg: "RS256", x5t: await thumbprint() }).sign(other.privateKey),
+      forged: new SignJWT({ aud: "https://app.example/", exp: nowSeconds() + 600, appctx: JSON.stringify({ amurl: s.url("/metadata"), msexchuid: "mx-1" }) })
+        .setProtectedHeader({ alg: "RS256", x5t: await thumbprint() })
+        .sign(other.privateKey),
       untrustedHost: token({}, undefined, s.url("/metadata", "other")),
       notHttps: token({}, undefined, "http://metadata.example/metadata"),
       elsewhere: token({}, undefined, "https://evil.example/metadata"),
@@ -275,8 +356,18 @@ describe("what an unverified caller learns", () => {
     const revoked = bearer.token;
     await rotateToken(bearer);
     const { app: oidc } = await oidcApp([{ json: { keys: [key.jwk] } }]);
-    const unreachable = await setupApp({ provider: { auth: { type: "oidc", jwksUriTemplate: "http://127.0.0.1:1/keys", issuerPattern: ".*", audience: AUD }, identity: { user_external_id: { source: "jwt_claim", path: "sub" } } } });
-    const exchange = await setupApp({ provider: { auth: { type: "exchange", audience: AUD, trustedAmurlHosts: ["metadata.example"] }, identity: { user_external_id: { source: "jwt_claim", path: "sub" } } } });
+    const unreachable = await setupApp({
+      provider: {
+        auth: { type: "oidc", jwksUriTemplate: "http://127.0.0.1:1/keys", issuerPattern: ".*", audience: AUD },
+        identity: { user_external_id: { source: "jwt_claim", path: "sub" } },
+      },
+    });
+    const exchange = await setupApp({
+      provider: {
+        auth: { type: "exchange", audience: AUD, trustedAmurlHosts: ["metadata.example"] },
+        identity: { user_external_id: { source: "jwt_claim", path: "sub" } },
+      },
+    });
     // An integration whose spec version no longer declares its company's provider.
     const orphan = await setupApp();
     await systemQuery(`UPDATE external_companies SET provider = 'gone' WHERE id = $1`, [orphan.companyId]);
@@ -297,7 +388,10 @@ describe("what an unverified caller learns", () => {
       oidcUnknownKidExpired: await refusedRender(oidc.integrationId, bearerHeader(await sign(unknownKid, { exp: nowSeconds() - 600 }))),
       oidcKeysUnreachable: await refusedRender(unreachable.integrationId, bearerHeader(await sign(key, {}))),
       exchangeGarbage: await refusedRender(exchange.integrationId, bearerHeader("garbage")),
-      exchangeUntrustedAmurl: await refusedRender(exchange.integrationId, bearerHeader(await sign(key, { appctx: JSON.stringify({ amurl: "https://evil.example/m" }) }, { x5t: "abc" }))),
+      exchangeUntrustedAmurl: await refusedRender(
+        exchange.integrationId,
+        bearerHeader(await sign(key, { appctx: JSON.stringify({ amurl: "https://evil.example/m" }) }, { x5t: "abc" })),
+      ),
       noSuchProvider: await refusedRender(orphan.integrationId, bearerHeader(orphan.token)),
     };
     for (const [name, answer] of Object.entries(answers)) expect([name, answer]).toEqual([name, SAME_REFUSAL]);
@@ -315,7 +409,9 @@ describe("what an unverified caller learns", () => {
       expect(await refusedRender(unknown)).toEqual(SAME_REFUSAL);
       expect(await refusedRender(bearer.integrationId, bearerHeader(revoked))).toEqual(SAME_REFUSAL);
       expect(await refusedRender(bearer.integrationId, bearerHeader("svc_at_short"))).toEqual(SAME_REFUSAL);
-      const lines = logged.mock.calls.map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : {})).filter((line) => line.msg === "render credential refused");
+      const lines = logged.mock.calls
+        .map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : {}))
+        .filter((line) => line.msg === "render credential refused");
       expect(lines.map(({ level, integration, reason }) => ({ level, integration, reason }))).toEqual([
         { level: "warn", integration: unknown, reason: "unknown integration" },
         { level: "warn", integration: bearer.integrationId, reason: "unknown, revoked or another integration's app token" },
@@ -333,7 +429,11 @@ describe("what an unverified caller learns", () => {
 
   it("a company mismatch after a verified token stays 403", async () => {
     const key = await rsaKey("k1");
-    const { app } = await oidcApp([{ json: { keys: [key.jwk] } }], {}, { identity: { user_external_id: { source: "jwt_claim", path: "sub" }, company_external_id: { source: "jwt_claim", path: "org" } } });
+    const { app } = await oidcApp(
+      [{ json: { keys: [key.jwk] } }],
+      {},
+      { identity: { user_external_id: { source: "jwt_claim", path: "sub" }, company_external_id: { source: "jwt_claim", path: "org" } } },
+    );
     const res = await call("POST", `/apps/run/${app.integrationId}`, { headers: bearerHeader(await sign(key, { org: "elsewhere" })), body: {} });
     expect([res.status, res.json.error.code]).toEqual([403, "FORBIDDEN"]);
   });
@@ -356,7 +456,8 @@ describe("what an unverified caller learns", () => {
       },
     });
     // Ten distinct tids: ten fetches, ten renders verified (the company check is what answers them).
-    for (const tid of tids.slice(0, 10)) expect((await resolve(app.integrationId, withToken(await sign(key, { tid })))).identity.user_external_id).toBe("person-1");
+    for (const tid of tids.slice(0, 10))
+      expect((await resolve(app.integrationId, withToken(await sign(key, { tid })))).identity.user_external_id).toBe("person-1");
     expect((await s.requests()).length).toBe(10);
     // The eleventh URL within the minute: the one refusal, and the key server sees nothing.
     expect(await refusedRender(app.integrationId, bearerHeader(await sign(key, { tid: tids[10] })))).toEqual(SAME_REFUSAL);
@@ -365,7 +466,13 @@ describe("what an unverified caller learns", () => {
     // A document already fetched still serves.
     expect((await resolve(app.integrationId, withToken(await sign(key, { tid: tids[0] })))).identity.user_external_id).toBe("person-1");
     // The budget is the integration's: another integration of the same key server fetches.
-    const other = await setupApp({ provider: { auth: { type: "oidc", jwksUriTemplate: s.url("/t/{tid}/keys"), issuerPattern: ".*", audience: AUD }, autoCreateUsers: true, identity: { user_external_id: { source: "jwt_claim", path: "sub" } } } });
+    const other = await setupApp({
+      provider: {
+        auth: { type: "oidc", jwksUriTemplate: s.url("/t/{tid}/keys"), issuerPattern: ".*", audience: AUD },
+        autoCreateUsers: true,
+        identity: { user_external_id: { source: "jwt_claim", path: "sub" } },
+      },
+    });
     expect((await resolve(other.integrationId, withToken(await sign(key, { tid: tids[11] })))).identity.user_external_id).toBe("person-1");
     expect((await s.requests()).length).toBe(11);
   });

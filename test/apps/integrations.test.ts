@@ -6,7 +6,12 @@ import { createUser, roleToken, tokenForUser } from "../access/fixture";
 import { appFootprint, dashboards, insertSpec, publishJob, putConfig, registerCompany, registerSchema } from "./fixture";
 
 const refused = unchangedBy(appFootprint);
-const providers = { host: { auth: { type: "bearer" }, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } };
+const providers = {
+  host: {
+    auth: { type: "bearer" },
+    identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+  },
+};
 const scoped = {
   type: "object",
   properties: { limit: { type: "integer", maximum: 10 }, lang: { type: "string", "x-immutable": true }, seats: { type: "integer", default: 5 } },
@@ -15,7 +20,9 @@ const scoped = {
 async function activated(scope: "integration" | "company" | "team" | "user", extra: object = {}) {
   const t = await createTenant();
   await registerSchema(t, "scoped", scoped);
-  const spec = await insertSpec(t, [{ dashboards, providers, jobs: { sync: null }, config: { [scope]: { lang: "en" } }, configSchemas: { [scope]: "scoped" }, ...extra }]);
+  const spec = await insertSpec(t, [
+    { dashboards, providers, jobs: { sync: null }, config: { [scope]: { lang: "en" } }, configSchemas: { [scope]: "scoped" }, ...extra },
+  ]);
   expect((await putConfig(t, spec.id, {})).status).toBe(200);
   return { t, spec };
 }
@@ -27,7 +34,13 @@ describe("integrations", () => {
     const job = await publishJob(t);
     const res = await call("POST", `/apps/${spec.id}/integrations`, {
       auth: t.auth,
-      body: { external_company_id: company.id, name: "Acme", allowed_origins: ["https://host.example", "http://localhost:8080"], config: { limit: 3 }, job_bindings: { sync: job } },
+      body: {
+        external_company_id: company.id,
+        name: "Acme",
+        allowed_origins: ["https://host.example", "http://localhost:8080"],
+        config: { limit: 3 },
+        job_bindings: { sync: job },
+      },
     });
     expect(res.status, res.text).toBe(201);
     const i = res.json.data;
@@ -46,7 +59,10 @@ describe("integrations", () => {
     const list = await call("GET", `/apps/${spec.id}/integrations`, { auth: t.auth });
     expect(list.json.data.map((r: { id: string }) => r.id)).toEqual([i.id]);
     expect(list.json.pagination.total).toBe(1);
-    const changed = await call("PUT", `/apps/${spec.id}/integrations/${i.id}`, { auth: t.auth, body: { config: { limit: null, x: 1 }, allowed_origins: [], is_enabled: false } });
+    const changed = await call("PUT", `/apps/${spec.id}/integrations/${i.id}`, {
+      auth: t.auth,
+      body: { config: { limit: null, x: 1 }, allowed_origins: [], is_enabled: false },
+    });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.json.data).toMatchObject({ config: { seats: 5, x: 1 }, allowed_origins: [], is_enabled: false, name: "Acme", job_bindings: { sync: job } });
     expect((await call("GET", `/apps/${spec.id}/integrations/${i.id}`, { auth: t.auth })).json.data).toEqual(changed.json.data);
@@ -70,14 +86,22 @@ describe("integrations", () => {
     await refused(t, () => post({ external_company_id: company.id, job_bindings: { nope: crypto.randomUUID() } }), 422, "VALIDATION_FAILED");
 
     const other = await activated("integration");
-    const theirs = await call("POST", `/apps/${other.spec.id}/integrations`, { auth: other.t.auth, body: { external_company_id: (await registerCompany(other.t, "host")).id } });
+    const theirs = await call("POST", `/apps/${other.spec.id}/integrations`, {
+      auth: other.t.auth,
+      body: { external_company_id: (await registerCompany(other.t, "host")).id },
+    });
     expect(theirs.status).toBe(201);
     expectError(await call("GET", `/apps/${spec.id}/integrations/${theirs.json.data.id}`, { auth: t.auth }), 404, "NOT_FOUND");
     expectError(await call("GET", `/apps/${other.spec.id}/integrations/${theirs.json.data.id}`, { auth: t.auth }), 404, "NOT_FOUND");
     await refused(t, () => call("PUT", `/apps/${spec.id}/integrations/${theirs.json.data.id}`, { auth: t.auth, body: { name: "x" } }), 404, "NOT_FOUND");
 
     const notActivated = await insertSpec(t, [{ dashboards, providers }]);
-    await refused(t, () => call("POST", `/apps/${notActivated.id}/integrations`, { auth: t.auth, body: { external_company_id: company.id } }), 404, "NOT_FOUND");
+    await refused(
+      t,
+      () => call("POST", `/apps/${notActivated.id}/integrations`, { auth: t.auth, body: { external_company_id: company.id } }),
+      404,
+      "NOT_FOUND",
+    );
     const reader = await roleToken(t.auth, ["app:read"]);
     await refused(t, () => call("POST", `/apps/${spec.id}/integrations`, { auth: reader.auth, body: { external_company_id: company.id } }), 403, "FORBIDDEN");
   });
@@ -90,7 +114,14 @@ describe("principals", () => {
     expectError(await call("GET", path, { auth: t.auth }), 404, "NOT_FOUND");
     const first = await call("PUT", path, { auth: t.auth, body: { config: { limit: 2, prefs: { a: 1 } } } });
     expect(first.status, first.text).toBe(200);
-    expect(first.json.data).toMatchObject({ spec_id: spec.id, principal_type: "user", principal_id: t.userId, provider: null, config: { limit: 2, prefs: { a: 1 }, seats: 5 }, effective_config: { lang: "en", limit: 2, prefs: { a: 1 }, seats: 5 } });
+    expect(first.json.data).toMatchObject({
+      spec_id: spec.id,
+      principal_type: "user",
+      principal_id: t.userId,
+      provider: null,
+      config: { limit: 2, prefs: { a: 1 }, seats: 5 },
+      effective_config: { lang: "en", limit: 2, prefs: { a: 1 }, seats: 5 },
+    });
     const second = await call("PUT", `/apps/${spec.id}/principals/user/${t.userId}`, { auth: t.auth, body: { config: { prefs: { b: 2 } } } });
     expect(second.json.data.config).toEqual({ limit: 2, prefs: { a: 1, b: 2 }, seats: 5 });
     expect((await call("GET", path, { auth: t.auth })).json.data).toEqual(second.json.data);
@@ -118,12 +149,22 @@ describe("principals", () => {
     expect(ok.json.data).toMatchObject({ principal_type: "company", principal_id: company.external_id, provider: "host", config: { limit: 4, seats: 5 } });
     await refused(t, () => call("PUT", `${path}?provider=second`, { auth: t.auth, body: { config: {} } }), 422, "UNPROCESSABLE_ENTITY");
     await refused(t, () => call("PUT", `${path}?provider=nope`, { auth: t.auth, body: { config: {} } }), 422, "UNPROCESSABLE_ENTITY");
-    const immutable = await refused(t, () => call("PUT", `${path}?provider=host`, { auth: t.auth, body: { config: { lang: "fr" } } }), 422, "VALIDATION_FAILED");
+    const immutable = await refused(
+      t,
+      () => call("PUT", `${path}?provider=host`, { auth: t.auth, body: { config: { lang: "fr" } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(immutable.details.scope).toBe("company");
 
     const team = await call("PUT", `/apps/${spec.id}/principals/team/sales-emea`, { auth: t.auth, body: { config: { anything: true } } });
     expect(team.json.data).toMatchObject({ principal_type: "team", principal_id: "sales-emea", config: { anything: true } });
-    await refused(t, () => call("PUT", `/apps/${spec.id}/principals/user/${crypto.randomUUID()}`, { auth: t.auth, body: { config: {} } }), 422, "UNPROCESSABLE_ENTITY");
+    await refused(
+      t,
+      () => call("PUT", `/apps/${spec.id}/principals/user/${crypto.randomUUID()}`, { auth: t.auth, body: { config: {} } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     await refused(t, () => call("PUT", `/apps/${spec.id}/principals/team/self`, { auth: t.auth, body: { config: {} } }), 422, "UNPROCESSABLE_ENTITY");
     await refused(t, () => call("PUT", `/apps/${spec.id}/principals/group/x`, { auth: t.auth, body: { config: {} } }), 422, "VALIDATION_FAILED");
     await refused(t, () => call("PUT", `/apps/${spec.id}/principals/team/x`, { auth: t.auth, body: { config: "no" } }), 422, "VALIDATION_FAILED");

@@ -6,7 +6,12 @@ import { call, createTenant, expectError } from "../support/api";
 import { createUser, policyOnRoleToken, roleToken } from "../access/fixture";
 import { dashboards, insertSpec, putConfig, registerCompany } from "./fixture";
 
-const providers = { host: { auth: { type: "bearer" }, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } };
+const providers = {
+  host: {
+    auth: { type: "bearer" },
+    identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+  },
+};
 
 type Request = [method: string, path: string, body?: unknown];
 
@@ -22,7 +27,9 @@ async function refusal(auth: string, [method, path, body]: Request) {
 /** The two refusals are one body once a segment the paths differ in (what the caller asked for) is read as the other's. */
 async function expectSameRefusal(auth: string, existing: Request, missing: Request) {
   const theirs = existing[1].split("/");
-  const asked = missing[1].split("/").reduce((text, segment, i) => (segment === theirs[i] ? text : text.replaceAll(segment, theirs[i])), JSON.stringify(await refusal(auth, missing)));
+  const asked = missing[1]
+    .split("/")
+    .reduce((text, segment, i) => (segment === theirs[i] ? text : text.replaceAll(segment, theirs[i])), JSON.stringify(await refusal(auth, missing)));
   expect(JSON.parse(asked)).toEqual(await refusal(auth, existing));
 }
 
@@ -45,26 +52,71 @@ describe("permission before existence on /apps routes", () => {
     const s = `/apps/${spec.id}`;
     const x = `/apps/${nobody}`;
     const pairs: [Request, Request][] = [
-      [["GET", `${s}/config`], ["GET", `${x}/config`]],
-      [["PUT", `${s}/config`, { config: {} }], ["PUT", `${x}/config`, { config: {} }]],
-      [["POST", `${s}/integrations`, { external_company_id: company.id }], ["POST", `${x}/integrations`, { external_company_id: nobody }]],
-      [["POST", `${s}/integrations`, { external_company_id: company.id }], ["POST", `${s}/integrations`, { external_company_id: nobody }]],
-      [["GET", `${s}/integrations`], ["GET", `${x}/integrations`]],
-      [["GET", `${s}/integrations/${integrationId}`], ["GET", `${s}/integrations/${nobody}`]],
-      [["GET", `${s}/integrations/${integrationId}`], ["GET", `${x}/integrations/${integrationId}`]],
-      [["PUT", `${s}/integrations/${integrationId}`, { name: "n" }], ["PUT", `${s}/integrations/${nobody}`, { name: "n" }]],
-      [["PUT", `${s}/integrations/${integrationId}/token`], ["PUT", `${s}/integrations/${nobody}/token`]],
-      [["POST", `${s}/preview`, {}], ["POST", `${x}/preview`, {}]],
-      [["GET", `${s}/preview`], ["GET", `${x}/preview`]],
+      [
+        ["GET", `${s}/config`],
+        ["GET", `${x}/config`],
+      ],
+      [
+        ["PUT", `${s}/config`, { config: {} }],
+        ["PUT", `${x}/config`, { config: {} }],
+      ],
+      [
+        ["POST", `${s}/integrations`, { external_company_id: company.id }],
+        ["POST", `${x}/integrations`, { external_company_id: nobody }],
+      ],
+      [
+        ["POST", `${s}/integrations`, { external_company_id: company.id }],
+        ["POST", `${s}/integrations`, { external_company_id: nobody }],
+      ],
+      [
+        ["GET", `${s}/integrations`],
+        ["GET", `${x}/integrations`],
+      ],
+      [
+        ["GET", `${s}/integrations/${integrationId}`],
+        ["GET", `${s}/integrations/${nobody}`],
+      ],
+      [
+        ["GET", `${s}/integrations/${integrationId}`],
+        ["GET", `${x}/integrations/${integrationId}`],
+      ],
+      [
+        ["PUT", `${s}/integrations/${integrationId}`, { name: "n" }],
+        ["PUT", `${s}/integrations/${nobody}`, { name: "n" }],
+      ],
+      [
+        ["PUT", `${s}/integrations/${integrationId}/token`],
+        ["PUT", `${s}/integrations/${nobody}/token`],
+      ],
+      [
+        ["POST", `${s}/preview`, {}],
+        ["POST", `${x}/preview`, {}],
+      ],
+      [
+        ["GET", `${s}/preview`],
+        ["GET", `${x}/preview`],
+      ],
     ];
     for (const type of ["user", "company", "team"] as const) {
       const known = type === "user" ? user.id : type === "company" ? company.external_id : "sales";
       const unknown = type === "user" ? nobody : `nobody-${nobody}`;
       pairs.push(
-        [["PUT", `${s}/principals/${type}/${known}`, { config: {} }], ["PUT", `${s}/principals/${type}/${unknown}`, { config: {} }]],
-        [["PUT", `${s}/principals/${type}/${known}`, { config: {} }], ["PUT", `${x}/principals/${type}/${known}`, { config: {} }]],
-        [["GET", `${s}/principals/${type}/${known}`], ["GET", `${s}/principals/${type}/${unknown}`]],
-        [["GET", `${s}/principals/${type}/${known}`], ["GET", `${x}/principals/${type}/${known}`]],
+        [
+          ["PUT", `${s}/principals/${type}/${known}`, { config: {} }],
+          ["PUT", `${s}/principals/${type}/${unknown}`, { config: {} }],
+        ],
+        [
+          ["PUT", `${s}/principals/${type}/${known}`, { config: {} }],
+          ["PUT", `${x}/principals/${type}/${known}`, { config: {} }],
+        ],
+        [
+          ["GET", `${s}/principals/${type}/${known}`],
+          ["GET", `${s}/principals/${type}/${unknown}`],
+        ],
+        [
+          ["GET", `${s}/principals/${type}/${known}`],
+          ["GET", `${x}/principals/${type}/${known}`],
+        ],
       );
     }
     for (const [existing, missing] of pairs) await expectSameRefusal(bare.auth, existing, missing);

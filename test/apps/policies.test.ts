@@ -16,7 +16,12 @@ describe("app policies", () => {
     const v1 = {
       dashboards,
       policies: {
-        viewer: { grants: [{ resource: "entity", actions: ["read"], resourceName: "Order" }, { resource: "app", actions: ["read"], resourceName: "$app_config" }] },
+        viewer: {
+          grants: [
+            { resource: "entity", actions: ["read"], resourceName: "Order" },
+            { resource: "app", actions: ["read"], resourceName: "$app_config" },
+          ],
+        },
         editor: { grants: [{ resource: "entity", actions: ["update"] }] },
       },
       defaultPolicy: "viewer",
@@ -47,7 +52,10 @@ describe("app policies", () => {
     const t = await createTenant();
     const spec = await insertSpec(t, [{ dashboards, policies: { base: { grants: [{ resource: "entity", actions: ["read"] }] } }, defaultPolicy: "base" }]);
     const base = (await putConfig(t, spec.id, {})).json.data.policy_id;
-    const own = await call("POST", "/access/policies", { auth: t.auth, body: { name: `own-${spec.id.slice(0, 6)}`, grants: [{ resource: "entity", actions: ["create"] }] } });
+    const own = await call("POST", "/access/policies", {
+      auth: t.auth,
+      body: { name: `own-${spec.id.slice(0, 6)}`, grants: [{ resource: "entity", actions: ["create"] }] },
+    });
     expect((await putConfig(t, spec.id, { policy_id: own.json.data.id })).json.data.policy_id).toBe(own.json.data.id);
     // A later write without a choice keeps it.
     expect((await putConfig(t, spec.id, { config: { x: 1 } })).json.data.policy_id).toBe(own.json.data.id);
@@ -61,7 +69,9 @@ describe("app policies", () => {
 
   it("refuses with 403 naming the first permission the caller lacks, writing nothing", async () => {
     const t = await createTenant();
-    const spec = await insertSpec(t, [{ dashboards, policies: { p: { grants: [{ resource: "entity", actions: ["delete"], resourceName: "Order" }] } }, defaultPolicy: "p" }]);
+    const spec = await insertSpec(t, [
+      { dashboards, policies: { p: { grants: [{ resource: "entity", actions: ["delete"], resourceName: "Order" }] } }, defaultPolicy: "p" },
+    ]);
     const operator = await roleToken(t.auth, ["app:*", "entity:read"]);
     const err = await refused(t, () => putConfig(operator, spec.id, {}), 403, "FORBIDDEN");
     expect(err.details).toMatchObject({ permission: "entity:delete:Order", missing_permissions: ["entity:delete:Order"] });
@@ -69,16 +79,27 @@ describe("app policies", () => {
     // Once someone who holds it provisioned it, the operator may write config.
     expect((await putConfig(t, spec.id, {})).status).toBe(200);
     expect((await putConfig(operator, spec.id, { config: { a: 1 } })).status).toBe(200);
-    const inline = await refused(t, () => putConfig(operator, spec.id, { policy: { grants: [{ resource: "access", actions: ["update"] }] } }), 403, "FORBIDDEN");
+    const inline = await refused(
+      t,
+      () => putConfig(operator, spec.id, { policy: { grants: [{ resource: "access", actions: ["update"] }] } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(inline.details.permission).toBe("access:update");
   });
 });
 
 /** Shares the owner's job `name` with `target` the one way a job is shared: a workflow whose reference step runs it, shared with /access/shares. */
 async function shareJob(owner: TenantCreds, name: string, target: TenantCreds): Promise<string> {
-  const workflow = await call("POST", "/definition/workflows", { auth: owner.auth, body: { name: `uses-${name}`, definition_json: { jobs: [{ id: "run", name }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] } } });
+  const workflow = await call("POST", "/definition/workflows", {
+    auth: owner.auth,
+    body: { name: `uses-${name}`, definition_json: { jobs: [{ id: "run", name }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] } },
+  });
   expect(workflow.status, workflow.text).toBe(201);
-  const share = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "workflow", resource_id: workflow.json.data.id, target_tenant_id: target.tenantId } });
+  const share = await call("POST", "/access/shares", {
+    auth: owner.auth,
+    body: { resource_type: "workflow", resource_id: workflow.json.data.id, target_tenant_id: target.tenantId },
+  });
   expect(share.status, share.text).toBe(201);
   return share.json.data.id;
 }
@@ -95,7 +116,12 @@ describe("job bindings", () => {
     const ownersJob = await publishJob(owner, ownersName);
     const ownJob = await publishJob(consumer);
     // The spec is shared, the owner's job is not: the whole write is refused, the consumer's own binding with it.
-    const unshared = await refused(consumer, () => putConfig(consumer, spec.id, { job_bindings: { enrich: ownersJob, other: ownJob } }), 422, "VALIDATION_FAILED");
+    const unshared = await refused(
+      consumer,
+      () => putConfig(consumer, spec.id, { job_bindings: { enrich: ownersJob, other: ownJob } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(unshared.details.validation_errors).toEqual([invisible(ownersJob)]);
     expect(await systemQuery(`SELECT id FROM app_activations WHERE tenant_id = $1`, [consumer.tenantId])).toEqual([]);
 

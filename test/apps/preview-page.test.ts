@@ -13,7 +13,7 @@ import { previewPageHeaders, sdkSources } from "../../src/apps/render/preview-pa
 /** Keys a spec may choose freely (widget ids, handler and page names), each written to break out of a script or an attribute. */
 const HOSTILE_WIDGET = "w</script><script>alert(1)</script>";
 const HOSTILE_HANDLER = "go<!--";
-const HOSTILE_PAGE = "p\"><img src=x onerror=alert(2)>";
+const HOSTILE_PAGE = 'p"><img src=x onerror=alert(2)>';
 const HOSTILE_TITLE = "</script><script>alert(3)</script>";
 
 const spec = {
@@ -25,7 +25,11 @@ const spec = {
         home: {
           widgets: {
             [HOSTILE_WIDGET]: { widgetComponent: "heading", config: { title: HOSTILE_TITLE } },
-            open: { widgetComponent: "button", config: { label: "Open" }, actionHandlers: { [HOSTILE_HANDLER]: [{ kind: "navigate", page: HOSTILE_PAGE }], click: [{ kind: "navigate", page: "home" }] } },
+            open: {
+              widgetComponent: "button",
+              config: { label: "Open" },
+              actionHandlers: { [HOSTILE_HANDLER]: [{ kind: "navigate", page: HOSTILE_PAGE }], click: [{ kind: "navigate", page: "home" }] },
+            },
             shared: { widgetComponent: "text" },
           },
           layout: [[HOSTILE_WIDGET, "open"], ["shared"]],
@@ -87,10 +91,15 @@ describe("GET /apps/{specId}/preview", () => {
 
   it("names the SDK's URL on each of the service's origins in script-src, and nothing for a PUBLIC_URL that is no URL", () => {
     expect(sdkSources("http://platform.test/apps/x/preview", "http://platform.test/")).toEqual(["http://platform.test/apps/host/v1.js"]);
-    expect(sdkSources("http://127.0.0.1:8787/apps/x/preview", "https://apps.example.com/base")).toEqual(["http://127.0.0.1:8787/apps/host/v1.js", "https://apps.example.com/apps/host/v1.js"]);
+    expect(sdkSources("http://127.0.0.1:8787/apps/x/preview", "https://apps.example.com/base")).toEqual([
+      "http://127.0.0.1:8787/apps/host/v1.js",
+      "https://apps.example.com/apps/host/v1.js",
+    ]);
     expect(sdkSources("https://a.example/apps/x/preview", "not a url")).toEqual(["https://a.example/apps/host/v1.js"]);
     expect(sdkSources("https://a.example/apps/x/preview")).toEqual(["https://a.example/apps/host/v1.js"]);
-    expect(previewPageHeaders("n0nce", sdkSources("https://a.example/p"))["Content-Security-Policy"]).toContain("script-src 'nonce-n0nce' https://a.example/apps/host/v1.js;");
+    expect(previewPageHeaders("n0nce", sdkSources("https://a.example/p"))["Content-Security-Policy"]).toContain(
+      "script-src 'nonce-n0nce' https://a.example/apps/host/v1.js;",
+    );
   });
 
   it("writes the spec's page keys and action handlers only as inert JSON, never as markup", async () => {
@@ -129,7 +138,10 @@ describe("GET /apps/{specId}/preview", () => {
   it("needs app:read, and an activation of a spec the tenant can see", async () => {
     const { t, specId } = await activated();
     const reader = await roleToken(t.auth, ["entity:read"]);
-    expect(expectError(await call("GET", `/apps/${specId}/preview`, { auth: reader.auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "app", action: "read" });
+    expect(expectError(await call("GET", `/apps/${specId}/preview`, { auth: reader.auth }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "app",
+      action: "read",
+    });
     const appReader = await roleToken(t.auth, ["app:read"]);
     expect((await call("GET", `/apps/${specId}/preview`, { auth: appReader.auth })).status).toBe(200);
     expectError(await call("GET", `/apps/${crypto.randomUUID()}/preview`, { auth: t.auth }), 404, "NOT_FOUND");
@@ -147,7 +159,14 @@ describe("POST /apps/{specId}/preview takes JSON from the service's own origin o
   it("refuses what a page of another site can make a browser send with its cached Basic credentials, before anything runs", async () => {
     const { t, specId } = await activated();
     const post = (headers: Record<string, string>, rawBody?: string) => call("POST", `/apps/${specId}/preview`, { auth: t.auth, headers, rawBody });
-    for (const type of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp", "application/json-seq"]) {
+    for (const type of [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonp",
+      "application/json-seq",
+    ]) {
       const refused = expectError(await post({ "Content-Type": type }, action), 415, "UNSUPPORTED_MEDIA_TYPE");
       expect(refused.details.content_type).toBe(type);
     }
@@ -160,7 +179,11 @@ describe("POST /apps/{specId}/preview takes JSON from the service's own origin o
       expectError(await post({ "Content-Type": "text/plain", Origin: origin }, action), 403, "FORBIDDEN");
     }
     // Without credentials the refusal is the same: nothing about the spec is looked at.
-    expectError(await call("POST", `/apps/${specId}/preview`, { headers: { "Content-Type": "text/plain", Origin: "https://evil.example" }, rawBody: action }), 403, "FORBIDDEN");
+    expectError(
+      await call("POST", `/apps/${specId}/preview`, { headers: { "Content-Type": "text/plain", Origin: "https://evil.example" }, rawBody: action }),
+      403,
+      "FORBIDDEN",
+    );
   });
 
   it("answers JSON from the service's origin, from PUBLIC_URL's, from a server without Origin, and a post without a body", async () => {

@@ -81,7 +81,8 @@ describe("a consumer's render of a shared spec", () => {
     const integration = await call("POST", `/apps/${published.id}/integrations`, { auth: consumer.auth, body: { external_company_id: company.id } });
     expect(integration.status, integration.text).toBe(201);
     const minted = await call("PUT", `/apps/${published.id}/integrations/${integration.json.data.id}/token`, { auth: consumer.auth });
-    const render = () => call("POST", `/apps/run/${integration.json.data.id}`, { auth: `Bearer ${minted.json.raw_token}`, body: { user: "u-1", company: "acme" } });
+    const render = () =>
+      call("POST", `/apps/run/${integration.json.data.id}`, { auth: `Bearer ${minted.json.raw_token}`, body: { user: "u-1", company: "acme" } });
     expect((await render()).status).toBe(200);
 
     await systemQuery(`DELETE FROM shares WHERE tenant_id = $1 AND target_tenant_id = $2`, [owner.tenantId, consumer.tenantId]);

@@ -54,7 +54,10 @@ describe("a failing widget drops alone", () => {
     let now = 0;
     const spent = new EvaluationBudget({ timeoutMs: 1000 }, { now: () => now });
     await spent.evaluation(async () => void (now += 1001));
-    const late = await render(oneDashboard({ widgets: { a: { widgetComponent: "t", config: { x: "{{ 1 }}" } }, b: { widgetComponent: "t" } }, layout: [["a", "b"]] }), { budget: spent });
+    const late = await render(
+      oneDashboard({ widgets: { a: { widgetComponent: "t", config: { x: "{{ 1 }}" } }, b: { widgetComponent: "t" } }, layout: [["a", "b"]] }),
+      { budget: spent },
+    );
     expect(childIds(late)).toEqual(["b"]);
     expect(idsOf(late)).toEqual(["widget-error-a"]);
   });
@@ -69,7 +72,10 @@ describe("functions and messages", () => {
           pages: {
             home: {
               widgets: { w: { widgetComponent: "text", config: { n: "{{ $double(21) }}", s: "{{ $label(5) }}" } } },
-              layout: [[{ $if: "$isBig(2)", $then: "w" }], { component: "section", config: { t: "{{ $label(1) }}" }, children: [{ $if: "$isBig(1)", $then: "w" }] }],
+              layout: [
+                [{ $if: "$isBig(2)", $then: "w" }],
+                { component: "section", config: { t: "{{ $label(1) }}" }, children: [{ $if: "$isBig(1)", $then: "w" }] },
+              ],
             },
           },
         },
@@ -89,7 +95,11 @@ describe("functions and messages", () => {
     const spec = oneDashboard(
       {
         dataSources: { crm: { $rows: [] }, crm2: { $rows: [] }, other: { $rows: [] } },
-        widgets: { grid: { widgetComponent: "g", dataSource: "crm" }, list: { widgetComponent: "l", dataSource: "crm2" }, odd: { widgetComponent: "l", dataSource: "other" } },
+        widgets: {
+          grid: { widgetComponent: "g", dataSource: "crm" },
+          list: { widgetComponent: "l", dataSource: "crm2" },
+          odd: { widgetComponent: "l", dataSource: "other" },
+        },
         layout: [["grid", "list", "odd"]],
       },
       {
@@ -103,7 +113,11 @@ describe("functions and messages", () => {
         },
       },
     );
-    const missing = () => new ApiError({ code: "HTTP_AUTH_SECRET_MISSING", profile: "crm", missing_secrets: ["tenant.CRM"] }, "The auth profile crm reads secrets that are not set: tenant.CRM");
+    const missing = () =>
+      new ApiError(
+        { code: "HTTP_AUTH_SECRET_MISSING", profile: "crm", missing_secrets: ["tenant.CRM"] },
+        "The auth profile crm reads secrets that are not set: tenant.CRM",
+      );
     const answer = await render(spec, {
       sources: { home: { crm: missing(), crm2: missing(), other: new Error("x") } },
       before: (notes) => {
@@ -114,7 +128,12 @@ describe("functions and messages", () => {
     expect(answer.notifications).toEqual([
       { id: "notify-1", level: "INFO", message: "Saved nothing" },
       { id: "http-source-truncated", level: "WARNING", message: "Too many rows" },
-      { id: "widget-error-grid", level: "ERROR", message: "Orders failed (HTTP_AUTH_SECRET_MISSING, 400) in grid", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "crm" } },
+      {
+        id: "widget-error-grid",
+        level: "ERROR",
+        message: "Orders failed (HTTP_AUTH_SECRET_MISSING, 400) in grid",
+        details: { code: "HTTP_AUTH_SECRET_MISSING", source: "crm" },
+      },
       { id: "widget-error-list", level: "ERROR", message: "CONNECT YOUR CRM FIRST", details: { code: "HTTP_AUTH_SECRET_MISSING", source: "crm2" } },
       { id: "widget-error-odd", level: "ERROR", message: "The widget odd could not be shown.", details: { code: "INTERNAL_ERROR", source: "other" } },
     ]);
@@ -129,7 +148,10 @@ describe("secrets never reach an answer", () => {
     const spec = {
       dashboards: {
         main: {
-          surfaces: { dashboard: "home", scanCard: { page: "home", if: "$length(config.app.token) > 3", props: { title: "{{ $substring(config.app.token, 0, 3) }}" } } },
+          surfaces: {
+            dashboard: "home",
+            scanCard: { page: "home", if: "$length(config.app.token) > 3", props: { title: "{{ $substring(config.app.token, 0, 3) }}" } },
+          },
           pages: {
             home: {
               dataSources: { rows: { $rows: [] } },
@@ -163,7 +185,16 @@ describe("secrets never reach an answer", () => {
           {
             id: "w",
             widgetComponent: "text",
-            props: { plain: "***", upper: "***", length: "***", first: "***", equal: "***", inText: "Bearer *** for ada", whole: { token: "***", user: "ada" }, other: "ada" },
+            props: {
+              plain: "***",
+              upper: "***",
+              length: "***",
+              first: "***",
+              equal: "***",
+              inText: "Bearer *** for ada",
+              whole: { token: "***", user: "ada" },
+              other: "ada",
+            },
           },
           { id: "list", widgetComponent: "list", props: {} },
         ],
@@ -178,7 +209,10 @@ describe("secrets never reach an answer", () => {
 
   it("masks secrets in the answered state, notifications (messages included) and debug", async () => {
     const spec = oneDashboard(
-      { widgets: { w: { widgetComponent: "text", config: { x: "{{ $error('failed with ' & config.app.token) }}" } }, v: { widgetComponent: "text" } }, layout: [["w", "v"]] },
+      {
+        widgets: { w: { widgetComponent: "text", config: { x: "{{ $error('failed with ' & config.app.token) }}" } }, v: { widgetComponent: "text" } },
+        layout: [["w", "v"]],
+      },
       { messages: { "widget-error-w": "{{ error.message }}", "notify-1": "{{ 'copy of ' & error.message }}" } },
     );
     const answer = await render(spec, {

@@ -64,17 +64,30 @@ describe("sources in a render", () => {
     expect(answer.reads).toEqual(["home:a"]);
     expect(answer.notifications).toEqual([]);
 
-    const whole = oneDashboard({ dataSources: { a: { $rows: [] }, b: { $rows: [] } }, widgets: { w: { widgetComponent: "t", config: { keys: "{{ $keys(page.dataSources) }}" } } }, layout: [["w"]] });
+    const whole = oneDashboard({
+      dataSources: { a: { $rows: [] }, b: { $rows: [] } },
+      widgets: { w: { widgetComponent: "t", config: { keys: "{{ $keys(page.dataSources) }}" } } },
+      layout: [["w"]],
+    });
     const all = await render(whole, { sources: { home: { a: [1], b: [2] } } });
     expect([...all.reads].sort()).toEqual(["home:a", "home:b"]);
     expect((all.surfaces[0].blocks[0] as { children: { props: unknown }[] }).children[0].props).toEqual({ keys: ["a", "b"] });
   });
 
   it("hands a source the page's render context: its key, params, data and widget states", async () => {
-    const spec = oneDashboard({ dataSources: { a: { $rows: [] } }, widgets: { w: { widgetComponent: "t", config: { v: "{{ page.dataSources.a }}" } } }, layout: [["w"]] });
+    const spec = oneDashboard({
+      dataSources: { a: { $rows: [] } },
+      widgets: { w: { widgetComponent: "t", config: { v: "{{ page.dataSources.a }}" } } },
+      layout: [["w"]],
+    });
     const answer = await render(spec, {
       state: { dashboard: "main", page: "home", params: { id: "9" }, data: { d: 1 }, widgets: { w: { s: 2 } } },
-      sources: { home: { a: (scope: { page: { key: string; params: { id: string }; widgets: Record<string, { state: unknown }> } }) => `${scope.page.key}:${scope.page.params.id}:${JSON.stringify(scope.page.widgets.w.state)}` } },
+      sources: {
+        home: {
+          a: (scope: { page: { key: string; params: { id: string }; widgets: Record<string, { state: unknown }> } }) =>
+            `${scope.page.key}:${scope.page.params.id}:${JSON.stringify(scope.page.widgets.w.state)}`,
+        },
+      },
     });
     expect((answer.surfaces[0].blocks[0] as { children: { props: unknown }[] }).children[0].props).toEqual({ v: 'home:9:{"s":2}' });
   });

@@ -45,10 +45,14 @@ describe("state round trip", () => {
       ["dashboard", "detail", "detail:7:2"],
       ["panel", "detail", "detail:7:2"],
     ]);
-    expect(second.surfaces[1].modals).toEqual([{ page: "confirm", wide: false, blocks: [{ component: "row", children: [{ id: "note", widgetComponent: "text", props: { text: "confirm:m:9" } }] }] }]);
+    expect(second.surfaces[1].modals).toEqual([
+      { page: "confirm", wide: false, blocks: [{ component: "row", children: [{ id: "note", widgetComponent: "text", props: { text: "confirm:m:9" } }] }] },
+    ]);
 
     // Before the first navigate, data written to the base page is kept for the entry pages.
-    const third = await render(spec, { state: { dashboard: "main", page: null, params: {}, data: { n: 5 }, widgets: { grid: { data_grid: { page: 2 } } }, modals: [] } });
+    const third = await render(spec, {
+      state: { dashboard: "main", page: null, params: {}, data: { n: 5 }, widgets: { grid: { data_grid: { page: 2 } } }, modals: [] },
+    });
     expect(noteOf(third.surfaces[1])).toBe("side:-:5");
     expect((third.surfaces[0].blocks[0] as { children: { props: unknown }[] }).children[0].props).toEqual({ page: 2 });
   });
@@ -87,7 +91,17 @@ describe("hostile state", () => {
   it("drops modals naming no modal or no placement of the dashboard, and keeps at most ten", async () => {
     const ok = { page: "confirm", params: {}, data: {}, surface: "dashboard" };
     const answer = await render(spec, {
-      state: { dashboard: "main", modals: [ok, { page: "home", surface: "dashboard" }, { page: "confirm", surface: "scanCard" }, { page: "confirm", surface: "nowhere" }, "x", { ...ok, params: { id: "2" } }] },
+      state: {
+        dashboard: "main",
+        modals: [
+          ok,
+          { page: "home", surface: "dashboard" },
+          { page: "confirm", surface: "scanCard" },
+          { page: "confirm", surface: "nowhere" },
+          "x",
+          { ...ok, params: { id: "2" } },
+        ],
+      },
     });
     expect(answer.state.modals).toEqual([ok, { ...ok, params: { id: "2" } }]);
     expect(answer.surfaces[0].modals).toHaveLength(2);
@@ -100,7 +114,9 @@ describe("hostile state", () => {
 
   it("resets a widget state of 1 MiB, and params or data over 64 KiB, with warnings, keeping the rest", async () => {
     const huge = { blob: "x".repeat(1024 * 1024) };
-    const answer = await render(spec, { state: { dashboard: "main", page: "detail", params: { big: "y".repeat(70_000) }, data: { n: 1 }, widgets: { grid: huge, note: { small: true } } } });
+    const answer = await render(spec, {
+      state: { dashboard: "main", page: "detail", params: { big: "y".repeat(70_000) }, data: { n: 1 }, widgets: { grid: huge, note: { small: true } } },
+    });
     expect(answer.state.widgets).toEqual({ note: { small: true } });
     expect(answer.state.params).toEqual({});
     expect(answer.state.data).toEqual({ n: 1 });

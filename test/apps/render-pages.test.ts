@@ -17,7 +17,8 @@ const exampleSources = {
   detail: { order: ORDERS[0] },
   preview: {},
 };
-const exampleContext = (permissions: string[] = []) => renderContext({ config: { app: { startDashboard: "orders" }, integration: {}, company: {}, team: {}, user: {} }, permissions });
+const exampleContext = (permissions: string[] = []) =>
+  renderContext({ config: { app: { startDashboard: "orders" }, integration: {}, company: {}, team: {}, user: {} }, permissions });
 
 const HOME_BLOCKS_WITHOUT_FORM = [
   { component: "header", config: { title: "Orders" } },
@@ -26,7 +27,11 @@ const HOME_BLOCKS_WITHOUT_FORM = [
     component: "tabs",
     id: "views",
     children: [
-      { component: "section", config: { title: "All" }, children: [{ id: "grid", widgetComponent: "data_grid", props: { columns: ["name", "total", "customer.name"] } }] },
+      {
+        component: "section",
+        config: { title: "All" },
+        children: [{ id: "grid", widgetComponent: "data_grid", props: { columns: ["name", "total", "customer.name"] } }],
+      },
       { component: "section", config: { title: "Uploads" }, children: [{ id: "uploader", widgetComponent: "button", props: { label: "Upload attachments" } }] },
     ],
   },
@@ -104,7 +109,14 @@ describe("the docs/apps.md example", () => {
     const answer = await render(exampleSpec(), {
       context: exampleContext(),
       sources: exampleSources,
-      state: { dashboard: "orders", page: null, params: {}, data: {}, widgets: {}, modals: [modal("u1", "dashboard"), modal("u2", "panel"), modal("u3", "dashboard")] },
+      state: {
+        dashboard: "orders",
+        page: null,
+        params: {},
+        data: {},
+        widgets: {},
+        modals: [modal("u1", "dashboard"), modal("u2", "panel"), modal("u3", "dashboard")],
+      },
     });
     const viewer = (url: string) => ({ page: "preview", wide: true, blocks: [{ component: "file_viewer", config: { url } }] });
     expect(answer.surfaces[0].modals).toEqual([viewer("u1"), viewer("u3")]);
@@ -138,7 +150,9 @@ describe("the dashboard a render shows", () => {
     expect((await render(dashboards(), { context })).state.dashboard).toBe("first");
     const failing = await render(dashboards("{{ $error('no') }}"), { context });
     expect(failing.state.dashboard).toBe("first");
-    expect(failing.notifications).toEqual([{ id: "default-dashboard-error", level: "WARNING", message: "defaultDashboard could not be resolved; the first dashboard is shown." }]);
+    expect(failing.notifications).toEqual([
+      { id: "default-dashboard-error", level: "WARNING", message: "defaultDashboard could not be resolved; the first dashboard is shown." },
+    ]);
   });
 });
 
@@ -191,7 +205,9 @@ describe("widget lookup and the spec-level merge", () => {
 
   it("replaces a spec-level page whole with the dashboard's page of the same key", async () => {
     const answer = await render(spec, { context: renderContext({ context: { dashboard: "main" } }), state: { dashboard: "main", page: "shared" } });
-    expect(answer.surfaces[0].blocks).toEqual([{ component: "row", children: [{ id: "w", widgetComponent: "dashboard-level", props: { from: "dashboard" } }] }]);
+    expect(answer.surfaces[0].blocks).toEqual([
+      { component: "row", children: [{ id: "w", widgetComponent: "dashboard-level", props: { from: "dashboard" } }] },
+    ]);
   });
 });
 
@@ -204,7 +220,17 @@ describe("blocks", () => {
           component: "section",
           id: "outer",
           config: { title: "{{ 'Hello ' & identity.name }}" },
-          children: ["a", { $if: "false", $then: "b" }, { component: "row", children: [{ $if: "true", $then: "b" }, { component: "iframe", config: { src: "https://x.example" } }] }],
+          children: [
+            "a",
+            { $if: "false", $then: "b" },
+            {
+              component: "row",
+              children: [
+                { $if: "true", $then: "b" },
+                { component: "iframe", config: { src: "https://x.example" } },
+              ],
+            },
+          ],
         },
         ["a", { $if: "identity.name = 'Ada'", $then: "b" }],
       ],
@@ -217,10 +243,22 @@ describe("blocks", () => {
         config: { title: "Hello Ada" },
         children: [
           { id: "a", widgetComponent: "text", props: { text: "hi" } },
-          { component: "row", children: [{ id: "b", widgetComponent: "text", props: {} }, { component: "iframe", config: { src: "https://x.example" } }] },
+          {
+            component: "row",
+            children: [
+              { id: "b", widgetComponent: "text", props: {} },
+              { component: "iframe", config: { src: "https://x.example" } },
+            ],
+          },
         ],
       },
-      { component: "row", children: [{ id: "a", widgetComponent: "text", props: { text: "hi" } }, { id: "b", widgetComponent: "text", props: {} }] },
+      {
+        component: "row",
+        children: [
+          { id: "a", widgetComponent: "text", props: { text: "hi" } },
+          { id: "b", widgetComponent: "text", props: {} },
+        ],
+      },
     ]);
     expect(answer.notifications).toEqual([]);
   });
@@ -228,7 +266,11 @@ describe("blocks", () => {
   it("hides a gate whose $if throws, and an inline node whose config fails, each with an error naming it", async () => {
     const spec = oneDashboard({
       widgets: { a: { widgetComponent: "text" } },
-      layout: [["a", { $if: "$error('boom')", $then: "a" }], { component: "section", id: "bad", config: { t: "{{ $error('nope') }}" }, children: ["a"] }, { component: "divider" }],
+      layout: [
+        ["a", { $if: "$error('boom')", $then: "a" }],
+        { component: "section", id: "bad", config: { t: "{{ $error('nope') }}" }, children: ["a"] },
+        { component: "divider" },
+      ],
     });
     const answer = await render(spec);
     expect(answer.surfaces[0].blocks).toEqual([{ component: "row", children: [{ id: "a", widgetComponent: "text", props: {} }] }, { component: "divider" }]);
@@ -242,7 +284,10 @@ describe("blocks", () => {
     const spec = oneDashboard({
       widgets: {
         grid: { widgetComponent: "data_grid", config: { me: "{{ thisWidget.id }}", page: "{{ thisWidget.state.data_grid.page }}" } },
-        label: { widgetComponent: "text", config: { text: "{{ 'page ' & page.widgets.grid.state.data_grid.page & ' of ' & page.key }}", none: "{{ page.widgets.label.state }}" } },
+        label: {
+          widgetComponent: "text",
+          config: { text: "{{ 'page ' & page.widgets.grid.state.data_grid.page & ' of ' & page.key }}", none: "{{ page.widgets.label.state }}" },
+        },
       },
       layout: [["grid", "label"]],
     });
@@ -257,7 +302,12 @@ describe("blocks", () => {
 describe("the scanCard", () => {
   const card = (scanCard: Record<string, unknown>) =>
     ({
-      dashboards: { main: { surfaces: { dashboard: "home", scanCard: { page: "home", ...scanCard } }, pages: { home: { layout: [["w"]], dataSources: { open: { $rows: [] } } } } } },
+      dashboards: {
+        main: {
+          surfaces: { dashboard: "home", scanCard: { page: "home", ...scanCard } },
+          pages: { home: { layout: [["w"]], dataSources: { open: { $rows: [] } } } },
+        },
+      },
       widgets: { w: { widgetComponent: "text" } },
     }) as unknown as SpecDocument;
   const sources = { home: { open: [{ id: 1 }] } };
@@ -296,11 +346,19 @@ describe("the scanCard", () => {
 
   it("answers valid props resolved against the card page", async () => {
     const answer = await render(
-      card({ if: "$count(page.dataSources.open) > 0", props: { title: "{{ $count(page.dataSources.open) & ' open' }}", app: { name: "Orders", image: "https://x/i.png" }, maxHeight: "12rem" } }),
+      card({
+        if: "$count(page.dataSources.open) > 0",
+        props: { title: "{{ $count(page.dataSources.open) & ' open' }}", app: { name: "Orders", image: "https://x/i.png" }, maxHeight: "12rem" },
+      }),
       { sources },
     );
-    expect(answer.surfaces[1]).toMatchObject({ type: "scanCard", page: "home", props: { title: "1 open", app: { name: "Orders", image: "https://x/i.png" }, maxHeight: "12rem" } });
-    for (const maxHeight of ["240px", "50vh", "33.5%"]) expect(types(await render(card({ props: { title: "t", maxHeight } }), { sources }))).toEqual(["dashboard", "scanCard"]);
+    expect(answer.surfaces[1]).toMatchObject({
+      type: "scanCard",
+      page: "home",
+      props: { title: "1 open", app: { name: "Orders", image: "https://x/i.png" }, maxHeight: "12rem" },
+    });
+    for (const maxHeight of ["240px", "50vh", "33.5%"])
+      expect(types(await render(card({ props: { title: "t", maxHeight } }), { sources }))).toEqual(["dashboard", "scanCard"]);
     expect(idsOf(answer)).toEqual([]);
   });
 });

@@ -51,7 +51,10 @@ async function host() {
   const published = await insertSpec(t, [spec]);
   expect((await putConfig(t, published.id, { config: { title: "Catalogue" } })).status).toBe(200);
   const company = await registerCompany(t, "host", "acme");
-  const integration = await call("POST", `/apps/${published.id}/integrations`, { auth: t.auth, body: { external_company_id: company.id, allowed_origins: [ORIGIN] } });
+  const integration = await call("POST", `/apps/${published.id}/integrations`, {
+    auth: t.auth,
+    body: { external_company_id: company.id, allowed_origins: [ORIGIN] },
+  });
   expect(integration.status, integration.text).toBe(201);
   const integrationId = integration.json.data.id as string;
   const token = await call("PUT", `/apps/${published.id}/integrations/${integrationId}/token`, { auth: t.auth });
@@ -112,8 +115,24 @@ describe("POST /apps/run/{integrationId}", () => {
     expectError(await render(integrationId, token, body, { Origin: "https://evil.example" }), 403, "FORBIDDEN");
     expectError(await render(integrationId, token, { ...body, action: { widgetId: "grid", handler: "open" } }), 422, "UNPROCESSABLE_ENTITY");
     expectError(await render(integrationId, token, [body]), 422, "VALIDATION_FAILED");
-    expectError(await call("POST", `/apps/run/${integrationId}`, { auth: `Bearer ${token}`, rawBody: `{"user":"u\\u0000","company":"acme"}`, headers: { "Content-Type": "application/json" } }), 422, "VALIDATION_FAILED");
-    expectError(await call("POST", `/apps/run/${integrationId}`, { auth: `Bearer ${token}`, rawBody: `{"state":${"[".repeat(10000)}${"]".repeat(10000)}}`, headers: { "Content-Type": "application/json" } }), 422, "VALIDATION_FAILED");
+    expectError(
+      await call("POST", `/apps/run/${integrationId}`, {
+        auth: `Bearer ${token}`,
+        rawBody: `{"user":"u\\u0000","company":"acme"}`,
+        headers: { "Content-Type": "application/json" },
+      }),
+      422,
+      "VALIDATION_FAILED",
+    );
+    expectError(
+      await call("POST", `/apps/run/${integrationId}`, {
+        auth: `Bearer ${token}`,
+        rawBody: `{"state":${"[".repeat(10000)}${"]".repeat(10000)}}`,
+        headers: { "Content-Type": "application/json" },
+      }),
+      422,
+      "VALIDATION_FAILED",
+    );
 
     const rotated = await call("PUT", `/apps/${specId}/integrations/${integrationId}/token?rotate=true`, { auth: t.auth });
     expect(rotated.status).toBe(200);
@@ -126,7 +145,10 @@ describe("POST /apps/run/{integrationId}", () => {
     // The activation's policy no longer lets app users read products.
     const narrowed = await call("PUT", `/definition/specs/${specId}`, {
       auth: t.auth,
-      body: { name: (await call("GET", `/definition/specs/${specId}`, { auth: t.auth })).json.data.name, spec_document: { ...spec, policies: { viewer: { grants: [{ resource: "entity", actions: ["read"], resourceName: "Order" }] } } } },
+      body: {
+        name: (await call("GET", `/definition/specs/${specId}`, { auth: t.auth })).json.data.name,
+        spec_document: { ...spec, policies: { viewer: { grants: [{ resource: "entity", actions: ["read"], resourceName: "Order" }] } } },
+      },
     });
     expect(narrowed.status, narrowed.text).toBe(200);
     expect((await putConfig(t, specId, {})).status).toBe(200);
@@ -140,7 +162,8 @@ describe("POST /apps/run/{integrationId}", () => {
 });
 
 describe("POST /apps/{specId}/preview", () => {
-  const preview = (t: { auth: string }, specId: string, body?: unknown) => call("POST", `/apps/${specId}/preview`, { auth: t.auth, ...(body !== undefined && { body }) });
+  const preview = (t: { auth: string }, specId: string, body?: unknown) =>
+    call("POST", `/apps/${specId}/preview`, { auth: t.auth, ...(body !== undefined && { body }) });
 
   it("renders the activation's spec for the caller, with the identity and config patches given, saving nothing", async () => {
     const { t, specId } = await host();
@@ -222,18 +245,38 @@ describe("a widget a failure drops, and a posted state that is no object", () =>
       const res = await h.render();
       expect(res.status, res.text).toBe(200);
       expect(res.json.data.notifications).toEqual([
-        { id: "widget-error-broken", level: "ERROR", message: "The widget broken could not be shown.", details: { code: "UNPROCESSABLE_ENTITY", source: "bad" } },
+        {
+          id: "widget-error-broken",
+          level: "ERROR",
+          message: "The widget broken could not be shown.",
+          details: { code: "UNPROCESSABLE_ENTITY", source: "bad" },
+        },
       ]);
-      const lines = logged.mock.calls.map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : {})).filter((line) => line.msg === "app widget dropped");
+      const lines = logged.mock.calls
+        .map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : {}))
+        .filter((line) => line.msg === "app widget dropped");
       expect(lines).toEqual([
-        expect.objectContaining({ level: "warn", integration: h.integrationId, spec: h.specId, widget: "broken", source: "bad", code: "UNPROCESSABLE_ENTITY", message: CAUSE }),
+        expect.objectContaining({
+          level: "warn",
+          integration: h.integrationId,
+          spec: h.specId,
+          widget: "broken",
+          source: "bad",
+          code: "UNPROCESSABLE_ENTITY",
+          message: CAUSE,
+        }),
       ]);
     } finally {
       logged.mockRestore();
     }
     const previewed = await call("POST", `/apps/${h.specId}/preview`, { auth: h.t.auth, body: {} });
     expect(previewed.json.data.notifications).toEqual([
-      { id: "widget-error-broken", level: "ERROR", message: "The widget broken could not be shown.", details: { code: "UNPROCESSABLE_ENTITY", source: "bad", message: CAUSE } },
+      {
+        id: "widget-error-broken",
+        level: "ERROR",
+        message: "The widget broken could not be shown.",
+        details: { code: "UNPROCESSABLE_ENTITY", source: "bad", message: CAUSE },
+      },
     ]);
   });
 });

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { effectiveConfig, mergePatch } from "../../src/apps/config/merge";
 import { writeScope, type ScopeRules } from "../../src/apps/config/scope";
 import type { JsonSchema } from "../../src/lib/validate";
-import { ApiError } from "../../src/lib/errors";
+import type { ApiError } from "../../src/lib/errors";
 
 const json = fc.jsonValue({ maxDepth: 3 });
 const object = fc.dictionary(fc.constantFrom("a", "b", "c", "__proto__"), json, { maxKeys: 3 });
@@ -21,7 +21,11 @@ describe("merge patch", () => {
       [{ a: "c" }, { a: ["b"] }, { a: ["b"] }],
       [{ a: { b: "c" } }, { a: { b: "d", c: null } }, { a: { b: "d" } }],
       [{ a: [{ b: "c" }] }, { a: [1] }, { a: [1] }],
-      [["a", "b"], ["c", "d"], ["c", "d"]],
+      [
+        ["a", "b"],
+        ["c", "d"],
+        ["c", "d"],
+      ],
       [{ a: "b" }, ["c"], ["c"]],
       [{ a: "foo" }, null, null],
       [{ a: "foo" }, "bar", "bar"],
@@ -51,7 +55,11 @@ describe("merge patch", () => {
 describe("scope writes", () => {
   const schema = {
     type: "object",
-    properties: { limit: { type: "integer", maximum: 10 }, mode: { type: "string", "x-immutable": true, default: "a" }, box: { type: "object", properties: { n: { type: "integer", default: 1 } } } },
+    properties: {
+      limit: { type: "integer", maximum: 10 },
+      mode: { type: "string", "x-immutable": true, default: "a" },
+      box: { type: "object", properties: { n: { type: "integer", default: 1 } } },
+    },
   };
   const rules: ScopeRules = { scope: "team", definition: { mode: "fixed" }, schema: schema as JsonSchema };
   const refusal = (fn: () => unknown) => {

@@ -8,7 +8,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeadlineExceeded } from "../../src/apps/render/sources";
 import worker from "../../src/index";
-import { ApiError } from "../../src/lib/errors";
+import type { ApiError } from "../../src/lib/errors";
 import { BASE, createTenant, type TenantCreds } from "../support/api";
 import { scenario } from "../support/outbound";
 import { hostFor, hostProvider } from "./host-fixture";
@@ -36,7 +36,16 @@ describe("$http", () => {
   it("sends the request the page resolves and answers the rows at rowsPath; no array there is no rows", async () => {
     const s = await scenario({ "/items": [{ json: { data: { items: [{ id: 1 }, { id: 2 }] } } }], "/odd": [{ json: { data: { items: "none" } } }] });
     const { sources } = await harness(t, {
-      items: { $http: { url: s.url("/items"), method: "POST", headers: { "X-Region": "{{ page.params.region }}" }, query: { q: "{{ page.params.q }}" }, body: { region: "{{ page.params.region }}" }, rowsPath: "data.items" } },
+      items: {
+        $http: {
+          url: s.url("/items"),
+          method: "POST",
+          headers: { "X-Region": "{{ page.params.region }}" },
+          query: { q: "{{ page.params.q }}" },
+          body: { region: "{{ page.params.region }}" },
+          rowsPath: "data.items",
+        },
+      },
       odd: { $http: { url: s.url("/odd"), rowsPath: "data.items" } },
     });
     const scope = pageScope({ params: { region: "eu", q: "a b" } });
@@ -44,7 +53,13 @@ describe("$http", () => {
     expect(await sources.reference("items", scope, "grid")).toEqual({ rows: [{ id: 1 }, { id: 2 }], total: 2 });
     expect(await sources.read("odd", scope)).toEqual([]);
     const [seen] = await s.requests();
-    expect([seen.method, seen.path, seen.headers["x-region"], seen.headers["content-type"], JSON.parse(seen.body)]).toEqual(["POST", "/items?q=a+b", "eu", "application/json", { region: "eu" }]);
+    expect([seen.method, seen.path, seen.headers["x-region"], seen.headers["content-type"], JSON.parse(seen.body)]).toEqual([
+      "POST",
+      "/items?q=a+b",
+      "eu",
+      "application/json",
+      { region: "eu" },
+    ]);
   });
 
   it("fetches an identical resolved request once per render, and again after invalidate", async () => {
@@ -99,13 +114,27 @@ describe("$http", () => {
 
 describe("paged $http", () => {
   const paged = (url: string, extra: Record<string, unknown>) => ({
-    $http: { url, query: { page: "{{ paging.page }}", limit: "{{ paging.pageSize }}", offset: "{{ paging.offset }}", sort: "{{ paging.sortBy }}", desc: "{{ paging.desc }}", status: "{{ paging.filters.status }}" }, rowsPath: "rows", ...extra },
+    $http: {
+      url,
+      query: {
+        page: "{{ paging.page }}",
+        limit: "{{ paging.pageSize }}",
+        offset: "{{ paging.offset }}",
+        sort: "{{ paging.sortBy }}",
+        desc: "{{ paging.desc }}",
+        status: "{{ paging.filters.status }}",
+      },
+      rowsPath: "rows",
+      ...extra,
+    },
   });
 
   it("asks for the grid's page (clamped to 1, 20 by default) and reports totalPath's number", async () => {
     const s = await scenario({ "/p": [{ json: { rows: [{ id: 1 }, { id: 2 }], meta: { total: 42 } } }] });
     const { sources } = await harness(t, { orders: paged(s.url("/p"), { paged: { totalPath: "meta.total" } }) }, { grids: { orders: "grid" } });
-    expect(await sources.reference("orders", grid({ page: 3, pageSize: 2, sorting: [{ id: "name", desc: true }], filters: { status: "open" } }), "grid")).toEqual({ rows: [{ id: 1 }, { id: 2 }], total: 42 });
+    expect(
+      await sources.reference("orders", grid({ page: 3, pageSize: 2, sorting: [{ id: "name", desc: true }], filters: { status: "open" } }), "grid"),
+    ).toEqual({ rows: [{ id: 1 }, { id: 2 }], total: 42 });
     // read() pages as the grid bound to the source does.
     expect(await sources.read("orders", grid({ page: 0 }))).toEqual([{ id: 1 }, { id: 2 }]);
     const paths = (await s.requests()).map((r) => r.path);
@@ -114,14 +143,21 @@ describe("paged $http", () => {
 
   it("hasNextPath: the rows so far plus a page while it is truthy", async () => {
     const s = await scenario({ "/more": [{ json: { rows: [1, 2], next: "c" } }], "/last": [{ json: { rows: [1], next: null } }] });
-    const { sources } = await harness(t, { more: paged(s.url("/more"), { paged: { hasNextPath: "next" } }), last: paged(s.url("/last"), { paged: { hasNextPath: "next" } }) });
+    const { sources } = await harness(t, {
+      more: paged(s.url("/more"), { paged: { hasNextPath: "next" } }),
+      last: paged(s.url("/last"), { paged: { hasNextPath: "next" } }),
+    });
     expect((await sources.reference("more", grid({ page: 2, pageSize: 2 }), "grid")).total).toBe(6);
     expect((await sources.reference("last", grid({ page: 2, pageSize: 2 }), "grid")).total).toBe(3);
   });
 
   it("neither: the rows so far plus a page while the page is full; an empty page is still answered", async () => {
     const s = await scenario({ "/full": [{ json: { rows: [1, 2] } }], "/short": [{ json: { rows: [1] } }], "/empty": [{ json: { rows: [] } }] });
-    const { sources } = await harness(t, { full: paged(s.url("/full"), { paged: {} }), short: paged(s.url("/short"), { paged: {} }), empty: paged(s.url("/empty"), { paged: {} }) });
+    const { sources } = await harness(t, {
+      full: paged(s.url("/full"), { paged: {} }),
+      short: paged(s.url("/short"), { paged: {} }),
+      empty: paged(s.url("/empty"), { paged: {} }),
+    });
     const at = grid({ page: 3, pageSize: 2 });
     expect(await sources.reference("full", at, "grid")).toEqual({ rows: [1, 2], total: 8 });
     expect(await sources.reference("short", at, "grid")).toEqual({ rows: [1], total: 5 });
@@ -146,7 +182,10 @@ describe("$http auth and secrets", () => {
     const { sources, secrets } = await harness(
       t,
       {
-        me: { $http: { url: s.url("/me"), auth: "crm", headers: { "X-Sig": "{{ $uppercase(config.app.crmToken) }}" } }, $pipe: [{ map: "{ 'name': name, 'hint': $substring(echo, 0, 6) }" }] },
+        me: {
+          $http: { url: s.url("/me"), auth: "crm", headers: { "X-Sig": "{{ $uppercase(config.app.crmToken) }}" } },
+          $pipe: [{ map: "{ 'name': name, 'hint': $substring(echo, 0, 6) }" }],
+        },
         leak: { $rows: [{ t: "{{ config.app.crmToken }}" }], $pipe: [{ map: "$length(t) & ' chars'" }] },
       },
       { secrets: [token], authProfiles: { crm: { type: "bearer", token: "{{ config.app.crmToken }}" } } },
@@ -202,7 +241,12 @@ describe("$http through the gateway", () => {
     const answer = (await res.json()) as { data: { surfaces: { blocks: unknown[] }[]; notifications: unknown[] } };
     expect(res.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(4000);
-    expect(answer.data.notifications).toEqual([{ id: "widget-timeout-late", level: "WARNING", message: "The widget late took too long to load.", details: { code: "TIMEOUT", source: "slow" } }]);
-    expect(answer.data.surfaces[0].blocks).toEqual([{ component: "row", children: [{ id: "title", widgetComponent: "heading", props: { text: "2 rows" } }] }, { component: "row", children: [] }]);
+    expect(answer.data.notifications).toEqual([
+      { id: "widget-timeout-late", level: "WARNING", message: "The widget late took too long to load.", details: { code: "TIMEOUT", source: "slow" } },
+    ]);
+    expect(answer.data.surfaces[0].blocks).toEqual([
+      { component: "row", children: [{ id: "title", widgetComponent: "heading", props: { text: "2 rows" } }] },
+      { component: "row", children: [] },
+    ]);
   });
 });

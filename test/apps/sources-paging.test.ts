@@ -7,7 +7,7 @@ import { bothFilters, MATCHES_NOTHING, prepareFilter, searchFilter } from "../..
 import { pagedTotal, pagingOf } from "../../src/apps/render/sources/paging";
 import { gridFilter, gridPath } from "../../src/apps/render/sources/query";
 import { windowAt } from "../../src/entity/query/service";
-import { ApiError } from "../../src/lib/errors";
+import type { ApiError } from "../../src/lib/errors";
 
 const scopeWith = (dataGrid: unknown) => ({ page: { widgets: { grid: { state: { data_grid: dataGrid } } } } });
 
@@ -64,14 +64,28 @@ describe("a paged $query's window", () => {
     expect(gridPath("s", "at", "created_at")).toEqual(["created_at"]);
     expect(gridPath("s", "at", "type.name")).toEqual(["type", "name"]);
     expect(gridPath("s", "at", "attributes.Straße_2-b")).toEqual(["attributes", "Straße_2-b"]);
-    expect(refusal(() => gridPath("s", "sorting[0].id", "attributes.a\u0000b"))).toEqual(["VALIDATION_FAILED", ['sorting[0].id: "attributes.a\\u0000b" is not a dotted row path (segments of letters, digits, _ and -)']]);
-    for (const bad of ["type.id", "identifier_key", "attributes", "attributes.*", "attributes.a|b", "attributes.a b", "x".repeat(400), `attributes${".a".repeat(12)}`]) {
+    expect(refusal(() => gridPath("s", "sorting[0].id", "attributes.a\u0000b"))).toEqual([
+      "VALIDATION_FAILED",
+      ['sorting[0].id: "attributes.a\\u0000b" is not a dotted row path (segments of letters, digits, _ and -)'],
+    ]);
+    for (const bad of [
+      "type.id",
+      "identifier_key",
+      "attributes",
+      "attributes.*",
+      "attributes.a|b",
+      "attributes.a b",
+      "x".repeat(400),
+      `attributes${".a".repeat(12)}`,
+    ]) {
       expect(refusal(() => gridPath("s", "at", bad))[0]).toBe("VALIDATION_FAILED");
     }
   });
 
   it("grid filters become particles by the kind of their value", () => {
-    expect(gridFilter("s", { name: "50%_x", "attributes.n": 3, "attributes.ok": false, "attributes.c": ["a"], "attributes.e": "", "attributes.z": null })).toEqual({
+    expect(
+      gridFilter("s", { name: "50%_x", "attributes.n": 3, "attributes.ok": false, "attributes.c": ["a"], "attributes.e": "", "attributes.z": null }),
+    ).toEqual({
       operator: "and",
       filters: [
         { operator: "ilike", path: ["name"], value: "%50\\%\\_x%" },
@@ -145,12 +159,17 @@ describe("filter particles", () => {
       },
       unresolved: false,
     });
-    expect(prepareFilter({ operator: "eq", path: ["name"], value: "{{ x }}", optional: true }, { operator: "eq", path: ["name"], value: "", optional: true })).toEqual({ unresolved: false });
+    expect(
+      prepareFilter({ operator: "eq", path: ["name"], value: "{{ x }}", optional: true }, { operator: "eq", path: ["name"], value: "", optional: true }),
+    ).toEqual({ unresolved: false });
   });
 
   it("an unresolved particle that is not optional matches nothing and is reported", () => {
     const resolved = { operator: "and", filters: [{ operator: "eq", path: ["attributes", "owner"] }] };
-    expect(prepareFilter({ operator: "and", filters: [written.filters[3]] }, resolved)).toEqual({ filter: { operator: "and", filters: [MATCHES_NOTHING] }, unresolved: true });
+    expect(prepareFilter({ operator: "and", filters: [written.filters[3]] }, resolved)).toEqual({
+      filter: { operator: "and", filters: [MATCHES_NOTHING] },
+      unresolved: true,
+    });
     // A particle written without a value (exists) is not unresolved.
     const exists = { operator: "exists", path: ["relationships", "Customer"] };
     expect(prepareFilter(exists, exists)).toEqual({ filter: exists, unresolved: false });
@@ -158,7 +177,13 @@ describe("filter particles", () => {
 
   it("a composite whose members were all left out is left out in turn", () => {
     const w = { operator: "or", filters: [{ operator: "and", filters: [written.filters[0]] }, written.filters[1]] };
-    const r = { operator: "or", filters: [{ operator: "and", filters: [{ operator: "eq", path: ["attributes", "status"], optional: true }] }, { operator: "in", path: ["attributes", "region"], value: [], optional: true }] };
+    const r = {
+      operator: "or",
+      filters: [
+        { operator: "and", filters: [{ operator: "eq", path: ["attributes", "status"], optional: true }] },
+        { operator: "in", path: ["attributes", "region"], value: [], optional: true },
+      ],
+    };
     expect(prepareFilter(w, r)).toEqual({ unresolved: false });
   });
 

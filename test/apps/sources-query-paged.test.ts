@@ -43,14 +43,18 @@ const spec = {
                 filter: {
                   operator: "eq",
                   path: ["attributes", "n"],
-                  value: "{{ paging.offset + paging.page + (paging.desc ? 10 : 0) + (paging.sortBy = 'attributes.n' ? 20 : 0) + $count($keys(paging.filters)) + paging.pageSize / 100 }}",
+                  value:
+                    "{{ paging.offset + paging.page + (paging.desc ? 10 : 0) + (paging.sortBy = 'attributes.n' ? 20 : 0) + $count($keys(paging.filters)) + paging.pageSize / 100 }}",
                 },
               },
             },
           },
           layout: [["filter", "grid", "echo"]],
           widgets: {
-            filter: { widgetComponent: "text_input", actionHandlers: { change: [{ kind: "setWidgetState", widgetId: "filter", state: { q: "{{ payload.q }}" } }] } },
+            filter: {
+              widgetComponent: "text_input",
+              actionHandlers: { change: [{ kind: "setWidgetState", widgetId: "filter", state: { q: "{{ payload.q }}" } }] },
+            },
             grid: { widgetComponent: "data_grid", dataSource: "items" },
             echo: { widgetComponent: "data_grid", dataSource: "echo" },
           },
@@ -106,7 +110,8 @@ async function page(dataGrid: unknown): Promise<{ ns: number[]; total: number }>
   return { ns: rows.map((r) => r.attributes.n), total };
 }
 
-const range = (from: number, to: number) => (from <= to ? Array.from({ length: to - from + 1 }, (_, i) => from + i) : Array.from({ length: from - to + 1 }, (_, i) => from - i));
+const range = (from: number, to: number) =>
+  from <= to ? Array.from({ length: to - from + 1 }, (_, i) => from + i) : Array.from({ length: from - to + 1 }, (_, i) => from - i);
 
 describe("paged $query: the window", () => {
   it("page 1 is the first pageSize rows (20 by default, the source's limit giving way); the total is the exact count of the source's filter", async () => {
@@ -172,7 +177,10 @@ describe("paged $query: filters", () => {
   it("filters combine with each other and with sorting and paging; an empty string, null or empty list filters nothing", async () => {
     const evenReds = reds.filter((n) => n % 2 === 0);
     expect(await filtered({ "attributes.color": "red", "attributes.active": true })).toEqual({ ns: evenReds, total: evenReds.length });
-    expect(await page({ page: 2, pageSize: 4, sorting: [{ id: "attributes.n", desc: true }], filters: { "attributes.color": "red" } })).toEqual({ ns: [27, 24, 21, 18], total: 13 });
+    expect(await page({ page: 2, pageSize: 4, sorting: [{ id: "attributes.n", desc: true }], filters: { "attributes.color": "red" } })).toEqual({
+      ns: [27, 24, 21, 18],
+      total: 13,
+    });
     expect(await filtered({ "attributes.color": "", "attributes.n": null, name: [] })).toEqual({ ns: range(1, 40), total: 40 });
   });
 });
@@ -221,7 +229,9 @@ describe("paged $query: grid paths that name no query path", () => {
   for (const [kind, dataGrid] of bad) {
     it(`fails that grid alone with VALIDATION_FAILED: ${kind} ${JSON.stringify(dataGrid).slice(0, 80)}`, async () => {
       const answer = await renderGrid(dataGrid, { pageSize: 100 });
-      expect(answer.notifications).toEqual([{ id: "widget-error-grid", level: "ERROR", message: "The widget grid could not be shown.", details: { code: "VALIDATION_FAILED", source: "items" } }]);
+      expect(answer.notifications).toEqual([
+        { id: "widget-error-grid", level: "ERROR", message: "The widget grid could not be shown.", details: { code: "VALIDATION_FAILED", source: "items" } },
+      ]);
       expect(answer.referenceData.grid).toBeUndefined();
       expect(answer.referenceData.echo.rows.map((r) => r.attributes.n)).toEqual([2]);
     });
@@ -230,7 +240,9 @@ describe("paged $query: grid paths that name no query path", () => {
   it("a NUL in the grid's state is refused with the state, before any source reads it", async () => {
     const res = await host.render({ state: { widgets: { grid: { data_grid: { sorting: [{ id: "attributes.a\u0000b" }] } } } } });
     expect(res.status).toBe(422);
-    expect(res.json.error.details.validation_errors).toEqual(["state.widgets.grid.data_grid.sorting[0].id: must not contain NUL characters or unpaired surrogates"]);
+    expect(res.json.error.details.validation_errors).toEqual([
+      "state.widgets.grid.data_grid.sorting[0].id: must not contain NUL characters or unpaired surrogates",
+    ]);
   });
 
   it("an author's preview says why", async () => {
@@ -246,7 +258,15 @@ describe("paged $query: grid paths that name no query path", () => {
 
 describe("paged $query at publish", () => {
   it("refuses a paged that is not a boolean", async () => {
-    const document = { ...spec, dashboards: { main: { ...spec.dashboards.main, pages: { home: { ...spec.dashboards.main.pages.home, dataSources: { items: { $query: { typeName: "Item", paged: "yes" } } } } } } } };
+    const document = {
+      ...spec,
+      dashboards: {
+        main: {
+          ...spec.dashboards.main,
+          pages: { home: { ...spec.dashboards.main.pages.home, dataSources: { items: { $query: { typeName: "Item", paged: "yes" } } } } },
+        },
+      },
+    };
     const res = await call("POST", "/definition/specs", { auth: t.auth, body: { name: `paged-${crypto.randomUUID().slice(0, 8)}`, spec_document: document } });
     expect(res.status, res.text).toBe(422);
     expect(res.json.error.details.code).toBe("SPEC_STRUCTURE_INVALID");

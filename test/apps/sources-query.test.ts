@@ -56,7 +56,14 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 describe("$query", () => {
   it("runs the query with values from the page, sort and limit; the total is the query's count", async () => {
     const { sources } = await harness(t, {
-      open: { $query: { typeName: "Order", filter: { operator: "eq", path: ["attributes", "status"], value: "{{ page.params.status }}" }, sort: byTotal, limit: "{{ page.params.n }}" } },
+      open: {
+        $query: {
+          typeName: "Order",
+          filter: { operator: "eq", path: ["attributes", "status"], value: "{{ page.params.status }}" },
+          sort: byTotal,
+          limit: "{{ page.params.n }}",
+        },
+      },
     });
     const scope = pageScope({ params: { status: "open", n: 1 } });
     expect(names(await sources.read("open", scope))).toEqual(["Café Alpha"]);
@@ -85,7 +92,14 @@ describe("$query", () => {
         $query: {
           typeName: "Order",
           sort: byTotal,
-          filter: { operator: "and", filters: [particle("status", "eq", "{{ page.params.status }}"), particle("region", "in", "{{ page.params.regions }}"), particle("sku", "eq", "{{ page.params.sku }}")] },
+          filter: {
+            operator: "and",
+            filters: [
+              particle("status", "eq", "{{ page.params.status }}"),
+              particle("region", "in", "{{ page.params.regions }}"),
+              particle("sku", "eq", "{{ page.params.sku }}"),
+            ],
+          },
         },
       },
       nullOwner: { $query: { typeName: "Order", filter: particle("owner", "is", "{{ page.params.owner }}") } },
@@ -136,7 +150,12 @@ describe("$query", () => {
 describe("$pipe on sources", () => {
   it("steps reshape the rows; leftJoin reads another source of the page", async () => {
     const { sources } = await harness(t, {
-      owners: { $rows: [{ id: "ada", label: "Ada Lovelace" }, { id: "bob", label: "Bob" }] },
+      owners: {
+        $rows: [
+          { id: "ada", label: "Ada Lovelace" },
+          { id: "bob", label: "Bob" },
+        ],
+      },
       orders: {
         $query: { typeName: "Order", sort: byTotal },
         $pipe: [
@@ -195,7 +214,10 @@ describe("$typeSchema", () => {
       { value: "closed", label: "closed" },
       { value: "draft", label: "draft" },
     ]);
-    expect(await sources.reference("countries", pageScope(), "select")).toEqual({ rows: ["DE", "FR", "NL"].map((value) => ({ value, label: value })), total: 3 });
+    expect(await sources.reference("countries", pageScope(), "select")).toEqual({
+      rows: ["DE", "FR", "NL"].map((value) => ({ value, label: value })),
+      total: 3,
+    });
     const err = await failure(sources.read("none", pageScope()));
     expect([(err as ApiError).status, err.message]).toEqual([422, "Entity type Order has no enum at region"]);
   });

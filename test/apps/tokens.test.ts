@@ -7,7 +7,12 @@ import { call, createTenant, expectError, systemQuery, type TenantCreds } from "
 import { roleToken } from "../access/fixture";
 import { dashboards, insertSpec, putConfig, registerCompany } from "./fixture";
 
-const providers = { host: { auth: { type: "bearer" }, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } };
+const providers = {
+  host: {
+    auth: { type: "bearer" },
+    identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+  },
+};
 const TOKEN = /^svc_at_[0-9a-f]{64}$/;
 
 async function integration(t: TenantCreds) {
@@ -23,7 +28,10 @@ const mint = (t: { auth: string }, specId: string, integrationId: string, query?
   call("PUT", `/apps/${specId}/integrations/${integrationId}/token${query ? `?${new URLSearchParams(query)}` : ""}`, { auth: t.auth });
 
 const tokenRows = (integrationId: string) =>
-  systemQuery(`SELECT id, encode(token_hash, 'hex') AS hash, revoked_at IS NOT NULL AS revoked FROM app_tokens WHERE integration_id = $1 ORDER BY created_at, id`, [integrationId]);
+  systemQuery(
+    `SELECT id, encode(token_hash, 'hex') AS hash, revoked_at IS NOT NULL AS revoked FROM app_tokens WHERE integration_id = $1 ORDER BY created_at, id`,
+    [integrationId],
+  );
 
 describe("PUT /apps/{specId}/integrations/{integrationId}/token", () => {
   it("mints a token shown once and keeps only its SHA-256", async () => {

@@ -28,13 +28,20 @@ interface Fixture {
 
 async function setup(upload: unknown): Promise<Fixture> {
   const tenant = await createTenant();
-  const spec = { dashboards, providers: { host: { ...bearerProvider(), upload } }, config: { app: { label: "from the definition" } } } as unknown as SpecDocument;
+  const spec = {
+    dashboards,
+    providers: { host: { ...bearerProvider(), upload } },
+    config: { app: { label: "from the definition" } },
+  } as unknown as SpecDocument;
   const published = await insertSpec(tenant, [spec]);
   const activation = await putConfig(tenant, published.id, { config: { greeting: "hello" } });
   expect(activation.status, activation.text).toBe(200);
   const integration = async () => {
     const company = await registerCompany(tenant, "host");
-    const res = await call("POST", `/apps/${published.id}/integrations`, { auth: tenant.auth, body: { external_company_id: company.id, allowed_origins: [ORIGIN], config: { shelf: "B" } } });
+    const res = await call("POST", `/apps/${published.id}/integrations`, {
+      auth: tenant.auth,
+      body: { external_company_id: company.id, allowed_origins: [ORIGIN], config: { shelf: "B" } },
+    });
     expect(res.status, res.text).toBe(201);
     return { id: res.json.data.id as string, company };
   };
@@ -70,7 +77,10 @@ afterAll(async () => {
 });
 
 function mint(f: Fixture, request: { slots: unknown; type?: unknown; ttl?: unknown }, clock = { now: () => Date.now() }, identity = f.identity) {
-  return mintUploadSlots({ tenant: tenantDb(database, f.tenant.tenantId), secret: env.MASTER_KEY, clock }, { identity, origin: BASE, spec: f.spec, ...request });
+  return mintUploadSlots(
+    { tenant: tenantDb(database, f.tenant.tenantId), secret: env.MASTER_KEY, clock },
+    { identity, origin: BASE, spec: f.spec, ...request },
+  );
 }
 
 async function slot(f: Fixture, fields: { maxFileSize?: number; accept?: string[] } = {}): Promise<MintedSlot> {
@@ -96,7 +106,12 @@ async function post(url: string, body: BodyInit, headers: Record<string, string>
 
 async function stored(f: Fixture, id: string) {
   const res = await SELF.fetch(`${BASE}/entity/temp-files/${id}`, { headers: { Authorization: f.tenant.auth } });
-  return { status: res.status, name: res.headers.get("X-Temp-File-Name"), type: res.headers.get("X-Temp-File-Content-Type"), bytes: new Uint8Array(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    name: res.headers.get("X-Temp-File-Name"),
+    type: res.headers.get("X-Temp-File-Content-Type"),
+    bytes: new Uint8Array(await res.arrayBuffer()),
+  };
 }
 
 /** Neither a temp file row nor its bytes, and the slot free again (or never taken). */
@@ -111,10 +126,17 @@ describe("minting upload slots", () => {
   it("stores one row per slot and signs an absolute link to the upload route for each", async () => {
     const f = await setup("canvasFileUpload");
     const before = Date.now();
-    const minted = await mint(f, { slots: [{ name: "doc", maxFileSize: 30 * MiB, accept: [".pdf", "image/*"] }, { name: "photo", maxFileSize: 1000 }] });
+    const minted = await mint(f, {
+      slots: [
+        { name: "doc", maxFileSize: 30 * MiB, accept: [".pdf", "image/*"] },
+        { name: "photo", maxFileSize: 1000 },
+      ],
+    });
     expect(Object.keys(minted)).toEqual(["doc", "photo"]);
     for (const m of Object.values(minted)) {
-      expect(m.uploadUrl).toMatch(new RegExp(`^${BASE}/apps/upload/${f.identity.integrationId}/${m.uploadId}\\?tenant=${f.tenant.tenantId}&expires=\\d+&signature=[\\w-]{43}$`));
+      expect(m.uploadUrl).toMatch(
+        new RegExp(`^${BASE}/apps/upload/${f.identity.integrationId}/${m.uploadId}\\?tenant=${f.tenant.tenantId}&expires=\\d+&signature=[\\w-]{43}$`),
+      );
       const ttl = (Date.parse(m.expiresAt) - before) / 1000;
       expect(ttl).toBeGreaterThan(1795);
       expect(ttl).toBeLessThanOrEqual(1801);
@@ -124,8 +146,32 @@ describe("minting upload slots", () => {
       [f.tenant.tenantId],
     );
     expect(rows).toEqual([
-      { id: minted.doc.uploadId, name: "doc", type: "canvasFileUpload", provider: "host", max_file_size: 25 * MiB, accept: [".pdf", "image/*"], user_id: f.tenant.userId, integration_id: f.identity.integrationId, activation_id: f.identity.activationId, identity: f.identity.identity, claimed_at: null },
-      { id: minted.photo.uploadId, name: "photo", type: "canvasFileUpload", provider: "host", max_file_size: 1000, accept: [], user_id: f.tenant.userId, integration_id: f.identity.integrationId, activation_id: f.identity.activationId, identity: f.identity.identity, claimed_at: null },
+      {
+        id: minted.doc.uploadId,
+        name: "doc",
+        type: "canvasFileUpload",
+        provider: "host",
+        max_file_size: 25 * MiB,
+        accept: [".pdf", "image/*"],
+        user_id: f.tenant.userId,
+        integration_id: f.identity.integrationId,
+        activation_id: f.identity.activationId,
+        identity: f.identity.identity,
+        claimed_at: null,
+      },
+      {
+        id: minted.photo.uploadId,
+        name: "photo",
+        type: "canvasFileUpload",
+        provider: "host",
+        max_file_size: 1000,
+        accept: [],
+        user_id: f.tenant.userId,
+        integration_id: f.identity.integrationId,
+        activation_id: f.identity.activationId,
+        identity: f.identity.identity,
+        claimed_at: null,
+      },
     ]);
   });
 
@@ -144,22 +190,37 @@ describe("minting upload slots", () => {
       [{ slots: [{ name: "a" }], type: "otherUpload" }, 'type: "otherUpload" is not an upload type of provider host (declared: canvasFileUpload)'],
     ];
     for (const [request, line] of refusals) {
-      const e = await mint(f, request as { slots: unknown }).then(() => undefined, (err) => err);
+      const e = await mint(f, request as { slots: unknown }).then(
+        () => undefined,
+        (err) => err,
+      );
       expect(e, JSON.stringify(request)).toBeInstanceOf(ApiError);
       expect([e.status, e.code]).toEqual([422, "UNPROCESSABLE_ENTITY"]);
-      expect(e.details.errors.some((l: string) => l.startsWith(line)), `${JSON.stringify(e.details.errors)} has ${line}`).toBe(true);
+      expect(
+        e.details.errors.some((l: string) => l.startsWith(line)),
+        `${JSON.stringify(e.details.errors)} has ${line}`,
+      ).toBe(true);
     }
-    const preview = await mint(f, { slots: [{ name: "a" }] }, undefined, { ...f.identity, integrationId: undefined }).then(() => undefined, (err) => err);
+    const preview = await mint(f, { slots: [{ name: "a" }] }, undefined, { ...f.identity, integrationId: undefined }).then(
+      () => undefined,
+      (err) => err,
+    );
     expect([preview.status, preview.message]).toEqual([422, "uploads need an integration: an author's preview has none, so it mints no upload links"]);
     expect(await systemQuery("SELECT count(*)::int AS n FROM app_upload_slots WHERE tenant_id = $1", [f.tenant.tenantId])).toEqual([{ n: 1 }]);
   });
 
   it("defaults the type to the provider's only one, and needs it named when there is none to default to", async () => {
     const none = await setup(undefined);
-    const e = await mint(none, { slots: [{ name: "a" }] }).then(() => undefined, (err) => err);
+    const e = await mint(none, { slots: [{ name: "a" }] }).then(
+      () => undefined,
+      (err) => err,
+    );
     expect([e.status, e.message]).toEqual([422, "Provider host declares no upload type (providers.<name>.upload)"]);
-    const undeclared = await mint(none, { slots: [{ name: "a" }], type: "canvasFileUpload" }).then(() => undefined, (err) => err);
-    expect(undeclared.details.errors).toEqual(["type: \"canvasFileUpload\" is not declared by provider host (declared: none)"]);
+    const undeclared = await mint(none, { slots: [{ name: "a" }], type: "canvasFileUpload" }).then(
+      () => undefined,
+      (err) => err,
+    );
+    expect(undeclared.details.errors).toEqual(['type: "canvasFileUpload" is not declared by provider host (declared: none)']);
   });
 });
 
@@ -175,7 +236,9 @@ describe("POST /apps/upload/{integrationId}/{uploadId}", () => {
     const file = await stored(f, s.uploadId);
     expect([file.status, file.name, file.type]).toEqual([200, "report.pdf", "application/pdf"]);
     expect(firstDifference(file.bytes, bytes)).toBe(-1);
-    const [row] = await systemQuery("SELECT tenant_id, size, expires_at > now() + interval '23 hours 59 minutes' AS day FROM temp_files WHERE id = $1", [s.uploadId]);
+    const [row] = await systemQuery("SELECT tenant_id, size, expires_at > now() + interval '23 hours 59 minutes' AS day FROM temp_files WHERE id = $1", [
+      s.uploadId,
+    ]);
     expect(row).toEqual({ tenant_id: f.tenant.tenantId, size: 300_000, day: true });
     const stranger = await post(s.uploadUrl, multipart(bytes), { Origin: "https://else.example" });
     expect(stranger.headers.get("Access-Control-Allow-Origin")).toBeNull();
@@ -199,15 +262,37 @@ describe("POST /apps/upload/{integrationId}/{uploadId}", () => {
   it("answers in the provider's props and errorProps, resolved against upload, error, provider and config", async () => {
     const f = await setup({
       canvasFileUpload: {
-        props: { id: "{{ upload.id }}", file: "{{ upload.filename }}", type: "{{ upload.contentType }}", size: "{{ upload.size }}", until: "{{ upload.expiresAt }}", who: "{{ provider.provider }}:{{ provider.identity.first_name }}", config: "{{ config.app.label }}/{{ config.app.greeting }}/{{ config.integration.shelf }}" },
-        errorProps: { ok: false, reason: "{{ error.code }}", status: "{{ error.status }}", text: "{{ error.message }}", for: "{{ provider.identity.first_name }}" },
+        props: {
+          id: "{{ upload.id }}",
+          file: "{{ upload.filename }}",
+          type: "{{ upload.contentType }}",
+          size: "{{ upload.size }}",
+          until: "{{ upload.expiresAt }}",
+          who: "{{ provider.provider }}:{{ provider.identity.first_name }}",
+          config: "{{ config.app.label }}/{{ config.app.greeting }}/{{ config.integration.shelf }}",
+        },
+        errorProps: {
+          ok: false,
+          reason: "{{ error.code }}",
+          status: "{{ error.status }}",
+          text: "{{ error.message }}",
+          for: "{{ provider.identity.first_name }}",
+        },
       },
     });
     const s = await slot(f);
     const res = await post(s.uploadUrl, multipart(enc.encode("12345"), "r.pdf"));
     expect(res.status, res.text).toBe(200);
     const [row] = await systemQuery("SELECT expires_at FROM temp_files WHERE id = $1", [s.uploadId]);
-    expect(res.json).toEqual({ id: s.uploadId, file: "r.pdf", type: "application/pdf", size: 5, until: row.expires_at, who: "host:Ada", config: "from the definition/hello/B" });
+    expect(res.json).toEqual({
+      id: s.uploadId,
+      file: "r.pdf",
+      type: "application/pdf",
+      size: 5,
+      until: row.expires_at,
+      who: "host:Ada",
+      config: "from the definition/hello/B",
+    });
     const again = await post(s.uploadUrl, multipart(enc.encode("other")));
     expect(again.status).toBe(409);
     expect(again.json).toEqual({ ok: false, reason: "CONFLICT", status: 409, text: "This upload slot has already been used", for: "Ada" });
@@ -247,7 +332,10 @@ describe("POST /apps/upload/{integrationId}/{uploadId}", () => {
     const s = await slot(f);
     const url = new URL(s.uploadUrl);
     const bare = await post(`${url.origin}${url.pathname}`, multipart(enc.encode("x")));
-    expect([bare.status, bare.json]).toEqual([403, { errorMessage: "This upload link is not valid: the link is incomplete: tenant, expires and signature are required" }]);
+    expect([bare.status, bare.json]).toEqual([
+      403,
+      { errorMessage: "This upload link is not valid: the link is incomplete: tenant, expires and signature are required" },
+    ]);
     const tampered = new URL(url);
     tampered.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 60));
     const forged = await post(tampered.toString(), multipart(enc.encode("x")));
@@ -361,7 +449,11 @@ describe("uploadPreview", () => {
     const s = await slot(f);
     const deps = { database, secret: env.MASTER_KEY, origin: BASE, clock: { now: () => Date.now() } };
     const owner = { integrationId: f.identity.integrationId, userId: f.tenant.userId };
-    const refusal = (id: string, who = owner) => uploadPreview(deps, f.tenant.tenantId, id, who).then(() => undefined, (e) => e);
+    const refusal = (id: string, who = owner) =>
+      uploadPreview(deps, f.tenant.tenantId, id, who).then(
+        () => undefined,
+        (e) => e,
+      );
     const nothing = await refusal(s.uploadId);
     expect([nothing.status, nothing.message]).toEqual([404, "Nothing uploaded: pick a file first"]);
     expect((await refusal(crypto.randomUUID())).message).toBe("Nothing uploaded: pick a file first");

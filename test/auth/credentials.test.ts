@@ -144,8 +144,14 @@ describe("403 FORBIDDEN for a missing permission", () => {
     expect((await call("POST", "/access/roles", { auth: t.auth, body: { name: "reader", permissions: ["entity:read"] } })).status).toBe(201);
     const reader = await mint(t, { name: "reader-token", role_names: ["reader"] });
 
-    expect(expectError(await call("GET", "/access/roles", { auth: reader.auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "access", action: "read" });
-    expect(expectError(await call("GET", "/access/api-tokens", { auth: reader.auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "access", action: "read" });
+    expect(expectError(await call("GET", "/access/roles", { auth: reader.auth }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "access",
+      action: "read",
+    });
+    expect(expectError(await call("GET", "/access/api-tokens", { auth: reader.auth }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "access",
+      action: "read",
+    });
     expect(expectError(await call("POST", "/access/api-tokens", { auth: reader.auth, body: { name: "x" } }), 403, "FORBIDDEN").details).toMatchObject({
       resource: "access",
       action: "create",

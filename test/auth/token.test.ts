@@ -242,7 +242,13 @@ describe("POST /auth/token: client credentials over HTTP Basic", () => {
   it("answers a Basic header that does not decode with 401 before reading the body", async () => {
     const t = await createTenant();
     const message = "Malformed Basic credentials: expected base64 of client_id:client_secret, each form-urlencoded";
-    for (const authorization of ["Basic !!!", `Basic ${btoa(t.clientId)}`, `Basic ${btoa(`:${t.clientSecret}`)}`, `Basic ${btoa(`${t.clientId}:%zz`)}`, `Basic ${btoa(`pat%00x:${t.clientSecret}`)}`]) {
+    for (const authorization of [
+      "Basic !!!",
+      `Basic ${btoa(t.clientId)}`,
+      `Basic ${btoa(`:${t.clientSecret}`)}`,
+      `Basic ${btoa(`${t.clientId}:%zz`)}`,
+      `Basic ${btoa(`pat%00x:${t.clientSecret}`)}`,
+    ]) {
       const res = await exchangeBasic(authorization, { bogus: "body" });
       expect(expectError(res, 401, "UNAUTHORIZED").message, authorization).toBe(message);
       expect(res.headers.get("WWW-Authenticate")).toBe(CLIENT_CHALLENGE);
@@ -267,7 +273,7 @@ describe("POST /auth/token: client credentials over HTTP Basic", () => {
 });
 
 describe("WWW-Authenticate on Bearer refusals", () => {
-  it("a Bearer token that fails verification adds error=\"invalid_token\"", async () => {
+  it('a Bearer token that fails verification adds error="invalid_token"', async () => {
     const t = await createTenant();
     const jwt = await accessToken(t);
     const forged = await signAccessToken("some-other-secret-0123456789abcdef", t.tokenId, t.tenantId, Date.now());

@@ -11,7 +11,8 @@ import { call, createTenant, type TenantCreds } from "../support/api";
 
 /** The twin names its backends so (scripts/lib/ws-bridge.mjs): which transport a statement took. */
 const OVER_HTTP = "ws-bridge-http";
-const WHO = "SELECT current_setting('application_name') AS app, current_user AS role, current_setting('app.tenant_id', true) AS tenant, current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout";
+const WHO =
+  "SELECT current_setting('application_name') AS app, current_user AS role, current_setting('app.tenant_id', true) AS tenant, current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS timeout";
 
 async function withDb<T>(http: boolean, fn: (db: Database) => Promise<T>): Promise<T> {
   const db = new Database(env.DATABASE_URL, env.NEON_WS_PROXY, undefined, { http });
@@ -57,7 +58,11 @@ describe("tenant reads over HTTP", () => {
   it("a shared read cannot write, and a setting made in it reaches the statements after it", async () => {
     const { tenantId } = await createTenant();
     await withDb(true, async (db) => {
-      const err = await db.tenantTx(tenantId, (sql) => sql.query("INSERT INTO roles (tenant_id, name, permissions) VALUES ($1, 'x', '{}'::text[])", [tenantId]), { readShared: true }).catch((e: unknown) => e);
+      const err = await db
+        .tenantTx(tenantId, (sql) => sql.query("INSERT INTO roles (tenant_id, name, permissions) VALUES ($1, 'x', '{}'::text[])", [tenantId]), {
+          readShared: true,
+        })
+        .catch((e: unknown) => e);
       expect(pgCode(err)).toBe("25006");
       const settings = await db.tenantTx(
         tenantId,

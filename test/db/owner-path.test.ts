@@ -14,7 +14,13 @@ import { createProductType } from "../support/entities";
 let a: TenantCreds;
 let b: TenantCreds;
 
-const INDEXED = { indexed_attributes: [{ path: ["region"], type: "text" }, { path: ["price"], type: "numeric", sortable: true }, { path: ["tags"], type: "text_array" }] };
+const INDEXED = {
+  indexed_attributes: [
+    { path: ["region"], type: "text" },
+    { path: ["price"], type: "numeric", sortable: true },
+    { path: ["tags"], type: "text_array" },
+  ],
+};
 
 /** Both tenants: the same type, the same shared rows, and one row of their own. */
 async function seed(t: TenantCreds, own: string, extra: number) {
@@ -23,7 +29,10 @@ async function seed(t: TenantCreds, own: string, extra: number) {
     { name: "red", attributes: { sku: "S1", title: "x", region: "eu", price: 1, tags: ["sale"] } },
     { name: "blue", attributes: { sku: "S2", title: "x", region: "us", price: 2, tags: ["new"] } },
   ];
-  const mine = Array.from({ length: extra }, (_, i) => ({ name: `${own}-${i}`, attributes: { sku: `${own}-${i}`, title: "x", region: own, price: 100 + i, tags: [own] } }));
+  const mine = Array.from({ length: extra }, (_, i) => ({
+    name: `${own}-${i}`,
+    attributes: { sku: `${own}-${i}`, title: "x", region: own, price: 100 + i, tags: [own] },
+  }));
   const res = await call("POST", "/entity/entities/upsert", { auth: t.auth, body: { type_name: "Product", data: [...shared, ...mine] } });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
 }
@@ -34,7 +43,8 @@ beforeAll(async () => {
   await seed(b, "only-b", 3);
 });
 
-const distinct = (t: TenantCreds, body: Record<string, unknown>) => call("POST", "/entity/query/distinct", { auth: t.auth, body: { type_name: "Product", ...body } });
+const distinct = (t: TenantCreds, body: Record<string, unknown>) =>
+  call("POST", "/entity/query/distinct", { auth: t.auth, body: { type_name: "Product", ...body } });
 const query = (t: TenantCreds, body: Record<string, unknown>) => call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Product", ...body } });
 
 describe("owner path: values and counts stay within the tenant", () => {
@@ -45,7 +55,10 @@ describe("owner path: values and counts stay within the tenant", () => {
     ] as const) {
       expect((await distinct(t, { attribute_name: "region" })).json.data).toEqual(["eu", own, "us"]);
       expect((await distinct(t, { attribute_name: "price" })).json.data).toEqual(price);
-      expect((await distinct(t, { attribute_name: "region", filter: { operator: "gte", path: ["attributes", "price"], value: 2 } })).json.data).toEqual([own, "us"]);
+      expect((await distinct(t, { attribute_name: "region", filter: { operator: "gte", path: ["attributes", "price"], value: 2 } })).json.data).toEqual([
+        own,
+        "us",
+      ]);
       expect((await distinct(t, { attribute_name: "tags" })).json.data).toEqual(["new", own, "sale"]);
     }
   });
@@ -70,7 +83,11 @@ describe("owner path: values and counts stay within the tenant", () => {
     const names = (res: { json: { data: { name: string }[] } }) => res.json.data.map((e) => e.name).sort();
     expect(names(await query(a, { sort: [{ path: ["name"] }] }))).toEqual(["blue", "only-a-0", "red"]);
     const graph = await call("POST", "/entity/query-graph", { auth: a.auth, body: { type_name: "Product" } });
-    expect(Object.values(graph.json.data.nodes as Record<string, { name: string }>).map((e) => e.name).sort()).toEqual(["blue", "only-a-0", "red"]);
+    expect(
+      Object.values(graph.json.data.nodes as Record<string, { name: string }>)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(["blue", "only-a-0", "red"]);
     const csv = await call("POST", "/entity/entities/export", { auth: a.auth, body: { type_name: "Product", columns: ["name"], sort: [{ path: ["name"] }] } });
     expect(csv.status).toBe(200);
     expect(csv.text).toBe("name\r\nblue\r\nonly-a-0\r\nred\r\n");

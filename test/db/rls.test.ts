@@ -110,7 +110,9 @@ describe("row-level security: reads inside a tenant transaction", () => {
     expect(counts).toEqual({ roles: 0, tokens: 0, tenants: 0 });
     // Back as the owner, the two tenants' roles are there: 1 admin + 2 for A, 1 admin + 3 for B.
     const owned = await withSystemDb((db) =>
-      db.system(async (sql) => (await sql.query("SELECT count(*)::int AS n FROM roles WHERE tenant_id = ANY($1::uuid[])", [[p.a.tenantId, p.b.tenantId]])).rows[0].n),
+      db.system(
+        async (sql) => (await sql.query("SELECT count(*)::int AS n FROM roles WHERE tenant_id = ANY($1::uuid[])", [[p.a.tenantId, p.b.tenantId]])).rows[0].n,
+      ),
     );
     expect(owned).toBe(7);
   });
@@ -131,7 +133,9 @@ describe("row-level security: writes inside a tenant transaction", () => {
     expect(sqlState(error)).toBe("42501");
     expect(String((error as Error).message)).toMatch(/row-level security/);
 
-    const planted = await withSystemDb((db) => db.system(async (sql) => (await sql.query("SELECT 1 FROM roles WHERE name = 'planted' AND tenant_id = $1", [p.b.tenantId])).rows));
+    const planted = await withSystemDb((db) =>
+      db.system(async (sql) => (await sql.query("SELECT 1 FROM roles WHERE name = 'planted' AND tenant_id = $1", [p.b.tenantId])).rows),
+    );
     expect(planted).toEqual([]);
   });
 
@@ -158,9 +162,11 @@ describe("row-level security: writes inside a tenant transaction", () => {
     const p = await twoTenants();
     let error: unknown;
     await withSystemDb((db) =>
-      db.tenantTx(p.a.tenantId, (sql) => sql.query("UPDATE roles SET tenant_id = $1 WHERE id = $2", [p.b.tenantId, p.aRoles[0]])).catch((e) => {
-        error = e;
-      }),
+      db
+        .tenantTx(p.a.tenantId, (sql) => sql.query("UPDATE roles SET tenant_id = $1 WHERE id = $2", [p.b.tenantId, p.aRoles[0]]))
+        .catch((e) => {
+          error = e;
+        }),
     );
     expect(sqlState(error)).toBe("42501");
     const [row] = await withSystemDb((db) => db.system(async (sql) => (await sql.query("SELECT tenant_id FROM roles WHERE id = $1", [p.aRoles[0]])).rows));
@@ -196,9 +202,11 @@ describe("row-level security: writes inside a tenant transaction", () => {
     const p = await twoTenants();
     let error: unknown;
     await withSystemDb((db) =>
-      db.tenantTx(p.a.tenantId, (sql) => sql.query("ALTER TABLE roles DISABLE ROW LEVEL SECURITY")).catch((e) => {
-        error = e;
-      }),
+      db
+        .tenantTx(p.a.tenantId, (sql) => sql.query("ALTER TABLE roles DISABLE ROW LEVEL SECURITY"))
+        .catch((e) => {
+          error = e;
+        }),
     );
     expect(sqlState(error)).toBe("42501");
   });
@@ -266,10 +274,12 @@ describe("a tenant transaction's opening rides with its first statement", () => 
     const insert = "INSERT INTO roles (tenant_id, name, permissions) VALUES (current_setting('app.tenant_id')::uuid, $1, '{}'::text[])";
     const outcome = await withSystemDb(async (db) => {
       const first = await db.tenantTx(t.tenantId, (sql) => sql.query("SELECT 1 / 0")).catch((e) => pgCode(e));
-      const later = await db.tenantTx(t.tenantId, async (sql) => {
-        await sql.query(insert, [name]);
-        await sql.query("SELECT 1 / 0");
-      }).catch((e) => pgCode(e));
+      const later = await db
+        .tenantTx(t.tenantId, async (sql) => {
+          await sql.query(insert, [name]);
+          await sql.query("SELECT 1 / 0");
+        })
+        .catch((e) => pgCode(e));
       // Work that sends nothing opens nothing: the session is not left inside a transaction.
       const none = await db.tenantTx(t.tenantId, async () => "nothing sent");
       const after = (await db.system((sql) => sql.query(`${WHO}, now() = statement_timestamp() AS own_statement`))).rows;

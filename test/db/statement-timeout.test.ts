@@ -78,8 +78,12 @@ describe("statement limits on the Database", () => {
       const db = new Database(env.DATABASE_URL, env.NEON_WS_PROXY, LIMITS, { http });
       try {
         const reads = {
-          shared: () => db.tenantTx(TENANT, (sql) => sql.query("SELECT current_setting('application_name') AS app, pg_sleep(5) AS shared_sleeper"), { readShared: true }),
-          owner: () => db.tenantRead(TENANT, (reader) => reader.run(compiled("SELECT current_setting('application_name') AS app, pg_sleep(5) AS owner_sleeper WHERE $1", [true]))),
+          shared: () =>
+            db.tenantTx(TENANT, (sql) => sql.query("SELECT current_setting('application_name') AS app, pg_sleep(5) AS shared_sleeper"), { readShared: true }),
+          owner: () =>
+            db.tenantRead(TENANT, (reader) =>
+              reader.run(compiled("SELECT current_setting('application_name') AS app, pg_sleep(5) AS owner_sleeper WHERE $1", [true])),
+            ),
         };
         for (const [name, read] of Object.entries(reads)) {
           const started = Date.now();

@@ -33,7 +33,14 @@ describe("generic save-time checks", () => {
       runs: { type: "bearer", token: "{{ context.x }}" },
     };
     const declared = checkRootProfiles(found, auth, "spec.auth", profileScope(["config.env", "app.settings"]), 10, expressions);
-    checkRequestAuth(found, { auth: { type: "bearer", token: "{{ state.t }} {{ input.t }}" } }, "spec.command.config", declared, inlineProfileScope(["state"]), expressions);
+    checkRequestAuth(
+      found,
+      { auth: { type: "bearer", token: "{{ state.t }} {{ input.t }}" } },
+      "spec.command.config",
+      declared,
+      inlineProfileScope(["state"]),
+      expressions,
+    );
     expressions.check();
     expect([...declared.keys()]).toEqual(["ok", "wide", "runs"]);
     expect(found.lines).toEqual([
@@ -61,7 +68,9 @@ describe("generic save-time checks", () => {
     const plain = new Collector();
     const without = new Expressions(plain);
     without.smartValue(value, "spec.source");
-    expect(plain.lines).toEqual(['spec.source.rows: "$query" is not a directive (directives: $jsonata, $literal, or $rows with $pipe; wrap data with $-keys in {"$literal": ...})']);
+    expect(plain.lines).toEqual([
+      'spec.source.rows: "$query" is not a directive (directives: $jsonata, $literal, or $rows with $pipe; wrap data with $-keys in {"$literal": ...})',
+    ]);
   });
 
   it("finds secret text anywhere and checks embedded schemas", () => {
@@ -76,7 +85,11 @@ describe("generic save-time checks", () => {
           message: "references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})",
         },
         { path: "spec.page.inputSchema.$ref", code: "contract_schema_invalid", message: '"https://elsewhere/x" does not resolve to a schema in this document' },
-        { path: "spec.page.outputSchemaName", code: "contract_conflict", message: "cannot be set together with outputSchema; use one form for the output contract" },
+        {
+          path: "spec.page.outputSchemaName",
+          code: "contract_conflict",
+          message: "cannot be set together with outputSchema; use one form for the output contract",
+        },
       ],
       secretRef: true,
     });
@@ -100,7 +113,14 @@ describe("generic save-time checks", () => {
   it("gives a refused profile reference, conflict and read their SPEC issue codes", () => {
     const found = new Collector();
     const expressions = new Expressions(found);
-    const declared = checkRootProfiles(found, { key: { type: "apiKey", in: "header", name: "X-Key", value: "{{ input.k }}" } }, "spec.auth", rootProfileScope("app"), 10, expressions);
+    const declared = checkRootProfiles(
+      found,
+      { key: { type: "apiKey", in: "header", name: "X-Key", value: "{{ input.k }}" } },
+      "spec.auth",
+      rootProfileScope("app"),
+      10,
+      expressions,
+    );
     checkRequestAuth(found, { auth: "missing" }, "spec.a", declared, inlineProfileScope([]), expressions);
     checkRequestAuth(found, { auth: "key", headers: { "x-key": "v" } }, "spec.b", declared, inlineProfileScope([]), expressions);
     expressions.check();
@@ -129,7 +149,9 @@ describe("document kinds", () => {
   it("lets an app profile read the render context and a workflow profile only env and context", () => {
     const app = "{{ config.integration.key }}{{ provider.provider }}{{ identity.user_email }}{{ context.x }}{{ permissions[0] }}{{ secretsSet.tenant[0] }}";
     expect(reads("app", app)).toEqual([]);
-    expect(reads("app", "{{ input.t }}")).toEqual(["doc.auth.p.token: reads input; a profile may read only config.*, provider.*, identity.*, context.*, permissions.* and secretsSet.*"]);
+    expect(reads("app", "{{ input.t }}")).toEqual([
+      "doc.auth.p.token: reads input; a profile may read only config.*, provider.*, identity.*, context.*, permissions.* and secretsSet.*",
+    ]);
     expect(reads("workflow", "{{ config.env.T }}{{ context.x }}")).toEqual([]);
     expect(reads("workflow", "{{ config.integration.key & identity.user_email }}")).toEqual([
       "doc.auth.p.token: reads config, identity; a profile may read only config.env.* and context.*",
@@ -152,11 +174,20 @@ describe("document kinds", () => {
     expect(result.problems).toEqual(lines);
 
     const app = refused(result, "app spec", "app");
-    expect([app.status, app.code, app.details]).toEqual([422, "VALIDATION_FAILED", { code: "SPEC_STRUCTURE_INVALID", issues: result.issues, errors: lines, validation_errors: lines }]);
+    expect([app.status, app.code, app.details]).toEqual([
+      422,
+      "VALIDATION_FAILED",
+      { code: "SPEC_STRUCTURE_INVALID", issues: result.issues, errors: lines, validation_errors: lines },
+    ]);
     const workflow = refused(result, "workflow definition", "workflow");
     expect([workflow.status, workflow.code, workflow.details]).toEqual([422, "VALIDATION_FAILED", { errors: lines, validation_errors: lines }]);
 
-    const many = documentProblems(Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i])), { type: "object", additionalProperties: { type: "string" } }, semantics, "spec");
+    const many = documentProblems(
+      Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i])),
+      { type: "object", additionalProperties: { type: "string" } },
+      semantics,
+      "spec",
+    );
     expect(many.issues).toHaveLength(26);
     expect(many.issues.at(24)).toEqual({ path: "spec.k24", code: "schema_violation", message: expect.stringMatching(/string/) });
     expect(many.problems).toHaveLength(21);

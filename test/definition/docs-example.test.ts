@@ -8,7 +8,11 @@ const EXAMPLE = {
   triggers: [
     {
       id: "order_created",
-      source: { entityTypeId: "6c0f3b8e-2f64-4a5e-9a53-0a1d2c3b4e5f", eventAction: "created", attributeFilters: [{ operator: "gte", path: "total", value: 100 }] },
+      source: {
+        entityTypeId: "6c0f3b8e-2f64-4a5e-9a53-0a1d2c3b4e5f",
+        eventAction: "created",
+        attributeFilters: [{ operator: "gte", path: "total", value: 100 }],
+      },
       condition: "context.input.entity.attributes.status = 'new'",
       idempotencyKey: "{{ context.input.entity.id }}",
     },
@@ -21,7 +25,11 @@ const EXAMPLE = {
     },
   ],
   jobs: [
-    { id: "prepare", input: { order: "{{ context.input.entity }}" }, actions: [{ stepId: "shape", name: "pipe", config: { value: "{{ input.order.attributes }}" } }] },
+    {
+      id: "prepare",
+      input: { order: "{{ context.input.entity }}" },
+      actions: [{ stepId: "shape", name: "pipe", config: { value: "{{ input.order.attributes }}" } }],
+    },
     {
       id: "notify",
       dependencies: ["prepare"],
@@ -29,7 +37,12 @@ const EXAMPLE = {
       conditionPolicy: "continue",
       input: { crm: "{{ config.env.CRM_URL }}", order: "{{ outputs.prepare.shape }}" },
       actions: [
-        { stepId: "post", name: "http", config: { url: "{{ input.crm & '/orders' }}", method: "POST", auth: "crm", body: "{{ input.order }}" }, errorPolicy: "continue" },
+        {
+          stepId: "post",
+          name: "http",
+          config: { url: "{{ input.crm & '/orders' }}", method: "POST", auth: "crm", body: "{{ input.order }}" },
+          errorPolicy: "continue",
+        },
       ],
     },
   ],

@@ -72,7 +72,11 @@ describe("POST /definition/jobs", () => {
     ["a name with a space", { name: "my job", definition_json: jobDoc(1) }, "name: must match the pattern"],
     ["a numeric name", { name: 1, definition_json: jobDoc(1) }, "name: must be string, got number"],
     ["a NUL in the name", { name: "j\u0000", definition_json: jobDoc(1) }, "name: must not contain NUL characters or unpaired surrogates"],
-    ["a lone surrogate in the document", { name: "j", definition_json: { actions: [{ name: "pipe", config: { s: "\udc00" } }] } }, "definition_json.actions[0].config.s: must not contain NUL"],
+    [
+      "a lone surrogate in the document",
+      { name: "j", definition_json: { actions: [{ name: "pipe", config: { s: "\udc00" } }] } },
+      "definition_json.actions[0].config.s: must not contain NUL",
+    ],
     ["an unknown field", { name: "j", definition_json: jobDoc(1), version: 2 }, "version: is not allowed"],
   ];
   it.each(badBodies)("refuses %s with 422, storing nothing", async (_, body, line) => {
@@ -84,7 +88,12 @@ describe("POST /definition/jobs", () => {
   it("needs definition:create", async () => {
     const t = await createTenant();
     const reader = await roleToken(t.auth, ["definition:read"]);
-    const err = await refused(t, () => call("POST", "/definition/jobs", { auth: reader.auth, body: { name: "j", definition_json: jobDoc(1) } }), 403, "FORBIDDEN");
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/jobs", { auth: reader.auth, body: { name: "j", definition_json: jobDoc(1) } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details).toMatchObject({ resource: "definition", action: "create" });
     expect((await call("GET", "/definition/jobs", { auth: reader.auth })).status).toBe(200);
   });
@@ -142,7 +151,8 @@ describe("reference steps bind at save", () => {
   it("binds each reference step of a YAML definition, two steps may share one job", async () => {
     const t = await createTenant();
     const job = await publish(t, "enrich", jobDoc(1));
-    const yaml = "jobs:\n  - id: one\n    name: enrich\n  - id: two\n    name: enrich\n    dependencies: [one]\ntriggers:\n  - id: manual\n    webhook:\n      methods: [POST]\n";
+    const yaml =
+      "jobs:\n  - id: one\n    name: enrich\n  - id: two\n    name: enrich\n    dependencies: [one]\ntriggers:\n  - id: manual\n    webhook:\n      methods: [POST]\n";
     const res = await call("POST", "/definition/workflows", { auth: t.auth, body: { name: "y", source_yaml: yaml } });
     expect(res.status, res.text).toBe(201);
     expect(res.json.data.job_refs).toEqual({ one: job.id, two: job.id });

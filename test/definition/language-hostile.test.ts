@@ -30,7 +30,19 @@ function junkDefinitions(): unknown[] {
       { jobs: [], triggers: [v] },
       { jobs: [], triggers: [{ id: v, source: v, cron: v, webhook: v, condition: v, contextData: v }] },
       { jobs: [], triggers: [{ id: "t", source: { entityTypeId: v, eventAction: v, attributeFilters: v } }] },
-      { jobs: [], triggers: [{ id: "t", source: { entityTypeId: "0b6f2f7e-52a1-4c5e-9a0e-6f2b4a1d9c10", eventAction: "created", attributeFilters: [v, { operator: "eq", path: v, value: v }] } }] },
+      {
+        jobs: [],
+        triggers: [
+          {
+            id: "t",
+            source: {
+              entityTypeId: "0b6f2f7e-52a1-4c5e-9a0e-6f2b4a1d9c10",
+              eventAction: "created",
+              attributeFilters: [v, { operator: "eq", path: v, value: v }],
+            },
+          },
+        ],
+      },
       { jobs: [], triggers: [{ id: "t", webhook: { methods: v, verification: v, challenge: v } }] },
       { jobs: [], config: v, configSchemas: v },
     );
@@ -63,7 +75,9 @@ describe("hostile definitions", () => {
   });
 
   it("refuses NUL and lone surrogates in ids and keys", () => {
-    expect(workflowProblems({ definition_json: { jobs: [{ id: "a\u0000", name: "j" }] } }).problems).toEqual(["definition_json.jobs[0].id: must not contain NUL characters or unpaired surrogates"]);
+    expect(workflowProblems({ definition_json: { jobs: [{ id: "a\u0000", name: "j" }] } }).problems).toEqual([
+      "definition_json.jobs[0].id: must not contain NUL characters or unpaired surrogates",
+    ]);
     expect(workflowProblems({ definition_json: { jobs: [], auth: { ["p\ud800"]: { type: "bearer", token: "t" } } } }).problems).toEqual([
       'definition_json.auth["p\\ud800"]: is a key with NUL characters or unpaired surrogates',
     ]);
@@ -81,7 +95,10 @@ describe("hostile definitions", () => {
 
   it("treats __proto__ keys as plain data", () => {
     const doc = JSON.parse('{"jobs":[{"id":"a","name":"j","__proto__":{"polluted":true}}],"auth":{"__proto__":{"type":"bearer","token":"t"}}}');
-    expect(workflowProblems({ definition_json: doc }).problems).toEqual(["definition_json.jobs[0].__proto__: is not allowed", "definition_json.auth.__proto__: is not a profile key: it starts with a letter, then letters, digits, _ or -"]);
+    expect(workflowProblems({ definition_json: doc }).problems).toEqual([
+      "definition_json.jobs[0].__proto__: is not allowed",
+      "definition_json.auth.__proto__: is not a profile key: it starts with a letter, then letters, digits, _ or -",
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const yaml = workflowProblems({ source_yaml: "jobs: [{id: a, actions: []}]\n__proto__: {polluted: true}\n" });
     expect(yaml.problems).toEqual(["definition_json.__proto__: is not allowed"]);
@@ -91,7 +108,10 @@ describe("hostile definitions", () => {
 
 describe("published jobs", () => {
   it("pass without a root auth map: profile names and conflicts resolve at run time", () => {
-    const job = { actions: [{ stepId: "call", name: "http", config: { url: "https://x.example.com", auth: "crm", headers: { Authorization: "x" } } }], output: "{{ outputs.call.body }}" };
+    const job = {
+      actions: [{ stepId: "call", name: "http", config: { url: "https://x.example.com", auth: "crm", headers: { Authorization: "x" } } }],
+      output: "{{ outputs.call.body }}",
+    };
     expect(checkJobDefinition(job)).toBe(job);
   });
 
@@ -107,16 +127,35 @@ describe("published jobs", () => {
     };
     expect(refusal({ actions: [{ name: "pipe", config: { v: "{{ secrets.tenant.X }}" } }] })).toEqual([
       "SECRET_REF_IN_DEFINITION",
-      ["definition_json.actions[0].config.v: references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})"],
+      [
+        "definition_json.actions[0].config.v: references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})",
+      ],
     ]);
-    expect(refusal({ actions: [{ name: "pipe", if: "input.(" }] })).toEqual([undefined, [expect.stringMatching(/^definition_json\.actions\[0\]\.if: invalid JSONata expression: /)]]);
+    expect(refusal({ actions: [{ name: "pipe", if: "input.(" }] })).toEqual([
+      undefined,
+      [expect.stringMatching(/^definition_json\.actions\[0\]\.if: invalid JSONata expression: /)],
+    ]);
     expect(refusal({ actions: [{ name: "http", config: { url: "u", auth: { type: "bearer", token: "{{ context.t }}" } } }] })).toEqual([
       undefined,
       ["definition_json.actions[0].config.auth.token: reads context; an inline auth block may read only input and outputs"],
     ]);
-    expect(refusal({ actions: [{ stepId: "s", name: "pipe" }, { stepId: "s", name: "pipe" }] })).toEqual([undefined, ['definition_json.actions[1].stepId: "s" is already the stepId of definition_json.actions[0]']]);
+    expect(
+      refusal({
+        actions: [
+          { stepId: "s", name: "pipe" },
+          { stepId: "s", name: "pipe" },
+        ],
+      }),
+    ).toEqual([undefined, ['definition_json.actions[1].stepId: "s" is already the stepId of definition_json.actions[0]']]);
     expect(refusal({})).toEqual([undefined, ["definition_json.actions: is required"]]);
     expect(refusal("actions")).toEqual([undefined, ["definition_json: must be an object"]]);
-    expect(refusal({ actions: [{ stepId: "s", name: "pipe" }, { stepId: "t", name: "pipe", config: { v: "{{ input.x }}" } }] })).toBe("passed");
+    expect(
+      refusal({
+        actions: [
+          { stepId: "s", name: "pipe" },
+          { stepId: "t", name: "pipe", config: { v: "{{ input.x }}" } },
+        ],
+      }),
+    ).toBe("passed");
   });
 });

@@ -45,13 +45,21 @@ function full(): Doc {
             },
             errorWhen: "result.status >= 500",
             onSuccess: [{ stepId: "log", name: "pipe", config: { rows: "{{ outputs.call.body }}" } }],
-            onError: [{ stepId: "fallback", name: "http", config: { url: "https://backup.example.com", auth: { type: "bearer", token: "{{ input.backupToken }}" } } }],
+            onError: [
+              { stepId: "fallback", name: "http", config: { url: "https://backup.example.com", auth: { type: "bearer", token: "{{ input.backupToken }}" } } },
+            ],
           },
         ],
         output: "{{ outputs.call.body }}",
       },
       { id: "enrich", name: "enrich-person", dependencies: ["fetch"], outputSchemaName: "person" },
-      { id: "store", dependencies: ["fetch", "enrich"], condition: "outputs.fetch != null", conditionPolicy: "continue", actions: [{ stepId: "call", name: "upsertEntity", config: { typeName: "Person", data: "{{ [input] }}" } }] },
+      {
+        id: "store",
+        dependencies: ["fetch", "enrich"],
+        condition: "outputs.fetch != null",
+        conditionPolicy: "continue",
+        actions: [{ stepId: "call", name: "upsertEntity", config: { typeName: "Person", data: "{{ [input] }}" } }],
+      },
     ],
     triggers: [
       {
@@ -61,8 +69,19 @@ function full(): Doc {
         contextData: { name: "{{ context.input.entity.name }}" },
       },
       { id: "nightly", cron: "0 3 * * 1-5" },
-      { id: "hook", webhook: { methods: ["POST"], verification: { location: "header", key: "X-Signature", method: "hmac-sha256" } }, idempotencyKey: "{{ context.input.body.id }}" },
-      { id: "manual", webhook: { methods: ["POST"], verification: { location: "body", key: "token", method: "exact" }, challenge: { enabled: true, queryParam: "challenge", responseType: "text/plain" } } },
+      {
+        id: "hook",
+        webhook: { methods: ["POST"], verification: { location: "header", key: "X-Signature", method: "hmac-sha256" } },
+        idempotencyKey: "{{ context.input.body.id }}",
+      },
+      {
+        id: "manual",
+        webhook: {
+          methods: ["POST"],
+          verification: { location: "body", key: "token", method: "exact" },
+          challenge: { enabled: true, queryParam: "challenge", responseType: "text/plain" },
+        },
+      },
     ],
   };
 }
@@ -122,7 +141,9 @@ describe("the entry points", () => {
   it("answers the schema layer's lines for wrong shapes", () => {
     expect(problems({})).toEqual(["definition_json.jobs: is required"]);
     expect(after((d) => (http(d).name = "teleport"))).toEqual([expect.stringMatching(/^definition_json\.jobs\[0\]\.actions\[0\]\.name: must be one of/)]);
-    expect(after((d) => (d.jobs[0].conditionPolicy = "retry"))).toEqual(['definition_json.jobs[0].conditionPolicy: must be one of ["continue","abort","fail"]']);
+    expect(after((d) => (d.jobs[0].conditionPolicy = "retry"))).toEqual([
+      'definition_json.jobs[0].conditionPolicy: must be one of ["continue","abort","fail"]',
+    ]);
     expect(after((d) => (http(d).config.verb = "GET"))).toEqual(["definition_json.jobs[0].actions[0].config.verb: is not allowed"]);
   });
 });
@@ -133,7 +154,9 @@ describe("auth profiles", () => {
       'definition_json.jobs[0].actions[0].config.auth: names the profile "nope", which the root auth map does not declare (declared: crm, legacy_api-2, basicAuth, oauth)',
     ]);
     expect(after((d) => (http(d).config.auth = "basicAuth"))).toEqual([]);
-    expect(after((d) => delete d.auth)).toEqual(['definition_json.jobs[0].actions[0].config.auth: names the profile "crm", which the root auth map does not declare (it declares none)']);
+    expect(after((d) => delete d.auth)).toEqual([
+      'definition_json.jobs[0].actions[0].config.auth: names the profile "crm", which the root auth map does not declare (it declares none)',
+    ]);
   });
 
   it("refuses auth beside a hand-set Authorization header in any case", () => {
@@ -184,19 +207,30 @@ describe("auth profiles", () => {
   });
 
   it("refuses a literal basic username holding ':'", () => {
-    expect(after((d) => (d.auth.basicAuth.username = "svc:admin"))).toEqual(["definition_json.auth.basicAuth.username: must not contain ':' (Basic auth joins username and password with it)"]);
+    expect(after((d) => (d.auth.basicAuth.username = "svc:admin"))).toEqual([
+      "definition_json.auth.basicAuth.username: must not contain ':' (Basic auth joins username and password with it)",
+    ]);
     expect(after((d) => (d.auth.basicAuth.username = "{{ context.input.user }}"))).toEqual([]);
   });
 
   it("refuses a profile key that is not an identifier", () => {
-    for (const [key, path] of [["1crm", '["1crm"]'], ["crm api", '["crm api"]'], ["_crm", "._crm"], ["crm.v2", '["crm.v2"]']]) {
-      expect(after((d) => (d.auth[key] = { type: "bearer", token: "t" }))).toEqual([`definition_json.auth${path}: is not a profile key: it starts with a letter, then letters, digits, _ or -`]);
+    for (const [key, path] of [
+      ["1crm", '["1crm"]'],
+      ["crm api", '["crm api"]'],
+      ["_crm", "._crm"],
+      ["crm.v2", '["crm.v2"]'],
+    ]) {
+      expect(after((d) => (d.auth[key] = { type: "bearer", token: "t" }))).toEqual([
+        `definition_json.auth${path}: is not a profile key: it starts with a letter, then letters, digits, _ or -`,
+      ]);
     }
     expect(after((d) => (d.auth["Crm_2-b"] = { type: "bearer", token: "t" }))).toEqual([]);
   });
 
   it("refuses a profile pointing at another, or holding a $jsonata object", () => {
-    expect(after((d) => (d.auth.alias = "crm"))).toEqual(["definition_json.auth.alias: must be an inline profile block; a profile cannot point at another profile"]);
+    expect(after((d) => (d.auth.alias = "crm"))).toEqual([
+      "definition_json.auth.alias: must be an inline profile block; a profile cannot point at another profile",
+    ]);
     expect(after((d) => (d.auth.crm.token = { $jsonata: "config.env.T" }))).toEqual([
       "definition_json.auth.crm.token: must be string, got object",
       "definition_json.auth.crm.token: is a $jsonata object; profile fields are literal strings or {{ }} templates",
@@ -204,7 +238,9 @@ describe("auth profiles", () => {
   });
 
   it("refuses templated mechanism fields", () => {
-    expect(after((d) => (d.auth["legacy_api-2"].name = "{{ config.env.HEADER }}"))).toEqual(["definition_json.auth[\"legacy_api-2\"].name: must be a literal (it decides how the request is authenticated)"]);
+    expect(after((d) => (d.auth["legacy_api-2"].name = "{{ config.env.HEADER }}"))).toEqual([
+      'definition_json.auth["legacy_api-2"].name: must be a literal (it decides how the request is authenticated)',
+    ]);
     expect(after((d) => (d.auth.crm.type = "{{ config.env.TYPE }}"))).toEqual([
       'definition_json.auth.crm.type: must be one of ["basic","bearer","apiKey","oauth2"]',
       "definition_json.auth.crm.type: must be a literal (it decides how the request is authenticated)",
@@ -213,7 +249,8 @@ describe("auth profiles", () => {
 });
 
 describe("secret references", () => {
-  const secretLine = (path: string) => `${path}: references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})`;
+  const secretLine = (path: string) =>
+    `${path}: references a secret; a definition never holds secret references (set them as env values at activation and read {{ config.env.NAME }})`;
 
   it("are refused anywhere, with details.code SECRET_REF_IN_DEFINITION", () => {
     const cases: [(d: Doc) => void, string][] = [
@@ -251,8 +288,12 @@ describe("secret references", () => {
 
 describe("contracts", () => {
   it("refuses both forms of one contract, on a step and on a job", () => {
-    expect(after((d) => (d.jobs[0].inputSchemaName = "person"))).toEqual(["definition_json.jobs[0].inputSchemaName: cannot be set together with inputSchema; use one form for the input contract"]);
-    expect(after((d) => (d.jobs[1].outputSchema = { type: "object" }))).toEqual(["definition_json.jobs[1].outputSchemaName: cannot be set together with outputSchema; use one form for the output contract"]);
+    expect(after((d) => (d.jobs[0].inputSchemaName = "person"))).toEqual([
+      "definition_json.jobs[0].inputSchemaName: cannot be set together with inputSchema; use one form for the input contract",
+    ]);
+    expect(after((d) => (d.jobs[1].outputSchema = { type: "object" }))).toEqual([
+      "definition_json.jobs[1].outputSchemaName: cannot be set together with outputSchema; use one form for the output contract",
+    ]);
     expect(() => checkJobDefinition({ actions: [], outputSchema: true, outputSchemaName: "x" })).toThrow(ApiError);
     expect(checkJobDefinition({ actions: [], outputSchema: true, inputSchemaName: "x" })).toEqual({ actions: [], outputSchema: true, inputSchemaName: "x" });
   });
@@ -264,8 +305,15 @@ describe("contracts", () => {
     // The meta-schemas are held by the service, so a contract may ask for a schema.
     expect(after((d) => (d.jobs[0].inputSchema.properties.who = { $ref: "https://json-schema.org/draft/2020-12/schema" }))).toEqual([]);
     // A draft-07 contract is checked by the draft-07 meta-schema: its tuple items are fine, its 2020-12 prefixItems is just unknown.
-    expect(after((d) => (d.jobs[0].inputSchema = { $schema: "http://json-schema.org/draft-07/schema#", type: "array", items: [{ type: "string" }], additionalItems: false }))).toEqual([]);
-    expect(after((d) => (d.jobs[0].inputSchema = { type: "array", items: [{ type: "string" }] }))).toEqual(["definition_json.jobs[0].inputSchema.items: must be object or boolean, got array"]);
+    expect(
+      after(
+        (d) =>
+          (d.jobs[0].inputSchema = { $schema: "http://json-schema.org/draft-07/schema#", type: "array", items: [{ type: "string" }], additionalItems: false }),
+      ),
+    ).toEqual([]);
+    expect(after((d) => (d.jobs[0].inputSchema = { type: "array", items: [{ type: "string" }] }))).toEqual([
+      "definition_json.jobs[0].inputSchema.items: must be object or boolean, got array",
+    ]);
     expect(after((d) => (d.jobs[0].inputSchema.properties.who = { $ref: "#/$defs/missing" }))).toEqual([
       'definition_json.jobs[0].inputSchema.properties.who.$ref: "#/$defs/missing" does not resolve to a schema in this document',
     ]);
@@ -286,18 +334,31 @@ describe("the step graph", () => {
     expect(after((d) => (d.jobs[0].dependencies = ["fetch"]))).toEqual(["definition_json.jobs: the dependencies form a cycle: fetch -> fetch"]);
     const chain = { jobs: ["a", "b", "c", "d"].map((id, i, all) => ({ id, name: "j", dependencies: [all[(i + 1) % 4]] })) };
     expect(problems(chain)).toEqual(["definition_json.jobs: the dependencies form a cycle: a -> b -> c -> d -> a"]);
-    const diamond = { jobs: [{ id: "a", name: "j" }, { id: "b", name: "j", dependencies: ["a"] }, { id: "c", name: "j", dependencies: ["a"] }, { id: "d", name: "j", dependencies: ["b", "c"] }] };
+    const diamond = {
+      jobs: [
+        { id: "a", name: "j" },
+        { id: "b", name: "j", dependencies: ["a"] },
+        { id: "c", name: "j", dependencies: ["a"] },
+        { id: "d", name: "j", dependencies: ["b", "c"] },
+      ],
+    };
     expect(problems(diamond)).toEqual([]);
   });
 
   it("needs actions or name on a step, not both", () => {
-    expect(after((d) => (d.jobs[0].name = "x"))).toEqual(["definition_json.jobs[0]: has both actions (an inline job) and name (a reference to a published job); keep one"]);
+    expect(after((d) => (d.jobs[0].name = "x"))).toEqual([
+      "definition_json.jobs[0]: has both actions (an inline job) and name (a reference to a published job); keep one",
+    ]);
     expect(after((d) => delete d.jobs[1].name)).toEqual(["definition_json.jobs[1]: needs actions (an inline job) or name (a reference to a published job)"]);
   });
 
   it("refuses a stepId used twice in one job, sub-sequences included, and allows it across jobs", () => {
-    expect(after((d) => (http(d).onSuccess[0].stepId = "call"))).toEqual(['definition_json.jobs[0].actions[0].onSuccess[0].stepId: "call" is already the stepId of definition_json.jobs[0].actions[0]']);
-    expect(after((d) => (http(d).onError[0].stepId = "log"))).toEqual(['definition_json.jobs[0].actions[0].onError[0].stepId: "log" is already the stepId of definition_json.jobs[0].actions[0].onSuccess[0]']);
+    expect(after((d) => (http(d).onSuccess[0].stepId = "call"))).toEqual([
+      'definition_json.jobs[0].actions[0].onSuccess[0].stepId: "call" is already the stepId of definition_json.jobs[0].actions[0]',
+    ]);
+    expect(after((d) => (http(d).onError[0].stepId = "log"))).toEqual([
+      'definition_json.jobs[0].actions[0].onError[0].stepId: "log" is already the stepId of definition_json.jobs[0].actions[0].onSuccess[0]',
+    ]);
     // jobs[2] reuses "call": another job, another scope.
     expect(problems(full())).toEqual([]);
   });
@@ -307,7 +368,9 @@ describe("triggers", () => {
   it("refuses duplicate ids and other than exactly one of source, cron and webhook", () => {
     expect(after((d) => (d.triggers[1].id = "hook"))).toEqual(['definition_json.triggers[2].id: "hook" is already the id of definition_json.triggers[1]']);
     expect(after((d) => delete d.triggers[1].cron)).toEqual(["definition_json.triggers[1]: needs exactly one of source, cron and webhook"]);
-    expect(after((d) => (d.triggers[1].webhook = { methods: ["GET"] }))).toEqual(["definition_json.triggers[1]: needs exactly one of source, cron and webhook (has cron, webhook)"]);
+    expect(after((d) => (d.triggers[1].webhook = { methods: ["GET"] }))).toEqual([
+      "definition_json.triggers[1]: needs exactly one of source, cron and webhook (has cron, webhook)",
+    ]);
   });
 
   it("refuses an invalid cron and passes a valid one", () => {
@@ -325,14 +388,31 @@ describe("triggers", () => {
   });
 
   it("checks the fields of an event source", () => {
-    expect(after((d) => (d.triggers[0].source.entityTypeId = "not-a-uuid"))).toEqual([expect.stringMatching(/^definition_json\.triggers\[0\]\.source\.entityTypeId: must match the pattern/)]);
-    expect(after((d) => (d.triggers[0].source.eventAction = "merged"))).toEqual(['definition_json.triggers[0].source.eventAction: must be one of ["created","updated","deleted"]']);
+    expect(after((d) => (d.triggers[0].source.entityTypeId = "not-a-uuid"))).toEqual([
+      expect.stringMatching(/^definition_json\.triggers\[0\]\.source\.entityTypeId: must match the pattern/),
+    ]);
+    expect(after((d) => (d.triggers[0].source.eventAction = "merged"))).toEqual([
+      'definition_json.triggers[0].source.eventAction: must be one of ["created","updated","deleted"]',
+    ]);
     expect(after((d) => (d.triggers[0].source.entityId = 7))).toEqual(["definition_json.triggers[0].source.entityId: must be string, got number"]);
-    expect(after((d) => (d.triggers[0].source.attributeFilters[0].operator = "rel_exists"))).toEqual([expect.stringMatching(/^definition_json\.triggers\[0\]\.source\.attributeFilters\[0\]\.operator: must be one of/)]);
+    expect(after((d) => (d.triggers[0].source.attributeFilters[0].operator = "rel_exists"))).toEqual([
+      expect.stringMatching(/^definition_json\.triggers\[0\]\.source\.attributeFilters\[0\]\.operator: must be one of/),
+    ]);
     expect(after((d) => (d.triggers[0].source.attributeFilters[0] = { operator: "in", path: ["status"], value: "new" }))).toEqual([
       expect.stringMatching(/^definition_json\.triggers\[0\]\.source\.attributeFilters\[0\]\.value: /),
     ]);
-    expect(after((d) => (d.triggers[0].source = { entityTypeId: TYPE_ID, eventAction: "updated", relationshipRuleId: TYPE_ID, entityId: TYPE_ID, attributeFilters: [{ operator: "in", path: ["a", "b"], value: ["x"] }] }))).toEqual([]);
+    expect(
+      after(
+        (d) =>
+          (d.triggers[0].source = {
+            entityTypeId: TYPE_ID,
+            eventAction: "updated",
+            relationshipRuleId: TYPE_ID,
+            entityId: TYPE_ID,
+            attributeFilters: [{ operator: "in", path: ["a", "b"], value: ["x"] }],
+          }),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -358,8 +438,12 @@ describe("http knobs", () => {
   });
 
   it("refuses a maximum retry delay below the initial one, defaults included", () => {
-    expect(after((d) => ((http(d).config.initialRetryDelayMs = 500), (http(d).config.maxRetryDelayMs = 499)))).toEqual(["definition_json.jobs[0].actions[0].config.maxRetryDelayMs: must be at least initialRetryDelayMs (500)"]);
-    expect(after((d) => delete http(d).config.initialRetryDelayMs)).toEqual(["definition_json.jobs[0].actions[0].config.maxRetryDelayMs: must be at least initialRetryDelayMs (15000)"]);
+    expect(after((d) => ((http(d).config.initialRetryDelayMs = 500), (http(d).config.maxRetryDelayMs = 499)))).toEqual([
+      "definition_json.jobs[0].actions[0].config.maxRetryDelayMs: must be at least initialRetryDelayMs (500)",
+    ]);
+    expect(after((d) => delete http(d).config.initialRetryDelayMs)).toEqual([
+      "definition_json.jobs[0].actions[0].config.maxRetryDelayMs: must be at least initialRetryDelayMs (15000)",
+    ]);
     expect(after((d) => ((http(d).config.initialRetryDelayMs = 500), (http(d).config.maxRetryDelayMs = 500)))).toEqual([]);
   });
 });
@@ -385,19 +469,27 @@ describe("expressions compile at save", () => {
   });
 
   it("refuses a malformed template or directive", () => {
-    expect(after((d) => (http(d).config.query.q = "{{ input.who"))).toEqual([expect.stringMatching(/^definition_json\.jobs\[0\]\.actions\[0\]\.config\.query\.q: /)]);
-    expect(after((d) => (http(d).config.body = { $jsonata: "1", $extra: 2 }))).toEqual([expect.stringMatching(/^definition_json\.jobs\[0\]\.actions\[0\]\.config\.body: /)]);
+    expect(after((d) => (http(d).config.query.q = "{{ input.who"))).toEqual([
+      expect.stringMatching(/^definition_json\.jobs\[0\]\.actions\[0\]\.config\.query\.q: /),
+    ]);
+    expect(after((d) => (http(d).config.body = { $jsonata: "1", $extra: 2 }))).toEqual([
+      expect.stringMatching(/^definition_json\.jobs\[0\]\.actions\[0\]\.config\.body: /),
+    ]);
   });
 });
 
 describe("limits", () => {
   it("caps jobs, triggers, actions per job and nesting", () => {
-    expect(problems({ jobs: Array.from({ length: 201 }, (_, i) => ({ id: `s${i}`, name: "j" })) })).toEqual(["definition_json.jobs: Array has too many items (201 > 200)"]);
+    expect(problems({ jobs: Array.from({ length: 201 }, (_, i) => ({ id: `s${i}`, name: "j" })) })).toEqual([
+      "definition_json.jobs: Array has too many items (201 > 200)",
+    ]);
     const triggers = Array.from({ length: 101 }, (_, i) => ({ id: `t${i}`, cron: "* * * * *" }));
     expect(problems({ jobs: [{ id: "a", actions: [] }], triggers })).toEqual(["definition_json.triggers: Array has too many items (101 > 100)"]);
     const actions = (n: number) => Array.from({ length: n }, () => ({ name: "pipe", onSuccess: [{ name: "pipe" }] }));
     expect(problems({ jobs: [{ id: "a", actions: actions(250) }] })).toEqual([]);
-    expect(problems({ jobs: [{ id: "a", actions: actions(251) }] })).toEqual(["definition_json.jobs[0].actions: a job holds at most 500 actions, onSuccess and onError included"]);
+    expect(problems({ jobs: [{ id: "a", actions: actions(251) }] })).toEqual([
+      "definition_json.jobs[0].actions: a job holds at most 500 actions, onSuccess and onError included",
+    ]);
     let action: Doc = { name: "pipe" };
     for (let i = 0; i < 11; i++) action = { name: "pipe", onError: [action] };
     const nested = problems({ jobs: [{ id: "a", actions: [action] }] });

@@ -12,7 +12,20 @@ describe("the spec examples of the docs", () => {
   it("the complete example of docs/apps.md uses every top-level key", () => {
     const example = examples.find((e) => e.heading === "A complete example");
     expect(Object.keys(example!.document)).toEqual(
-      expect.arrayContaining(["dashboards", "widgets", "providers", "config", "configSchemas", "policies", "defaultPolicy", "shares", "jobs", "functions", "messages", "auth"]),
+      expect.arrayContaining([
+        "dashboards",
+        "widgets",
+        "providers",
+        "config",
+        "configSchemas",
+        "policies",
+        "defaultPolicy",
+        "shares",
+        "jobs",
+        "functions",
+        "messages",
+        "auth",
+      ]),
     );
   });
 

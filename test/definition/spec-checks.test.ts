@@ -149,7 +149,11 @@ describe("spec checks: one issue per code", () => {
   it("unknown_page: a surface page, a navigate anywhere in a command list", () => {
     const doc = base();
     doc.dashboards.main.surfaces.panel = { page: "nowhere" };
-    grid(doc).actionHandlers.open = [{ kind: "notify", level: "INFO", message: "x", onSuccess: [{ kind: "refresh", onError: [{ kind: "navigate", page: "lost" }] }] }, { kind: "navigate", page: "preview", modal: true }, { kind: "navigate", page: "{{ payload.page }}" }];
+    grid(doc).actionHandlers.open = [
+      { kind: "notify", level: "INFO", message: "x", onSuccess: [{ kind: "refresh", onError: [{ kind: "navigate", page: "lost" }] }] },
+      { kind: "navigate", page: "preview", modal: true },
+      { kind: "navigate", page: "{{ payload.page }}" },
+    ];
     expect(semantic(doc)).toEqual([
       { path: "dashboards.main.surfaces.panel.page", code: "unknown_page" },
       { path: "dashboards.main.pages.home.widgets.grid.actionHandlers.open[0].onSuccess[0].onError[0].page", code: "unknown_page" },
@@ -171,13 +175,20 @@ describe("spec checks: one issue per code", () => {
 
   it("unknown_job; a slot (null or {}) is a job", () => {
     const doc = { ...base(), jobs: { bound: null, empty: {} } };
-    grid(doc).actionHandlers.open = [{ kind: "job", job: "bound" }, { kind: "job", job: "empty" }, { kind: "job", job: "absent" }];
+    grid(doc).actionHandlers.open = [
+      { kind: "job", job: "bound" },
+      { kind: "job", job: "empty" },
+      { kind: "job", job: "absent" },
+    ];
     only(doc, "dashboards.main.pages.home.widgets.grid.actionHandlers.open[2].job", "unknown_job");
   });
 
   it("duplicate_step_id across a list with its onSuccess and onError", () => {
     const doc = base();
-    grid(doc).actionHandlers.open = [{ kind: "refresh", stepId: "a" }, { kind: "refresh", stepId: "b", onError: [{ kind: "refresh", stepId: "a" }] }];
+    grid(doc).actionHandlers.open = [
+      { kind: "refresh", stepId: "a" },
+      { kind: "refresh", stepId: "b", onError: [{ kind: "refresh", stepId: "a" }] },
+    ];
     grid(doc).actionHandlers.other = [{ kind: "refresh", stepId: "a" }];
     only(doc, "dashboards.main.pages.home.widgets.grid.actionHandlers.open[1].onError[0].stepId", "duplicate_step_id");
   });
@@ -192,7 +203,12 @@ describe("spec checks: one issue per code", () => {
     const doc = base();
     home(doc).widgets.form = {
       widgetComponent: "form",
-      config: { fields: [{ id: "f", type: "file", maxFileSize: 26_214_401, accept: [".pdf", "image/*", "pdf"], previewPage: "home" }, { id: "g", type: "file", maxFileSize: 26_214_400, previewPage: "preview" }] },
+      config: {
+        fields: [
+          { id: "f", type: "file", maxFileSize: 26_214_401, accept: [".pdf", "image/*", "pdf"], previewPage: "home" },
+          { id: "g", type: "file", maxFileSize: 26_214_400, previewPage: "preview" },
+        ],
+      },
     };
     const at = "dashboards.main.pages.home.widgets.form.config.fields[0]";
     expect(semantic(doc)).toEqual([
@@ -222,7 +238,10 @@ describe("spec checks: one issue per code", () => {
   });
 
   it("jwks_uri_template_tid", () => {
-    const provider = (template: string) => ({ ...base(), providers: { o: { auth: { type: "oidc", jwksUriTemplate: template }, identity: { user_external_id: { source: "jwt_claim", path: "oid" } } } } });
+    const provider = (template: string) => ({
+      ...base(),
+      providers: { o: { auth: { type: "oidc", jwksUriTemplate: template }, identity: { user_external_id: { source: "jwt_claim", path: "oid" } } } },
+    });
     expect(semantic(provider("https://login.example.com/{tid}/keys?t={tid}"))).toEqual([]);
     only(provider("https://{tid}.example.com/keys"), "providers.o.auth.jwksUriTemplate", "jwks_uri_template_tid");
     only(provider("https://login.example.com/keys#{tid}"), "providers.o.auth.jwksUriTemplate", "jwks_uri_template_tid");
@@ -231,7 +250,11 @@ describe("spec checks: one issue per code", () => {
   it("auth_profile_invalid, auth_profile_unknown_reference, auth_conflict, auth_profile_scope", () => {
     const doc = {
       ...base(),
-      auth: { "1bad": { type: "bearer", token: "t" }, wide: { type: "bearer", token: "{{ page.params.token }}" }, computed: { type: "bearer", token: { $jsonata: "config.app.t" } } },
+      auth: {
+        "1bad": { type: "bearer", token: "t" },
+        wide: { type: "bearer", token: "{{ page.params.token }}" },
+        computed: { type: "bearer", token: { $jsonata: "config.app.t" } },
+      },
     };
     home(doc).dataSources.api = { $http: { url: "https://api.example.com", auth: "nope" } };
     home(doc).dataSources.both = { $http: { url: "https://api.example.com", auth: "wide", headers: { authorization: "x" } } };
@@ -274,7 +297,9 @@ describe("spec checks: one issue per code", () => {
   it("app expressions read the render context; spec functions are callable", () => {
     const doc = { ...base(), functions: { label: "function($r) { $r.name & ' (' & $string($r.total) & ')' }" } };
     grid(doc).config = { title: "{{ $label(page.data) & config.app.x & identity.user_email & $string(permissions) & thisWidget.id }}" };
-    grid(doc).actionHandlers.open = [{ kind: "notify", level: "INFO", message: "{{ $label(outputs.x) & payload.y & itemId & context.host & provider.provider }}" }];
+    grid(doc).actionHandlers.open = [
+      { kind: "notify", level: "INFO", message: "{{ $label(outputs.x) & payload.y & itemId & context.host & provider.provider }}" },
+    ];
     expect(specProblems(doc).issues).toEqual([]);
   });
 
@@ -298,7 +323,17 @@ describe("spec checks: one issue per code", () => {
   });
 
   it("inline jobs get the workflow job checks: literal configs, duplicate step ids", () => {
-    const doc = { ...base(), jobs: { j: { actions: [{ stepId: "a", name: "http", config: { url: "https://x.example.com", timeoutMs: 5 } }, { stepId: "a", name: "pipe", config: { value: 1 } }] } } };
+    const doc = {
+      ...base(),
+      jobs: {
+        j: {
+          actions: [
+            { stepId: "a", name: "http", config: { url: "https://x.example.com", timeoutMs: 5 } },
+            { stepId: "a", name: "pipe", config: { value: 1 } },
+          ],
+        },
+      },
+    };
     expect(semantic(doc)).toEqual([
       { path: "jobs.j.actions[0].config.timeoutMs", code: "http_option_invalid" },
       { path: "jobs.j.actions[1].stepId", code: "duplicate_step_id" },
@@ -317,9 +352,20 @@ describe("spec checks: every problem at once", () => {
     doc.defaultPolicy = "p";
     home(doc).layout = [["ghost"], { component: "tabs" }];
     grid(doc).dataSource = "missing";
-    grid(doc).actionHandlers.open = [{ kind: "navigate", page: "lost" }, { kind: "job", job: "none" }];
+    grid(doc).actionHandlers.open = [
+      { kind: "navigate", page: "lost" },
+      { kind: "job", job: "none" },
+    ];
     const codes = semantic(doc).map((issue) => issue.code);
-    expect(codes).toEqual(["unknown_config_scope", "default_policy_unknown", "unknown_page", "unknown_job", "unknown_data_source", "unknown_widget", "tabs_id_required"]);
+    expect(codes).toEqual([
+      "unknown_config_scope",
+      "default_policy_unknown",
+      "unknown_page",
+      "unknown_job",
+      "unknown_data_source",
+      "unknown_widget",
+      "tabs_id_required",
+    ]);
     let thrown: unknown;
     try {
       checkSpecDocument(doc);
@@ -364,11 +410,14 @@ describe("spec checks: hostile input", () => {
 
   it("refuses 1e400, which JSON.parse reads as Infinity", () => {
     const doc = JSON.parse(JSON.stringify(base()).replace('"id":1', '"id":1e400'));
-    expect(specProblems(doc).issues).toEqual([{ path: "dashboards.main.pages.home.dataSources.rows.$rows[0].id", code: "input_refused", message: "is a number too large to store" }]);
+    expect(specProblems(doc).issues).toEqual([
+      { path: "dashboards.main.pages.home.dataSources.rows.$rows[0].id", code: "input_refused", message: "is a number too large to store" },
+    ]);
   });
 
   it("answers a value that is no object with one issue", () => {
-    for (const value of [null, "spec", [base()], 3]) expect(specProblems(value).issues).toEqual([{ path: "(root)", code: "schema_violation", message: "must be an object" }]);
+    for (const value of [null, "spec", [base()], 3])
+      expect(specProblems(value).issues).toEqual([{ path: "(root)", code: "schema_violation", message: "must be an object" }]);
   });
 
   it("checks a 5 MiB spec of 20,000 widgets in bounded time", () => {
@@ -379,7 +428,12 @@ describe("spec checks: hostile input", () => {
       const row: string[] = [];
       for (let w = 0; w < 100; w++) {
         const id = `w${p}_${w}`;
-        pageWidgets[id] = { widgetComponent: "text", dataSource: "rows", config: { text: `{{ page.data.v${w} & '${"x".repeat(80)}' }}` }, actionHandlers: { click: [{ kind: "navigate", page: `p${(p + 1) % 200}`, stepId: "go" }] } };
+        pageWidgets[id] = {
+          widgetComponent: "text",
+          dataSource: "rows",
+          config: { text: `{{ page.data.v${w} & '${"x".repeat(80)}' }}` },
+          actionHandlers: { click: [{ kind: "navigate", page: `p${(p + 1) % 200}`, stepId: "go" }] },
+        };
         row.push(id);
       }
       pages[`p${p}`] = { dataSources: { rows: { $rows: [] } }, widgets: pageWidgets, layout: [row, ["shared"]] };

@@ -13,7 +13,10 @@ async function registerSchema(t: TenantCreds, name: string) {
 }
 
 async function manifestShares(tenantId: string) {
-  return systemQuery("SELECT resource_type, resource_id, target_tenant_id, actions FROM shares WHERE tenant_id = $1 AND source = 'manifest' ORDER BY resource_type, target_tenant_id", [tenantId]);
+  return systemQuery(
+    "SELECT resource_type, resource_id, target_tenant_id, actions FROM shares WHERE tenant_id = $1 AND source = 'manifest' ORDER BY resource_type, target_tenant_id",
+    [tenantId],
+  );
 }
 
 async function activate(t: TenantCreds, specId: string) {
@@ -27,25 +30,42 @@ describe("configSchemas at publish", () => {
     await registerSchema(owner, "orders_config");
     const theirs = await registerSchema(other, "shared_config");
     await registerSchema(other, "private_config");
-    expect((await call("POST", "/access/shares", { auth: other.auth, body: { resource_type: "schema", resource_id: theirs.id, target_tenant_id: owner.tenantId } })).status).toBe(201);
+    expect(
+      (await call("POST", "/access/shares", { auth: other.auth, body: { resource_type: "schema", resource_id: theirs.id, target_tenant_id: owner.tenantId } }))
+        .status,
+    ).toBe(201);
 
     await publish(owner, { name: "Good", spec_document: { ...specDoc(), configSchemas: { app: "orders_config", user: "shared_config", team: null } } });
     const err = await refused(
       owner,
-      () => call("POST", "/definition/specs", { auth: owner.auth, body: { name: "Bad", spec_document: { ...specDoc(), configSchemas: { app: "private_config", company: "orders_config" } } } }),
+      () =>
+        call("POST", "/definition/specs", {
+          auth: owner.auth,
+          body: { name: "Bad", spec_document: { ...specDoc(), configSchemas: { app: "private_config", company: "orders_config" } } },
+        }),
       422,
       "VALIDATION_FAILED",
     );
     expect(err.details.code).toBe("SPEC_STRUCTURE_INVALID");
-    expect(err.details.issues).toEqual([{ path: "configSchemas.app", code: "unknown_schema", message: "names no schema registered in this tenant or shared with it (private_config)" }]);
+    expect(err.details.issues).toEqual([
+      { path: "configSchemas.app", code: "unknown_schema", message: "names no schema registered in this tenant or shared with it (private_config)" },
+    ]);
     expect(err.details.errors).toEqual(["configSchemas.app: names no schema registered in this tenant or shared with it (private_config)"]);
     expect(err.details.validation_errors).toEqual(err.details.errors);
   });
 
   it("merges the database issues with the document's own in one answer", async () => {
     const t = await createTenant();
-    const err = await refused(t, () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "Bad", spec_document: { configSchemas: { app: "nowhere" } } } }), 422, "VALIDATION_FAILED");
-    expect(err.details.issues.map((i: any) => [i.path, i.code])).toEqual([["dashboards", "required"], ["configSchemas.app", "unknown_schema"]]);
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "Bad", spec_document: { configSchemas: { app: "nowhere" } } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
+    expect(err.details.issues.map((i: any) => [i.path, i.code])).toEqual([
+      ["dashboards", "required"],
+      ["configSchemas.app", "unknown_schema"],
+    ]);
   });
 });
 
@@ -53,7 +73,12 @@ describe("the shares block at publish", () => {
   it("refuses more than 100 entries before any is looked up, writing nothing", async () => {
     const [owner, target] = [await createTenant(), await createTenant()];
     const shares = Array.from({ length: 101 }, () => ({ tenantId: target.tenantId }));
-    const err = await refused(owner, () => call("POST", "/definition/specs", { auth: owner.auth, body: { name: "Many", spec_document: { ...specDoc(), shares } } }), 422, "VALIDATION_FAILED");
+    const err = await refused(
+      owner,
+      () => call("POST", "/definition/specs", { auth: owner.auth, body: { name: "Many", spec_document: { ...specDoc(), shares } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.issues.map((i: any) => [i.path, i.code])).toEqual([["shares", "schema_violation"]]);
   });
 
@@ -70,7 +95,12 @@ describe("the shares block at publish", () => {
       { tenantId: target.tenantId, resourceType: "entity_type" },
       { tenantId: target.tenantId, resourceType: "entity_type", resourceName: "Product" },
     ];
-    const err = await refused(owner, () => call("POST", "/definition/specs", { auth: owner.auth, body: { name: "S", spec_document: { ...specDoc(), shares } } }), 422, "VALIDATION_FAILED");
+    const err = await refused(
+      owner,
+      () => call("POST", "/definition/specs", { auth: owner.auth, body: { name: "S", spec_document: { ...specDoc(), shares } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.code).toBe("SPEC_STRUCTURE_INVALID");
     expect(err.details.issues.map((i: any) => [i.path, i.code])).toEqual([
       ["shares[1].tenantId", "schema_violation"],
@@ -98,10 +128,14 @@ describe("manifests", () => {
     ];
     const spec = await publish(owner, { name: "Orders", spec_document: { ...specDoc(), shares: block } });
     // A share made through /access/shares is the owner's own business: manifests never touch it.
-    const apiShare = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "entity_type", resource_id: product.id, target_tenant_id: t2.tenantId } });
+    const apiShare = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "entity_type", resource_id: product.id, target_tenant_id: t2.tenantId },
+    });
     expect(apiShare.status, apiShare.text).toBe(201);
 
-    const sorted = (rows: any[]) => [...rows].sort((a, b) => `${a.resource_type}${a.target_tenant_id}`.localeCompare(`${b.resource_type}${b.target_tenant_id}`));
+    const sorted = (rows: any[]) =>
+      [...rows].sort((a, b) => `${a.resource_type}${a.target_tenant_id}`.localeCompare(`${b.resource_type}${b.target_tenant_id}`));
     expect(await manifestShares(owner.tenantId)).toEqual(
       sorted([
         { resource_type: "spec", resource_id: spec.id, target_tenant_id: t1.tenantId, actions: ["read"] },
@@ -127,9 +161,14 @@ describe("manifests", () => {
     // The target reads the spec and the type at once.
     expect((await call("GET", `/definition/specs/${spec.id}`, { auth: t1.auth })).json.data).toMatchObject({ id: spec.id, source_type: "shared" });
 
-    const put = await call("PUT", `/definition/specs/${spec.id}`, { auth: owner.auth, body: { name: "Orders", spec_document: { ...specDoc(), shares: [block[2]] } } });
+    const put = await call("PUT", `/definition/specs/${spec.id}`, {
+      auth: owner.auth,
+      body: { name: "Orders", spec_document: { ...specDoc(), shares: [block[2]] } },
+    });
     expect(put.status, put.text).toBe(200);
-    expect(await manifestShares(owner.tenantId)).toEqual([{ resource_type: "schema", resource_id: schema.id, target_tenant_id: t2.tenantId, actions: ["read"] }]);
+    expect(await manifestShares(owner.tenantId)).toEqual([
+      { resource_type: "schema", resource_id: schema.id, target_tenant_id: t2.tenantId, actions: ["read"] },
+    ]);
     expectError(await call("GET", `/definition/specs/${spec.id}`, { auth: t1.auth }), 404, "NOT_FOUND");
     expect((await call("GET", `/access/manifests?spec_id=${spec.id}`, { auth: owner.auth })).json.data[0].shares).toEqual([
       { tenant_id: t2.tenantId, resource_type: "schema", resource_name: "orders_config", actions: ["read"] },
@@ -151,7 +190,9 @@ describe("manifests", () => {
     const b = await publish(owner, { name: "B", spec_document: { ...specDoc(), shares: [entry, { tenantId: target.tenantId }] } });
     expect((await manifestShares(owner.tenantId)).map((s) => s.resource_id).sort()).toEqual([product.id, b.id].sort());
     expect((await call("DELETE", `/definition/specs/${b.id}`, { auth: owner.auth })).status).toBe(200);
-    expect(await manifestShares(owner.tenantId)).toEqual([{ resource_type: "entity_type", resource_id: product.id, target_tenant_id: target.tenantId, actions: ["read"] }]);
+    expect(await manifestShares(owner.tenantId)).toEqual([
+      { resource_type: "entity_type", resource_id: product.id, target_tenant_id: target.tenantId, actions: ["read"] },
+    ]);
     expect((await call("DELETE", `/definition/specs/${a.id}`, { auth: owner.auth })).status).toBe(200);
     expect(await manifestShares(owner.tenantId)).toEqual([]);
   });
@@ -161,14 +202,24 @@ describe("shared specs", () => {
   it("lets the target read, list and read versions of a spec shared through /access/shares, never write it; others get 404", async () => {
     const [owner, target, stranger] = [await createTenant(), await createTenant(), await createTenant()];
     const spec = await publish(owner, { name: "Orders", spec_document: specDoc() });
-    const unknownShare = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "spec", resource_id: crypto.randomUUID(), target_tenant_id: target.tenantId } });
+    const unknownShare = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "spec", resource_id: crypto.randomUUID(), target_tenant_id: target.tenantId },
+    });
     expectError(unknownShare, 404, "NOT_FOUND");
     const foreign = await publish(stranger, { name: "Theirs", spec_document: specDoc() });
-    expectError(await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "spec", resource_id: foreign.id, target_tenant_id: target.tenantId } }), 404, "NOT_FOUND");
+    expectError(
+      await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "spec", resource_id: foreign.id, target_tenant_id: target.tenantId } }),
+      404,
+      "NOT_FOUND",
+    );
 
     // Before the share the target sees nothing.
     expectError(await call("GET", `/definition/specs/${spec.id}`, { auth: target.auth }), 404, "NOT_FOUND");
-    const shared = await call("POST", "/access/shares", { auth: owner.auth, body: { resource_type: "spec", resource_id: spec.id, target_tenant_id: target.tenantId } });
+    const shared = await call("POST", "/access/shares", {
+      auth: owner.auth,
+      body: { resource_type: "spec", resource_id: spec.id, target_tenant_id: target.tenantId },
+    });
     expect(shared.status, shared.text).toBe(201);
     const own = await publish(target, { name: "Own", spec_document: specDoc() });
 
@@ -181,7 +232,12 @@ describe("shared specs", () => {
     expect((await call("GET", `/definition/specs/${spec.id}/versions/1`, { auth: target.auth })).json.data.version).toBe(1);
 
     const ownerBefore = await footprint(owner.tenantId);
-    await refused(target, () => call("PUT", `/definition/specs/${spec.id}`, { auth: target.auth, body: { name: "Mine now", spec_document: specDoc() } }), 403, "FORBIDDEN");
+    await refused(
+      target,
+      () => call("PUT", `/definition/specs/${spec.id}`, { auth: target.auth, body: { name: "Mine now", spec_document: specDoc() } }),
+      403,
+      "FORBIDDEN",
+    );
     await refused(target, () => call("DELETE", `/definition/specs/${spec.id}`, { auth: target.auth }), 403, "FORBIDDEN");
     expect(await footprint(owner.tenantId)).toEqual(ownerBefore);
 
@@ -208,8 +264,14 @@ describe("deleting a spec that is activated", () => {
     const [owner, t1, t2] = [await createTenant(), await createTenant(), await createTenant()];
     const spec = await publish(owner, { name: "Orders", spec_document: { ...specDoc(), shares: [{ tenantId: t1.tenantId }, { tenantId: t2.tenantId }] } });
     const ownActivation = await activate(owner, spec.id);
-    const [company] = await systemQuery("INSERT INTO external_companies (tenant_id, provider, external_id) VALUES ($1, 'idp', 'c1') RETURNING id", [owner.tenantId]);
-    const [integration] = await systemQuery("INSERT INTO app_integrations (tenant_id, activation_id, external_company_id) VALUES ($1, $2, $3) RETURNING id", [owner.tenantId, ownActivation, company.id]);
+    const [company] = await systemQuery("INSERT INTO external_companies (tenant_id, provider, external_id) VALUES ($1, 'idp', 'c1') RETURNING id", [
+      owner.tenantId,
+    ]);
+    const [integration] = await systemQuery("INSERT INTO app_integrations (tenant_id, activation_id, external_company_id) VALUES ($1, $2, $3) RETURNING id", [
+      owner.tenantId,
+      ownActivation,
+      company.id,
+    ]);
     await systemQuery("INSERT INTO app_tokens (tenant_id, integration_id, token_hash) VALUES ($1, $2, '\\x00')", [owner.tenantId, integration.id]);
     const a1 = await activate(t1, spec.id);
     const a2 = await activate(t2, spec.id);
@@ -232,8 +294,14 @@ describe("deleting a spec that is activated", () => {
     const spec = await publish(owner, { name: "Orders", spec_document: specDoc() });
     await activate(other, spec.id);
     // The setting is read in the FROM clause first, so the function runs as the other tenant (its connection closes after).
-    const [asOther] = await systemQuery("SELECT platform_spec_foreign_activations($2) AS n FROM (SELECT set_config('app.tenant_id', $1, false)) s", [other.tenantId, spec.id]);
-    const [asOwner] = await systemQuery("SELECT platform_spec_foreign_activations($2) AS n FROM (SELECT set_config('app.tenant_id', $1, false)) s", [owner.tenantId, spec.id]);
+    const [asOther] = await systemQuery("SELECT platform_spec_foreign_activations($2) AS n FROM (SELECT set_config('app.tenant_id', $1, false)) s", [
+      other.tenantId,
+      spec.id,
+    ]);
+    const [asOwner] = await systemQuery("SELECT platform_spec_foreign_activations($2) AS n FROM (SELECT set_config('app.tenant_id', $1, false)) s", [
+      owner.tenantId,
+      spec.id,
+    ]);
     expect([asOther.n, asOwner.n]).toEqual([0, 1]);
   });
 });

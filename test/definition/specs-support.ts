@@ -27,9 +27,15 @@ export async function publish(t: TenantCreds, body: Record<string, unknown>) {
 /** Every row the spec routes write for a tenant, and the manifest shares. */
 export async function footprint(tenantId: string) {
   return {
-    specs: await systemQuery("SELECT id, name, description, version, spec_document::text AS doc, updated_at FROM app_specs WHERE tenant_id = $1 ORDER BY id", [tenantId]),
-    versions: await systemQuery("SELECT spec_id, version, spec_document::text AS doc FROM app_spec_versions WHERE tenant_id = $1 ORDER BY spec_id, version", [tenantId]),
-    shares: await systemQuery("SELECT id, resource_type, resource_id, target_tenant_id, actions, source FROM shares WHERE tenant_id = $1 ORDER BY id", [tenantId]),
+    specs: await systemQuery("SELECT id, name, description, version, spec_document::text AS doc, updated_at FROM app_specs WHERE tenant_id = $1 ORDER BY id", [
+      tenantId,
+    ]),
+    versions: await systemQuery("SELECT spec_id, version, spec_document::text AS doc FROM app_spec_versions WHERE tenant_id = $1 ORDER BY spec_id, version", [
+      tenantId,
+    ]),
+    shares: await systemQuery("SELECT id, resource_type, resource_id, target_tenant_id, actions, source FROM shares WHERE tenant_id = $1 ORDER BY id", [
+      tenantId,
+    ]),
   };
 }
 

@@ -34,7 +34,10 @@ describe("POST /definition/specs", () => {
     expect(Object.keys(JSON.parse(row.doc).dashboards)).toEqual(["zeta", "alpha"]);
 
     const versions = await call("GET", `/definition/specs/${spec.id}/versions`, { auth: t.auth });
-    expect(versions.json).toEqual({ data: [{ version: 1, created_at: expect.stringMatching(TIMESTAMP) }], pagination: { page: 1, limit: 100, total: 1, total_pages: 1 } });
+    expect(versions.json).toEqual({
+      data: [{ version: 1, created_at: expect.stringMatching(TIMESTAMP) }],
+      pagination: { page: 1, limit: 100, total: 1, total_pages: 1 },
+    });
     const v1 = await call("GET", `/definition/specs/${spec.id}/versions/1`, { auth: t.auth });
     expect(Object.keys(v1.json.data)).toEqual(["version", "spec_document", "created_at"]);
     expect(JSON.stringify(v1.json.data.spec_document)).toBe(JSON.stringify(doc));
@@ -48,7 +51,12 @@ describe("POST /definition/specs", () => {
   it("refuses a name the tenant already uses with 409, while another tenant may use it", async () => {
     const t = await createTenant();
     await publish(t, { name: "Orders", spec_document: specDoc() });
-    const err = await refused(t, () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "Orders", spec_document: specDoc("Other") } }), 409, "CONFLICT");
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "Orders", spec_document: specDoc("Other") } }),
+      409,
+      "CONFLICT",
+    );
     expect(err.details).toMatchObject({ name: "Orders" });
     const other = await createTenant();
     await publish(other, { name: "Orders", spec_document: specDoc() });
@@ -56,7 +64,12 @@ describe("POST /definition/specs", () => {
 
   it("refuses a document without dashboards with 422 SPEC_STRUCTURE_INVALID, storing nothing", async () => {
     const t = await createTenant();
-    const err = await refused(t, () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "Bad", spec_document: { pages: {} } } }), 422, "VALIDATION_FAILED");
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "Bad", spec_document: { pages: {} } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.code).toBe("SPEC_STRUCTURE_INVALID");
     expect(err.details.issues).toEqual([{ path: "dashboards", code: "required", message: "is required: a spec declares at least one dashboard" }]);
     expect(err.details.errors).toEqual(err.details.validation_errors);
@@ -72,9 +85,21 @@ describe("POST /definition/specs", () => {
     ["a numeric description", { name: "x", description: 1, spec_document: specDoc() }, "description: must be string, got number"],
     ["an unknown field", { name: "x", spec_document: specDoc(), version: 3 }, "version: is not allowed"],
     ["a NUL in the name", { name: "a\u0000b", spec_document: specDoc() }, "name: must not contain NUL characters or unpaired surrogates"],
-    ["a NUL in a key of the document", { name: "x", spec_document: { ...specDoc(), "mess\u0000ages": {} } }, "is a key with NUL characters or unpaired surrogates"],
-    ["a lone surrogate in a value of the document", { name: "x", spec_document: { ...specDoc(), messages: { a: "x\ud800y" } } }, "must not contain NUL characters or unpaired surrogates"],
-    ["a lone surrogate in a key of the document", { name: "x", spec_document: { ...specDoc(), messages: { "\udc00": "x" } } }, "is a key with NUL characters or unpaired surrogates"],
+    [
+      "a NUL in a key of the document",
+      { name: "x", spec_document: { ...specDoc(), "mess\u0000ages": {} } },
+      "is a key with NUL characters or unpaired surrogates",
+    ],
+    [
+      "a lone surrogate in a value of the document",
+      { name: "x", spec_document: { ...specDoc(), messages: { a: "x\ud800y" } } },
+      "must not contain NUL characters or unpaired surrogates",
+    ],
+    [
+      "a lone surrogate in a key of the document",
+      { name: "x", spec_document: { ...specDoc(), messages: { "\udc00": "x" } } },
+      "is a key with NUL characters or unpaired surrogates",
+    ],
   ];
   it.each(badBodies)("refuses %s with 422, storing nothing", async (_, body, line) => {
     const t = await createTenant();
@@ -86,7 +111,12 @@ describe("POST /definition/specs", () => {
     const t = await createTenant();
     let deep: unknown = {};
     for (let i = 0; i < 10_000; i++) deep = { d: deep };
-    const err = await refused(t, () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "deep", spec_document: { ...specDoc(), messages: deep } } }), 422, "VALIDATION_FAILED");
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "deep", spec_document: { ...specDoc(), messages: deep } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.errors.join("\n")).toContain("nests deeper than");
     const big = { ...specDoc(), messages: { blob: "x".repeat(5 * 1024 * 1024) } };
     await refused(t, () => call("POST", "/definition/specs", { auth: t.auth, body: { name: "big", spec_document: big } }), 413, "PAYLOAD_TOO_LARGE");
@@ -97,13 +127,21 @@ describe("PUT /definition/specs/:id", () => {
   it("publishes the next version, keeps every earlier one unchanged, and a refused PUT keeps the stored version", async () => {
     const t = await createTenant();
     const first = await publish(t, { name: "Orders", spec_document: specDoc("One") });
-    const v2 = await call("PUT", `/definition/specs/${first.id}`, { auth: t.auth, body: { name: "Orders 2", description: "second", spec_document: specDoc("Two") } });
+    const v2 = await call("PUT", `/definition/specs/${first.id}`, {
+      auth: t.auth,
+      body: { name: "Orders 2", description: "second", spec_document: specDoc("Two") },
+    });
     expect(v2.status, v2.text).toBe(200);
     expect(v2.json.data).toMatchObject({ id: first.id, name: "Orders 2", description: "second", version: 2, created_at: first.created_at });
     expect(v2.json.data.spec_document.dashboards.zeta.name).toBe("Two");
     expect(v2.json.data.updated_at > first.updated_at).toBe(true);
 
-    await refused(t, () => call("PUT", `/definition/specs/${first.id}`, { auth: t.auth, body: { name: "Orders 3", spec_document: { widgets: {} } } }), 422, "VALIDATION_FAILED");
+    await refused(
+      t,
+      () => call("PUT", `/definition/specs/${first.id}`, { auth: t.auth, body: { name: "Orders 3", spec_document: { widgets: {} } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect((await call("GET", `/definition/specs/${first.id}`, { auth: t.auth })).json.data).toEqual(v2.json.data);
 
     const list = await call("GET", `/definition/specs/${first.id}/versions`, { auth: t.auth });
@@ -118,7 +156,12 @@ describe("PUT /definition/specs/:id", () => {
     const t = await createTenant();
     await publish(t, { name: "Taken", spec_document: specDoc() });
     const mine = await publish(t, { name: "Mine", spec_document: specDoc() });
-    await refused(t, () => call("PUT", `/definition/specs/${mine.id}`, { auth: t.auth, body: { name: "Taken", spec_document: specDoc("New") } }), 409, "CONFLICT");
+    await refused(
+      t,
+      () => call("PUT", `/definition/specs/${mine.id}`, { auth: t.auth, body: { name: "Taken", spec_document: specDoc("New") } }),
+      409,
+      "CONFLICT",
+    );
   });
 });
 
@@ -171,11 +214,18 @@ describe("POST /definition/specs/validate and GET /definition/specs/schema", () 
     const ok = await call("POST", "/definition/specs/validate", { auth: t.auth, body: { spec_document: specDoc() } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json).toEqual({ data: { valid: true, issues: [] } });
-    const bad = await call("POST", "/definition/specs/validate", { auth: t.auth, body: { spec_document: { dashboards: 3, configSchemas: { app: "nowhere" } } } });
+    const bad = await call("POST", "/definition/specs/validate", {
+      auth: t.auth,
+      body: { spec_document: { dashboards: 3, configSchemas: { app: "nowhere" } } },
+    });
     expect(bad.status).toBe(200);
     expect(bad.json.data.valid).toBe(false);
     expect(bad.json.data.issues).toContainEqual({ path: "dashboards", code: "schema_violation", message: "must be object, got number" });
-    expect(bad.json.data.issues).toContainEqual({ path: "configSchemas.app", code: "unknown_schema", message: "names no schema registered in this tenant or shared with it (nowhere)" });
+    expect(bad.json.data.issues).toContainEqual({
+      path: "configSchemas.app",
+      code: "unknown_schema",
+      message: "names no schema registered in this tenant or shared with it (nowhere)",
+    });
     expect(await footprint(t.tenantId)).toEqual(before);
     expectError(await call("POST", "/definition/specs/validate", { auth: t.auth, body: {} }), 422, "VALIDATION_FAILED");
   });
@@ -218,12 +268,20 @@ describe("permissions", () => {
     expect((await call("GET", `/definition/specs/${spec.id}`, { auth: reader.auth })).status).toBe(200);
     expect((await call("GET", `/definition/specs/${spec.id}/versions/1`, { auth: reader.auth })).status).toBe(200);
     expect((await call("POST", "/definition/specs/validate", { auth: reader.auth, body: { spec_document: specDoc() } })).status).toBe(200);
-    const denied = await refused(t, () => call("POST", "/definition/specs", { auth: reader.auth, body: { name: "New", spec_document: specDoc() } }), 403, "FORBIDDEN");
+    const denied = await refused(
+      t,
+      () => call("POST", "/definition/specs", { auth: reader.auth, body: { name: "New", spec_document: specDoc() } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(denied.details).toMatchObject({ resource: "definition", action: "create" });
     await refused(t, () => call("PUT", `/definition/specs/${spec.id}`, { auth: reader.auth, body: { name: "S", spec_document: specDoc() } }), 403, "FORBIDDEN");
     await refused(t, () => call("DELETE", `/definition/specs/${spec.id}`, { auth: reader.auth }), 403, "FORBIDDEN");
     const outsider = await roleToken(t.auth, ["workflow:read"]);
-    expect(expectError(await call("GET", "/definition/specs", { auth: outsider.auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "definition", action: "read" });
+    expect(expectError(await call("GET", "/definition/specs", { auth: outsider.auth }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "definition",
+      action: "read",
+    });
     expectError(await call("GET", "/definition/specs/schema", { auth: outsider.auth }), 403, "FORBIDDEN");
   });
 });

@@ -43,8 +43,14 @@ async function create(t: TenantCreds, body: Record<string, unknown>) {
 /** What a refused write must leave as it was: every row these routes write for the tenant. */
 async function footprint(tenantId: string) {
   return {
-    definitions: await systemQuery("SELECT id, name, description, status, version, definition_json, source_yaml, updated_at FROM workflow_definitions WHERE tenant_id = $1 ORDER BY id", [tenantId]),
-    versions: await systemQuery("SELECT workflow_id, version, definition_json, job_refs FROM workflow_versions WHERE tenant_id = $1 ORDER BY workflow_id, version", [tenantId]),
+    definitions: await systemQuery(
+      "SELECT id, name, description, status, version, definition_json, source_yaml, updated_at FROM workflow_definitions WHERE tenant_id = $1 ORDER BY id",
+      [tenantId],
+    ),
+    versions: await systemQuery(
+      "SELECT workflow_id, version, definition_json, job_refs FROM workflow_versions WHERE tenant_id = $1 ORDER BY workflow_id, version",
+      [tenantId],
+    ),
   };
 }
 
@@ -82,7 +88,18 @@ describe("POST /definition/workflows", () => {
     const data = await create(t, { name: "from-yaml", source_yaml: YAML });
     expect(data.source_yaml).toBe(YAML);
     expect(data.definition_json).toEqual(minimal);
-    expect(Object.keys(data)).toEqual(["id", "name", "description", "status", "version", "definition_json", "source_yaml", "job_refs", "created_at", "updated_at"]);
+    expect(Object.keys(data)).toEqual([
+      "id",
+      "name",
+      "description",
+      "status",
+      "version",
+      "definition_json",
+      "source_yaml",
+      "job_refs",
+      "created_at",
+      "updated_at",
+    ]);
     const got = await call("GET", `/definition/workflows/${data.id}`, { auth: t.auth });
     expect(got.json.data.source_yaml).toBe(YAML);
     const [row] = await systemQuery("SELECT source_yaml FROM workflow_definitions WHERE id = $1", [data.id]);
@@ -92,7 +109,12 @@ describe("POST /definition/workflows", () => {
   it("refuses a taken name with 409 and lets another tenant use it", async () => {
     const t = await createTenant();
     await create(t, { name: "dup", definition_json: minimal });
-    const err = await refused(t, () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "dup", definition_json: twoJobs } }), 409, "CONFLICT");
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "dup", definition_json: twoJobs } }),
+      409,
+      "CONFLICT",
+    );
     expect(err.details.name).toBe("dup");
     const other = await createTenant();
     expect((await create(other, { name: "dup", definition_json: minimal })).version).toBe(1);
@@ -100,8 +122,19 @@ describe("POST /definition/workflows", () => {
 
   it("refuses an invalid definition with every problem as a path-prefixed line, storing nothing", async () => {
     const t = await createTenant();
-    const bad = { jobs: [{ id: "a", actions: [{ name: "pipe", config: {} }] }, { id: "a", dependencies: ["ghost"], actions: [{ name: "pipe", config: {} }] }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] };
-    const err = await refused(t, () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "bad", definition_json: bad } }), 422, "VALIDATION_FAILED");
+    const bad = {
+      jobs: [
+        { id: "a", actions: [{ name: "pipe", config: {} }] },
+        { id: "a", dependencies: ["ghost"], actions: [{ name: "pipe", config: {} }] },
+      ],
+      triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
+    };
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "bad", definition_json: bad } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.errors.length).toBeGreaterThanOrEqual(2);
     expect(err.details.errors.every((l: string) => l.startsWith("definition_json."))).toBe(true);
     expect(err.details.validation_errors).toEqual(err.details.errors);
@@ -110,10 +143,20 @@ describe("POST /definition/workflows", () => {
   it("refuses a secret reference with details.code SECRET_REF_IN_DEFINITION, from JSON and from YAML", async () => {
     const t = await createTenant();
     const withSecret = { ...minimal, jobs: [{ id: "a", actions: [{ name: "pipe", config: { token: "{{ secrets.tenant.API_KEY }}" } }] }] };
-    const fromJson = await refused(t, () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "s", definition_json: withSecret } }), 422, "VALIDATION_FAILED");
+    const fromJson = await refused(
+      t,
+      () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "s", definition_json: withSecret } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(fromJson.details.code).toBe("SECRET_REF_IN_DEFINITION");
     const yaml = YAML.replace("config: {}", 'config: { token: "{{ secrets.tenant.API_KEY }}" }');
-    const fromYaml = await refused(t, () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "s", source_yaml: yaml } }), 422, "VALIDATION_FAILED");
+    const fromYaml = await refused(
+      t,
+      () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "s", source_yaml: yaml } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(fromYaml.details.code).toBe("SECRET_REF_IN_DEFINITION");
   });
 
@@ -131,7 +174,11 @@ describe("POST /definition/workflows", () => {
     ["an unknown field", { name: "x", definition_json: minimal, version: 3 }, "version: is not allowed"],
     ["a NUL in the name", { name: "a\u0000b", definition_json: minimal }, "name: must not contain NUL characters or unpaired surrogates"],
     ["a lone surrogate in the YAML", { name: "x", source_yaml: `${YAML}# \ud800\n` }, "source_yaml: must not contain NUL characters or unpaired surrogates"],
-    ["a NUL inside the document", { name: "x", definition_json: { ...minimal, jobs: [{ id: "a\u0000", actions: [{ name: "pipe", config: {} }] }] } }, "definition_json.jobs[0].id: must not contain NUL"],
+    [
+      "a NUL inside the document",
+      { name: "x", definition_json: { ...minimal, jobs: [{ id: "a\u0000", actions: [{ name: "pipe", config: {} }] }] } },
+      "definition_json.jobs[0].id: must not contain NUL",
+    ],
   ];
   it.each(badBodies)("refuses %s with 422, storing nothing", async (_, body, line) => {
     const t = await createTenant();
@@ -141,7 +188,12 @@ describe("POST /definition/workflows", () => {
 
   it("refuses a YAML that cannot be parsed, naming line and column", async () => {
     const t = await createTenant();
-    const err = await refused(t, () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "y", source_yaml: "jobs: [\n  - id: a\n" } }), 422, "VALIDATION_FAILED");
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "y", source_yaml: "jobs: [\n  - id: a\n" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.errors[0]).toMatch(/^source_yaml: .*line \d+, column \d+/);
   });
 
@@ -150,7 +202,12 @@ describe("POST /definition/workflows", () => {
     let deep: unknown = {};
     for (let i = 0; i < 200; i++) deep = { d: deep };
     const tooDeep = { ...minimal, jobs: [{ id: "a", actions: [{ name: "pipe", config: deep }] }] };
-    const err = await refused(t, () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "deep", definition_json: tooDeep } }), 422, "VALIDATION_FAILED");
+    const err = await refused(
+      t,
+      () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "deep", definition_json: tooDeep } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(err.details.errors[0]).toContain("nests deeper than");
     const big = { ...minimal, jobs: [{ id: "a", actions: [{ name: "pipe", config: { blob: "x".repeat(1024 * 1024) } }] }] };
     await refused(t, () => call("POST", "/definition/workflows", { auth: t.auth, body: { name: "big", definition_json: big } }), 413, "PAYLOAD_TOO_LARGE");
@@ -161,9 +218,20 @@ describe("PUT /definition/workflows/:id", () => {
   it("saves the next version each time, keeps the status and records every version", async () => {
     const t = await createTenant();
     const created = await create(t, { name: "w", source_yaml: YAML });
-    const v2 = await call("PUT", `/definition/workflows/${created.id}`, { auth: t.auth, body: { name: "w2", description: "second", definition_json: twoJobs } });
+    const v2 = await call("PUT", `/definition/workflows/${created.id}`, {
+      auth: t.auth,
+      body: { name: "w2", description: "second", definition_json: twoJobs },
+    });
     expect(v2.status, v2.text).toBe(200);
-    expect(v2.json.data).toMatchObject({ id: created.id, name: "w2", description: "second", status: "draft", version: 2, definition_json: twoJobs, created_at: created.created_at });
+    expect(v2.json.data).toMatchObject({
+      id: created.id,
+      name: "w2",
+      description: "second",
+      status: "draft",
+      version: 2,
+      definition_json: twoJobs,
+      created_at: created.created_at,
+    });
     // Saved from JSON now: the YAML text is gone.
     expect(v2.json.data).not.toHaveProperty("source_yaml");
     expect(v2.json.data.updated_at > created.updated_at).toBe(true);
@@ -183,9 +251,25 @@ describe("PUT /definition/workflows/:id", () => {
   it("keeps the stored version when an update is refused", async () => {
     const t = await createTenant();
     const created = await create(t, { name: "w", definition_json: minimal });
-    const cyclic = { ...minimal, jobs: [{ id: "a", dependencies: ["b"], actions: [{ name: "pipe", config: {} }] }, { id: "b", dependencies: ["a"], actions: [{ name: "pipe", config: {} }] }] };
-    await refused(t, () => call("PUT", `/definition/workflows/${created.id}`, { auth: t.auth, body: { name: "w", definition_json: cyclic } }), 422, "VALIDATION_FAILED");
-    await refused(t, () => call("PUT", `/definition/workflows/${created.id}`, { auth: t.auth, body: { name: "w", definition_json: minimal, source_yaml: YAML } }), 422, "VALIDATION_FAILED");
+    const cyclic = {
+      ...minimal,
+      jobs: [
+        { id: "a", dependencies: ["b"], actions: [{ name: "pipe", config: {} }] },
+        { id: "b", dependencies: ["a"], actions: [{ name: "pipe", config: {} }] },
+      ],
+    };
+    await refused(
+      t,
+      () => call("PUT", `/definition/workflows/${created.id}`, { auth: t.auth, body: { name: "w", definition_json: cyclic } }),
+      422,
+      "VALIDATION_FAILED",
+    );
+    await refused(
+      t,
+      () => call("PUT", `/definition/workflows/${created.id}`, { auth: t.auth, body: { name: "w", definition_json: minimal, source_yaml: YAML } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     const got = await call("GET", `/definition/workflows/${created.id}`, { auth: t.auth });
     expect(got.json.data).toEqual(created);
   });
@@ -194,7 +278,12 @@ describe("PUT /definition/workflows/:id", () => {
     const t = await createTenant();
     await create(t, { name: "first", definition_json: minimal });
     const second = await create(t, { name: "second", definition_json: minimal });
-    await refused(t, () => call("PUT", `/definition/workflows/${second.id}`, { auth: t.auth, body: { name: "first", definition_json: minimal } }), 409, "CONFLICT");
+    await refused(
+      t,
+      () => call("PUT", `/definition/workflows/${second.id}`, { auth: t.auth, body: { name: "first", definition_json: minimal } }),
+      409,
+      "CONFLICT",
+    );
   });
 
   it("answers 404 for an unknown id and for another tenant's, changing nothing", async () => {
@@ -234,7 +323,9 @@ describe("GET /definition/workflows", () => {
 
   it("refuses unknown and malformed query parameters with 422", async () => {
     const t = await createTenant();
-    expect(expectError(await call("GET", "/definition/workflows?status=draft", { auth: t.auth }), 422, "VALIDATION_FAILED").details.errors).toEqual(["status: is not allowed"]);
+    expect(expectError(await call("GET", "/definition/workflows?status=draft", { auth: t.auth }), 422, "VALIDATION_FAILED").details.errors).toEqual([
+      "status: is not allowed",
+    ]);
     expectError(await call("GET", "/definition/workflows?limit=0", { auth: t.auth }), 422, "VALIDATION_FAILED");
     expectError(await call("GET", "/definition/workflows?name=%00", { auth: t.auth }), 422, "VALIDATION_FAILED");
   });
@@ -244,7 +335,9 @@ describe("GET /definition/workflows", () => {
     const theirs = await create(await createTenant(), { name: "theirs", definition_json: minimal });
     expectError(await call("GET", `/definition/workflows/${crypto.randomUUID()}`, { auth: t.auth }), 404, "NOT_FOUND");
     expectError(await call("GET", `/definition/workflows/${theirs.id}`, { auth: t.auth }), 404, "NOT_FOUND");
-    expect(expectError(await call("GET", "/definition/workflows/not-a-uuid", { auth: t.auth }), 422, "VALIDATION_FAILED").details.errors).toEqual(["id: must be a UUID"]);
+    expect(expectError(await call("GET", "/definition/workflows/not-a-uuid", { auth: t.auth }), 422, "VALIDATION_FAILED").details.errors).toEqual([
+      "id: must be a UUID",
+    ]);
   });
 });
 
@@ -297,7 +390,11 @@ describe("POST /definition/workflows/validate", () => {
     expect(res.json.data.valid).toBe(false);
     expect(res.json.data).not.toHaveProperty("code");
     expect(res.json.data.errors.length).toBeGreaterThanOrEqual(3);
-    const saved = expectError(await call("POST", "/definition/workflows", { auth: t.auth, body: { name: "bad", definition_json: bad } }), 422, "VALIDATION_FAILED");
+    const saved = expectError(
+      await call("POST", "/definition/workflows", { auth: t.auth, body: { name: "bad", definition_json: bad } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(res.json.data.errors).toEqual(saved.details.errors);
   });
 
@@ -333,7 +430,12 @@ describe("GET /definition/workflows/schema", () => {
     // component reference back as `#/$defs/<name>` gives the served document again.
     const { WorkflowDefinition, ...rest } = doc.components.schemas;
     const asDefs = (node: unknown) =>
-      JSON.parse(JSON.stringify(node).replace(/"#\/components\/schemas\/Workflow(\w)(\w*)"/g, (_, first: string, tail: string) => `"#/$defs/${first.toLowerCase()}${tail}"`));
+      JSON.parse(
+        JSON.stringify(node).replace(
+          /"#\/components\/schemas\/Workflow(\w)(\w*)"/g,
+          (_, first: string, tail: string) => `"#/$defs/${first.toLowerCase()}${tail}"`,
+        ),
+      );
     const { $schema, $defs, ...top } = res.json.data;
     expect(asDefs(WorkflowDefinition)).toEqual(top);
     for (const [name, def] of Object.entries($defs)) expect(asDefs(rest[`Workflow${name[0].toUpperCase()}${name.slice(1)}`])).toEqual(def);
@@ -341,7 +443,14 @@ describe("GET /definition/workflows/schema", () => {
     // Every reference in the document resolves from its root.
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
     expect(refs.length).toBeGreaterThan(10);
-    for (const ref of new Set(refs)) expect(ref.split("/").slice(1).reduce((at: any, key) => at?.[key], doc), ref).toBeDefined();
+    for (const ref of new Set(refs))
+      expect(
+        ref
+          .split("/")
+          .slice(1)
+          .reduce((at: any, key) => at?.[key], doc),
+        ref,
+      ).toBeDefined();
   });
 });
 
@@ -352,16 +461,29 @@ describe("permissions", () => {
     const reader = await roleToken(t.auth, ["definition:read"]);
     expect((await call("GET", `/definition/workflows/${created.id}`, { auth: reader.auth })).status).toBe(200);
     expect((await call("POST", "/definition/workflows/validate", { auth: reader.auth, body: { definition_json: minimal } })).status).toBe(200);
-    const denied = await refused(t, () => call("POST", "/definition/workflows", { auth: reader.auth, body: { name: "new", definition_json: minimal } }), 403, "FORBIDDEN");
+    const denied = await refused(
+      t,
+      () => call("POST", "/definition/workflows", { auth: reader.auth, body: { name: "new", definition_json: minimal } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(denied.details).toMatchObject({ resource: "definition", action: "create" });
-    await refused(t, () => call("PUT", `/definition/workflows/${created.id}`, { auth: reader.auth, body: { name: "w", definition_json: twoJobs } }), 403, "FORBIDDEN");
+    await refused(
+      t,
+      () => call("PUT", `/definition/workflows/${created.id}`, { auth: reader.auth, body: { name: "w", definition_json: twoJobs } }),
+      403,
+      "FORBIDDEN",
+    );
     await refused(t, () => call("DELETE", `/definition/workflows/${created.id}`, { auth: reader.auth }), 403, "FORBIDDEN");
   });
 
   it("refuses every route to a token without definition permissions", async () => {
     const t = await createTenant();
     const outsider = await roleToken(t.auth, ["workflow:read"]);
-    expect(expectError(await call("GET", "/definition/workflows", { auth: outsider.auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "definition", action: "read" });
+    expect(expectError(await call("GET", "/definition/workflows", { auth: outsider.auth }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "definition",
+      action: "read",
+    });
     expectError(await call("GET", "/definition/workflows/schema", { auth: outsider.auth }), 403, "FORBIDDEN");
     expectError(await call("POST", "/definition/workflows/validate", { auth: outsider.auth, body: { definition_json: minimal } }), 403, "FORBIDDEN");
   });

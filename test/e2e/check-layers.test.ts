@@ -29,11 +29,13 @@ describe("check-layers", () => {
       "workflows/types.ts": "export type B = number;\n",
       "entity/routes.ts": "export const entityRoutes = [];\n",
       "entity/schemas.ts": "export const body = {};\n",
-      "workflows/actions/e.ts": 'import { entityRoutes } from "../../entity/routes";\nimport { body } from "../../entity/schemas";\nexport const e = [entityRoutes, body];\n',
+      "workflows/actions/e.ts":
+        'import { entityRoutes } from "../../entity/routes";\nimport { body } from "../../entity/schemas";\nexport const e = [entityRoutes, body];\n',
       "app.ts": 'import { entityRoutes } from "./entity/routes";\nexport const all = entityRoutes;\n',
       "workflows/engine/walk.ts": "export const walk = 1;\n",
       "workflows/inline.ts": 'import { walk } from "./engine/walk";\nexport const inline = walk;\n',
-      "apps/render/commands/run.ts": 'import { inline } from "../../../workflows/inline";\nimport { walk } from "../../../workflows/engine/walk";\nexport const run = inline + walk;\n',
+      "apps/render/commands/run.ts":
+        'import { inline } from "../../../workflows/inline";\nimport { walk } from "../../../workflows/engine/walk";\nexport const run = inline + walk;\n',
     });
     expect(layerViolations(src).sort()).toEqual([
       "access/d.ts: imports workflows/types.ts (access/ builds on no workflows/)",

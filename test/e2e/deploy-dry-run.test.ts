@@ -72,7 +72,10 @@ describe("environments", () => {
   });
 
   it("gives each environment a bucket and a queue of its own, consumed where it is produced", () => {
-    const resources = (config: Config) => [...config.r2_buckets.map((bucket) => bucket.bucket_name), ...config.queues.producers.map((producer) => producer.queue)];
+    const resources = (config: Config) => [
+      ...config.r2_buckets.map((bucket) => bucket.bucket_name),
+      ...config.queues.producers.map((producer) => producer.queue),
+    ];
     const all = [local, ...Object.values(deployed)].flatMap(resources);
     expect(new Set(all).size).toBe(all.length);
     for (const config of Object.values(deployed)) {

@@ -68,23 +68,26 @@ async function getJson(path: string, headers: Record<string, string> = {}) {
  */
 function sendChunked(path: string, headers: Record<string, string>, head: string, chunk: string, size: number) {
   return new Promise<{ status: number; json: any; text: string }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method: "POST", path, headers: { ...headers, "Transfer-Encoding": "chunked" }, timeout: 20_000 }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        let json: any;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, json, text });
-      });
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port, method: "POST", path, headers: { ...headers, "Transfer-Encoding": "chunked" }, timeout: 20_000 },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => {
+          let json: any;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json, text });
+        });
+      },
+    );
     req.on("timeout", () => req.destroy(new Error("no answer within 20 s")));
     req.on("error", reject);
-    const block = Buffer.from(chunk.repeat(Math.ceil(64 * 1024 / chunk.length)));
+    const block = Buffer.from(chunk.repeat(Math.ceil((64 * 1024) / chunk.length)));
     let sent = 0;
     const write = () => {
       if (sent === 0) req.write(head);
@@ -118,7 +121,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => target!.listen(0, "127.0.0.1", r));
   targetPort = (target.address() as { port: number }).port;
-  env = userEnv({ PORT: String(port), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir, DEV_CRON_INTERVAL_MS: String(CRON_INTERVAL_MS), OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}` });
+  env = userEnv({
+    PORT: String(port),
+    INSPECTOR_PORT: String(await freePort()),
+    DEV_DATA_DIR: dataDir,
+    DEV_CRON_INTERVAL_MS: String(CRON_INTERVAL_MS),
+    OUTBOUND_ALLOWLIST: `127.0.0.1:${targetPort}`,
+  });
 
   // Its own process group, so it can be signalled the way a terminal's Ctrl-C signals a foreground job.
   dev = spawn(process.execPath, ["scripts/dev.mjs"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -127,15 +136,19 @@ beforeAll(async () => {
   const child = dev;
   devExit = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
 
-  const ready = await waitFor(async () => {
-    if (!devRunning()) throw new Error(`npm run dev exited early (code ${dev?.exitCode}):\n${output}`);
-    try {
-      const res = await getJson("/healthz");
-      return res.status === 200 && res.json?.data?.database === "reachable";
-    } catch {
-      return false;
-    }
-  }, READY_TIMEOUT_MS, 250);
+  const ready = await waitFor(
+    async () => {
+      if (!devRunning()) throw new Error(`npm run dev exited early (code ${dev?.exitCode}):\n${output}`);
+      try {
+        const res = await getJson("/healthz");
+        return res.status === 200 && res.json?.data?.database === "reachable";
+      } catch {
+        return false;
+      }
+    },
+    READY_TIMEOUT_MS,
+    250,
+  );
   if (!ready) throw new Error(`npm run dev did not answer /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
   await recordTree();
 });
@@ -243,7 +256,10 @@ describe("npm run dev", () => {
       // What a commit leaves when the send to the queue that follows it is lost: an outbox row, older than the grace period.
       const eventId = randomUUID();
       await pool.query("INSERT INTO event_outbox (event_id, tenant_id, created_at) VALUES ($1, $2, now() - interval '1 hour')", [eventId, creds.tenant_id]);
-      const delivered = await waitFor(async () => (await pool.query("SELECT 1 FROM event_deliveries WHERE event_id = $1", [eventId])).rows.length === 1, 20 * CRON_INTERVAL_MS);
+      const delivered = await waitFor(
+        async () => (await pool.query("SELECT 1 FROM event_deliveries WHERE event_id = $1", [eventId])).rows.length === 1,
+        20 * CRON_INTERVAL_MS,
+      );
       expect(delivered, `--- npm run dev output ---\n${output}`).toBe(true);
       expect((await pool.query("SELECT count(*)::int AS n FROM event_outbox WHERE event_id = $1", [eventId])).rows).toEqual([{ n: 0 }]);
     } finally {
@@ -257,22 +273,51 @@ describe("npm run dev", () => {
     const type = await fetch(`${base()}/entity/entity-types`, {
       method: "POST",
       headers: { Authorization: auth, "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Row", status: "active", schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } }, config: { identifier_key: ["n"] } }),
+      body: JSON.stringify({
+        name: "Row",
+        status: "active",
+        schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } },
+        config: { identifier_key: ["n"] },
+      }),
     });
     expect(type.status).toBe(201);
     const importConfig = encodeURIComponent(JSON.stringify({ entity_type_name: "Row" }));
     const refusals = [
-      { what: "a 3 MB body to a 1 MiB route", status: 413, code: "PAYLOAD_TOO_LARGE", send: () => sendChunked("/entity/query", { Authorization: auth, "Content-Type": "application/json" }, '{"pad":"', "x", 3 * 1024 * 1024) },
-      { what: "a CSV whose second row does not convert", status: 422, code: "VALIDATION_FAILED", send: () => sendChunked("/entity/entities/import", { Authorization: auth, "X-Import-Config": importConfig }, "name,n\na,1\nb,x\n", "c,3\n", 3 * 1024 * 1024) },
-      { what: "a body without credentials", status: 401, code: "UNAUTHORIZED", send: () => sendChunked("/entity/query", { "Content-Type": "application/json" }, "{", " ", 3 * 1024 * 1024) },
+      {
+        what: "a 3 MB body to a 1 MiB route",
+        status: 413,
+        code: "PAYLOAD_TOO_LARGE",
+        send: () => sendChunked("/entity/query", { Authorization: auth, "Content-Type": "application/json" }, '{"pad":"', "x", 3 * 1024 * 1024),
+      },
+      {
+        what: "a CSV whose second row does not convert",
+        status: 422,
+        code: "VALIDATION_FAILED",
+        send: () =>
+          sendChunked("/entity/entities/import", { Authorization: auth, "X-Import-Config": importConfig }, "name,n\na,1\nb,x\n", "c,3\n", 3 * 1024 * 1024),
+      },
+      {
+        what: "a body without credentials",
+        status: 401,
+        code: "UNAUTHORIZED",
+        send: () => sendChunked("/entity/query", { "Content-Type": "application/json" }, "{", " ", 3 * 1024 * 1024),
+      },
     ];
     for (const refusal of [...refusals, ...refusals]) {
       const res = await refusal.send();
-      expect({ what: refusal.what, status: res.status, code: res.json?.error?.code }, res.text.slice(0, 300)).toEqual({ what: refusal.what, status: refusal.status, code: refusal.code });
+      expect({ what: refusal.what, status: res.status, code: res.json?.error?.code }, res.text.slice(0, 300)).toEqual({
+        what: refusal.what,
+        status: refusal.status,
+        code: refusal.code,
+      });
       const next = await getJson("/healthz");
       expect({ after: refusal.what, status: next.status }).toEqual({ after: refusal.what, status: 200 });
     }
-    const rows = await fetch(`${base()}/entity/query`, { method: "POST", headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify({ type_name: "Row" }) });
+    const rows = await fetch(`${base()}/entity/query`, {
+      method: "POST",
+      headers: { Authorization: auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ type_name: "Row" }),
+    });
     expect((await rows.json()).data).toEqual([]);
   });
 
@@ -288,14 +333,16 @@ describe("npm run dev", () => {
       name: "calls-local",
       definition_json: {
         triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
-        jobs: [{
-          id: "notify",
-          input: { order: "{{ context.input.order }}" },
-          actions: [
-            { stepId: "post", name: "http", config: { url: `${local}/orders`, method: "POST", body: { order: "{{ input.order }}" } } },
-            { stepId: "wait", name: "httpCallback", config: { url: `${local}/jobs`, method: "POST", body: { order: "{{ input.order }}" } } },
-          ],
-        }],
+        jobs: [
+          {
+            id: "notify",
+            input: { order: "{{ context.input.order }}" },
+            actions: [
+              { stepId: "post", name: "http", config: { url: `${local}/orders`, method: "POST", body: { order: "{{ input.order }}" } } },
+              { stepId: "wait", name: "httpCallback", config: { url: `${local}/jobs`, method: "POST", body: { order: "{{ input.order }}" } } },
+            ],
+          },
+        ],
       },
     });
     expect(saved.status).toBe(201);
@@ -314,18 +361,30 @@ describe("npm run dev", () => {
     const answered = await fetch(callbackUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ done: true }) });
     expect(answered.status).toBe(202);
     let run: any;
-    expect(await waitFor(async () => {
-      run = (await getJson(`/workflows/runs/workflows/${runId}`, { Authorization: headers.Authorization })).json?.data;
-      return run?.status === "success";
-    }, 30_000), JSON.stringify(run)).toBe(true);
-    expect({ post: run.outputs.notify.post.status, postBody: run.outputs.notify.post.body, wait: run.outputs.notify.wait.body }).toEqual({ post: 200, postBody: { ok: true, path: "/orders" }, wait: { done: true } });
+    expect(
+      await waitFor(async () => {
+        run = (await getJson(`/workflows/runs/workflows/${runId}`, { Authorization: headers.Authorization })).json?.data;
+        return run?.status === "success";
+      }, 30_000),
+      JSON.stringify(run),
+    ).toBe(true);
+    expect({ post: run.outputs.notify.post.status, postBody: run.outputs.notify.post.body, wait: run.outputs.notify.wait.body }).toEqual({
+      post: 200,
+      postBody: { ok: true, path: "/orders" },
+      wait: { done: true },
+    });
   });
 
   it("renders an app for a host as the README walks through it: spec, activation, company, integration, token, render", async () => {
     expect(creds, "tenant:create must have succeeded").toBeDefined();
     const headers = { Authorization: basic(creds.client_id, creds.client_secret), "Content-Type": "application/json" };
     const send = async (method: string, path: string, body?: unknown, extra: Record<string, string> = headers) => {
-      const res = await fetch(`${base()}${path}`, { method, headers: extra, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${base()}${path}`, {
+        method,
+        headers: extra,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
       return { status: res.status, json: (await res.json()) as any };
     };
     const spec = await send("POST", "/definition/specs", {
@@ -337,7 +396,15 @@ describe("npm run dev", () => {
             surfaces: { dashboard: "home" },
             pages: {
               home: {
-                dataSources: { open: { $rows: [{ id: 1, total: 30 }, { id: 2, total: 12 }], $pipe: [{ orderBy: [{ path: "total", direction: "asc" }] }] } },
+                dataSources: {
+                  open: {
+                    $rows: [
+                      { id: 1, total: 30 },
+                      { id: 2, total: 12 },
+                    ],
+                    $pipe: [{ orderBy: [{ path: "total", direction: "asc" }] }],
+                  },
+                },
                 widgets: {
                   hello: { widgetComponent: "heading", config: { text: "Hello {{ identity.user_external_id }}, {{ config.app.greeting }}" } },
                   orders: { widgetComponent: "data_grid", dataSource: "open" },
@@ -349,7 +416,13 @@ describe("npm run dev", () => {
             },
           },
         },
-        providers: { host: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } } } },
+        providers: {
+          host: {
+            auth: { type: "bearer" },
+            autoCreateUsers: true,
+            identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+          },
+        },
       },
     });
     expect(spec.status, JSON.stringify(spec.json)).toBe(201);
@@ -365,13 +438,27 @@ describe("npm run dev", () => {
     const rendered = await send("POST", `/apps/run/${integration.json.data.id}`, { user: "u-1", company: "acme", context: { locale: "en" } }, host);
     expect(rendered.status, JSON.stringify(rendered.json)).toBe(200);
     expect(rendered.json.data.surfaces[0].blocks[0].children[0].props).toEqual({ text: "Hello u-1, welcome" });
-    expect(rendered.json.data.referenceData.orders).toEqual({ rows: [{ id: 2, total: 12 }, { id: 1, total: 30 }], total: 2 });
+    expect(rendered.json.data.referenceData.orders).toEqual({
+      rows: [
+        { id: 2, total: 12 },
+        { id: 1, total: 30 },
+      ],
+      total: 2,
+    });
     const again = await send("POST", `/apps/run/${integration.json.data.id}`, { user: "u-1", company: "acme", state: rendered.json.data.state }, host);
     expect(again.status).toBe(200);
     expect(again.json.data.state).toEqual(rendered.json.data.state);
-    const clicked = await send("POST", `/apps/run/${integration.json.data.id}`, { user: "u-1", company: "acme", state: again.json.data.state, action: { widgetId: "go", handler: "click", payload: { itemId: "42" } } }, host);
+    const clicked = await send(
+      "POST",
+      `/apps/run/${integration.json.data.id}`,
+      { user: "u-1", company: "acme", state: again.json.data.state, action: { widgetId: "go", handler: "click", payload: { itemId: "42" } } },
+      host,
+    );
     expect(clicked.status, JSON.stringify(clicked.json)).toBe(200);
-    expect(clicked.json.data.surfaces[0]).toMatchObject({ page: "details", blocks: [{ component: "row", children: [{ id: "item", widgetComponent: "heading", props: { text: "Order 42" } }] }] });
+    expect(clicked.json.data.surfaces[0]).toMatchObject({
+      page: "details",
+      blocks: [{ component: "row", children: [{ id: "item", widgetComponent: "heading", props: { text: "Order 42" } }] }],
+    });
   });
 
   it("streams a run's progress as server-sent events to a real EventSource client, closing after the run's end", async () => {
@@ -386,7 +473,15 @@ describe("npm run dev", () => {
       name: "follows",
       definition_json: {
         triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
-        jobs: [{ id: "approve", actions: [{ stepId: "ask", name: "awaitInput", config: {} }, { stepId: "after", name: "pipe", config: { value: "{{ outputs.ask }}" } }] }],
+        jobs: [
+          {
+            id: "approve",
+            actions: [
+              { stepId: "ask", name: "awaitInput", config: {} },
+              { stepId: "after", name: "pipe", config: { value: "{{ outputs.ask }}" } },
+            ],
+          },
+        ],
       },
     });
     expect(saved.status).toBe(201);

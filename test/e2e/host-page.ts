@@ -16,7 +16,12 @@ export interface HostPage {
   close(): Promise<void>;
 }
 
-const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", txt: "text/plain; charset=utf-8" };
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  txt: "text/plain; charset=utf-8",
+};
 /** A 1x1 transparent PNG, for the image widgets. */
 const PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
 
@@ -42,7 +47,10 @@ export async function serveHostPage(platformOrigin: string): Promise<HostPage> {
     };
     const [, variant, file] = /^\/([a-z0-9-]+)\/([a-z.]*)$/.exec(path) ?? [];
     if (path === "/pixel.png") return send(200, "image/png", PIXEL);
-    if (path === "/frame.html") return send(200, TYPES.html, "<!doctype html><html lang=en><title>Embedded</title><p>An embedded page</p>", { "Content-Security-Policy": "default-src 'none'" });
+    if (path === "/frame.html")
+      return send(200, TYPES.html, "<!doctype html><html lang=en><title>Embedded</title><p>An embedded page</p>", {
+        "Content-Security-Policy": "default-src 'none'",
+      });
     if (path === "/doc.txt") return send(200, TYPES.txt, "A plain text document");
     if (variant && configs.has(variant)) {
       if (file === "" || file === "index.html") return send(200, TYPES.html, example("index.html"), { "Content-Security-Policy": csp });

@@ -13,8 +13,19 @@ import { createTenant, startDev, type Dev, type TenantCredentials } from "./dev"
 import { serveHostPage, type HostPage } from "./host-page";
 
 const CHROMIUM = "/usr/bin/chromium";
-const MISSING = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the host SDK's browser tests`;
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const MISSING = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the host SDK's browser tests`;
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 /** The SDK's budget (issue #37): what a host page downloads before it draws anything. */
 const BUDGET_GZIPPED = 25 * 1024;
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -31,7 +42,12 @@ const provider = {
   },
 };
 
-const ORDERS = Array.from({ length: 25 }, (_, i) => ({ id: `o-${i + 1}`, name: `Order ${i + 1}`, total: ((i * 37) % 101) + 1, status: i % 3 ? "open" : "paid" }));
+const ORDERS = Array.from({ length: 25 }, (_, i) => ({
+  id: `o-${i + 1}`,
+  name: `Order ${i + 1}`,
+  total: ((i * 37) % 101) + 1,
+  status: i % 3 ? "open" : "paid",
+}));
 
 function dashboardSpec(hostOrigin: string) {
   return {
@@ -43,7 +59,13 @@ function dashboardSpec(hostOrigin: string) {
           home: {
             dataSources: {
               orders: { $rows: ORDERS },
-              months: { $rows: [{ month: "Jan", n: 3 }, { month: "Feb", n: 5 }, { month: "Mar", n: 2 }] },
+              months: {
+                $rows: [
+                  { month: "Jan", n: 3 },
+                  { month: "Feb", n: 5 },
+                  { month: "Mar", n: 2 },
+                ],
+              },
             },
             widgets: {
               greeting: { widgetComponent: "host_greeting", config: { name: "{{ identity.user_external_id }}" } },
@@ -51,7 +73,12 @@ function dashboardSpec(hostOrigin: string) {
               grid: {
                 widgetComponent: "data_grid",
                 dataSource: "orders",
-                config: { title: "All orders", pageSize: 10, columns: ["name", { path: "total", label: "Total", type: "number" }, { path: "status", label: "Status", type: "badge", filterable: true }], rowActions: [{ action: "details", label: "Details" }] },
+                config: {
+                  title: "All orders",
+                  pageSize: 10,
+                  columns: ["name", { path: "total", label: "Total", type: "number" }, { path: "status", label: "Status", type: "badge", filterable: true }],
+                  rowActions: [{ action: "details", label: "Details" }],
+                },
                 actionHandlers: { rowAction: [{ kind: "navigate", page: "detail", params: { id: "{{ itemId }}", action: "{{ payload.action }}" } }] },
               },
               attach: {
@@ -66,7 +93,13 @@ function dashboardSpec(hostOrigin: string) {
               },
               region: {
                 widgetComponent: "select",
-                config: { label: "Region", options: [{ value: "eu", label: "Europe" }, { value: 2, label: "Americas" }] },
+                config: {
+                  label: "Region",
+                  options: [
+                    { value: "eu", label: "Europe" },
+                    { value: 2, label: "Americas" },
+                  ],
+                },
                 actionHandlers: { change: [{ kind: "notify", stepId: "region", level: "INFO", message: "Region {{ payload.value }}" }] },
               },
               urgent: { widgetComponent: "checkbox", config: { label: "Urgent only" } },
@@ -159,7 +192,11 @@ const hostileSpec = {
             a: { widgetComponent: "alert", config: { title: MARKUP, message: MARKUP, level: MARKUP } },
             s: { widgetComponent: "stat", config: { label: MARKUP, value: MARKUP, unit: MARKUP } },
             sel: { widgetComponent: "select", config: { label: MARKUP, options: [{ value: MARKUP, label: MARKUP }] } },
-            g: { widgetComponent: "data_grid", dataSource: "rows", config: { title: MARKUP, columns: [{ path: "name", label: MARKUP }], rowActions: [{ action: MARKUP, label: MARKUP }] } },
+            g: {
+              widgetComponent: "data_grid",
+              dataSource: "rows",
+              config: { title: MARKUP, columns: [{ path: "name", label: MARKUP }], rowActions: [{ action: MARKUP, label: MARKUP }] },
+            },
             li: { widgetComponent: "list", dataSource: "rows", config: { titlePath: "name" } },
             f: { widgetComponent: "form", config: { fields: [{ id: "x", type: "text", label: MARKUP, placeholder: MARKUP }], submitLabel: MARKUP } },
           },
@@ -285,7 +322,32 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     await page.locator('[data-widget-id="grid"] table').waitFor();
     await expect(page.locator('[data-widget-id="greeting"]').textContent()).resolves.toBe("Welcome back, u-1");
     expect(await page.locator("[data-component]").evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute("data-component")))].sort())).toEqual(
-      ["alert", "badge", "button", "chart", "checkbox", "divider", "file_viewer", "footer", "header", "heading", "host_greeting", "iframe", "image", "link", "list", "markdown", "row", "section", "select", "stat", "tabs", "text", "text_input", "data_grid"].sort(),
+      [
+        "alert",
+        "badge",
+        "button",
+        "chart",
+        "checkbox",
+        "divider",
+        "file_viewer",
+        "footer",
+        "header",
+        "heading",
+        "host_greeting",
+        "iframe",
+        "image",
+        "link",
+        "list",
+        "markdown",
+        "row",
+        "section",
+        "select",
+        "stat",
+        "tabs",
+        "text",
+        "text_input",
+        "data_grid",
+      ].sort(),
     );
     const grid = page.locator('[data-widget-id="grid"]');
     const names = () => grid.locator("tbody tr td:first-child").allTextContents();
@@ -313,7 +375,10 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     // A row action posts { itemId, action } with the grid's paging in the state, and the answer is the details page.
     const target = byTotal[10];
     await grid.locator(`tr[data-item-id="${target.id}"]`).getByRole("button", { name: "Details" }).click();
-    await page.locator('[data-widget-id="heading"]').filter({ hasText: `Order ${target.id}` }).waitFor();
+    await page
+      .locator('[data-widget-id="heading"]')
+      .filter({ hasText: `Order ${target.id}` })
+      .waitFor();
     const action = sent[sent.length - 1];
     expect(action.action).toEqual({ widgetId: "grid", handler: "rowAction", payload: { itemId: target.id, action: "details" }, surface: "dashboard" });
     expect(action.state.widgets.grid.data_grid).toEqual({ page: 2, pageSize: 10, sorting: [{ id: "total", desc: true }], filters: {} });
@@ -359,7 +424,9 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     const again = page.getByRole("dialog", { name: "Attach a document" });
     await again.getByLabel("Title").fill("Contract");
     const answered = page.waitForResponse((r) => r.url().includes("/apps/upload/") && r.request().method() === "POST");
-    await again.locator('input[type="file"]').setInputFiles({ name: "contract.txt", mimeType: "text/plain", buffer: Buffer.from("terms and conditions\n".repeat(200)) });
+    await again
+      .locator('input[type="file"]')
+      .setInputFiles({ name: "contract.txt", mimeType: "text/plain", buffer: Buffer.from("terms and conditions\n".repeat(200)) });
     const upload = await answered;
     expect(upload.status()).toBe(200);
     const { uploadId } = (await upload.json()) as { uploadId: string };
@@ -389,7 +456,9 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     const serious = async () =>
       page.evaluate(async () => {
         const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-        return result.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`);
+        return result.violations
+          .filter((v: any) => v.impact === "serious" || v.impact === "critical")
+          .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`);
       });
     const all: string[] = [];
     for (const tab of ["Grid", "Filters", "More"]) {

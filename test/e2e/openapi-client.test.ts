@@ -84,7 +84,13 @@ function resolveRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(resolveRefs);
   if (node === null || typeof node !== "object") return node;
   const ref = (node as { $ref?: string }).$ref;
-  if (ref) return resolveRefs(ref.split("/").slice(1).reduce((at: any, key) => at[key], doc));
+  if (ref)
+    return resolveRefs(
+      ref
+        .split("/")
+        .slice(1)
+        .reduce((at: any, key) => at[key], doc),
+    );
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolveRefs(v)]));
 }
 
@@ -92,7 +98,9 @@ function resolveRefs(node: unknown): unknown {
 function closed(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closed);
   if (node === null || typeof node !== "object") return node;
-  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v)]));
+  const out = Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closed(s)])) : closed(v)]),
+  );
   return "properties" in out && !("additionalProperties" in out) ? { ...out, additionalProperties: false } : out;
 }
 
@@ -116,7 +124,9 @@ function* schemas(node: unknown, at: string): Generator<[string, any]> {
 }
 
 const operations = () =>
-  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+  );
 
 describe("the document GET /openapi.json serves", () => {
   it("gives every answer a schema: the error envelope for every status from 400 (the upload route's provider body there), a body for every success", () => {
@@ -134,7 +144,10 @@ describe("the document GET /openapi.json serves", () => {
       }),
     );
     expect(problems).toEqual([]);
-    expect(doc.paths["/openapi.json"].get).toMatchObject({ security: [], responses: { 200: { content: { "application/json": { schema: { required: ["openapi", "info", "servers", "paths", "components"] } } } } } });
+    expect(doc.paths["/openapi.json"].get).toMatchObject({
+      security: [],
+      responses: { 200: { content: { "application/json": { schema: { required: ["openapi", "info", "servers", "paths", "components"] } } } } },
+    });
   });
 
   it("lists the required fields of every response object and says when an object takes any keys", () => {
@@ -142,7 +155,9 @@ describe("the document GET /openapi.json serves", () => {
       [...schemas(op.responses, key)].filter(([, s]) => s.properties && !Array.isArray(s.required)).map(([at]) => at),
     );
     expect(unlisted).toEqual([]);
-    const open = [...schemas(doc, "#")].filter(([, s]) => [s.type].flat().includes("object") && !s.properties && s.additionalProperties === undefined).map(([at]) => at);
+    const open = [...schemas(doc, "#")]
+      .filter(([, s]) => [s.type].flat().includes("object") && !s.properties && s.additionalProperties === undefined)
+      .map(([at]) => at);
     expect(open).toEqual([]);
   });
 
@@ -151,7 +166,10 @@ describe("the document GET /openapi.json serves", () => {
     const binary = { type: "string", format: "binary" };
     expect(Object.keys(op("/entity/uploads/{versionId}", "put").requestBody.content)).toEqual(["*/*"]);
     expect(op("/entity/uploads/{versionId}", "put").requestBody.content["*/*"].schema).toMatchObject(binary);
-    expect(op("/entity/temp-files", "post").requestBody.content["multipart/form-data"].schema).toMatchObject({ required: ["file"], properties: { file: binary } });
+    expect(op("/entity/temp-files", "post").requestBody.content["multipart/form-data"].schema).toMatchObject({
+      required: ["file"],
+      properties: { file: binary },
+    });
     expect(op("/entity/temp-files", "post").requestBody.content["*/*"].schema).toMatchObject(binary);
     expect(op("/entity/temp-files", "post").parameters).toContainEqual(expect.objectContaining({ name: "X-Temp-File-Name", in: "header", required: false }));
     expect(op("/entity/entities/import", "post").requestBody).toMatchObject({ required: true, content: { "text/csv": { schema: { type: "string" } } } });
@@ -160,8 +178,16 @@ describe("the document GET /openapi.json serves", () => {
     const schemasOf = (content: Record<string, { schema: unknown }>) => Object.fromEntries(Object.entries(content).map(([type, c]) => [type, c.schema]));
     expect(schemasOf(op("/entity/entities/export", "post").responses[200].content)).toEqual({ "text/csv": { type: "string" } });
     expect(schemasOf(op("/entity/temp-files/{id}", "get").responses[200].content)).toEqual({ "application/octet-stream": binary });
-    expect(op("/entity/entities/{id}", "delete").responses[200].content["application/json"].schema.properties.data.required).toEqual(["id", "deleted", "deleted_at"]);
-    expect(op("/access/api-tokens/{id}", "delete").responses[200].content["application/json"].schema.properties.data.required).toEqual(["id", "revoked", "revoked_at"]);
+    expect(op("/entity/entities/{id}", "delete").responses[200].content["application/json"].schema.properties.data.required).toEqual([
+      "id",
+      "deleted",
+      "deleted_at",
+    ]);
+    expect(op("/access/api-tokens/{id}", "delete").responses[200].content["application/json"].schema.properties.data.required).toEqual([
+      "id",
+      "revoked",
+      "revoked_at",
+    ]);
   });
 });
 

@@ -16,7 +16,9 @@ describe("assertReachable", () => {
     const nested = join(dir, "checkout", "node_modules");
     mkdirSync(nested, { recursive: true });
     chmodSync(dir, 0o700);
-    expect(() => assertReachable([nested])).toThrow(`cannot enter ${dir} (mode 700, owner uid ${process.getuid!()}). Let it pass through (search only, it still cannot list them): chmod o+x ${dir};`);
+    expect(() => assertReachable([nested])).toThrow(
+      `cannot enter ${dir} (mode 700, owner uid ${process.getuid!()}). Let it pass through (search only, it still cannot list them): chmod o+x ${dir};`,
+    );
   });
 
   it("passes once every folder above can be entered", () => {

@@ -12,13 +12,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startDev, type Dev, type TenantCredentials } from "./dev";
 
 const CHROMIUM = "/usr/bin/chromium";
-const MISSING = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the author preview's browser test`;
+const MISSING = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the author preview's browser test`;
 /** Running as root (CI containers) needs --no-sandbox; the rest keeps the browser off the network and quiet. Playwright adds a fresh --user-data-dir. */
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** A widget config a host would show as markup: the page must show it as text. */
-const MARKUP = '<img src=x onerror="document.title=\'owned\'">';
+const MARKUP = "<img src=x onerror=\"document.title='owned'\">";
 
 const ORDERS = [
   { id: "o-1", name: "Order one", total: 30 },
@@ -58,7 +69,13 @@ const spec = {
           widgets: {
             form: {
               widgetComponent: "form",
-              config: { fields: [{ id: "title", type: "text", label: "Order title", required: true }, { id: "note", type: "textarea", label: "Note" }], submitLabel: "Create" },
+              config: {
+                fields: [
+                  { id: "title", type: "text", label: "Order title", required: true },
+                  { id: "note", type: "textarea", label: "Note" },
+                ],
+                submitLabel: "Create",
+              },
               actionHandlers: { submit: [{ kind: "notify", stepId: "created", level: "INFO", message: "Created {{ outputs.form.title }}" }] },
             },
           },
@@ -120,7 +137,9 @@ describe.skipIf(!!MISSING)(MISSING ? `the author preview in Chromium (skipped: $
     page.on("console", (m) => void (m.type() === "error" && !m.location().url.endsWith("/favicon.ico") && errors.push(`${m.text()} ${m.location().url}`)));
     page.on("pageerror", (e) => void errors.push(`pageerror: ${e.message}`));
     page.on("request", (r) => void (r.method() === "POST" && posts.push(r.postDataJSON())));
-    await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
+    await page.addInitScript(() =>
+      document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)),
+    );
     const res = await page.goto(previewUrl());
     expect(res?.status()).toBe(200);
     await page.locator('#app [data-widget-id="grid"] table').waitFor();
@@ -148,12 +167,9 @@ describe.skipIf(!!MISSING)(MISSING ? `the author preview in Chromium (skipped: $
     expect(loaded.filter((l) => !l.endsWith("/favicon.ico"))).toEqual([`document ${previewUrl()}`, `script ${dev.base}/apps/host/v1.js`]);
     // The SDK drew it: its root, its components, the grid's rows as a table.
     await expect(app.locator(".pf-root").count()).resolves.toBe(1);
-    expect(await app.locator("[data-widget-id]").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-widget-id")}:${e.getAttribute("data-component")}`))).toEqual([
-      "greeting:heading",
-      "note:text",
-      "grid:data_grid",
-      "create:button",
-    ]);
+    expect(
+      await app.locator("[data-widget-id]").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-widget-id")}:${e.getAttribute("data-component")}`)),
+    ).toEqual(["greeting:heading", "note:text", "grid:data_grid", "create:button"]);
     expect(await app.locator('[data-widget-id="grid"] tbody tr td:first-child').allTextContents()).toEqual(["Order one", "Order two"]);
     expect(await app.locator('[data-widget-id="greeting"]').textContent()).toBe("Hello ");
     // The spec's markup stayed text: no element was made of it, no handler ran.
@@ -167,9 +183,7 @@ describe.skipIf(!!MISSING)(MISSING ? `the author preview in Chromium (skipped: $
     await expect(app.locator('[data-notification-id="widget-error-leads"]').getAttribute("role")).resolves.toBe("alert");
     const notice = page.locator('#notifications li[data-notification-id="widget-error-leads"]');
     expect(await notice.locator(".level").textContent()).toBe("ERROR");
-    const details = Object.fromEntries(
-      await notice.locator("dt").evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])),
-    );
+    const details = Object.fromEntries(await notice.locator("dt").evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent])));
     expect(Object.keys(details).sort()).toEqual(["code", "message", "source"]);
     expect(details.source).toBe("crm");
     expect(details.code).toMatch(/^[A-Z_]+$/);
@@ -281,7 +295,9 @@ describe.skipIf(!!MISSING)(MISSING ? `the author preview in Chromium (skipped: $
     const serious = async () =>
       page.evaluate(async () => {
         const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-        return result.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`);
+        return result.violations
+          .filter((v: any) => v.impact === "serious" || v.impact === "critical")
+          .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`);
       });
     const all: string[] = [...(await serious())];
     await page.locator("summary").click();

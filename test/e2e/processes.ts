@@ -24,4 +24,3 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
   }
   return check();
 }
-

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { freePort } from "./ports";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const ADVICE = "Start `npm run dev` (with the same DEV_DATA_DIR) in another terminal and run this again once it serves, or set DATABASE_URL to create the tenant in that database.";
+const ADVICE =
+  "Start `npm run dev` (with the same DEV_DATA_DIR) in another terminal and run this again once it serves, or set DATABASE_URL to create the tenant in that database.";
 
 let dataDir = "";
 
@@ -68,7 +69,9 @@ describe("npm run tenant:create refuses when no dev server answers", () => {
     const res = await tenantCreate();
     expect(res.code).toBe(1);
     expect(res.stdout).toBe("");
-    expect(res.stderr).toBe(`tenant:create: no tenant created: the \`npm run dev\` recorded in ${join(dataDir, "dev.json")} (pid ${pid}) is no longer running.\n${ADVICE}\n`);
+    expect(res.stderr).toBe(
+      `tenant:create: no tenant created: the \`npm run dev\` recorded in ${join(dataDir, "dev.json")} (pid ${pid}) is no longer running.\n${ADVICE}\n`,
+    );
   });
 
   it("with a live pid whose server does not answer (a reused pid, or wrangler not up yet), says so", async () => {

@@ -18,11 +18,18 @@ afterAll(() => {
 
 const sql = neon(url, { fullResults: true });
 const post = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(endpoint, { method: "POST", headers: { "Neon-Connection-String": url, "Neon-Raw-Text-Output": "true", "Neon-Array-Mode": "true", ...headers }, body: JSON.stringify(body) });
+  fetch(endpoint, {
+    method: "POST",
+    headers: { "Neon-Connection-String": url, "Neon-Raw-Text-Output": "true", "Neon-Array-Mode": "true", ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe("the bridge's POST /sql", () => {
   it("answers one statement with its fields and rows, parsed by the driver's types", async () => {
-    const result = await sql.query("SELECT $1::int AS n, $2::text AS t, NULL::text AS nothing, true AS yes, '{\"a\":1}'::jsonb AS j, ARRAY[1,2]::int[] AS arr, '\\x0102'::bytea AS b", [7, "x"]);
+    const result = await sql.query(
+      "SELECT $1::int AS n, $2::text AS t, NULL::text AS nothing, true AS yes, '{\"a\":1}'::jsonb AS j, ARRAY[1,2]::int[] AS arr, '\\x0102'::bytea AS b",
+      [7, "x"],
+    );
     expect(result.command).toBe("SELECT");
     expect(result.rowCount).toBe(1);
     expect(result.fields.map((f) => f.name)).toEqual(["n", "t", "nothing", "yes", "j", "arr", "b"]);
@@ -42,7 +49,11 @@ describe("the bridge's POST /sql", () => {
 
   it("runs a batch as one transaction, with the isolation and read-only headers", async () => {
     const [a, b, c] = await sql.transaction(
-      [sql.query("SELECT current_setting('transaction_isolation') AS iso, current_setting('transaction_read_only') AS ro"), sql.query("SELECT set_config('app.x', 'y', true)"), sql.query("SELECT current_setting('app.x') AS x, txid_current_if_assigned() IS NULL AS unassigned")],
+      [
+        sql.query("SELECT current_setting('transaction_isolation') AS iso, current_setting('transaction_read_only') AS ro"),
+        sql.query("SELECT set_config('app.x', 'y', true)"),
+        sql.query("SELECT current_setting('app.x') AS x, txid_current_if_assigned() IS NULL AS unassigned"),
+      ],
       { isolationLevel: "RepeatableRead", readOnly: true },
     );
     expect(a!.rows[0]).toEqual({ iso: "repeatable read", ro: "on" });
@@ -72,7 +83,9 @@ describe("the bridge's POST /sql", () => {
 
   it("cancels a statement past a statement_timeout set earlier in the batch", async () => {
     const started = Date.now();
-    await expect(sql.transaction([sql.query("SELECT set_config('statement_timeout', '100', true)"), sql.query("SELECT pg_sleep(5)")])).rejects.toMatchObject({ code: "57014" });
+    await expect(sql.transaction([sql.query("SELECT set_config('statement_timeout', '100', true)"), sql.query("SELECT pg_sleep(5)")])).rejects.toMatchObject({
+      code: "57014",
+    });
     expect(Date.now() - started).toBeLessThan(3000);
   });
 

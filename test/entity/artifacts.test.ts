@@ -21,7 +21,15 @@ interface Artifact {
   checksum: string | null;
   created_at: string;
   confirmed_at: string | null;
-  versions?: { version: number; status: string; content_type: string; size: number | null; checksum: string | null; created_at: string; confirmed_at: string | null }[];
+  versions?: {
+    version: number;
+    status: string;
+    content_type: string;
+    size: number | null;
+    checksum: string | null;
+    created_at: string;
+    confirmed_at: string | null;
+  }[];
 }
 
 interface UploadSpec {
@@ -86,7 +94,12 @@ describe("artifact upload, confirm and download", () => {
     const bytes = randomData(300 * KiB);
     const sha = await sha256Hex(bytes);
 
-    const opened = await requestUpload(auth, entity.id, { artifact_type: "invoice", filename: "Q3 report.pdf", content_type: "application/pdf", size: bytes.byteLength });
+    const opened = await requestUpload(auth, entity.id, {
+      artifact_type: "invoice",
+      filename: "Q3 report.pdf",
+      content_type: "application/pdf",
+      size: bytes.byteLength,
+    });
     expect(opened.artifact).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       entity_id: entity.id,
@@ -211,7 +224,11 @@ describe("artifact upload, confirm and download", () => {
 
   it("checks the announced size, and refuses files over 25 MiB with 413", async () => {
     const { auth, entity } = await tenantWithEntity();
-    const tooBig = expectError(await call("POST", path(entity.id, "/upload-url"), { auth, body: { artifact_type: "x", filename: "x", content_type: "text/plain", size: 25 * MiB + 1 } }), 413, "PAYLOAD_TOO_LARGE");
+    const tooBig = expectError(
+      await call("POST", path(entity.id, "/upload-url"), { auth, body: { artifact_type: "x", filename: "x", content_type: "text/plain", size: 25 * MiB + 1 } }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
     expect(tooBig.details.limit).toBe(25 * MiB);
 
     const sized = await requestUpload(auth, entity.id, { size: 100 });
@@ -240,13 +257,24 @@ describe("artifact upload, confirm and download", () => {
       [0, "ttl: 0 is less than 1"],
       [7201, "ttl: 7201 is greater than 7200"],
     ] as const) {
-      const err = expectError(await call("POST", path(entity.id, "/upload-url"), { auth, body: { artifact_type: "x", filename: "a", content_type: "text/plain", ttl } }), 422, "VALIDATION_FAILED");
+      const err = expectError(
+        await call("POST", path(entity.id, "/upload-url"), { auth, body: { artifact_type: "x", filename: "a", content_type: "text/plain", ttl } }),
+        422,
+        "VALIDATION_FAILED",
+      );
       expect(err.details.validation_errors).toEqual([line]);
     }
     const longest = await requestUpload(auth, entity.id, { ttl: 7200 });
     expect(secondsFromNow(longest.expires_at)).toBeGreaterThan(7195);
     expect(secondsFromNow(longest.expires_at)).toBeLessThanOrEqual(7200);
-    expectError(await call("POST", `/entity/entities/${crypto.randomUUID()}/artifacts/upload-url`, { auth, body: { artifact_type: "x", filename: "a", content_type: "text/plain" } }), 404, "NOT_FOUND");
+    expectError(
+      await call("POST", `/entity/entities/${crypto.randomUUID()}/artifacts/upload-url`, {
+        auth,
+        body: { artifact_type: "x", filename: "a", content_type: "text/plain" },
+      }),
+      404,
+      "NOT_FOUND",
+    );
   });
 });
 
@@ -261,7 +289,9 @@ describe("artifact versions and lists", () => {
     expect(opened.artifact).toMatchObject({ id: first.id, version: 2, status: "pending", content_type: "text/markdown" });
     await put(opened.upload_url, v2);
     // Until version 2 is confirmed, version 1 is what the artifact shows and serves.
-    expect((await list(auth, entity.id)).data).toEqual([expect.objectContaining({ id: first.id, version: 1, status: "confirmed", content_type: "text/plain" })]);
+    expect((await list(auth, entity.id)).data).toEqual([
+      expect.objectContaining({ id: first.id, version: 1, status: "confirmed", content_type: "text/plain" }),
+    ]);
     expect(firstDifference((await download(auth, entity.id, first.id)).bytes, v1)).toBe(-1);
 
     await confirm(auth, entity.id, first.id, await sha256Hex(v2));
@@ -376,7 +406,12 @@ describe("artifact download links", () => {
     };
     const flip = (s: string) => (s[5] === "A" ? "B" : "A");
     const tampered = (url: string) => [
-      variant(url, (u) => u.searchParams.set("signature", u.searchParams.get("signature")!.slice(0, 5) + flip(u.searchParams.get("signature")!) + u.searchParams.get("signature")!.slice(6))),
+      variant(url, (u) =>
+        u.searchParams.set(
+          "signature",
+          u.searchParams.get("signature")!.slice(0, 5) + flip(u.searchParams.get("signature")!) + u.searchParams.get("signature")!.slice(6),
+        ),
+      ),
       variant(url, (u) => u.searchParams.set("expires", String(Number(u.searchParams.get("expires")) + 60))),
       variant(url, (u) => u.searchParams.set("tenant", other.tenantId)),
       variant(url, (u) => (u.pathname = u.pathname.replace(/[0-9a-f-]{36}$/, crypto.randomUUID()))),
@@ -384,8 +419,25 @@ describe("artifact download links", () => {
     for (const bad of tampered(upload_url)) {
       expect(expectError(await put(bad, new Uint8Array(1)), 401, "UNAUTHORIZED").details.code, bad).toBe("LINK_SIGNATURE_INVALID");
     }
-    expect(expectError(await put(variant(upload_url, (u) => (u.search = "")), new Uint8Array(1)), 401, "UNAUTHORIZED").details.code).toBe("LINK_MALFORMED");
-    const expiredUpload = await signLink(env.MASTER_KEY, "artifact-upload", tenantId, versionId, BASE, `/entity/uploads/${versionId}`, Math.floor(Date.now() / 1000) - 1);
+    expect(
+      expectError(
+        await put(
+          variant(upload_url, (u) => (u.search = "")),
+          new Uint8Array(1),
+        ),
+        401,
+        "UNAUTHORIZED",
+      ).details.code,
+    ).toBe("LINK_MALFORMED");
+    const expiredUpload = await signLink(
+      env.MASTER_KEY,
+      "artifact-upload",
+      tenantId,
+      versionId,
+      BASE,
+      `/entity/uploads/${versionId}`,
+      Math.floor(Date.now() / 1000) - 1,
+    );
     expect(expectError(await put(expiredUpload.url, new Uint8Array(1)), 401, "UNAUTHORIZED").details.code).toBe("LINK_EXPIRED");
     // The upload link is no download link, though both name the same version.
     const asDownload = upload_url.replace("/entity/uploads/", "/entity/downloads/");
@@ -397,7 +449,15 @@ describe("artifact download links", () => {
     for (const bad of tampered(url)) {
       expect(expectError(await fetchUrl(bad), 401, "UNAUTHORIZED").details.code, bad).toBe("LINK_SIGNATURE_INVALID");
     }
-    const expired = await signLink(env.MASTER_KEY, "artifact-download", tenantId, versionId, BASE, `/entity/downloads/${versionId}`, Math.floor(Date.now() / 1000) - 1);
+    const expired = await signLink(
+      env.MASTER_KEY,
+      "artifact-download",
+      tenantId,
+      versionId,
+      BASE,
+      `/entity/downloads/${versionId}`,
+      Math.floor(Date.now() / 1000) - 1,
+    );
     const err = expectError(await fetchUrl(expired.url), 401, "UNAUTHORIZED");
     expect(err).toMatchObject({ message: "The link has expired", details: { code: "LINK_EXPIRED" } });
     expect((await fetchUrl(url)).bytes).toEqual(new Uint8Array([7]));
@@ -413,7 +473,11 @@ describe("artifacts follow their entity and their tenant", () => {
     const theirs = b.entity.id;
 
     expectError(await call("GET", path(ours), { auth: b.auth }), 404, "NOT_FOUND");
-    expectError(await call("POST", path(ours, "/upload-url"), { auth: b.auth, body: { artifact_type: "x", filename: "x", content_type: "text/plain" } }), 404, "NOT_FOUND");
+    expectError(
+      await call("POST", path(ours, "/upload-url"), { auth: b.auth, body: { artifact_type: "x", filename: "x", content_type: "text/plain" } }),
+      404,
+      "NOT_FOUND",
+    );
     for (const entityId of [ours, theirs]) {
       expectError(await call("GET", path(entityId, `/${artifact.id}`), { auth: b.auth }), 404, "NOT_FOUND");
       expectError(await call("GET", path(entityId, `/${artifact.id}/download-url`), { auth: b.auth }), 404, "NOT_FOUND");
@@ -437,7 +501,11 @@ describe("artifacts follow their entity and their tenant", () => {
     expectError(await call("GET", path(entity.id), { auth }), 404, "NOT_FOUND");
     expectError(await call("GET", path(entity.id, `/${artifact.id}`), { auth }), 404, "NOT_FOUND");
     expectError(await call("GET", path(entity.id, `/${artifact.id}/download-url`), { auth }), 404, "NOT_FOUND");
-    expectError(await call("POST", path(entity.id, "/upload-url"), { auth, body: { artifact_type: "x", filename: "x", content_type: "text/plain" } }), 404, "NOT_FOUND");
+    expectError(
+      await call("POST", path(entity.id, "/upload-url"), { auth, body: { artifact_type: "x", filename: "x", content_type: "text/plain" } }),
+      404,
+      "NOT_FOUND",
+    );
     expectError(await call("DELETE", path(entity.id, `/${artifact.id}`), { auth }), 404, "NOT_FOUND");
     expectError(await fetchUrl(link), 404, "NOT_FOUND");
     expectError(await put(pending.upload_url, new Uint8Array(1)), 404, "NOT_FOUND");
@@ -520,7 +588,9 @@ describe("abandoned uploads", () => {
     expect(await storedObjects(tenantId, kept.id)).toHaveLength(2);
     expect(await storedObjects(tenantId, lone.artifact.id)).toHaveLength(1);
 
-    await systemQuery("UPDATE artifact_versions SET created_at = now() - interval '25 hours' WHERE artifact_id = ANY($1::uuid[]) AND status = 'pending'", [[kept.id, lone.artifact.id]]);
+    await systemQuery("UPDATE artifact_versions SET created_at = now() - interval '25 hours' WHERE artifact_id = ANY($1::uuid[]) AND status = 'pending'", [
+      [kept.id, lone.artifact.id],
+    ]);
     await systemQuery("UPDATE artifact_versions SET created_at = now() - interval '25 hours' WHERE artifact_id = $1 AND status = 'confirmed'", [kept.id]);
     const database = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
     try {

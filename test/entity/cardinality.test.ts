@@ -98,12 +98,24 @@ describe("one violation shape", () => {
     const [c1, c2, c3] = w.cars;
     await linkOk(w.auth, "drives", p1.id, c1.id);
     await linkOk(w.auth, "drives", p1.id, c2.id);
-    const raised = expectError(await call("POST", "/entity/relationships", { auth: w.auth, body: { rule_name: "drives", from_entity_id: p1.id, to_entity_id: c3.id } }), 409, "CONFLICT");
-    expect(raised.details).toMatchObject({ code: "CARDINALITY_VIOLATION", rule: "drives", violations: [{ rule: "drives", side: "from", entity_id: p1.id, cap: 2, live: 2 }] });
+    const raised = expectError(
+      await call("POST", "/entity/relationships", { auth: w.auth, body: { rule_name: "drives", from_entity_id: p1.id, to_entity_id: c3.id } }),
+      409,
+      "CONFLICT",
+    );
+    expect(raised.details).toMatchObject({
+      code: "CARDINALITY_VIOLATION",
+      rule: "drives",
+      violations: [{ rule: "drives", side: "from", entity_id: p1.id, cap: 2, live: 2 }],
+    });
     await linkOk(w.auth, "owned-by", p1.id, c3.id);
     const body = { rule_name: "owned-by", from_entity_id: p2.id, to_entity_id: c3.id, on_cardinality_violation: "ignore" };
     const ignored = expectError(await call("POST", "/entity/relationships", { auth: w.auth, body }), 422, "UNPROCESSABLE_ENTITY");
-    expect(ignored.details).toMatchObject({ code: "CARDINALITY_VIOLATION_IGNORED", rule: "owned-by", violations: [{ rule: "owned-by", side: "to", entity_id: c3.id, cap: 1, live: 1 }] });
+    expect(ignored.details).toMatchObject({
+      code: "CARDINALITY_VIOLATION_IGNORED",
+      rule: "owned-by",
+      violations: [{ rule: "owned-by", side: "to", entity_id: c3.id, cap: 1, live: 1 }],
+    });
   });
 
   it("an upsert over a cap lists the same shape, counted after its own links", async () => {

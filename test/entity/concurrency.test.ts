@@ -14,7 +14,10 @@ async function racers(auth: string) {
 
 /** Live holders of `key`, soft-deleted racers and the merged events, straight from the tables. */
 async function endState(tenantId: string, ids: string[], key: string) {
-  const live = await systemQuery<{ id: string }>("SELECT id FROM entities WHERE tenant_id = $1 AND identifier_key = $2 AND deleted_at IS NULL", [tenantId, key]);
+  const live = await systemQuery<{ id: string }>("SELECT id FROM entities WHERE tenant_id = $1 AND identifier_key = $2 AND deleted_at IS NULL", [
+    tenantId,
+    key,
+  ]);
   const deleted = await systemQuery<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND deleted_at IS NOT NULL", [ids]);
   const merged = await systemQuery<{ entity_id: string; merged: string }>(
     "SELECT entity_id, payload->>'merged_entity_id' AS merged FROM events WHERE tenant_id = $1 AND action = 'merged' ORDER BY created_at",
@@ -28,7 +31,9 @@ describe("concurrent rekeys onto one key", () => {
     const { auth, tenantId } = await createTenant();
     const entities = await racers(auth);
     const ids = entities.map((e) => e.id);
-    const responses = await Promise.all(entities.map((e) => call("PATCH", `/entity/entities/${e.id}/attributes`, { auth, body: { attributes: { sku: "SAME" } } })));
+    const responses = await Promise.all(
+      entities.map((e) => call("PATCH", `/entity/entities/${e.id}/attributes`, { auth, body: { attributes: { sku: "SAME" } } })),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(RACERS).fill(200));
     const { live, deleted, merged } = await endState(tenantId, ids, "SAME");
     expect(live).toHaveLength(1);
@@ -48,7 +53,11 @@ describe("concurrent rekeys onto one key", () => {
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([200, ...Array(RACERS - 1).fill(409)]);
     for (const r of responses.filter((r) => r.status === 409)) expect(expectError(r, 409, "CONFLICT").details.identifier_key).toBe("SAME");
-    const { live, deleted, merged } = await endState(tenantId, entities.map((e) => e.id), "SAME");
+    const { live, deleted, merged } = await endState(
+      tenantId,
+      entities.map((e) => e.id),
+      "SAME",
+    );
     expect(live).toEqual([responses.find((r) => r.status === 200)!.json.data.id]);
     expect(deleted).toEqual([]);
     expect(merged).toEqual([]);
@@ -59,7 +68,12 @@ describe("concurrent rekeys onto one key", () => {
     const entities = await racers(auth);
     const ids = entities.map((e) => e.id);
     const responses = await Promise.all(
-      entities.map((e) => call("POST", "/entity/entities/upsert", { auth, body: { type_name: "Product", data: [{ id: e.id, name: e.name, attributes: { sku: "SAME", title: "t" } }] } })),
+      entities.map((e) =>
+        call("POST", "/entity/entities/upsert", {
+          auth,
+          body: { type_name: "Product", data: [{ id: e.id, name: e.name, attributes: { sku: "SAME", title: "t" } }] },
+        }),
+      ),
     );
     expect(responses.map((r) => [r.status, r.json?.data?.updated])).toEqual(Array(RACERS).fill([200, 1]));
     const { live, deleted, merged } = await endState(tenantId, ids, "SAME");
@@ -89,9 +103,21 @@ describe("concurrent rekeys onto one key", () => {
 describe("concurrent entity type writes across tenants", () => {
   it("builds every type's indexes when types are created at once in two tenants (concurrent index builds on one table would deadlock)", async () => {
     const tenants = await Promise.all([createTenant(), createTenant()]);
-    const indexed = { indexed_attributes: [{ path: ["price"], type: "numeric", sortable: true }, { path: ["region"], type: "text" }] };
+    const indexed = {
+      indexed_attributes: [
+        { path: ["price"], type: "numeric", sortable: true },
+        { path: ["region"], type: "text" },
+      ],
+    };
     const created = await Promise.all(
-      tenants.flatMap((t) => [0, 1, 2].map((i) => call("POST", "/entity/entity-types", { auth: t.auth, body: { status: "active", name: `Racer${i}`, schema: productSchema, config: { identifier_key: ["sku"], ...indexed } } }))),
+      tenants.flatMap((t) =>
+        [0, 1, 2].map((i) =>
+          call("POST", "/entity/entity-types", {
+            auth: t.auth,
+            body: { status: "active", name: `Racer${i}`, schema: productSchema, config: { identifier_key: ["sku"], ...indexed } },
+          }),
+        ),
+      ),
     );
     expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
     const prefixes = created.map((r) => `et_${String(r.json.data.id).replace(/-/g, "")}_`);

@@ -5,7 +5,7 @@ import { cellText } from "../../src/entity/csv/columns";
 describe("cellText with escapeFormulas", () => {
   it("prefixes ' to text starting with =, +, -, @, tab or carriage return, then quotes as RFC 4180 says", () => {
     const cases: [string, string][] = [
-      ["=HYPERLINK(\"http://x\",\"y\")", `"'=HYPERLINK(""http://x"",""y"")"`],
+      ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
       ["=1+2", "'=1+2"],
       ["+1", "'+1"],
       ["-5", "'-5"],

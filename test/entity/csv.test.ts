@@ -33,7 +33,11 @@ async function importCsv(auth: string, csv: string | Uint8Array, config: Record<
 }
 
 async function exportCsv(auth: string, body: Record<string, unknown>) {
-  const res = await SELF.fetch(`${BASE}/entity/entities/export`, { method: "POST", headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const res = await SELF.fetch(`${BASE}/entity/entities/export`, {
+    method: "POST",
+    headers: { Authorization: auth, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -72,7 +76,11 @@ describe("POST /entity/entities/import", () => {
     const types = await call("GET", "/entity/entity-types", { auth: t.auth });
     const typeId = types.json.data.find((x: { name: string }) => x.name === "Part").id;
     const csv = "Label;Code;Cost;Ignored\nBig bolt;B9;2,5;x\n";
-    const res = await importCsv(t.auth, csv, { entity_type_id: typeId, delimiter: ";", column_mapping: { Label: "name", Code: "sku", Cost: "attributes.title" } });
+    const res = await importCsv(t.auth, csv, {
+      entity_type_id: typeId,
+      delimiter: ";",
+      column_mapping: { Label: "name", Code: "sku", Cost: "attributes.title" },
+    });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect((await parts(t.auth)).map((p) => [p.name, p.attributes])).toEqual([["Big bolt", { sku: "B9", title: "2,5" }]]);
   });
@@ -88,7 +96,7 @@ describe("POST /entity/entities/import", () => {
 
   it("a row that fails the schema is 422 naming line and column, and nothing is written", async () => {
     const t = await tenantWithType();
-    const res = await importCsv(t.auth, "name,sku,tags\nA,A1,[]\nB,B1,\"[1]\"\n", { entity_type_name: "Part" });
+    const res = await importCsv(t.auth, 'name,sku,tags\nA,A1,[]\nB,B1,"[1]"\n', { entity_type_name: "Part" });
     const err = expectError(res, 422, "VALIDATION_FAILED");
     expect(err.details.validation_errors).toEqual(['line 3, column "tags" at [0]: must be string, got number']);
     const missing = await importCsv(t.auth, "name,title\nA,x\n", { entity_type_name: "Part" });
@@ -114,7 +122,11 @@ describe("POST /entity/entities/import", () => {
     expect(await parts(t.auth)).toEqual([]);
 
     // A required attribute whose cell did not convert is reported once, by its cell.
-    await createType(t.auth, { name: "Priced", schema: { type: "object", required: ["sku", "price"], properties: { sku: { type: "string" }, price: { type: "number" } } }, config: { identifier_key: ["sku"] } });
+    await createType(t.auth, {
+      name: "Priced",
+      schema: { type: "object", required: ["sku", "price"], properties: { sku: { type: "string" }, price: { type: "number" } } },
+      config: { identifier_key: ["sku"] },
+    });
     const priced = expectError(await importCsv(t.auth, "name,sku,price\nA,A1,abc\n", { entity_type_name: "Priced" }), 422, "VALIDATION_FAILED");
     expect(priced.details.validation_errors).toEqual(['line 2, column "price": "abc" is not a number']);
   });
@@ -124,7 +136,10 @@ describe("POST /entity/entities/import", () => {
     const rows = Array.from({ length: 30 }, (_, i) => `P${i},S${i},x`).join("\n");
     const err = expectError(await importCsv(t.auth, `name,sku,price\n${rows}\n`, { entity_type_name: "Part" }), 422, "VALIDATION_FAILED");
     expect(err.message).toBe("30 of 30 rows failed validation; nothing was written");
-    expect(err.details.validation_errors).toEqual([...Array.from({ length: 20 }, (_, i) => `line ${i + 2}, column "price": "x" is not a number`), "... and 10 more errors"]);
+    expect(err.details.validation_errors).toEqual([
+      ...Array.from({ length: 20 }, (_, i) => `line ${i + 2}, column "price": "x" is not a number`),
+      "... and 10 more errors",
+    ]);
   });
 
   it("a header read as one column holding another delimiter hints at the delimiter option", async () => {
@@ -139,28 +154,55 @@ describe("POST /entity/entities/import", () => {
       "header: a column must map to name",
       'header: read with delimiter ";" as the one column "name\\tsku", which seems to use "\\t": set "delimiter": "\\t" in X-Import-Config',
     ]);
-    const mapped = expectError(await importCsv(t.auth, "name;sku\nA;A1\n", { entity_type_name: "Part", column_mapping: { name: "name" } }), 422, "VALIDATION_FAILED");
+    const mapped = expectError(
+      await importCsv(t.auth, "name;sku\nA;A1\n", { entity_type_name: "Part", column_mapping: { name: "name" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(mapped.details.validation_errors).toEqual([
       "column_mapping.name: no such column in the header",
       'header: read with delimiter "," as the one column "name;sku", which seems to use ";": set "delimiter": ";" in X-Import-Config',
     ]);
     // One column without another delimiter in it gets no hint.
-    expect(expectError(await importCsv(t.auth, "title\nx\n", { entity_type_name: "Part" }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["header: a column must map to name"]);
+    expect(expectError(await importCsv(t.auth, "title\nx\n", { entity_type_name: "Part" }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual([
+      "header: a column must map to name",
+    ]);
   });
 
   it("an error after a committed batch says which lines stay written, as upsert does", async () => {
     const t = await tenantWithType();
     await createType(t.auth, { name: "Brand", schema: { type: "object" }, config: { identifier_key: ["code"] } });
-    expect((await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name: "made_by", from_entity_type_name: "Part", to_entity_type_name: "Brand", max_to_cardinality: 1 } })).status).toBe(201);
-    const entity = async (type: string, name: string, attributes: Record<string, unknown>) => (await call("POST", "/entity/entities", { auth: t.auth, body: { type_name: type, name, attributes } })).json.data.id as string;
-    const [a, b, survivor, holder] = [await entity("Brand", "A", { code: "a" }), await entity("Brand", "B", { code: "b" }), await entity("Part", "S", { sku: "S" }), await entity("Part", "H", { sku: "H" })];
-    for (const [from, to] of [[survivor, a], [holder, b]]) expect((await call("POST", "/entity/relationships", { auth: t.auth, body: { rule_name: "made_by", from_entity_id: from, to_entity_id: to } })).status).toBe(201);
+    expect(
+      (
+        await call("POST", "/entity/relationship-rules", {
+          auth: t.auth,
+          body: { name: "made_by", from_entity_type_name: "Part", to_entity_type_name: "Brand", max_to_cardinality: 1 },
+        })
+      ).status,
+    ).toBe(201);
+    const entity = async (type: string, name: string, attributes: Record<string, unknown>) =>
+      (await call("POST", "/entity/entities", { auth: t.auth, body: { type_name: type, name, attributes } })).json.data.id as string;
+    const [a, b, survivor, holder] = [
+      await entity("Brand", "A", { code: "a" }),
+      await entity("Brand", "B", { code: "b" }),
+      await entity("Part", "S", { sku: "S" }),
+      await entity("Part", "H", { sku: "H" }),
+    ];
+    for (const [from, to] of [
+      [survivor, a],
+      [holder, b],
+    ])
+      expect(
+        (await call("POST", "/entity/relationships", { auth: t.auth, body: { rule_name: "made_by", from_entity_id: from, to_entity_id: to } })).status,
+      ).toBe(201);
     // 1,000 rows by key commit; the last row, by id, merges the holder into the survivor, which would then have two brands.
     const rows = Array.from({ length: 1000 }, (_, i) => `P${i},S${i},`).join("\n");
     const err = expectError(await importCsv(t.auth, `name,sku,id\n${rows}\nS,H,${survivor}\n`, { entity_type_name: "Part" }), 422, "UNPROCESSABLE_ENTITY");
     expect(err.details.code).toBe("MERGE_CARDINALITY_EXCEEDED");
     expect(err.details.committed).toEqual({ batches: 1, rows: 1000, ranges: [[0, 999]], links: 0 });
-    expect(err.message).toBe("Merging would exceed a relationship rule's cardinality; 1000 of 1001 rows (line 2 to line 1001) were already written by 1 committed batch and stay written");
+    expect(err.message).toBe(
+      "Merging would exceed a relationship rule's cardinality; 1000 of 1001 rows (line 2 to line 1001) were already written by 1 committed batch and stay written",
+    );
     // Two brands, the survivor, the holder (not merged) and the 1,000 committed rows.
     const [live] = await systemQuery("SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND deleted_at IS NULL", [t.tenantId]);
     expect(live.n).toBe(1004);
@@ -171,9 +213,17 @@ describe("POST /entity/entities/import", () => {
     const bad = await importCsv(t.auth, 'name,sku\nA,"A1\n', { entity_type_name: "Part" });
     expect(expectError(bad, 422, "VALIDATION_FAILED").details.validation_errors[0]).toMatch(/^line \d+: /);
     expectError(await importCsv(t.auth, "name,sku\nA,A1\n", null), 422, "VALIDATION_FAILED");
-    const res = await SELF.fetch(`${BASE}/entity/entities/import`, { method: "POST", headers: { Authorization: t.auth, "X-Import-Config": "%7Bnot json" }, body: "name\n" });
+    const res = await SELF.fetch(`${BASE}/entity/entities/import`, {
+      method: "POST",
+      headers: { Authorization: t.auth, "X-Import-Config": "%7Bnot json" },
+      body: "name\n",
+    });
     expect(res.status).toBe(422);
-    expectError(await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part", entity_type_id: "00000000-0000-4000-8000-000000000000" }), 422, "VALIDATION_FAILED");
+    expectError(
+      await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part", entity_type_id: "00000000-0000-4000-8000-000000000000" }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expectError(await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part", delimiter: ";;" }), 422, "VALIDATION_FAILED");
     expectError(await importCsv(t.auth, "title,sku\nA,A1\n", { entity_type_name: "Part" }), 422, "VALIDATION_FAILED");
     expectError(await importCsv(t.auth, "name,sku\nA,A1\n", { entity_type_name: "Part", column_mapping: { Nope: "name" } }), 422, "VALIDATION_FAILED");
@@ -233,7 +283,7 @@ describe("POST /entity/entities/export", () => {
       ].join("\r\n"),
     );
     const chosen = await exportCsv(t.auth, { type_name: "Part", columns: ["title", "name", "identifier_key"], sort: [{ path: ["name"], direction: "desc" }] });
-    expect(chosen.text).toBe(['title,name,identifier_key', '" padded ",Nut,N1', '"",Gear,G1', '"Say ""hi"", twice\nplease",Bolt,B1', ""].join("\r\n"));
+    expect(chosen.text).toBe(["title,name,identifier_key", '" padded ",Nut,N1', '"",Gear,G1', '"Say ""hi"", twice\nplease",Bolt,B1', ""].join("\r\n"));
   });
 
   it("takes the columns from the data when the schema names none", async () => {
@@ -274,7 +324,9 @@ describe("POST /entity/entities/export", () => {
     const sort = [{ path: ["attributes", "sku"] }];
     const escaped = await exportCsv(t.auth, { type_name: "Part", columns, sort });
     expect(escaped.status).toBe(200);
-    expect(escaped.text).toBe(["name,title,price,tags", `'=cmd|' /C calc'!A0,'@SUM(A1:A9),-5,"[""=x""]"`, "'+plus,'-minus,-0.5,", "tab,'\t=1+2,,", ""].join("\r\n"));
+    expect(escaped.text).toBe(
+      ["name,title,price,tags", `'=cmd|' /C calc'!A0,'@SUM(A1:A9),-5,"[""=x""]"`, "'+plus,'-minus,-0.5,", "tab,'\t=1+2,,", ""].join("\r\n"),
+    );
     const explicit = await exportCsv(t.auth, { type_name: "Part", columns, sort, escape_formulas: true });
     expect(explicit.text).toBe(escaped.text);
     const raw = await exportCsv(t.auth, { type_name: "Part", columns, sort, escape_formulas: false });
@@ -308,7 +360,15 @@ describe("POST /entity/entities/export", () => {
     const t = await tenantWithType();
     const data = Array.from({ length: 10_000 }, (_, i) => ({
       name: `Part ${i}`,
-      attributes: { sku: `P${String(i).padStart(5, "0")}`, title: i % 7 ? `Title, "${i}"\n` : "", price: i / 4, qty: i, active: i % 2 === 0, tags: [`t${i % 3}`], dims: { w: i % 10, h: 1 } },
+      attributes: {
+        sku: `P${String(i).padStart(5, "0")}`,
+        title: i % 7 ? `Title, "${i}"\n` : "",
+        price: i / 4,
+        qty: i,
+        active: i % 2 === 0,
+        tags: [`t${i % 3}`],
+        dims: { w: i % 10, h: 1 },
+      },
     }));
     expect((await call("POST", "/entity/entities/upsert", { auth: t.auth, body: { type_name: "Part", data, suppress_events: true } })).status).toBe(200);
     const first = await exportCsv(t.auth, { type_name: "Part", sort: [{ path: ["attributes", "sku"] }] });
@@ -322,10 +382,25 @@ describe("POST /entity/entities/export", () => {
     expect(second.text).toBe(first.text);
 
     await createType(t.auth, { name: "Copy", schema, config: { identifier_key: ["sku"] } });
-    const mapping = Object.fromEntries(first.text.slice(0, first.text.indexOf("\r\n")).split(",").filter((h) => h !== "id").map((h) => [h, h]));
+    const mapping = Object.fromEntries(
+      first.text
+        .slice(0, first.text.indexOf("\r\n"))
+        .split(",")
+        .filter((h) => h !== "id")
+        .map((h) => [h, h]),
+    );
     const copy = await importCsv(t.auth, first.text, { entity_type_name: "Copy", column_mapping: mapping });
     expect(copy.json.data).toMatchObject({ created: 10_000 });
-    const probe = await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Copy", filter: { operator: "in", path: ["attributes", "sku"], value: ["P00000", "P04321", "P09999"] }, sort: [{ path: ["attributes", "sku"] }] } });
-    expect(probe.json.data.map((e: { name: string; attributes: unknown }) => [e.name, e.attributes])).toEqual([0, 4321, 9999].map((i) => [data[i].name, data[i].attributes]));
+    const probe = await call("POST", "/entity/query", {
+      auth: t.auth,
+      body: {
+        type_name: "Copy",
+        filter: { operator: "in", path: ["attributes", "sku"], value: ["P00000", "P04321", "P09999"] },
+        sort: [{ path: ["attributes", "sku"] }],
+      },
+    });
+    expect(probe.json.data.map((e: { name: string; attributes: unknown }) => [e.name, e.attributes])).toEqual(
+      [0, 4321, 9999].map((i) => [data[i].name, data[i].attributes]),
+    );
   }, 120_000);
 });

@@ -6,10 +6,19 @@ describe("POST /entity/entities", () => {
   it("creates an entity with a computed key and records a created event", async () => {
     const { auth } = await createTenant();
     const type = await createProductType(auth);
-    const res = await call("POST", "/entity/entities", { auth, body: { type_name: "Product", name: "Widget", attributes: { sku: "W-1", title: "Widget", price: 9.5 } } });
+    const res = await call("POST", "/entity/entities", {
+      auth,
+      body: { type_name: "Product", name: "Widget", attributes: { sku: "W-1", title: "Widget", price: 9.5 } },
+    });
     expect(res.status).toBe(201);
     const e = res.json.data;
-    expect(e).toMatchObject({ name: "Widget", type: { id: type.id, name: "Product" }, attributes: { sku: "W-1", title: "Widget", price: 9.5 }, identifier_key: "W-1", deleted_at: null });
+    expect(e).toMatchObject({
+      name: "Widget",
+      type: { id: type.id, name: "Product" },
+      attributes: { sku: "W-1", title: "Widget", price: 9.5 },
+      identifier_key: "W-1",
+      deleted_at: null,
+    });
     expect(e.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
     const events = await eventsOf(auth, e.id);
     expect(events.map((x) => [x.action, x.suppressed])).toEqual([["created", false]]);
@@ -39,7 +48,9 @@ describe("POST /entity/entities", () => {
     await createProductType(auth);
     const res = await call("POST", "/entity/entities", { auth, body: { type_name: "Product", name: "X", attributes: { sku: 5, tags: ["a", 2] } } });
     const err = expectError(res, 422, "VALIDATION_FAILED");
-    expect(err.details.validation_errors).toEqual(expect.arrayContaining(["attributes.sku: must be string, got number", "attributes.title: is required", "attributes.tags[1]: must be string, got number"]));
+    expect(err.details.validation_errors).toEqual(
+      expect.arrayContaining(["attributes.sku: must be string, got number", "attributes.title: is required", "attributes.tags[1]: must be string, got number"]),
+    );
     expect(err.details.errors).toEqual(err.details.validation_errors);
   });
 
@@ -53,7 +64,11 @@ describe("POST /entity/entities", () => {
     const { auth } = await createTenant();
     await createType(auth, { name: "Loose", schema: { type: "object" }, config: { identifier_key: ["k"] } });
     expectError(await call("POST", "/entity/entities", { auth, body: { type_name: "Nope", name: "x", attributes: {} } }), 404, "NOT_FOUND");
-    const missing = expectError(await call("POST", "/entity/entities", { auth, body: { type_name: "Loose", name: "x", attributes: {} } }), 422, "VALIDATION_FAILED");
+    const missing = expectError(
+      await call("POST", "/entity/entities", { auth, body: { type_name: "Loose", name: "x", attributes: {} } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(missing.details.validation_errors).toEqual(["attributes.k: is required to compute the identifier key"]);
     expectError(await call("POST", "/entity/entities", { auth, body: { type_name: "Loose", name: "x", attributes: [] } }), 422, "VALIDATION_FAILED");
     expectError(await call("POST", "/entity/entities", { auth, body: { name: "x", attributes: {} } }), 422, "VALIDATION_FAILED");
@@ -107,7 +122,9 @@ describe("PUT /entity/entities/:id", () => {
     const shop = await createEntity(auth, "Shop", "S", { code: "s1" });
     const target = await createEntity(auth, "Product", "T", { sku: "T", title: "t" });
     const incumbent = await createEntity(auth, "Product", "I", { sku: "I", title: "i" });
-    expect((await call("POST", "/entity/relationships", { auth, body: { rule_name: "sells", from_entity_id: shop.id, to_entity_id: incumbent.id } })).status).toBe(201);
+    expect(
+      (await call("POST", "/entity/relationships", { auth, body: { rule_name: "sells", from_entity_id: shop.id, to_entity_id: incumbent.id } })).status,
+    ).toBe(201);
 
     const refused = await call("PUT", `/entity/entities/${target.id}`, { auth, body: { attributes: { sku: "I", title: "x" }, merge_on_conflict: false } });
     expectError(refused, 409, "CONFLICT");
@@ -178,7 +195,10 @@ describe("DELETE", () => {
     const [linkRow] = await systemQuery("SELECT deleted_at FROM relationships WHERE id = $1", [link.json.data.id]);
     expect(linkRow.deleted_at).not.toBeNull();
     const events = await eventsOf(auth, a.id);
-    expect(events.map((x) => [x.action, x.suppressed])).toEqual([["created", false], ["deleted", true]]);
+    expect(events.map((x) => [x.action, x.suppressed])).toEqual([
+      ["created", false],
+      ["deleted", true],
+    ]);
     expectError(await call("DELETE", `/entity/entities/${a.id}`, { auth }), 404, "NOT_FOUND");
     // The key is free again once the holder is deleted.
     await createEntity(auth, "Product", "A2", { sku: "A", title: "again" });

@@ -77,7 +77,13 @@ describe("schemaProblems: every line at once", () => {
   it("names each refused path with its reason, in config order", () => {
     const config = {
       identifier_key: ["sku", "address.city", "region"],
-      indexed_attributes: [indexed(["sku"], "text"), indexed(["price"], "timestamptz"), indexed(["attributes", "price"], "numeric"), indexed(["active"], "boolean"), indexed(["tags"], "text_array")],
+      indexed_attributes: [
+        indexed(["sku"], "text"),
+        indexed(["price"], "timestamptz"),
+        indexed(["attributes", "price"], "numeric"),
+        indexed(["active"], "boolean"),
+        indexed(["tags"], "text_array"),
+      ],
     };
     expect(schemaProblems(config, schema)).toEqual([
       "config.identifier_key[1]: attributes.address.city is not defined by the schema (additionalProperties is false)",
@@ -99,14 +105,18 @@ describe("schemaProblems: every line at once", () => {
 
   it("lets an indexed path reach an array item, as its index expression does, but not an identifier key, which is read through objects only", () => {
     const tagged = { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } };
-    expect(schemaProblems({ identifier_key: ["tags.0"], indexed_attributes: [indexed(["tags", "0"], "text"), indexed(["tags", "-1"], "numeric")] }, tagged)).toEqual([
+    expect(
+      schemaProblems({ identifier_key: ["tags.0"], indexed_attributes: [indexed(["tags", "0"], "text"), indexed(["tags", "-1"], "numeric")] }, tagged),
+    ).toEqual([
       "config.identifier_key[0]: attributes.tags.0 cannot be written: attributes.tags is array of string in the schema",
       "config.indexed_attributes[1].type: numeric cannot index attributes.tags.-1 (string in the schema); it reads a number, an integer or a string with format decimal, number, integer, int32, int64, float or double",
     ]);
   });
 
   it("has nothing to say about a config the schema allows", () => {
-    expect(schemaProblems({ identifier_key: ["sku", "address.zip"], indexed_attributes: [indexed(["price"], "numeric"), indexed(["active"], "boolean")] }, schema)).toEqual([]);
+    expect(
+      schemaProblems({ identifier_key: ["sku", "address.zip"], indexed_attributes: [indexed(["price"], "numeric"), indexed(["active"], "boolean")] }, schema),
+    ).toEqual([]);
   });
 });
 
@@ -136,6 +146,8 @@ describe("assertConfigFits", () => {
   });
 
   it("passes a config that fits", () => {
-    expect(() => assertConfigFits({ identifier_key: ["sku"], indexed_attributes: [indexed(["sku"], "text")], sort_by_updated_at: false, name_search: false }, closed)).not.toThrow();
+    expect(() =>
+      assertConfigFits({ identifier_key: ["sku"], indexed_attributes: [indexed(["sku"], "text")], sort_by_updated_at: false, name_search: false }, closed),
+    ).not.toThrow();
   });
 });

@@ -48,7 +48,11 @@ describe("POST /entity/entity-types", () => {
       },
     });
     // A draft type does not accept entities yet.
-    expectError(await call("POST", "/entity/entities", { auth, body: { type_name: "Product", name: "x", attributes: { sku: "1", title: "t" } } }), 422, "UNPROCESSABLE_ENTITY");
+    expectError(
+      await call("POST", "/entity/entities", { auth, body: { type_name: "Product", name: "x", attributes: { sku: "1", title: "t" } } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
   });
 
   it("creates a type from a registered schema name: the stored schema is the registered (latest) one", async () => {
@@ -63,17 +67,31 @@ describe("POST /entity/entity-types", () => {
     const got = await call("GET", `/entity/entity-types/${res.json.data.id}`, { auth });
     expect(got.json.data.schema).toEqual(v2);
     // Entities are validated against it.
-    const bad = expectError(await call("POST", "/entity/entities", { auth, body: { type_name: "Thing", name: "t", attributes: { code: "c1" } } }), 422, "VALIDATION_FAILED");
+    const bad = expectError(
+      await call("POST", "/entity/entities", { auth, body: { type_name: "Thing", name: "t", attributes: { code: "c1" } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(bad.details.validation_errors).toEqual(["attributes.label: is required"]);
-    expect((await call("POST", "/entity/entities", { auth, body: { type_name: "Thing", name: "t", attributes: { code: "c1", label: "L" } } })).status).toBe(201);
+    expect((await call("POST", "/entity/entities", { auth, body: { type_name: "Thing", name: "t", attributes: { code: "c1", label: "L" } } })).status).toBe(
+      201,
+    );
   });
 
   it("refuses both or neither of schema and schema_name (422) and an unknown schema_name (422)", async () => {
     const { auth } = await createTenant();
     await call("POST", "/schema/schemas", { auth, body: { name: "known", schema: { type: "object" } } });
-    expectError(await postType(auth, { name: "Both", schema: { type: "object" }, schema_name: "known", config: { identifier_key: ["k"] } }), 422, "VALIDATION_FAILED");
+    expectError(
+      await postType(auth, { name: "Both", schema: { type: "object" }, schema_name: "known", config: { identifier_key: ["k"] } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expectError(await postType(auth, { name: "Neither", config: { identifier_key: ["k"] } }), 422, "VALIDATION_FAILED");
-    const unknown = expectError(await postType(auth, { name: "Unknown", schema_name: "not-registered", config: { identifier_key: ["k"] } }), 422, "UNPROCESSABLE_ENTITY");
+    const unknown = expectError(
+      await postType(auth, { name: "Unknown", schema_name: "not-registered", config: { identifier_key: ["k"] } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     expect(unknown.message).toContain("not-registered");
     // None of them was created.
     const list = await call("GET", "/entity/entity-types", { auth });
@@ -94,7 +112,15 @@ describe("POST /entity/entity-types", () => {
     expectError(await postType(auth, { name: "1bad", schema: { type: "object" }, config: { identifier_key: ["k"] } }), 422, "VALIDATION_FAILED");
     expectError(await postType(auth, { name: "NoConfig", schema: { type: "object" } }), 422, "VALIDATION_FAILED");
     expectError(await postType(auth, { name: "NoKey", schema: { type: "object" }, config: {} }), 422, "VALIDATION_FAILED");
-    expectError(await postType(auth, { name: "BadIdx", schema: { type: "object" }, config: { identifier_key: ["k"], indexed_attributes: [{ path: ["a"], type: "money" }] } }), 422, "VALIDATION_FAILED");
+    expectError(
+      await postType(auth, {
+        name: "BadIdx",
+        schema: { type: "object" },
+        config: { identifier_key: ["k"], indexed_attributes: [{ path: ["a"], type: "money" }] },
+      }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expectError(await postType(auth, { name: "BadSchema", schema: [], config: { identifier_key: ["k"] } }), 422, "VALIDATION_FAILED");
   });
 });
@@ -120,7 +146,11 @@ describe("indexed_attributes rules", () => {
     const ten = Array.from({ length: 10 }, (_, i) => ({ path: [`n${i}`], type: "numeric", sortable: true }));
     expect((await postType(auth, { ...base, name: "TenSort", config: { identifier_key: ["k"], indexed_attributes: ten } })).status).toBe(201);
     const err = expectError(
-      await postType(auth, { ...base, name: "ElevenSort", config: { identifier_key: ["k"], indexed_attributes: [...ten, { path: ["n10"], type: "timestamptz", sortable: true }] } }),
+      await postType(auth, {
+        ...base,
+        name: "ElevenSort",
+        config: { identifier_key: ["k"], indexed_attributes: [...ten, { path: ["n10"], type: "timestamptz", sortable: true }] },
+      }),
       422,
       "VALIDATION_FAILED",
     );
@@ -130,7 +160,11 @@ describe("indexed_attributes rules", () => {
   it("refuses more than 10 searchable entries", async () => {
     const { auth } = await createTenant();
     const eleven = Array.from({ length: 11 }, (_, i) => ({ path: [`s${i}`], type: "text", searchable: true }));
-    const err = expectError(await postType(auth, { ...base, name: "ElevenSearch", config: { identifier_key: ["k"], indexed_attributes: eleven } }), 422, "VALIDATION_FAILED");
+    const err = expectError(
+      await postType(auth, { ...base, name: "ElevenSearch", config: { identifier_key: ["k"], indexed_attributes: eleven } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(violationLines(err)).toEqual(["config.indexed_attributes: at most 10 searchable entries"]);
   });
 
@@ -138,7 +172,17 @@ describe("indexed_attributes rules", () => {
     const { auth } = await createTenant();
     for (const type of ["numeric", "timestamptz", "boolean", "text_array"]) {
       const err = expectError(
-        await postType(auth, { ...base, name: `S${type}`, config: { identifier_key: ["k"], indexed_attributes: [{ path: ["ok"], type: "text" }, { path: ["x"], type, searchable: true }] } }),
+        await postType(auth, {
+          ...base,
+          name: `S${type}`,
+          config: {
+            identifier_key: ["k"],
+            indexed_attributes: [
+              { path: ["ok"], type: "text" },
+              { path: ["x"], type, searchable: true },
+            ],
+          },
+        }),
         422,
         "VALIDATION_FAILED",
       );
@@ -149,7 +193,18 @@ describe("indexed_attributes rules", () => {
   it("refuses duplicate paths, even with different types", async () => {
     const { auth } = await createTenant();
     const err = expectError(
-      await postType(auth, { ...base, name: "DupPath", config: { identifier_key: ["k"], indexed_attributes: [{ path: ["a", "b"], type: "text" }, { path: ["c"], type: "text" }, { path: ["a", "b"], type: "numeric" }] } }),
+      await postType(auth, {
+        ...base,
+        name: "DupPath",
+        config: {
+          identifier_key: ["k"],
+          indexed_attributes: [
+            { path: ["a", "b"], type: "text" },
+            { path: ["c"], type: "text" },
+            { path: ["a", "b"], type: "numeric" },
+          ],
+        },
+      }),
       422,
       "VALIDATION_FAILED",
     );
@@ -160,7 +215,11 @@ describe("indexed_attributes rules", () => {
     const { auth } = await createTenant();
     const t = await createType(auth, { ...base, name: "Patchy", config: { identifier_key: ["k"], indexed_attributes: [{ path: ["a"], type: "text" }] } });
     const eleven = Array.from({ length: 11 }, (_, i) => ({ path: [`n${i}`], type: "numeric", sortable: true }));
-    const err = expectError(await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { indexed_attributes: eleven } } }), 422, "VALIDATION_FAILED");
+    const err = expectError(
+      await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { indexed_attributes: eleven } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(violationLines(err)).toEqual(["config.indexed_attributes: at most 10 sortable entries"]);
     const twentyOne = Array.from({ length: 21 }, (_, i) => ({ path: [`a${i}`], type: "text" }));
     expectError(await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { indexed_attributes: twentyOne } } }), 422, "VALIDATION_FAILED");
@@ -235,7 +294,11 @@ describe("activate, get, list, patch", () => {
     const { auth } = await createTenant();
     const t = await createType(auth, { name: "Keyed", schema: { type: "object" }, config: { identifier_key: ["region", "sku"] } });
     expectError(await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { identifier_key: ["sku"] } } }), 422, "UNPROCESSABLE_ENTITY");
-    expectError(await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { identifier_key: ["sku", "region"] } } }), 422, "UNPROCESSABLE_ENTITY");
+    expectError(
+      await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { identifier_key: ["sku", "region"] } } }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     const same = await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { identifier_key: ["region", "sku"], name_search: true } } });
     expect(same.status).toBe(200);
     expect(same.json.data.config).toMatchObject({ identifier_key: ["region", "sku"], name_search: true });
@@ -263,7 +326,14 @@ describe("real Postgres indexes follow the config", () => {
     const { auth } = await createTenant();
     const field = `stat_${crypto.randomUUID().slice(0, 8)}`;
     const statsOn = async () =>
-      (await systemQuery<{ def: string }>("SELECT pg_get_statisticsobjdef(oid) AS def FROM pg_statistic_ext WHERE stxname LIKE 'es\\_%' AND pg_get_statisticsobjdef(oid) LIKE $1", [`%${field}%`])).map((r) => r.def).sort();
+      (
+        await systemQuery<{ def: string }>(
+          "SELECT pg_get_statisticsobjdef(oid) AS def FROM pg_statistic_ext WHERE stxname LIKE 'es\\_%' AND pg_get_statisticsobjdef(oid) LIKE $1",
+          [`%${field}%`],
+        )
+      )
+        .map((r) => r.def)
+        .sort();
     const t = await createType(auth, {
       name: "Stats",
       schema: { type: "object" },
@@ -316,7 +386,15 @@ describe("real Postgres indexes follow the config", () => {
     // Drop the numeric entry and the name search: their indexes go, the rest stay as they were.
     const patched = await call("PATCH", `/entity/entity-types/${t.id}`, {
       auth,
-      body: { config: { name_search: false, indexed_attributes: [{ path: ["sku"], type: "text" }, { path: ["title"], type: "text", searchable: true }] } },
+      body: {
+        config: {
+          name_search: false,
+          indexed_attributes: [
+            { path: ["sku"], type: "text" },
+            { path: ["title"], type: "text", searchable: true },
+          ],
+        },
+      },
     });
     expect(patched.status).toBe(200);
     expect(patched.json.data.config).toMatchObject({ sort_by_updated_at: true, name_search: false });
@@ -332,7 +410,15 @@ describe("real Postgres indexes follow the config", () => {
     // Omitting the tri-states leaves them as they are (updated_at index kept, name index still absent).
     const again = await call("PATCH", `/entity/entity-types/${t.id}`, {
       auth,
-      body: { config: { indexed_attributes: [{ path: ["sku"], type: "text" }, { path: ["title"], type: "text", searchable: true }, { path: ["on"], type: "boolean", filterable: true }] } },
+      body: {
+        config: {
+          indexed_attributes: [
+            { path: ["sku"], type: "text" },
+            { path: ["title"], type: "text", searchable: true },
+            { path: ["on"], type: "boolean", filterable: true },
+          ],
+        },
+      },
     });
     expect(again.status).toBe(200);
     expect(again.json.data.config).toMatchObject({ sort_by_updated_at: true, name_search: false });
@@ -429,7 +515,11 @@ describe("config checked against the schema", () => {
   it("refuses a registered schema (schema_name) the same way", async () => {
     const { auth } = await createTenant();
     expect((await call("POST", "/schema/schemas", { auth, body: { name: "customer", schema: customer } })).status).toBe(201);
-    const err = expectError(await postType(auth, { name: "Customer", schema_name: "customer", config: { identifier_key: ["customer_no"] } }), 422, "VALIDATION_FAILED");
+    const err = expectError(
+      await postType(auth, { name: "Customer", schema_name: "customer", config: { identifier_key: ["customer_no"] } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(violationLines(err)).toEqual(["config.identifier_key[0]: attributes.customer_no is not defined by the schema (additionalProperties is false)"]);
     expect(await typeNames(auth)).toEqual([]);
   });
@@ -442,7 +532,11 @@ describe("config checked against the schema", () => {
       schema: {
         type: "object",
         additionalProperties: false,
-        properties: { address: { type: "object", properties: { zip: { type: "string" } } }, amount: { type: "string", format: "decimal" }, since: { type: "string", format: "date-time" } },
+        properties: {
+          address: { type: "object", properties: { zip: { type: "string" } } },
+          amount: { type: "string", format: "decimal" },
+          since: { type: "string", format: "date-time" },
+        },
         patternProperties: { "^tag_": { type: "array", items: { type: "string" } } },
       },
       config: {
@@ -458,7 +552,11 @@ describe("config checked against the schema", () => {
     });
     expect(fits.status, JSON.stringify(fits.json)).toBe(201);
     // A $ref and names only oneOf branches declare: undecidable without resolving them, so allowed.
-    const withRef = await postType(auth, { name: "WithRef", schema: { $defs: { c: { type: "object", additionalProperties: false } }, $ref: "#/$defs/c" }, config: { identifier_key: ["code"] } });
+    const withRef = await postType(auth, {
+      name: "WithRef",
+      schema: { $defs: { c: { type: "object", additionalProperties: false } }, $ref: "#/$defs/c" },
+      config: { identifier_key: ["code"] },
+    });
     expect(withRef.status, JSON.stringify(withRef.json)).toBe(201);
     const branches = await postType(auth, {
       name: "Branches",
@@ -491,15 +589,36 @@ describe("config checked against the schema", () => {
 
   it("refuses a PATCH by schema_name, and one that changes only the config; nothing is written", async () => {
     const { auth } = await createTenant();
-    const t = await createType(auth, { name: "Cust", schema: { type: "object", properties: { email: { type: "string" }, score: { type: "number" } } }, config: { identifier_key: ["email"], indexed_attributes: [{ path: ["score"], type: "numeric" }] } });
+    const t = await createType(auth, {
+      name: "Cust",
+      schema: { type: "object", properties: { email: { type: "string" }, score: { type: "number" } } },
+      config: { identifier_key: ["email"], indexed_attributes: [{ path: ["score"], type: "numeric" }] },
+    });
     const indexesBefore = await typeIndexes(t.id);
-    await call("POST", "/schema/schemas", { auth, body: { name: "scored-as-text", schema: { type: "object", properties: { email: { type: "string" }, score: { type: "string" } } } } });
-    const byName = expectError(await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { schema_name: "scored-as-text" } }), 422, "VALIDATION_FAILED");
+    await call("POST", "/schema/schemas", {
+      auth,
+      body: { name: "scored-as-text", schema: { type: "object", properties: { email: { type: "string" }, score: { type: "string" } } } },
+    });
+    const byName = expectError(
+      await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { schema_name: "scored-as-text" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(violationLines(byName)).toEqual([
       "config.indexed_attributes[0].type: numeric cannot index attributes.score (string in the schema); it reads a number, an integer or a string with format decimal, number, integer, int32, int64, float or double",
     ]);
     const configOnly = expectError(
-      await call("PATCH", `/entity/entity-types/${t.id}`, { auth, body: { config: { indexed_attributes: [{ path: ["email"], type: "boolean" }, { path: ["attributes", "score"], type: "numeric" }] } } }),
+      await call("PATCH", `/entity/entity-types/${t.id}`, {
+        auth,
+        body: {
+          config: {
+            indexed_attributes: [
+              { path: ["email"], type: "boolean" },
+              { path: ["attributes", "score"], type: "numeric" },
+            ],
+          },
+        },
+      }),
       422,
       "VALIDATION_FAILED",
     );

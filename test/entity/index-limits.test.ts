@@ -55,13 +55,26 @@ describe("indexed value sizes", () => {
 
   it("refuses a huge key or indexed value on create, with nothing written", async () => {
     const { auth, tenantId } = await setup();
-    const post = (type_name: string, attributes: Record<string, unknown>) => call("POST", "/entity/entities", { auth, body: { type_name, name: "n", attributes } });
-    refused(await post("Item", { sku: HUGE }), `attributes.sku: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed as the identifier key (got ${HUGE.length})`);
+    const post = (type_name: string, attributes: Record<string, unknown>) =>
+      call("POST", "/entity/entities", { auth, body: { type_name, name: "n", attributes } });
+    refused(
+      await post("Item", { sku: HUGE }),
+      `attributes.sku: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed as the identifier key (got ${HUGE.length})`,
+    );
     refused(await post("Item", { sku: "k", title: INCOMPRESSIBLE }), `attributes.title: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got 3000)`);
-    refused(await post("Item", { sku: "k", title: { text: HUGE } }), `attributes.title: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got ${HUGE.length + 12})`);
-    refused(await post("Item", { sku: "k", price: `1${noise(5000, "0123456789")}` }), `attributes.price: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got 5001)`);
+    refused(
+      await post("Item", { sku: "k", title: { text: HUGE } }),
+      `attributes.title: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got ${HUGE.length + 12})`,
+    );
+    refused(
+      await post("Item", { sku: "k", price: `1${noise(5000, "0123456789")}` }),
+      `attributes.price: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got 5001)`,
+    );
     // A composite key names its longest part and the key's total size.
-    refused(await post("Pair", { a: "x", b: INCOMPRESSIBLE }), `attributes.b: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed as the identifier key (got ${3000 + 4})`);
+    refused(
+      await post("Pair", { a: "x", b: INCOMPRESSIBLE }),
+      `attributes.b: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed as the identifier key (got ${3000 + 4})`,
+    );
     expect(await liveCount(tenantId)).toEqual({ entities: 0, events: 0 });
   });
 
@@ -74,8 +87,14 @@ describe("indexed value sizes", () => {
   it("refuses them on PUT and PATCH, leaving the entity as it was", async () => {
     const { auth, tenantId } = await setup();
     const e = await createEntity(auth, "Item", "n", { sku: "k1", title: "t" });
-    refused(await call("PUT", `/entity/entities/${e.id}`, { auth, body: { attributes: { sku: HUGE } } }), `attributes.sku: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed as the identifier key (got ${HUGE.length})`);
-    refused(await call("PATCH", `/entity/entities/${e.id}/attributes`, { auth, body: { attributes: { title: INCOMPRESSIBLE } } }), `attributes.title: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got 3000)`);
+    refused(
+      await call("PUT", `/entity/entities/${e.id}`, { auth, body: { attributes: { sku: HUGE } } }),
+      `attributes.sku: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed as the identifier key (got ${HUGE.length})`,
+    );
+    refused(
+      await call("PATCH", `/entity/entities/${e.id}/attributes`, { auth, body: { attributes: { title: INCOMPRESSIBLE } } }),
+      `attributes.title: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got 3000)`,
+    );
     const now = await call("GET", `/entity/entities/${e.id}`, { auth });
     expect(now.json.data.attributes).toEqual({ sku: "k1", title: "t" });
     expect(await liveCount(tenantId)).toEqual({ entities: 1, events: 1 });
@@ -85,7 +104,13 @@ describe("indexed value sizes", () => {
     const { auth, tenantId } = await setup();
     const upsert = await call("POST", "/entity/entities/upsert", {
       auth,
-      body: { type_name: "Item", data: [{ name: "ok", attributes: { sku: "fine" } }, { name: "bad", attributes: { sku: "k2", title: INCOMPRESSIBLE } }] },
+      body: {
+        type_name: "Item",
+        data: [
+          { name: "ok", attributes: { sku: "fine" } },
+          { name: "bad", attributes: { sku: "k2", title: INCOMPRESSIBLE } },
+        ],
+      },
     });
     refused(upsert, `data[1].attributes.title: must be at most ${MAX_INDEXED_BYTES} bytes to be indexed (got 3000)`);
     const config = encodeURIComponent(JSON.stringify({ entity_type_name: "Item" }));

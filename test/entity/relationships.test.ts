@@ -96,21 +96,58 @@ describe("relationship rules", () => {
   it("refuses a duplicate name (409), unknown types (404) and bad cardinalities (422)", async () => {
     const { auth } = await personsAndCars();
     await createRule(auth, { name: "owns", from_entity_type_name: "Person", to_entity_type_name: "Car" });
-    const dup = expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "owns", from_entity_type_name: "Car", to_entity_type_name: "Person" } }), 409, "CONFLICT");
+    const dup = expectError(
+      await call("POST", "/entity/relationship-rules", { auth, body: { name: "owns", from_entity_type_name: "Car", to_entity_type_name: "Person" } }),
+      409,
+      "CONFLICT",
+    );
     expect(dup.message).toContain("owns");
 
-    expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "r1", from_entity_type_name: "Person", to_entity_type_name: "Boat" } }), 404, "NOT_FOUND");
-    expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "r2", from_entity_type_name: "Boat", to_entity_type_name: "Car" } }), 404, "NOT_FOUND");
-    expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "r3", from_entity_type_id: crypto.randomUUID(), to_entity_type_name: "Car" } }), 404, "NOT_FOUND");
+    expectError(
+      await call("POST", "/entity/relationship-rules", { auth, body: { name: "r1", from_entity_type_name: "Person", to_entity_type_name: "Boat" } }),
+      404,
+      "NOT_FOUND",
+    );
+    expectError(
+      await call("POST", "/entity/relationship-rules", { auth, body: { name: "r2", from_entity_type_name: "Boat", to_entity_type_name: "Car" } }),
+      404,
+      "NOT_FOUND",
+    );
+    expectError(
+      await call("POST", "/entity/relationship-rules", { auth, body: { name: "r3", from_entity_type_id: crypto.randomUUID(), to_entity_type_name: "Car" } }),
+      404,
+      "NOT_FOUND",
+    );
 
     for (const bad of [0, -1, "x", 1.5]) {
-      expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "r4", from_entity_type_name: "Person", to_entity_type_name: "Car", max_to_cardinality: bad } }), 422, "VALIDATION_FAILED");
-      expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "r5", from_entity_type_name: "Person", to_entity_type_name: "Car", max_from_cardinality: bad } }), 422, "VALIDATION_FAILED");
+      expectError(
+        await call("POST", "/entity/relationship-rules", {
+          auth,
+          body: { name: "r4", from_entity_type_name: "Person", to_entity_type_name: "Car", max_to_cardinality: bad },
+        }),
+        422,
+        "VALIDATION_FAILED",
+      );
+      expectError(
+        await call("POST", "/entity/relationship-rules", {
+          auth,
+          body: { name: "r5", from_entity_type_name: "Person", to_entity_type_name: "Car", max_from_cardinality: bad },
+        }),
+        422,
+        "VALIDATION_FAILED",
+      );
     }
     // Both or neither of a side's name and id.
     const { person } = await personsAndCars();
     expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "r6", to_entity_type_name: "Car" } }), 422, "VALIDATION_FAILED");
-    expectError(await call("POST", "/entity/relationship-rules", { auth, body: { name: "r7", from_entity_type_name: "Person", from_entity_type_id: person.id, to_entity_type_name: "Car" } }), 422, "VALIDATION_FAILED");
+    expectError(
+      await call("POST", "/entity/relationship-rules", {
+        auth,
+        body: { name: "r7", from_entity_type_name: "Person", from_entity_type_id: person.id, to_entity_type_name: "Car" },
+      }),
+      422,
+      "VALIDATION_FAILED",
+    );
 
     const all = await call("GET", "/entity/relationship-rules", { auth });
     expect(all.json.data.map((r: any) => r.name)).toEqual(["owns"]);
@@ -120,7 +157,14 @@ describe("relationship rules", () => {
     const a = await personsAndCars();
     const b = await createTenant();
     await createRule(a.auth, { name: "owns", from_entity_type_name: "Person", to_entity_type_name: "Car" });
-    expectError(await call("POST", "/entity/relationship-rules", { auth: b.auth, body: { name: "steal", from_entity_type_id: a.person.id, to_entity_type_id: a.car.id } }), 404, "NOT_FOUND");
+    expectError(
+      await call("POST", "/entity/relationship-rules", {
+        auth: b.auth,
+        body: { name: "steal", from_entity_type_id: a.person.id, to_entity_type_id: a.car.id },
+      }),
+      404,
+      "NOT_FOUND",
+    );
     const list = await call("GET", "/entity/relationship-rules?entity_type_name=Car", { auth: b.auth });
     expect(list.json.data).toEqual([]);
   });
@@ -248,10 +292,18 @@ describe("cardinality", () => {
 
     const raised = expectError(await link(auth, { rule_name: "drives", from_entity_id: p.id, to_entity_id: c2.id }), 409, "CONFLICT");
     expect(raised.message).toBe("Cardinality constraint violated");
-    const explicit = expectError(await link(auth, { rule_name: "drives", from_entity_id: p.id, to_entity_id: c2.id, on_cardinality_violation: "raise" }), 409, "CONFLICT");
+    const explicit = expectError(
+      await link(auth, { rule_name: "drives", from_entity_id: p.id, to_entity_id: c2.id, on_cardinality_violation: "raise" }),
+      409,
+      "CONFLICT",
+    );
     expect(explicit.message).toBe("Cardinality constraint violated");
 
-    const ignored = expectError(await link(auth, { rule_name: "drives", from_entity_id: p.id, to_entity_id: c2.id, on_cardinality_violation: "ignore" }), 422, "UNPROCESSABLE_ENTITY");
+    const ignored = expectError(
+      await link(auth, { rule_name: "drives", from_entity_id: p.id, to_entity_id: c2.id, on_cardinality_violation: "ignore" }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     expect(ignored.message).toMatch(/ignore/);
     let live = await liveLinks(rule.id);
     expect(live.filter((r) => r.from_entity_id === p.id).map((r) => r.to_entity_id)).toEqual([c1.id]);
@@ -300,7 +352,11 @@ describe("cardinality", () => {
 
     const raised = expectError(await link(auth, { rule_name: "registered-to", from_entity_id: p2.id, to_entity_id: c.id }), 409, "CONFLICT");
     expect(raised.message).toBe("Cardinality constraint violated");
-    expectError(await link(auth, { rule_name: "registered-to", from_entity_id: p2.id, to_entity_id: c.id, on_cardinality_violation: "ignore" }), 422, "UNPROCESSABLE_ENTITY");
+    expectError(
+      await link(auth, { rule_name: "registered-to", from_entity_id: p2.id, to_entity_id: c.id, on_cardinality_violation: "ignore" }),
+      422,
+      "UNPROCESSABLE_ENTITY",
+    );
     expect((await liveLinks(rule.id)).filter((r) => r.to_entity_id === c.id).map((r) => r.from_entity_id)).toEqual([p1.id]);
 
     await linkOk(auth, { rule_name: "registered-to", from_entity_id: p2.id, to_entity_id: c.id, on_cardinality_violation: "replace" });
@@ -326,7 +382,12 @@ describe("cardinality", () => {
     for (const r of results.filter((x) => x.status === 409)) expect(expectError(r, 409, "CONFLICT").message).toBe("Cardinality constraint violated");
     const live = await liveLinks(rule.id);
     expect(live).toHaveLength(3);
-    expect(live.map((r) => r.id).sort()).toEqual(results.filter((r) => r.status === 201).map((r) => r.json.data.id).sort());
+    expect(live.map((r) => r.id).sort()).toEqual(
+      results
+        .filter((r) => r.status === 201)
+        .map((r) => r.json.data.id)
+        .sort(),
+    );
   });
 });
 
@@ -366,7 +427,11 @@ describe("includes on GET /entity/entities/:id", () => {
 
     const fromProduct = await call("GET", `/entity/entities/${products[2].id}?include=Shop`, { auth });
     expect(fromProduct.json.data.relationships).toEqual([
-      { rule: { id: sells.id, name: "sells" }, entity: { id: shop.id, name: "Corner", type: { id: expect.stringMatching(UUID), name: "Shop" }, attributes: { code: "s1" } }, direction: "from" },
+      {
+        rule: { id: sells.id, name: "sells" },
+        entity: { id: shop.id, name: "Corner", type: { id: expect.stringMatching(UUID), name: "Shop" }, attributes: { code: "s1" } },
+        direction: "from",
+      },
       { rule: { id: features.id, name: "features" }, entity: expect.objectContaining({ id: shop.id }), direction: "from" },
     ]);
 

@@ -22,7 +22,9 @@ describe("schemasAt: what a schema says about an attribute path", () => {
 
   it("refuses a path below a value the schema types as something other than an object", () => {
     const schema = { type: "object", properties: { address: { type: ["string", "null"] } } };
-    expect(schemasAt(schema, ["address", "zip"])).toEqual({ forbidden: "attributes.address.zip cannot be written: attributes.address is string or null in the schema" });
+    expect(schemasAt(schema, ["address", "zip"])).toEqual({
+      forbidden: "attributes.address.zip cannot be written: attributes.address is string or null in the schema",
+    });
   });
 
   it("refuses a property whose schema is false, and everything under a false schema", () => {
@@ -57,7 +59,9 @@ describe("schemasAt: what a schema says about an attribute path", () => {
 
   it("refuses what additionalProperties: false forbids even beside allOf, and unevaluatedProperties: false alone", () => {
     const beside = { type: "object", additionalProperties: false, allOf: [{ properties: { k: { type: "string" } } }] };
-    expect(schemasAt(beside, ["k"])).toEqual({ forbidden: "attributes.k is not defined by the schema (additionalProperties is false, and it ignores properties named inside allOf)" });
+    expect(schemasAt(beside, ["k"])).toEqual({
+      forbidden: "attributes.k is not defined by the schema (additionalProperties is false, and it ignores properties named inside allOf)",
+    });
     expect(schemasAt({ type: "object", properties: {}, unevaluatedProperties: false }, ["k"])).toEqual({
       forbidden: "attributes.k is not defined by the schema (unevaluatedProperties is false)",
     });
@@ -86,8 +90,12 @@ describe("schemasAt: integer segments and array items", () => {
   });
 
   it("refuses a name or a non-integer below an array, and what an item's schema forbids", () => {
-    expect(schemasAt(schema, ["tags", "first"])).toEqual({ forbidden: "attributes.tags.first cannot be written: attributes.tags is array of string in the schema" });
-    expect(schemasAt(schema, ["tags", "1.5"])).toEqual({ forbidden: "attributes.tags.1.5 cannot be written: attributes.tags is array of string in the schema" });
+    expect(schemasAt(schema, ["tags", "first"])).toEqual({
+      forbidden: "attributes.tags.first cannot be written: attributes.tags is array of string in the schema",
+    });
+    expect(schemasAt(schema, ["tags", "1.5"])).toEqual({
+      forbidden: "attributes.tags.1.5 cannot be written: attributes.tags is array of string in the schema",
+    });
     expect(schemasAt(schema, ["tags", "0 "])).toEqual({ forbidden: "attributes.tags.0  cannot be written: attributes.tags is array of string in the schema" });
     expect(schemasAt(schema, ["list", "k"])).toEqual({ forbidden: "attributes.list.k cannot be written: attributes.list is array of object in the schema" });
     expect(schemasAt(schema, ["list", "0", "z"])).toEqual({ forbidden: "attributes.list.0.z is not defined by the schema (additionalProperties is false)" });
@@ -101,7 +109,9 @@ describe("schemasAt: integer segments and array items", () => {
     expect(schemasAt(schema, ["few", "1"])).toEqual({ schemas: [] });
     expect(schemasAt(schema, ["few", "2"])).toEqual({ forbidden: "attributes.few.2 cannot be written: attributes.few has at most 2 items in the schema" });
     expect(schemasAt(schema, ["strict", "0"])).toEqual({ schemas: [{ type: "string" }] });
-    expect(schemasAt(schema, ["strict", "1"])).toEqual({ forbidden: "attributes.strict.1 is not defined by the schema (unevaluatedItems is false after the 1 prefixItems)" });
+    expect(schemasAt(schema, ["strict", "1"])).toEqual({
+      forbidden: "attributes.strict.1 is not defined by the schema (unevaluatedItems is false after the 1 prefixItems)",
+    });
     expect(schemasAt({ type: "array", unevaluatedItems: false, contains: { type: "string" } }, ["0"])).toEqual({ schemas: [] });
   });
 
@@ -123,7 +133,9 @@ describe("schemasAt: integer segments and array items", () => {
   });
 
   it("reaching through object properties only (the identifier key), never enters an array", () => {
-    expect(schemasAt(schema, ["tags", "0"], "object")).toEqual({ forbidden: "attributes.tags.0 cannot be written: attributes.tags is array of string in the schema" });
+    expect(schemasAt(schema, ["tags", "0"], "object")).toEqual({
+      forbidden: "attributes.tags.0 cannot be written: attributes.tags is array of string in the schema",
+    });
     expect(schemasAt({ type: "object", properties: { "0": { type: "string" } } }, ["0"], "object")).toEqual({ schemas: [{ type: "string" }] });
   });
 });

@@ -102,7 +102,10 @@ describe("POST /entity/temp-files and GET /entity/temp-files/{id}", () => {
   it("records the name without Unicode format characters, from X-Temp-File-Name and from a multipart part", async () => {
     const { auth } = await createTenant();
     const hidden = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff";
-    const raw = await createTemp(auth, new TextEncoder().encode("MZ"), { "X-Temp-File-Name": encodeURIComponent(`invoice\u202Efdp${hidden}.exe`), "Content-Type": "application/octet-stream" });
+    const raw = await createTemp(auth, new TextEncoder().encode("MZ"), {
+      "X-Temp-File-Name": encodeURIComponent(`invoice\u202Efdp${hidden}.exe`),
+      "Content-Type": "application/octet-stream",
+    });
     expect(raw.name).toBe("invoicefdp.exe");
     expect((await getTemp(auth, raw.id)).headers.get("X-Temp-File-Name")).toBe("invoicefdp.exe");
     const form = new FormData();
@@ -111,7 +114,11 @@ describe("POST /entity/temp-files and GET /entity/temp-files/{id}", () => {
     expect(part.status, part.text).toBe(201);
     expect(part.json.data.name).toBe("report.pdf");
     // Nothing left is no name: refused like an empty one.
-    const empty = expectError(await call("POST", "/entity/temp-files", { auth, rawBody: new Uint8Array(1), headers: { "X-Temp-File-Name": encodeURIComponent("\u202E\u200b") } }), 422, "VALIDATION_FAILED");
+    const empty = expectError(
+      await call("POST", "/entity/temp-files", { auth, rawBody: new Uint8Array(1), headers: { "X-Temp-File-Name": encodeURIComponent("\u202E\u200b") } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(empty.details.validation_errors).toEqual([expect.stringMatching(/^name: /)]);
   });
 
@@ -150,7 +157,11 @@ describe("POST /entity/temp-files and GET /entity/temp-files/{id}", () => {
     expectError(await call("GET", `/entity/temp-files/${file.id}`, { auth: "Basic bm9wZTpub3Bl" }), 401, "UNAUTHORIZED");
 
     const reader = await tokenWith(a.auth, ["entity:read"]);
-    const refused = expectError(await call("POST", "/entity/temp-files", { auth: reader, rawBody: new Uint8Array(1), headers: { "X-Temp-File-Name": "x" } }), 403, "FORBIDDEN");
+    const refused = expectError(
+      await call("POST", "/entity/temp-files", { auth: reader, rawBody: new Uint8Array(1), headers: { "X-Temp-File-Name": "x" } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(refused.details).toMatchObject({ resource: "entity", action: "create" });
     expect((await getTemp(reader, file.id)).bytes).toEqual(new Uint8Array([1, 2, 3]));
     const writer = await tokenWith(a.auth, ["entity:create"]);
@@ -167,7 +178,7 @@ describe("temp-file download links", () => {
   it("mints a credential-free link (default ttl 900) that downloads as an attachment", async () => {
     const { auth } = await createTenant();
     const bytes = randomData(130 * KiB);
-    const file = await createTemp(auth, bytes, { "X-Temp-File-Name": "na%C3%AFve \"q\".csv", "Content-Type": "text/csv" });
+    const file = await createTemp(auth, bytes, { "X-Temp-File-Name": 'na%C3%AFve "q".csv', "Content-Type": "text/csv" });
     for (const res of [await downloadUrl(auth, file.id), await call("POST", `/entity/temp-files/${file.id}/download-url`, { auth, body: {} })]) {
       expect(res.status, res.text).toBe(200);
       expect(Object.keys(res.json.data).sort()).toEqual(["expires_at", "url"]);
@@ -204,7 +215,18 @@ describe("temp-file download links", () => {
   it("keeps every other type an opaque attachment: markup, SVG, scripts and anything unknown", async () => {
     const { auth } = await createTenant();
     const markup = new TextEncoder().encode("<script>alert(document.domain)</script>");
-    for (const type of ["text/html", "text/html; charset=utf-8", "image/svg+xml", "application/xhtml+xml", "text/xml", "application/javascript", "text/csv", "application/octet-stream", "image/pngx", "text/plainx"]) {
+    for (const type of [
+      "text/html",
+      "text/html; charset=utf-8",
+      "image/svg+xml",
+      "application/xhtml+xml",
+      "text/xml",
+      "application/javascript",
+      "text/csv",
+      "application/octet-stream",
+      "image/pngx",
+      "text/plainx",
+    ]) {
       const file = await createTemp(auth, markup, { "X-Temp-File-Name": "page.html", "Content-Type": type });
       const got = await fetchUrl((await downloadUrl(auth, file.id)).json.data.url);
       expect(got.status, type).toBe(200);
@@ -240,7 +262,9 @@ describe("temp-file download links", () => {
     }
 
     // Ten minutes of life left: a two-hour link ends with the file.
-    const [{ expires_at }] = await systemQuery("UPDATE temp_files SET expires_at = now() + interval '10 minutes' WHERE id = $1 RETURNING expires_at", [file.id]);
+    const [{ expires_at }] = await systemQuery("UPDATE temp_files SET expires_at = now() + interval '10 minutes' WHERE id = $1 RETURNING expires_at", [
+      file.id,
+    ]);
     const capped = await downloadUrl(auth, file.id, { ttl: 7200 });
     expect(capped.status).toBe(200);
     expect(Date.parse(capped.json.data.expires_at)).toBe(Math.floor(Date.parse(expires_at) / 1000) * 1000);
@@ -273,10 +297,26 @@ describe("temp-file download links", () => {
     }
 
     // A link signed correctly, for another purpose: an artifact download link with this id does not open the temp file.
-    const wrongPurpose = await signLink(env.MASTER_KEY, "artifact-download", tenantId, file.id, BASE, `/entity/temp-files/${file.id}/download`, Math.floor(Date.now() / 1000) + 600);
+    const wrongPurpose = await signLink(
+      env.MASTER_KEY,
+      "artifact-download",
+      tenantId,
+      file.id,
+      BASE,
+      `/entity/temp-files/${file.id}/download`,
+      Math.floor(Date.now() / 1000) + 600,
+    );
     expect(expectError(await fetchUrl(wrongPurpose.url), 401, "UNAUTHORIZED").details.code).toBe("LINK_SIGNATURE_INVALID");
 
-    const expired = await signLink(env.MASTER_KEY, "temp-file-download", tenantId, file.id, BASE, `/entity/temp-files/${file.id}/download`, Math.floor(Date.now() / 1000) - 1);
+    const expired = await signLink(
+      env.MASTER_KEY,
+      "temp-file-download",
+      tenantId,
+      file.id,
+      BASE,
+      `/entity/temp-files/${file.id}/download`,
+      Math.floor(Date.now() / 1000) - 1,
+    );
     const err = expectError(await fetchUrl(expired.url), 401, "UNAUTHORIZED");
     expect(err.details.code).toBe("LINK_EXPIRED");
     expect(err.message).toBe("The link has expired");

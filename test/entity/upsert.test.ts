@@ -32,7 +32,15 @@ describe("POST /entity/entities/upsert", () => {
     expect(events.map((e) => [e.action, e.suppressed])).toEqual([["created", false]]);
     const { created_at, updated_at } = (await call("GET", `/entity/entities/${ids[1]}`, { auth })).json.data;
     expect(events[0].payload).toEqual({
-      entity: { id: ids[1], name: "P1", type: { id: type.id, name: "Product" }, attributes: { sku: "S1", title: "T1", price: 1 }, identifier_key: "S1", created_at, updated_at },
+      entity: {
+        id: ids[1],
+        name: "P1",
+        type: { id: type.id, name: "Product" },
+        attributes: { sku: "S1", title: "T1", price: 1 },
+        identifier_key: "S1",
+        created_at,
+        updated_at,
+      },
     });
   });
 
@@ -77,7 +85,13 @@ describe("POST /entity/entities/upsert", () => {
   it("deduplicates within the request: last wins per key, both positions get the same id", async () => {
     const { auth, tenantId } = await createTenant();
     await createProductType(auth);
-    const res = await upsert(auth, { data: [{ name: "first", attributes: { sku: "K", title: "1" } }, { name: "other", attributes: { sku: "O", title: "o" } }, { name: "last", attributes: { sku: "K", title: "2" } }] });
+    const res = await upsert(auth, {
+      data: [
+        { name: "first", attributes: { sku: "K", title: "1" } },
+        { name: "other", attributes: { sku: "O", title: "o" } },
+        { name: "last", attributes: { sku: "K", title: "2" } },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.json.data.created).toBe(2);
     expect(res.json.data.ids[0]).toBe(res.json.data.ids[2]);
@@ -134,18 +148,37 @@ describe("POST /entity/entities/upsert", () => {
 
   it("reports every problem of every row at once: schema and key lines together, twenty lines and an exact count of the rest", async () => {
     const { auth, tenantId } = await createTenant();
-    await createType(auth, { name: "Product", schema: { type: "object", properties: { sku: { type: "string" }, price: { type: "number" } } }, config: { identifier_key: ["sku"] } });
+    await createType(auth, {
+      name: "Product",
+      schema: { type: "object", properties: { sku: { type: "string" }, price: { type: "number" } } },
+      config: { identifier_key: ["sku"] },
+    });
     // Row 1 has no key AND a bad price: both lines in one answer, not the key only after the price is fixed.
-    const few = expectError(await upsert(auth, { data: [{ name: "ok", attributes: { sku: "A" } }, { name: "b", attributes: { price: "x" } }] }), 422, "VALIDATION_FAILED");
+    const few = expectError(
+      await upsert(auth, {
+        data: [
+          { name: "ok", attributes: { sku: "A" } },
+          { name: "b", attributes: { price: "x" } },
+        ],
+      }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(few.message).toBe("1 of 2 rows failed validation; nothing was written");
-    expect(few.details.validation_errors).toEqual(["data[1].attributes.price: must be number, got string", "data[1].attributes.sku: is required to compute the identifier key"]);
+    expect(few.details.validation_errors).toEqual([
+      "data[1].attributes.price: must be number, got string",
+      "data[1].attributes.sku: is required to compute the identifier key",
+    ]);
 
     const data = Array.from({ length: 50 }, (_, i) => ({ name: `n${i}`, attributes: { price: "x" } }));
     const many = expectError(await upsert(auth, { data }), 422, "VALIDATION_FAILED");
     const lines: string[] = many.details.validation_errors;
     expect(many.message).toBe("50 of 50 rows failed validation; nothing was written");
     expect(lines).toHaveLength(21);
-    expect(lines.slice(0, 2)).toEqual(["data[0].attributes.price: must be number, got string", "data[0].attributes.sku: is required to compute the identifier key"]);
+    expect(lines.slice(0, 2)).toEqual([
+      "data[0].attributes.price: must be number, got string",
+      "data[0].attributes.sku: is required to compute the identifier key",
+    ]);
     expect(lines[19]).toBe("data[9].attributes.sku: is required to compute the identifier key");
     // 100 lines in all: twenty shown, eighty counted (not the sixty a forty-line buffer gave).
     expect(lines[20]).toBe("... and 80 more errors");
@@ -167,7 +200,11 @@ describe("POST /entity/entities/upsert", () => {
     await createProductType(auth);
     const tooMany = Array.from({ length: 100_001 }, () => ({ name: "x", attributes: {} }));
     expectError(await upsert(auth, { data: tooMany }), 422, "VALIDATION_FAILED");
-    const shape = expectError(await upsert(auth, { data: [{ attributes: { sku: "1", title: "t" } }, { name: "n", attributes: { sku: "2", title: "t" }, extra: 1 }] }), 422, "VALIDATION_FAILED");
+    const shape = expectError(
+      await upsert(auth, { data: [{ attributes: { sku: "1", title: "t" } }, { name: "n", attributes: { sku: "2", title: "t" }, extra: 1 }] }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(shape.details.validation_errors).toEqual(["data[0].name: is required", "data[1].extra: is not allowed"]);
     expectError(await upsert(auth, { data: [], on_conflict: "sometimes" }), 422, "VALIDATION_FAILED");
     expectError(await call("POST", "/entity/entities/upsert", { auth, body: { data: [] } }), 422, "VALIDATION_FAILED");
@@ -221,7 +258,10 @@ describe("upsert inline relationships", () => {
     const t = await createTenant();
     await createProductType(t.auth);
     await createType(t.auth, { name: "Brand", schema: { type: "object" }, config: { identifier_key: ["code"] } });
-    await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name: "made_by", from_entity_type_name: "Product", to_entity_type_name: "Brand", max_to_cardinality: 1 } });
+    await call("POST", "/entity/relationship-rules", {
+      auth: t.auth,
+      body: { name: "made_by", from_entity_type_name: "Product", to_entity_type_name: "Brand", max_to_cardinality: 1 },
+    });
     const brand = await createEntity(t.auth, "Brand", "Acme", { code: "acme" });
     return { ...t, brand };
   }
@@ -232,7 +272,11 @@ describe("upsert inline relationships", () => {
     const res = await upsert(auth, {
       data: [
         { name: "P1", attributes: { sku: "1", title: "t" }, relationships: [{ rule_name: "made_by", target_entity_id: brand.id }] },
-        { name: "P2", attributes: { sku: "2", title: "t" }, relationships: [{ rule_name: "made_by", target_identifier: { code: "other" }, target_type_name: "Brand" }] },
+        {
+          name: "P2",
+          attributes: { sku: "2", title: "t" },
+          relationships: [{ rule_name: "made_by", target_identifier: { code: "other" }, target_type_name: "Brand" }],
+        },
       ],
     });
     expect(res.status).toBe(200);
@@ -244,7 +288,13 @@ describe("upsert inline relationships", () => {
 
   it("fails the request with 422 on an unresolved target, or skips and reports it with skip_unresolved_relationships", async () => {
     const { auth, tenantId } = await setup();
-    const data = [{ name: "P", attributes: { sku: "1", title: "t" }, relationships: [{ rule_name: "made_by", target_identifier: { code: "ghost" }, target_type_name: "Brand" }] }];
+    const data = [
+      {
+        name: "P",
+        attributes: { sku: "1", title: "t" },
+        relationships: [{ rule_name: "made_by", target_identifier: { code: "ghost" }, target_type_name: "Brand" }],
+      },
+    ];
     const failed = await upsert(auth, { data });
     const err = expectError(failed, 422, "UNPROCESSABLE_ENTITY");
     expect(err.details.unresolved).toEqual([{ index: 0, code: "UNRESOLVED_RELATIONSHIP", message: "no live Brand with identifier_key ghost" }]);
@@ -269,8 +319,13 @@ describe("upsert inline relationships", () => {
     expect(err.details.code).toBe("MERGE_CARDINALITY_EXCEEDED");
     expect(err.details.rules).toEqual(["made_by"]);
     expect(err.details.committed).toEqual({ batches: 1, rows: 1000, ranges: [[0, 999]], links: 0 });
-    expect(err.message).toBe("Merging would exceed a relationship rule's cardinality; 1000 of 1001 rows (data[0] to data[999]) were already written by 1 committed batch and stay written");
-    const [written] = await systemQuery("SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND deleted_at IS NULL AND identifier_key LIKE 'S%' AND identifier_key <> 'S'", [tenantId]);
+    expect(err.message).toBe(
+      "Merging would exceed a relationship rule's cardinality; 1000 of 1001 rows (data[0] to data[999]) were already written by 1 committed batch and stay written",
+    );
+    const [written] = await systemQuery(
+      "SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND deleted_at IS NULL AND identifier_key LIKE 'S%' AND identifier_key <> 'S'",
+      [tenantId],
+    );
     expect(written.n).toBe(1000);
     expect((await call("GET", `/entity/entities/${holder.id}`, { auth })).status).toBe(200);
   }, 60_000);
@@ -284,7 +339,9 @@ describe("upsert inline relationships", () => {
     const err = expectError(await upsert(auth, { data }), 409, "CONFLICT");
     expect(err.details.code).toBe("CARDINALITY_VIOLATION");
     expect(err.details.committed).toEqual({ batches: 3, rows: 1001, ranges: [[0, 1000]], links: 1000 });
-    expect(err.message).toBe("Cardinality constraint violated; 1001 of 1001 rows (data[0] to data[1000]) were already written, with 1000 links, by 3 committed batches and stay written");
+    expect(err.message).toBe(
+      "Cardinality constraint violated; 1001 of 1001 rows (data[0] to data[1000]) were already written, with 1000 links, by 3 committed batches and stay written",
+    );
     const [links] = await systemQuery("SELECT count(*)::int AS n FROM relationships WHERE tenant_id = $1 AND deleted_at IS NULL", [tenantId]);
     expect(links.n).toBe(1000);
   }, 60_000);
@@ -293,7 +350,16 @@ describe("upsert inline relationships", () => {
     const { auth, brand } = await setup();
     const other = await createEntity(auth, "Brand", "Other", { code: "other" });
     const res = await upsert(auth, {
-      data: [{ name: "P", attributes: { sku: "1", title: "t" }, relationships: [{ rule_name: "made_by", target_entity_id: brand.id }, { rule_name: "made_by", target_entity_id: other.id }] }],
+      data: [
+        {
+          name: "P",
+          attributes: { sku: "1", title: "t" },
+          relationships: [
+            { rule_name: "made_by", target_entity_id: brand.id },
+            { rule_name: "made_by", target_entity_id: other.id },
+          ],
+        },
+      ],
     });
     const err = expectError(res, 409, "CONFLICT");
     // The row committed before its links were refused, and the answer says so.

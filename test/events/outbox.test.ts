@@ -27,7 +27,11 @@ async function listEvents(auth: string, query = "") {
  * An event written straight to the database with its outbox row, as the
  * writers do, as if the process died after commit and before the queue send.
  */
-async function insertEvent(tenantId: string, entity: { id: string; typeId: string }, opts: { minutesAgo?: number; suppressed?: boolean; action?: string } = {}) {
+async function insertEvent(
+  tenantId: string,
+  entity: { id: string; typeId: string },
+  opts: { minutesAgo?: number; suppressed?: boolean; action?: string } = {},
+) {
   const [row] = await systemQuery<{ id: string }>(
     `WITH ev AS (
        INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload, created_at)
@@ -126,7 +130,13 @@ describe("each write records exactly its event", () => {
     const e = await createEntity(auth, "Product", "A", { sku: "1", title: "t" });
     let events = await eventsOf(auth, e.id);
     expect(events.map((x) => [x.action, x.suppressed])).toEqual([["created", false]]);
-    expect(events[0].payload.entity).toMatchObject({ id: e.id, name: "A", type: { id: type.id, name: "Product" }, attributes: { sku: "1", title: "t" }, identifier_key: "1" });
+    expect(events[0].payload.entity).toMatchObject({
+      id: e.id,
+      name: "A",
+      type: { id: type.id, name: "Product" },
+      attributes: { sku: "1", title: "t" },
+      identifier_key: "1",
+    });
 
     expect((await call("PUT", `/entity/entities/${e.id}`, { auth, body: { attributes: { sku: "1", title: "t2" } } })).status).toBe(200);
     events = await eventsOf(auth, e.id);
@@ -163,7 +173,12 @@ describe("each write records exactly its event", () => {
     const events = await eventsOf(auth, target.id);
     expect(events[0]).toMatchObject({ action: "created", suppressed: false });
     // Exactly one updated and one merged for the one write (their relative order is checked below).
-    expect(events.slice(1).map((x) => [x.action, x.suppressed]).sort()).toEqual([
+    expect(
+      events
+        .slice(1)
+        .map((x) => [x.action, x.suppressed])
+        .sort(),
+    ).toEqual([
       ["merged", false],
       ["updated", false],
     ]);
@@ -192,17 +207,27 @@ describe("each write records exactly its event", () => {
     const a = await createEntity(auth, "Product", "A", { sku: "A", title: "a" });
     const b = await createEntity(auth, "Product", "B", { sku: "B", title: "b" });
     // Refused: duplicate key, schema violation, stale compare-and-swap.
-    expectError(await call("POST", "/entity/entities", { auth, body: { type_name: "Product", name: "dup", attributes: { sku: "A", title: "x" } } }), 409, "CONFLICT");
+    expectError(
+      await call("POST", "/entity/entities", { auth, body: { type_name: "Product", name: "dup", attributes: { sku: "A", title: "x" } } }),
+      409,
+      "CONFLICT",
+    );
     expectError(await call("PUT", `/entity/entities/${a.id}`, { auth, body: { attributes: { sku: 1 } } }), 422, "VALIDATION_FAILED");
-    expectError(await call("PATCH", `/entity/entities/${a.id}/attributes`, { auth, body: { attributes: { title: "z" }, expected_updated_at: "2000-01-01T00:00:00Z" } }), 409, "CONFLICT");
+    expectError(
+      await call("PATCH", `/entity/entities/${a.id}/attributes`, { auth, body: { attributes: { title: "z" }, expected_updated_at: "2000-01-01T00:00:00Z" } }),
+      409,
+      "CONFLICT",
+    );
     expect((await listEvents(auth)).data.map((x) => x.action)).toEqual(["created", "created"]);
 
     expect((await call("POST", "/entity/entities/bulk-delete", { auth, body: { ids: [a.id, b.id] } })).status).toBe(200);
     const deleted = (await listEvents(auth, "action=deleted")).data;
-    expect(deleted.map((x) => [x.entity_id, x.suppressed]).sort()).toEqual([
-      [a.id, true],
-      [b.id, true],
-    ].sort());
+    expect(deleted.map((x) => [x.entity_id, x.suppressed]).sort()).toEqual(
+      [
+        [a.id, true],
+        [b.id, true],
+      ].sort(),
+    );
   });
 });
 
@@ -281,7 +306,10 @@ describe("GET /event/events", () => {
     const { next_cursor } = await listEvents(auth, "limit=1");
     expect(typeof next_cursor).toBe("string");
     const [payload, sig] = next_cursor!.split(".");
-    const forged = btoa(JSON.stringify(["1970-01-01T00:00:00Z", "00000000-0000-0000-0000-000000000000"])).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    const forged = btoa(JSON.stringify(["1970-01-01T00:00:00Z", "00000000-0000-0000-0000-000000000000"]))
+      .replace(/=+$/, "")
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_");
     // Change a leading character: the last one of a 16-byte signature carries padding bits a decoder may ignore.
     const flipped = (sig.startsWith("A") ? "B" : "A") + sig.slice(1);
     for (const bad of [`${forged}.${sig}`, `${payload}.${flipped}`, "garbage", `${payload}.`, `${payload}`]) {

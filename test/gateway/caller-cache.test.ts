@@ -19,7 +19,12 @@ async function warm(auth: string, status = 200) {
   }
 }
 
-const typeBody = (name: string) => ({ name, status: "active", schema: { type: "object", properties: { sku: { type: "string" } } }, config: { identifier_key: ["sku"] } });
+const typeBody = (name: string) => ({
+  name,
+  status: "active",
+  schema: { type: "object", properties: { sku: { type: "string" } } },
+  config: { identifier_key: ["sku"] },
+});
 
 /** Changes the tenant's access (its version moves) without touching the caller's own grants. */
 const unrelatedAccessChange = (admin: string) => createRole(admin, ["entity:read"]);
@@ -42,7 +47,11 @@ describe("cached callers", () => {
   it("an access token of a revoked PAT is 401 on the next request", async () => {
     const t = await createTenant();
     const { tokenId, auth } = await roleToken(t.auth, ["entity_type:read"]);
-    const exchanged = await SELF.fetch(`${BASE}/auth/token`, { method: "POST", headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify({ grant_type: "client_credentials" }) });
+    const exchanged = await SELF.fetch(`${BASE}/auth/token`, {
+      method: "POST",
+      headers: { Authorization: auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ grant_type: "client_credentials" }),
+    });
     const bearer = `Bearer ${((await exchanged.json()) as { access_token: string }).access_token}`;
     await warm(bearer);
     expect((await call("DELETE", `/access/api-tokens/${tokenId}`, { auth: t.auth })).status).toBe(200);
@@ -99,7 +108,10 @@ describe("cached callers", () => {
     const b = await createTenant();
     expect((await call("POST", "/entity/entity-types", { auth: a.auth, body: typeBody("OnlyA") })).status).toBe(201);
     for (let i = 0; i < 3; i++) {
-      for (const [t, other] of [[a, b], [b, a]] as const) {
+      for (const [t, other] of [
+        [a, b],
+        [b, a],
+      ] as const) {
         const mine = await me(t.auth);
         expect(mine.json.data).toEqual({ tenant_id: t.tenantId, user_id: t.userId, token_id: t.tokenId });
         const names = (await types(t.auth)).json.data.map((x: { name: string }) => x.name);

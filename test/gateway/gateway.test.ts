@@ -87,7 +87,10 @@ describe("gateway", () => {
     expect(res.json.paths["/access/api-tokens/{id}"].delete.parameters[0]).toMatchObject({ name: "id", in: "path" });
     expect(res.json.paths["/healthz"].get.security).toEqual([]);
     expect(res.json.servers).toEqual([{ url: "http://127.0.0.1:8787", description: "This deployment (PUBLIC_URL)" }]);
-    expect(res.json.paths["/schema/validate"].post.requestBody.content["application/json"].example).toEqual({ schema_name: "order", data: { sku: "A-1", quantity: 2 } });
+    expect(res.json.paths["/schema/validate"].post.requestBody.content["application/json"].example).toEqual({
+      schema_name: "order",
+      data: { sku: "A-1", quantity: 2 },
+    });
   });
 });
 

@@ -26,7 +26,10 @@ let existing: { id: string };
 beforeAll(async () => {
   t = await createTenant();
   await createType(t.auth, { name: "Product", schema, config: { identifier_key: ["sku"] } });
-  const rule = await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name: "related", from_entity_type_name: "Product", to_entity_type_name: "Product" } });
+  const rule = await call("POST", "/entity/relationship-rules", {
+    auth: t.auth,
+    body: { name: "related", from_entity_type_name: "Product", to_entity_type_name: "Product" },
+  });
   expect(rule.status).toBe(201);
   existing = await createEntity(t.auth, "Product", "Existing", { sku: "E-1", title: "kept" });
 });
@@ -57,8 +60,12 @@ async function refused(send: () => Promise<{ status: number; json: any }>, line:
   return err;
 }
 
-const post = (path: string, body: unknown, auth: string | null = t.auth) => () => call("POST", path, { auth, body });
-const raw = (method: string, path: string, text: string) => () => call(method, path, { auth: t.auth, rawBody: text, headers: { "Content-Type": "application/json" } });
+const post =
+  (path: string, body: unknown, auth: string | null = t.auth) =>
+  () =>
+    call("POST", path, { auth, body });
+const raw = (method: string, path: string, text: string) => () =>
+  call(method, path, { auth: t.auth, rawBody: text, headers: { "Content-Type": "application/json" } });
 
 async function importCsv(csv: string, config: Record<string, unknown> = { entity_type_name: "Product" }) {
   const headers = { Authorization: t.auth, "Content-Type": "text/csv", "X-Import-Config": encodeURIComponent(JSON.stringify(config)) };
@@ -79,19 +86,41 @@ describe.each([
       post("/entity/entities", { type_name: "Product", name: "n", attributes: { sku: "N-1", meta: { [`na${bad}me`]: 1 } } }),
       `attributes.meta["na${escaped}me"]: is a key with NUL characters or unpaired surrogates`,
     );
-    await refused(() => call("PUT", `/entity/entities/${existing.id}`, { auth: t.auth, body: { attributes: { sku: "E-1", tags: ["ok", bad] } } }), `attributes.tags[1]: ${NOT_TEXT}`);
-    await refused(() => call("PATCH", `/entity/entities/${existing.id}/attributes`, { auth: t.auth, body: { attributes: { title: bad } } }), `attributes.title: ${NOT_TEXT}`);
     await refused(
-      post("/entity/entities/upsert", { type_name: "Product", data: [{ name: "fine", attributes: { sku: "U-1" } }, { name: "bad", attributes: { sku: `U-2${bad}` } }] }),
+      () => call("PUT", `/entity/entities/${existing.id}`, { auth: t.auth, body: { attributes: { sku: "E-1", tags: ["ok", bad] } } }),
+      `attributes.tags[1]: ${NOT_TEXT}`,
+    );
+    await refused(
+      () => call("PATCH", `/entity/entities/${existing.id}/attributes`, { auth: t.auth, body: { attributes: { title: bad } } }),
+      `attributes.title: ${NOT_TEXT}`,
+    );
+    await refused(
+      post("/entity/entities/upsert", {
+        type_name: "Product",
+        data: [
+          { name: "fine", attributes: { sku: "U-1" } },
+          { name: "bad", attributes: { sku: `U-2${bad}` } },
+        ],
+      }),
       `data[1].attributes.sku: ${NOT_TEXT}`,
     );
   });
 
   it("rule names, type paths, role, token and schema names", async () => {
-    await refused(post("/entity/relationship-rules", { name: `r${bad}`, from_entity_type_name: "Product", to_entity_type_name: "Product" }), `name: ${NOT_TEXT}`);
-    await refused(post("/entity/entity-types", { name: "Other", schema: { type: "object" }, config: { identifier_key: [`k${bad}`] } }), `config.identifier_key[0]: ${NOT_TEXT}`);
     await refused(
-      post("/entity/entity-types", { name: "Other", schema: { type: "object" }, config: { identifier_key: ["k"], indexed_attributes: [{ path: [`p${bad}`], type: "text" }] } }),
+      post("/entity/relationship-rules", { name: `r${bad}`, from_entity_type_name: "Product", to_entity_type_name: "Product" }),
+      `name: ${NOT_TEXT}`,
+    );
+    await refused(
+      post("/entity/entity-types", { name: "Other", schema: { type: "object" }, config: { identifier_key: [`k${bad}`] } }),
+      `config.identifier_key[0]: ${NOT_TEXT}`,
+    );
+    await refused(
+      post("/entity/entity-types", {
+        name: "Other",
+        schema: { type: "object" },
+        config: { identifier_key: ["k"], indexed_attributes: [{ path: [`p${bad}`], type: "text" }] },
+      }),
       `config.indexed_attributes[0].path[0]: ${NOT_TEXT}`,
     );
     await refused(post("/access/roles", { name: `role${bad}`, permissions: [] }), `name: ${NOT_TEXT}`);
@@ -104,14 +133,23 @@ describe.each([
     await refused(post("/entity/query", { type_name: "Product", filter }), `filter.path[1]: ${NOT_TEXT}`);
     await refused(post("/entity/query", { type_name: "Product", sort: [{ path: ["attributes", bad] }] }), `sort[0].path[1]: ${NOT_TEXT}`);
     await refused(post("/entity/query", { type_name: "Product", distinct_on: { paths: [["attributes", bad]] } }), `distinct_on.paths[0][1]: ${NOT_TEXT}`);
-    await refused(post("/entity/query", { type_name: "Product", include_specs: [{ type_name: "Product", rule_name: bad }] }), `include_specs[0].rule_name: ${NOT_TEXT}`);
-    await refused(post("/entity/query-graph", { type_name: "Product", include: [{ type_name: "Product", rule_name: `r${bad}` }] }), `include[0].rule_name: ${NOT_TEXT}`);
+    await refused(
+      post("/entity/query", { type_name: "Product", include_specs: [{ type_name: "Product", rule_name: bad }] }),
+      `include_specs[0].rule_name: ${NOT_TEXT}`,
+    );
+    await refused(
+      post("/entity/query-graph", { type_name: "Product", include: [{ type_name: "Product", rule_name: `r${bad}` }] }),
+      `include[0].rule_name: ${NOT_TEXT}`,
+    );
     await refused(post("/entity/entities/export", { type_name: "Product", columns: [`c${bad}`] }), `columns[0]: ${NOT_TEXT}`);
     await refused(post("/entity/graphql", { query: "query($x: String) { __typename }", variables: { x: bad } }), `variables.x: ${NOT_TEXT}`);
   });
 
   it("POST /auth/token before any login", async () => {
-    await refused(post("/auth/token", { grant_type: "client_credentials", client_id: `${t.clientId}${bad}`, client_secret: t.clientSecret }, null), `client_id: ${NOT_TEXT}`);
+    await refused(
+      post("/auth/token", { grant_type: "client_credentials", client_id: `${t.clientId}${bad}`, client_secret: t.clientSecret }, null),
+      `client_id: ${NOT_TEXT}`,
+    );
   });
 
   it("include_specs in a query string, and a CSV cell holding JSON", async () => {
@@ -132,8 +170,14 @@ describe("NUL outside JSON bodies answers 4xx and writes nothing", () => {
   it("CSV cells and header names, and X-Import-Config", async () => {
     await refused(() => importCsv("name,sku\nA\u0000,I-1\n"), `line 2, column "name": ${NOT_TEXT}`);
     await refused(() => importCsv("name,sku,title\nA,I-1,fine\nB,I-2,t\u0000\n"), `line 3, column "title": ${NOT_TEXT}`);
-    await refused(() => importCsv("name,sku,ti\u0000tle\nA,I-1,x\n", { entity_type_name: "Product", column_mapping: { name: "name", sku: "sku" } }), `line 1, column 3: ${NOT_TEXT}`);
-    await refused(() => importCsv("name,sku\nA,I-1\n", { entity_type_name: "Product", column_mapping: { name: "name", sku: "s\u0000ku" } }), `X-Import-Config.column_mapping.sku: ${NOT_TEXT}`);
+    await refused(
+      () => importCsv("name,sku,ti\u0000tle\nA,I-1,x\n", { entity_type_name: "Product", column_mapping: { name: "name", sku: "sku" } }),
+      `line 1, column 3: ${NOT_TEXT}`,
+    );
+    await refused(
+      () => importCsv("name,sku\nA,I-1\n", { entity_type_name: "Product", column_mapping: { name: "name", sku: "s\u0000ku" } }),
+      `X-Import-Config.column_mapping.sku: ${NOT_TEXT}`,
+    );
   });
 
   it("X-Temp-File-Name", async () => {
@@ -144,7 +188,12 @@ describe("NUL outside JSON bodies answers 4xx and writes nothing", () => {
   });
 
   it("Basic credentials and a form-encoded token request, before any login", async () => {
-    const basicErr = await refused(() => call("GET", "/access/me/permissions", { auth: basic(`${t.clientId}\u0000`, t.clientSecret) }), "", 401, "UNAUTHORIZED");
+    const basicErr = await refused(
+      () => call("GET", "/access/me/permissions", { auth: basic(`${t.clientId}\u0000`, t.clientSecret) }),
+      "",
+      401,
+      "UNAUTHORIZED",
+    );
     expect(basicErr.message).toBe("Malformed Basic credentials");
     await refused(
       () =>
@@ -159,15 +208,34 @@ describe("NUL outside JSON bodies answers 4xx and writes nothing", () => {
 
 describe("numbers a double cannot hold answer 422 naming the path, and write nothing", () => {
   it("1e400 and 1e-400 on create, PATCH, PUT and upsert", async () => {
-    await refused(raw("POST", "/entity/entities", '{"type_name":"Product","name":"n","attributes":{"sku":"X-1","price":1e400}}'), "attributes.price: is a number too large to store");
-    await refused(raw("POST", "/entity/entities", '{"type_name":"Product","name":"n","attributes":{"sku":"X-1","price":1e-400}}'), "attributes.price: is a number too small to store (it would become 0)");
-    await refused(raw("PATCH", `/entity/entities/${existing.id}/attributes`, '{"attributes":{"price":-1e400}}'), "attributes.price: is a number too large to store");
-    await refused(raw("PUT", `/entity/entities/${existing.id}`, '{"attributes":{"sku":"E-1","tags":[0, 2.5e-999]}}'), "attributes.tags[1]: is a number too small to store (it would become 0)");
     await refused(
-      raw("POST", "/entity/entities/upsert", '{"type_name":"Product","data":[{"name":"a","attributes":{"sku":"X-1","price":0}},{"name":"b","attributes":{"sku":"X-2","price":1e-400}}]}'),
+      raw("POST", "/entity/entities", '{"type_name":"Product","name":"n","attributes":{"sku":"X-1","price":1e400}}'),
+      "attributes.price: is a number too large to store",
+    );
+    await refused(
+      raw("POST", "/entity/entities", '{"type_name":"Product","name":"n","attributes":{"sku":"X-1","price":1e-400}}'),
+      "attributes.price: is a number too small to store (it would become 0)",
+    );
+    await refused(
+      raw("PATCH", `/entity/entities/${existing.id}/attributes`, '{"attributes":{"price":-1e400}}'),
+      "attributes.price: is a number too large to store",
+    );
+    await refused(
+      raw("PUT", `/entity/entities/${existing.id}`, '{"attributes":{"sku":"E-1","tags":[0, 2.5e-999]}}'),
+      "attributes.tags[1]: is a number too small to store (it would become 0)",
+    );
+    await refused(
+      raw(
+        "POST",
+        "/entity/entities/upsert",
+        '{"type_name":"Product","data":[{"name":"a","attributes":{"sku":"X-1","price":0}},{"name":"b","attributes":{"sku":"X-2","price":1e-400}}]}',
+      ),
       "data[1].attributes.price: is a number too small to store (it would become 0)",
     );
-    await refused(raw("POST", "/entity/entities/upsert", '{"type_name":"Product","data":[{"name":"b","attributes":{"sku":"X-2","meta":{"m":1e999}}}]}'), "data[0].attributes.meta.m: is a number too large to store");
+    await refused(
+      raw("POST", "/entity/entities/upsert", '{"type_name":"Product","data":[{"name":"b","attributes":{"sku":"X-2","meta":{"m":1e999}}}]}'),
+      "data[0].attributes.meta.m: is a number too large to store",
+    );
   });
 
   it("a CSV number cell and JSON cell", async () => {
@@ -176,7 +244,11 @@ describe("numbers a double cannot hold answer 422 naming the path, and write not
   });
 
   it("keeps zeros and small numbers that survive, exactly", async () => {
-    const res = await raw("POST", "/entity/entities", '{"type_name":"Product","name":"tiny","attributes":{"sku":"T-1","price":1e-300,"tags":[0,0.0,-0,0e5]}}')();
+    const res = await raw(
+      "POST",
+      "/entity/entities",
+      '{"type_name":"Product","name":"tiny","attributes":{"sku":"T-1","price":1e-300,"tags":[0,0.0,-0,0e5]}}',
+    )();
     expect(res.status, JSON.stringify(res.json)).toBe(201);
     expect(res.json.data.attributes).toEqual({ sku: "T-1", price: 1e-300, tags: [0, 0, 0, 0] });
   });
@@ -191,7 +263,10 @@ describe("an attribute tree 10,000 deep", () => {
     await refused(raw("POST", "/entity/entities", `{"type_name":"Product","name":"deep","attributes":{"sku":"D-1","meta":${tree}}}`), TOO_DEEP);
     await refused(raw("PUT", `/entity/entities/${existing.id}`, `{"attributes":{"sku":"E-1","meta":${tree}}}`), TOO_DEEP);
     await refused(raw("PATCH", `/entity/entities/${existing.id}/attributes`, `{"attributes":{"meta":${tree}}}`), TOO_DEEP);
-    await refused(raw("POST", "/entity/entities/upsert", `{"type_name":"Product","data":[{"name":"deep","attributes":{"sku":"D-1","meta":${tree}}}]}`), /^data\[0\]\.attributes\.meta(\.a)+…?: nests deeper than 128 levels/);
+    await refused(
+      raw("POST", "/entity/entities/upsert", `{"type_name":"Product","data":[{"name":"deep","attributes":{"sku":"D-1","meta":${tree}}}]}`),
+      /^data\[0\]\.attributes\.meta(\.a)+…?: nests deeper than 128 levels/,
+    );
     const cell = "[".repeat(10_000) + "]".repeat(10_000);
     await refused(() => importCsv(`name,sku,tags\nA,D-1,${cell}\n`), /^line 2, column "tags" at (\[0\])+…?: nests deeper than 128 levels/);
     expect(await systemQuery("SELECT count(*)::int AS n FROM entities WHERE tenant_id = $1 AND name = 'deep'", [t.tenantId])).toEqual([{ n: 0 }]);
@@ -212,7 +287,10 @@ describe("an attribute tree 10,000 deep", () => {
     // The body is level 1, attributes 2, and meta's 126 objects levels 3 to 128.
     const res = await raw("POST", "/entity/entities", `{"type_name":"Product","name":"deepest","attributes":{"sku":"D-2","meta":${deep(126)}}}`)();
     expect(res.status, JSON.stringify(res.json).slice(0, 300)).toBe(201);
-    await refused(raw("POST", "/entity/entities", `{"type_name":"Product","name":"deeper","attributes":{"sku":"D-3","meta":${deep(127)}}}`), /nests deeper than 128 levels/);
+    await refused(
+      raw("POST", "/entity/entities", `{"type_name":"Product","name":"deeper","attributes":{"sku":"D-3","meta":${deep(127)}}}`),
+      /nests deeper than 128 levels/,
+    );
   });
 
   it("leaves room for the deepest query the API defines: 5 include levels with a 25-level filter inside", async () => {
@@ -228,7 +306,14 @@ describe("an attribute tree 10,000 deep", () => {
 describe("integers Postgres cannot hold", () => {
   it("refuses a cardinality cap or an artifact version beyond a Postgres integer with 422", async () => {
     const rule = { name: "huge", from_entity_type_name: "Product", to_entity_type_name: "Product" };
-    await refused(raw("POST", "/entity/relationship-rules", `{"name":"huge","from_entity_type_name":"Product","to_entity_type_name":"Product","max_to_cardinality":1.7976931348623157e308}`), /^max_to_cardinality: /);
+    await refused(
+      raw(
+        "POST",
+        "/entity/relationship-rules",
+        `{"name":"huge","from_entity_type_name":"Product","to_entity_type_name":"Product","max_to_cardinality":1.7976931348623157e308}`,
+      ),
+      /^max_to_cardinality: /,
+    );
     await refused(post("/entity/relationship-rules", { ...rule, max_from_cardinality: 2_147_483_648 }), /^max_from_cardinality: /);
     const ok = await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { ...rule, max_from_cardinality: 2_147_483_647 } });
     expect(ok.status).toBe(201);

@@ -217,7 +217,10 @@ describe("the 24-hour window", () => {
     const key = newKey();
     const body = { name: "young", permissions: [] };
     const first = await postRole(t.auth, body, key);
-    await systemQuery("UPDATE idempotency_records SET created_at = now() - interval '23 hours 59 minutes' WHERE tenant_id = $1 AND key = $2", [t.tenantId, key]);
+    await systemQuery("UPDATE idempotency_records SET created_at = now() - interval '23 hours 59 minutes' WHERE tenant_id = $1 AND key = $2", [
+      t.tenantId,
+      key,
+    ]);
     const again = await postRole(t.auth, body, key);
     expect(again.status).toBe(201);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
@@ -228,10 +231,13 @@ describe("the 24-hour window", () => {
 describe("requests still in progress", () => {
   async function claim(t: TenantCreds, key: string, body: unknown, age: string) {
     const hash = await sha256Hex(`POST /access/roles\n${JSON.stringify(body)}`);
-    await systemQuery(
-      `INSERT INTO idempotency_records (tenant_id, identity, key, request_hash, created_at) VALUES ($1, $2, $3, $4, now() - $5::interval)`,
-      [t.tenantId, `token:${t.tokenId}`, key, hash, age],
-    );
+    await systemQuery(`INSERT INTO idempotency_records (tenant_id, identity, key, request_hash, created_at) VALUES ($1, $2, $3, $4, now() - $5::interval)`, [
+      t.tenantId,
+      `token:${t.tokenId}`,
+      key,
+      hash,
+      age,
+    ]);
   }
 
   it("a repeat while the first is still running is 409 CONFLICT (IDEMPOTENCY_IN_PROGRESS)", async () => {

@@ -27,10 +27,10 @@ async function extraToken(t: TenantCreds): Promise<{ id: string; auth: string }>
     pat.clientId,
     pat.secretHash,
   ]);
-  await systemQuery("INSERT INTO role_bindings (tenant_id, role_id, principal_type, principal_id) SELECT $1, id, 'token', $2 FROM roles WHERE tenant_id = $1 AND name = 'admin'", [
-    t.tenantId,
-    row.id,
-  ]);
+  await systemQuery(
+    "INSERT INTO role_bindings (tenant_id, role_id, principal_type, principal_id) SELECT $1, id, 'token', $2 FROM roles WHERE tenant_id = $1 AND name = 'admin'",
+    [t.tenantId, row.id],
+  );
   return { id: row.id, auth: basic(pat.clientId, pat.clientSecret) };
 }
 

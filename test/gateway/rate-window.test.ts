@@ -105,7 +105,13 @@ describe("distinct window", () => {
     const { clock, at } = manualClock();
     const window = new DistinctWindow(clock);
     at(0);
-    expect([window.hit("a", 2, 60), window.hit("a", 2, 60), window.hit("b", 2, 60), window.hit("c", 2, 60), window.hit("a", 2, 60)]).toEqual([allowed(1), allowed(1), allowed(0), refused, allowed(0)]);
+    expect([window.hit("a", 2, 60), window.hit("a", 2, 60), window.hit("b", 2, 60), window.hit("c", 2, 60), window.hit("a", 2, 60)]).toEqual([
+      allowed(1),
+      allowed(1),
+      allowed(0),
+      refused,
+      allowed(0),
+    ]);
     // "a" seen again at 30 s stays until 90 s; "b" leaves at 60 s, making room for "c".
     at(30);
     window.hit("a", 2, 60);

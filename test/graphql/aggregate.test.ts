@@ -46,9 +46,19 @@ describe("<Type>_aggregate", () => {
     );
     expect(r.errors).toBeUndefined();
     const rest = await restGroups({
-      filter: { operator: "and", filters: [{ operator: "neq", path: ["attributes", "color"], value: "black" }, { operator: "gt", path: ["attributes", "price"], value: 9 }] },
+      filter: {
+        operator: "and",
+        filters: [
+          { operator: "neq", path: ["attributes", "color"], value: "black" },
+          { operator: "gt", path: ["attributes", "price"], value: 9 },
+        ],
+      },
       group_by: [{ path: ["attributes", "color"], as: "color" }],
-      aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }, { fn: "max", path: ["created_at"], as: "newest" }],
+      aggregates: [
+        { fn: "count", as: "n" },
+        { fn: "sum", path: ["attributes", "price"], as: "total" },
+        { fn: "max", path: ["created_at"], as: "newest" },
+      ],
       sort: [{ key: "total", direction: "desc" }],
     });
     expect(r.data.Item_aggregate).toEqual({ groups: rest.data, next_cursor: null, warnings: null });
@@ -63,12 +73,20 @@ describe("<Type>_aggregate", () => {
     const seen: unknown[] = [];
     let cursor: string | null = null;
     do {
-      const r: Awaited<ReturnType<typeof gql>> = await gql(t.auth, `query($c: String) { Item_aggregate(group_by: [{ path: ["name"] }], aggregates: [{ fn: count, as: "n" }], limit: 2, cursor: $c) { groups next_cursor } }`, { c: cursor });
+      const r: Awaited<ReturnType<typeof gql>> = await gql(
+        t.auth,
+        `query($c: String) { Item_aggregate(group_by: [{ path: ["name"] }], aggregates: [{ fn: count, as: "n" }], limit: 2, cursor: $c) { groups next_cursor } }`,
+        { c: cursor },
+      );
       expect(r.errors).toBeUndefined();
       seen.push(...r.data.Item_aggregate.groups.map((g: { group: { name: string } }) => g.group.name));
       cursor = r.data.Item_aggregate.next_cursor;
     } while (cursor);
-    expect(seen).toEqual((await restGroups({ group_by: [["name"]], aggregates: [{ fn: "count", as: "n" }], limit: 1000 })).data.map((g: { group: { name: string } }) => g.group.name));
+    expect(seen).toEqual(
+      (await restGroups({ group_by: [["name"]], aggregates: [{ fn: "count", as: "n" }], limit: 1000 })).data.map(
+        (g: { group: { name: string } }) => g.group.name,
+      ),
+    );
     expect(seen).toHaveLength(7);
     const one = await gql(t.auth, `{ Item_aggregate(aggregates: [{ fn: avg, path: ["attributes", "price"], as: "mean" }]) { groups } }`);
     expect(one.data.Item_aggregate.groups).toEqual([{ group: {}, mean: 98.78571428571429 }]);
@@ -81,8 +99,13 @@ describe("<Type>_aggregate", () => {
       ["VALIDATION_FAILED", 422, ["aggregates[0].path: sum applies to numeric values, not attributes.color (indexed text)"]],
     ]);
     const bucket = await gql(t.auth, `{ Item_aggregate(group_by: [{ path: ["name"], bucket: month }], aggregates: [{ fn: count, as: "n" }]) { groups } }`);
-    expect(bucket.errors!.map((e) => e.extensions.details.validation_errors[0])).toEqual([expect.stringMatching(/^group_by\[0\]\.bucket: applies to timestamps/)]);
-    const six = await gql(t.auth, `{ Item_aggregate(group_by: [{ path: ["a"] }, { path: ["b"] }, { path: ["c"] }, { path: ["d"] }, { path: ["e"] }, { path: ["f"] }], aggregates: [{ fn: count, as: "n" }]) { groups } }`);
+    expect(bucket.errors!.map((e) => e.extensions.details.validation_errors[0])).toEqual([
+      expect.stringMatching(/^group_by\[0\]\.bucket: applies to timestamps/),
+    ]);
+    const six = await gql(
+      t.auth,
+      `{ Item_aggregate(group_by: [{ path: ["a"] }, { path: ["b"] }, { path: ["c"] }, { path: ["d"] }, { path: ["e"] }, { path: ["f"] }], aggregates: [{ fn: count, as: "n" }]) { groups } }`,
+    );
     expect(six.errors!.map((e) => e.extensions.details.validation_errors[0])).toEqual([expect.stringMatching(/^group_by: /)]);
   });
 });

@@ -18,7 +18,10 @@ describe("Batches", () => {
     // What a level's continuations ask for joins one batch too, not one per parent.
     const level2 = await Promise.all(level1.map(([child]) => Promise.resolve().then(() => batches.load(key, child, run))));
     expect(level2).toEqual([["a-child-child"], ["b-child-child"], ["a-child-child"], ["c-child-child"]]);
-    expect(runs).toEqual([["a", "b", "c"], ["a-child", "b-child", "c-child"]]);
+    expect(runs).toEqual([
+      ["a", "b", "c"],
+      ["a-child", "b-child", "c-child"],
+    ]);
   });
 
   it("keeps fields apart, answers [] for an id the run did not answer, and fails every member with the one error", async () => {

@@ -23,7 +23,21 @@ export const itemSchema = {
 };
 
 const items = [
-  { name: "Red Chair", attributes: { sku: "A1", color: "red", price: 10, qty: 3, serial: 5_000_000_000, active: true, tags: ["home", "wood"], dims: { w: 40 }, "weird-name": "w1", id: "legacy-1" } },
+  {
+    name: "Red Chair",
+    attributes: {
+      sku: "A1",
+      color: "red",
+      price: 10,
+      qty: 3,
+      serial: 5_000_000_000,
+      active: true,
+      tags: ["home", "wood"],
+      dims: { w: 40 },
+      "weird-name": "w1",
+      id: "legacy-1",
+    },
+  },
   { name: "Blue Table", attributes: { sku: "A2", color: "blue", price: 9, qty: 5, active: false, tags: ["home"] } },
   { name: "Green Lamp", attributes: { sku: "A3", color: "green", price: 100, qty: 10, active: true, tags: ["light", "home"] } },
   { name: "Red Sofa", attributes: { sku: "A4", color: "red", price: 250.5, qty: 1, active: false, tags: [] } },
@@ -46,10 +60,25 @@ export async function catalogue(): Promise<Catalogue> {
   await createType(t.auth, {
     name: "Item",
     schema: itemSchema,
-    config: { identifier_key: ["sku"], indexed_attributes: [{ path: ["color"], type: "text", searchable: true }, { path: ["price"], type: "numeric", sortable: true }] },
+    config: {
+      identifier_key: ["sku"],
+      indexed_attributes: [
+        { path: ["color"], type: "text", searchable: true },
+        { path: ["price"], type: "numeric", sortable: true },
+      ],
+    },
   });
-  await createType(t.auth, { name: "Maker", schema: { type: "object", properties: { code: { type: "string" }, country: { type: "string" } } }, config: { identifier_key: ["code"] } });
-  await createType(t.auth, { name: "Sketch", status: "draft", schema: { type: "object", properties: { title: { type: "string" } } }, config: { identifier_key: ["title"] } });
+  await createType(t.auth, {
+    name: "Maker",
+    schema: { type: "object", properties: { code: { type: "string" }, country: { type: "string" } } },
+    config: { identifier_key: ["code"] },
+  });
+  await createType(t.auth, {
+    name: "Sketch",
+    status: "draft",
+    schema: { type: "object", properties: { title: { type: "string" } } },
+    config: { identifier_key: ["title"] },
+  });
   for (const [name, from, to] of [
     ["made_by", "Item", "Maker"],
     ["similar_to", "Item", "Item"],
@@ -60,7 +89,13 @@ export async function catalogue(): Promise<Catalogue> {
   }
   const makers = await call("POST", "/entity/entities/upsert", {
     auth: t.auth,
-    body: { type_name: "Maker", data: [{ name: "Acme", attributes: { code: "acme", country: "DE" } }, { name: "Bolt", attributes: { code: "bolt", country: "FR" } }] },
+    body: {
+      type_name: "Maker",
+      data: [
+        { name: "Acme", attributes: { code: "acme", country: "DE" } },
+        { name: "Bolt", attributes: { code: "bolt", country: "FR" } },
+      ],
+    },
   });
   expect(makers.status, makers.text).toBe(200);
   const data = items.map((it) => {
@@ -85,7 +120,10 @@ export async function catalogue(): Promise<Catalogue> {
 export async function gql(auth: string, query: string, variables?: Record<string, unknown>) {
   const res = await call("POST", "/entity/graphql", { auth, body: variables ? { query, variables } : { query } });
   expect(res.status, res.text).toBe(200);
-  return res.json as { data?: any; errors?: { message: string; path?: (string | number)[]; locations?: unknown[]; extensions: { code: string; status?: number; details?: any } }[] };
+  return res.json as {
+    data?: any;
+    errors?: { message: string; path?: (string | number)[]; locations?: unknown[]; extensions: { code: string; status?: number; details?: any } }[];
+  };
 }
 
 /** POST /entity/query on Item; asserts HTTP 200 and returns the answer. */

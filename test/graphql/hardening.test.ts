@@ -19,7 +19,8 @@ const capLine = (at: string) => `${at}: filters nest at most 25 levels`;
 
 describe("nested conditions on related entities", () => {
   const leaf = { operator: "eq", path: ["name"], value: "nobody" };
-  const relNest = (n: number) => Array.from({ length: n }).reduce<unknown>((f) => ({ operator: "rel_exists", path: ["relationships", "Item"], value: f }), leaf);
+  const relNest = (n: number) =>
+    Array.from({ length: n }).reduce<unknown>((f) => ({ operator: "rel_exists", path: ["relationships", "Item"], value: f }), leaf);
   const whereNest = (n: number) => `${"{ related: { Item: ".repeat(n)}{ name: { eq: "nobody" } }${" } }".repeat(n)}`;
 
   it("the filter argument: 25 nested rel_exists answer, 26 are refused naming the place", async () => {
@@ -90,7 +91,9 @@ describe("a condition that would be dropped", () => {
       expect(errorsOf(r)).toEqual(refused(["Item"], [unset("where.name.eq", "x")]));
     }
     expect(await gql(t.auth, query, { x: "Red Chair" })).toEqual({ data: { Item: { nodes: [{ id: t.ids.A1 }] } } });
-    expect(errorsOf(await gql(t.auth, query, { x: null }))).toEqual(refused(["Item"], ["where.name.eq: must not be null (use is_null to match missing values)"]));
+    expect(errorsOf(await gql(t.auth, query, { x: null }))).toEqual(
+      refused(["Item"], ["where.name.eq: must not be null (use is_null to match missing values)"]),
+    );
   });
 
   it("unset variables anywhere inside where: in lists, not, related and whole operator inputs", async () => {

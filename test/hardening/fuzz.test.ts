@@ -128,7 +128,10 @@ let log: ReturnType<typeof captureUnhandled>;
 const findings = new Map<string, Finding>();
 const run = { sent: 0, restores: 0, sendingMs: 0, started: 0, tally: {} as Record<string, number> };
 
-const query = (db: { system: (fn: (sql: any) => Promise<any>) => Promise<any> }): Query => async (text, params) => (await db.system((sql) => sql.query(text, params))).rows;
+const query =
+  (db: { system: (fn: (sql: any) => Promise<any>) => Promise<any> }): Query =>
+  async (text, params) =>
+    (await db.system((sql) => sql.query(text, params))).rows;
 
 beforeAll(async () => {
   run.started = Date.now();
@@ -193,7 +196,8 @@ async function fuzz(op: Operation, index: number): Promise<string[]> {
       }
       run.tally[o.status] = (run.tally[o.status] ?? 0) + 1;
       // A client generated from the document knows only the statuses it declares.
-      if (o.status < 500 && !op.statuses.includes(String(o.status))) record(`answered ${o.status}, which the document does not declare`, label, normalise(o.json?.error?.code ?? o.text), b);
+      if (o.status < 500 && !op.statuses.includes(String(o.status)))
+        record(`answered ${o.status}, which the document does not declare`, label, normalise(o.json?.error?.code ?? o.text), b);
       await settleStarted(q, o);
       if (label === "valid example" && o.status >= 400) record(`valid example answered ${o.status}`, label, normalise(o.text), b);
       const after = await snapshot(q, tenants);
@@ -224,8 +228,12 @@ group("hostile input against every operation of the OpenAPI document", () => {
   });
 
   for (const [index, op] of OPS.entries()) {
-    it(`${op.key}: ${PER_OP} hostile requests answered below 500, a 4xx with the envelope and nothing written`, async () => {
-      expect(await fuzz(op, index)).toEqual([]);
-    }, 60_000 + PER_OP * 2_000);
+    it(
+      `${op.key}: ${PER_OP} hostile requests answered below 500, a 4xx with the envelope and nothing written`,
+      async () => {
+        expect(await fuzz(op, index)).toEqual([]);
+      },
+      60_000 + PER_OP * 2_000,
+    );
   }
 });

@@ -61,12 +61,11 @@ export const URL_VALUES: Hostile<string>[] = [
   ...hs("nil-uuid", "00000000-0000-0000-0000-000000000000"),
 ];
 
-
 /** Cells of hostile CSV: what a spreadsheet, Postgres or the JSON cell converter may choke on. */
 export const CSV_CELLS: Hostile<string>[] = [
   ...hs("nul", "a\u0000b"),
   ...hs("lone-surrogate", "\ud800"),
-  ...hs("odd-text", '"', '"unbalanced', "=HYPERLINK(\"x\")", "a\r\nb", ";", "\ufeffname"),
+  ...hs("odd-text", '"', '"unbalanced', '=HYPERLINK("x")', "a\r\nb", ";", "\ufeffname"),
   ...hs("long-text", "k".repeat(300_000)),
   ...hs("deep", `"${"[".repeat(10_000)}${"]".repeat(10_000)}"`, `"${"[".repeat(40)}${"]".repeat(40)}"`),
   ...hs("non-finite-number", "1e400", "-1e400", "1e-400", "NaN"),

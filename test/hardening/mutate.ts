@@ -24,7 +24,17 @@ export interface Pools {
 }
 
 type Key = string | number;
-type Choice = { area: number; slot: number; action: number; body: Hostile; url: Hostile<string>; cell: Hostile<string>; own: string; foreign: string; uuid: string };
+type Choice = {
+  area: number;
+  slot: number;
+  action: number;
+  body: Hostile;
+  url: Hostile<string>;
+  cell: Hostile<string>;
+  own: string;
+  foreign: string;
+  uuid: string;
+};
 
 const where = (area: string, path: Key[]) => [area, ...path.map((k) => (typeof k === "number" ? "[]" : k))].join(".").replace(/\.\[\]/g, "[]");
 
@@ -35,7 +45,8 @@ function nodes(value: unknown, path: Key[] = []): Key[][] {
   return out;
 }
 
-const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Raw) && !(v instanceof Dup);
+const isPlain = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Raw) && !(v instanceof Dup);
 
 function get(root: unknown, path: Key[]): unknown {
   return path.reduce<any>((v, k) => v?.[k], root);
@@ -58,7 +69,10 @@ function mutateJson(value: unknown, area: string, c: Choice): { value: unknown; 
   const uuidLike = typeof node === "string" && /^[0-9a-f-]{36}$/.test(node);
   const action = c.action % (isPlain(node) ? 6 : uuidLike ? 4 : 2);
   if (action >= 2 && uuidLike) {
-    const [kind, id] = [["foreign-id", c.foreign], ["own-id", c.own]][action % 2];
+    const [kind, id] = [
+      ["foreign-id", c.foreign],
+      ["own-id", c.own],
+    ][action % 2];
     return { value: set(value, path, id), label: `${kind}@${at}` };
   }
   if (action < 2 || !isPlain(node)) return { value: set(value, path, c.body.value), label: `${c.body.kind}@${at}` };
@@ -71,7 +85,19 @@ function mutateJson(value: unknown, area: string, c: Choice): { value: unknown; 
     case 3: {
       if (key === undefined) break;
       // JSON.parse keeps the last; a scanner reading the bytes may keep the first.
-      const entries = Object.entries(node).flatMap(([k, v]): [string, unknown][] => (k === key ? (c.slot % 2 ? [[k, c.body.value], [k, v]] : [[k, v], [k, c.body.value]]) : [[k, v]]));
+      const entries = Object.entries(node).flatMap(([k, v]): [string, unknown][] =>
+        k === key
+          ? c.slot % 2
+            ? [
+                [k, c.body.value],
+                [k, v],
+              ]
+            : [
+                [k, v],
+                [k, c.body.value],
+              ]
+          : [[k, v]],
+      );
       return { value: set(value, path, new Dup(entries)), label: `duplicate-key/${c.body.kind}@${where(area, [...path, key])}` };
     }
     case 4: {
@@ -103,7 +129,14 @@ function mutate(ex: Example, pools: Pools, c: Choice): Mutated {
     areas.push((e) => {
       const names = Object.keys(e.params!);
       const name = names[c.slot % names.length];
-      const [kind, value] = ([["foreign-id", c.foreign], ["own-id", c.own], ["random-uuid", c.uuid], [c.url.kind, c.url.value]] as const)[c.action % 4];
+      const [kind, value] = (
+        [
+          ["foreign-id", c.foreign],
+          ["own-id", c.own],
+          ["random-uuid", c.uuid],
+          [c.url.kind, c.url.value],
+        ] as const
+      )[c.action % 4];
       return { example: { ...e, params: { ...e.params, [name]: value } }, label: `${kind}@path.${name}` };
     });
   }
@@ -115,7 +148,13 @@ function mutate(ex: Example, pools: Pools, c: Choice): Mutated {
       const m = mutateJson(old.json, `query.${name}`, c);
       return { example: { ...e, query: { ...e.query, [name]: { json: m.value } } }, label: m.label };
     }
-    const [kind, value] = ([[c.url.kind, c.url.value], ["foreign-id", c.foreign], [c.body.kind, encodeJson(c.body.value)]] as const)[c.action % 3];
+    const [kind, value] = (
+      [
+        [c.url.kind, c.url.value],
+        ["foreign-id", c.foreign],
+        [c.body.kind, encodeJson(c.body.value)],
+      ] as const
+    )[c.action % 3];
     return { example: { ...e, query: { ...e.query, [name]: value } }, label: `${kind}@query.${name}` };
   });
   if (ex.csv) {
@@ -170,7 +209,9 @@ export function mutations(examples: Example[], pools: Pools): fc.Arbitrary<Mutat
  * encodeURIComponent would throw.
  */
 export function percentEncode(text: string): string {
-  return [...utf8Loose(text)].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...utf8Loose(text)]
+    .map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`))
+    .join("");
 }
 
 export function utf8Loose(text: string): Uint8Array {

@@ -66,8 +66,14 @@ export function examples(w: World): Record<string, Example[]> {
     "POST /access/users": [{ body: { email: "fz@example.com", name: "Fz", role_names: ["fz_reader"] } }],
     "GET /access/users": [{ query: { email: "FZ-two@example.com", page: "1", limit: "10" } }],
     "GET /access/users/{id}": [user],
-    "PUT /access/users/{id}": [{ ...user, body: { name: "Fz Renamed", is_active: false } }, { ...user, body: { name: null, is_active: true } }],
-    "PUT /access/users/{id}/roles": [{ ...user, body: { role_names: ["fz_reader"] } }, { ...user, body: { role_names: [] } }],
+    "PUT /access/users/{id}": [
+      { ...user, body: { name: "Fz Renamed", is_active: false } },
+      { ...user, body: { name: null, is_active: true } },
+    ],
+    "PUT /access/users/{id}/roles": [
+      { ...user, body: { role_names: ["fz_reader"] } },
+      { ...user, body: { role_names: [] } },
+    ],
     "DELETE /access/users/{id}": [user],
     "POST /access/policies": [
       {
@@ -114,7 +120,15 @@ export function examples(w: World): Record<string, Example[]> {
     "GET /access/shares/received": [{ query: { resource_type: "entity_type", owner_tenant_id: w.b.tenantId, page: "1", limit: "10" } }],
     "GET /access/shares/{id}": [share],
     "DELETE /access/shares/{id}": [share],
-    "POST /schema/schemas": [{ body: { name: "fz_schema", schema: PRODUCT_SCHEMA } }, { body: { name: "fz.other", schema: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, patternProperties: { "^x_": { type: "string" } } } } }],
+    "POST /schema/schemas": [
+      { body: { name: "fz_schema", schema: PRODUCT_SCHEMA } },
+      {
+        body: {
+          name: "fz.other",
+          schema: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, patternProperties: { "^x_": { type: "string" } } },
+        },
+      },
+    ],
     "GET /schema/schemas": [{ query: { page: "1", limit: "10" } }],
     "GET /schema/schemas/{idOrName}": [{ params: { idOrName: a.schemaId } }, { params: { idOrName: "fz_schema" } }],
     "POST /schema/validate": [
@@ -136,9 +150,27 @@ export function examples(w: World): Record<string, Example[]> {
       { query: { type_name: "Product", page: "1", limit: "10", include: "Maker", max_relationships: "5" } },
       { query: { type_name: "Product", include_specs: { json: [{ type_name: "Maker", rule_name: "made_by", limit: 3 }] } } },
     ],
-    "POST /entity/entities": [{ body: { type_name: "Product", name: "Green stool", attributes: { sku: "N1", title: "Green stool", price: 12.5, tags: ["a", "b"], meta: { x: [1, { y: "z" }] } } } }],
+    "POST /entity/entities": [
+      {
+        body: {
+          type_name: "Product",
+          name: "Green stool",
+          attributes: { sku: "N1", title: "Green stool", price: 12.5, tags: ["a", "b"], meta: { x: [1, { y: "z" }] } },
+        },
+      },
+    ],
     "GET /entity/entities/{id}": [{ ...entity, query: { include: "Maker", include_rule_ids: a.ruleId, max_relationships: "10" } }],
-    "PUT /entity/entities/{id}": [{ params: { id: p2 }, body: { name: "Blue desk", attributes: { sku: "P2", title: "Blue desk v2", price: 251, tags: ["office"] }, merge_on_conflict: false, merge_cardinality: "raise" } }],
+    "PUT /entity/entities/{id}": [
+      {
+        params: { id: p2 },
+        body: {
+          name: "Blue desk",
+          attributes: { sku: "P2", title: "Blue desk v2", price: 251, tags: ["office"] },
+          merge_on_conflict: false,
+          merge_cardinality: "raise",
+        },
+      },
+    ],
     "PATCH /entity/entities/{id}/attributes": [{ params: { id: p2 }, body: { attributes: { title: "Blue desk v3", price: null, meta: { k: "v" } } } }],
     "DELETE /entity/entities/{id}": [{ params: { id: a.products[2] } }],
     "POST /entity/entities/bulk-delete": [{ body: { ids: [a.products[2], a.makers[1]] } }],
@@ -148,7 +180,11 @@ export function examples(w: World): Record<string, Example[]> {
           type_name: "Product",
           on_conflict: "merge",
           data: [
-            { name: "Red chair", attributes: { sku: "P1", title: "Red chair", price: 41 }, relationships: [{ rule_name: "made_by", target_identifier: { sku: "M2" }, target_type_name: "Maker" }] },
+            {
+              name: "Red chair",
+              attributes: { sku: "P1", title: "Red chair", price: 41 },
+              relationships: [{ rule_name: "made_by", target_identifier: { sku: "M2" }, target_type_name: "Maker" }],
+            },
             { id: p2, name: "Blue desk", attributes: { sku: "P2", title: "Blue desk", price: 250 } },
             { name: "New one", attributes: { sku: "U1", tags: ["t"] }, relationships: [{ rule_id: a.ruleId, target_entity_id: a.makers[0], direction: "to" }] },
           ],
@@ -167,8 +203,19 @@ export function examples(w: World): Record<string, Example[]> {
         },
       },
     ],
-    "POST /entity/entities/export": [{ body: { type_name: "Product", filter: productFilter(a), sort: [{ path: ["attributes", "price"], direction: "desc" }], columns: ["id", "name", "sku", "price"] } }],
-    "POST /entity/relationship-rules": [{ body: { name: "fz_rule", from_entity_type_name: "Maker", to_entity_type_id: a.typeId, max_from_cardinality: 3, max_to_cardinality: null } }],
+    "POST /entity/entities/export": [
+      {
+        body: {
+          type_name: "Product",
+          filter: productFilter(a),
+          sort: [{ path: ["attributes", "price"], direction: "desc" }],
+          columns: ["id", "name", "sku", "price"],
+        },
+      },
+    ],
+    "POST /entity/relationship-rules": [
+      { body: { name: "fz_rule", from_entity_type_name: "Maker", to_entity_type_id: a.typeId, max_from_cardinality: 3, max_to_cardinality: null } },
+    ],
     "GET /entity/relationship-rules": [{ query: { entity_type_name: "Product", name: "made_by", page: "1", limit: "10" } }],
     "GET /entity/relationship-rules/{id}": [{ params: { id: a.ruleId } }],
     "POST /entity/relationships": [{ body: { rule_name: "made_by", from_entity_id: p2, to_entity_id: a.makers[1], on_cardinality_violation: "replace" } }],
@@ -186,7 +233,15 @@ export function examples(w: World): Record<string, Example[]> {
           count_strategy: "exact",
         },
       },
-      { body: { type_name: "Product", page: 1, limit: 5, distinct_on: { paths: [["attributes", "title"]], sort: [{ path: ["attributes", "title"] }] }, filter: { operator: "fuzzy", path: ["attributes", "title"], value: "chiar", threshold: 0.3 } } },
+      {
+        body: {
+          type_name: "Product",
+          page: 1,
+          limit: 5,
+          distinct_on: { paths: [["attributes", "title"]], sort: [{ path: ["attributes", "title"] }] },
+          filter: { operator: "fuzzy", path: ["attributes", "title"], value: "chiar", threshold: 0.3 },
+        },
+      },
     ],
     "POST /entity/query/aggregate": [
       {
@@ -194,13 +249,19 @@ export function examples(w: World): Record<string, Example[]> {
           type_name: "Product",
           filter: productFilter(a),
           group_by: [["attributes", "title"], { path: ["created_at"], bucket: "month", as: "month" }],
-          aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }, { fn: "count_distinct", path: ["attributes", "tags"], as: "tag_sets" }],
+          aggregates: [
+            { fn: "count", as: "n" },
+            { fn: "sum", path: ["attributes", "price"], as: "total" },
+            { fn: "count_distinct", path: ["attributes", "tags"], as: "tag_sets" },
+          ],
           sort: [{ key: "total", direction: "desc" }],
           limit: 10,
         },
       },
     ],
-    "POST /entity/query/distinct": [{ body: { type_name: "Product", attribute_name: "tags", filter: { operator: "cs", path: ["attributes", "tags"], value: ["home"] }, limit: 10 } }],
+    "POST /entity/query/distinct": [
+      { body: { type_name: "Product", attribute_name: "tags", filter: { operator: "cs", path: ["attributes", "tags"], value: ["home"] }, limit: 10 } },
+    ],
     "POST /entity/query-graph": [
       {
         body: {
@@ -214,18 +275,36 @@ export function examples(w: World): Record<string, Example[]> {
     ],
     "GET /entity/graphql/schema": [{}],
     "POST /entity/graphql": [
-      { body: gql("query($x: String, $n: Float) { Product(where: { title: { eq: $x }, price: { lt: $n } }, limit: 5) { nodes { id name sku made_by(limit: 2) { name } } count } }", { x: "Red chair", n: 100 }) },
-      { body: gql("query($f: JSON, $s: [ProductOrder!]) { Product(filter: $f, sort: $s) { nodes { id tags meta } next_cursor } }", { f: productFilter(a), s: [{ path: ["attributes", "price"], direction: "desc" }] }) },
+      {
+        body: gql(
+          "query($x: String, $n: Float) { Product(where: { title: { eq: $x }, price: { lt: $n } }, limit: 5) { nodes { id name sku made_by(limit: 2) { name } } count } }",
+          { x: "Red chair", n: 100 },
+        ),
+      },
+      {
+        body: gql("query($f: JSON, $s: [ProductOrder!]) { Product(filter: $f, sort: $s) { nodes { id tags meta } next_cursor } }", {
+          f: productFilter(a),
+          s: [{ path: ["attributes", "price"], direction: "desc" }],
+        }),
+      },
     ],
     "GET /event/events": [{ query: { entity_id: p1, type_name: "Product", action: "created", limit: "5" } }],
     "POST /entity/temp-files": [{ bytes: { text: "temp bytes", headers: { "X-Temp-File-Name": "report%20%C3%A9.txt", "Content-Type": "text/plain" } } }],
     "GET /entity/temp-files/{id}": [{ params: { id: a.tempFileId } }],
     "POST /entity/temp-files/{id}/download-url": [{ params: { id: a.tempFileId }, body: { ttl: 60 } }],
     "GET /entity/temp-files/{id}/download": [{ anonymous: true, params: { id: a.tempFileId }, query: signed(a.tempDownloadUrl) }],
-    "POST /entity/entities/{id}/artifacts/upload-url": [{ ...entity, body: { artifact_type: "invoice", filename: "a.txt", content_type: "text/plain; charset=utf-8", size: 5, ttl: 60 } }],
-    "PUT /entity/uploads/{versionId}": [{ anonymous: true, params: { versionId: a.uploadUrl.pathname.split("/").pop()! }, query: signed(a.uploadUrl), bytes: { text: "bytes", headers: {} } }],
-    "POST /entity/entities/{id}/artifacts/{artifactId}/confirm": [{ ...artifact, body: { checksum: "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" } }],
-    "GET /entity/entities/{id}/artifacts": [{ ...entity, query: { artifact_type: "invoice", artifact_type_in: "invoice,photo", include_versions: "true", page: "1", limit: "10" } }],
+    "POST /entity/entities/{id}/artifacts/upload-url": [
+      { ...entity, body: { artifact_type: "invoice", filename: "a.txt", content_type: "text/plain; charset=utf-8", size: 5, ttl: 60 } },
+    ],
+    "PUT /entity/uploads/{versionId}": [
+      { anonymous: true, params: { versionId: a.uploadUrl.pathname.split("/").pop()! }, query: signed(a.uploadUrl), bytes: { text: "bytes", headers: {} } },
+    ],
+    "POST /entity/entities/{id}/artifacts/{artifactId}/confirm": [
+      { ...artifact, body: { checksum: "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" } },
+    ],
+    "GET /entity/entities/{id}/artifacts": [
+      { ...entity, query: { artifact_type: "invoice", artifact_type_in: "invoice,photo", include_versions: "true", page: "1", limit: "10" } },
+    ],
     "GET /entity/entities/{id}/artifacts/{artifactId}": [{ ...artifact, query: { version: "1" } }],
     "DELETE /entity/entities/{id}/artifacts/{artifactId}": [artifact],
     "GET /entity/entities/{id}/artifacts/{artifactId}/download-url": [{ ...artifact, query: { ttl: "60", version: "1" } }],
@@ -267,12 +346,20 @@ function appExamples(w: World): Record<string, Example[]> {
       { ...spec, body: { spec_version: 1, policy_id: null } },
       { ...spec, body: { policy: { name: "fz_app_inline", grants: [{ resource: "entity", actions: ["read"], resource_name: "Product" }] } } },
     ],
-    "POST /apps/{specId}/integrations": [{ ...spec, body: { external_company_id: w.a.companyId, name: "Fz host", allowed_origins: ["http://localhost:8080"], config: { region: "eu" }, is_enabled: true } }],
+    "POST /apps/{specId}/integrations": [
+      {
+        ...spec,
+        body: { external_company_id: w.a.companyId, name: "Fz host", allowed_origins: ["http://localhost:8080"], config: { region: "eu" }, is_enabled: true },
+      },
+    ],
     "GET /apps/{specId}/integrations": [{ ...spec, query: { page: "1", limit: "10" } }],
     "GET /apps/{specId}/integrations/{integrationId}": [integration],
     "PUT /apps/{specId}/integrations/{integrationId}/token": [{ ...integration, query: { rotate: "true" } }],
     "GET /apps/{specId}/preview": [spec],
-    "POST /apps/{specId}/preview": [spec, { ...spec, body: { identity: { user_external_id: "fz-author" }, config: { app: { title: "Draft" } }, context: { locale: "en" } } }],
+    "POST /apps/{specId}/preview": [
+      spec,
+      { ...spec, body: { identity: { user_external_id: "fz-author" }, config: { app: { title: "Draft" } }, context: { locale: "en" } } },
+    ],
     "POST /apps/upload/{integrationId}/{uploadId}": [
       {
         anonymous: true,
@@ -285,14 +372,25 @@ function appExamples(w: World): Record<string, Example[]> {
       },
     ],
     "POST /apps/run/{integrationId}": [
-      { params: { integrationId: apps.integrationId }, authorization: `Bearer ${apps.appToken}`, body: { user: "fz-user", company: "company-1", context: { locale: "en" } } },
       {
         params: { integrationId: apps.integrationId },
         authorization: `Bearer ${apps.appToken}`,
-        body: { user: "fz-user", company: "company-1", state: { page: "home", data: { a: 1 } }, action: { widgetId: "btn", handler: "click", payload: { value: "v" } } },
+        body: { user: "fz-user", company: "company-1", context: { locale: "en" } },
+      },
+      {
+        params: { integrationId: apps.integrationId },
+        authorization: `Bearer ${apps.appToken}`,
+        body: {
+          user: "fz-user",
+          company: "company-1",
+          state: { page: "home", data: { a: 1 } },
+          action: { widgetId: "btn", handler: "click", payload: { value: "v" } },
+        },
       },
     ],
-    "PUT /apps/{specId}/integrations/{integrationId}": [{ ...integration, body: { config: { lang: "en", extra: { x: 1 } }, allowed_origins: ["https://other.example:8443"], is_enabled: false } }],
+    "PUT /apps/{specId}/integrations/{integrationId}": [
+      { ...integration, body: { config: { lang: "en", extra: { x: 1 } }, allowed_origins: ["https://other.example:8443"], is_enabled: false } },
+    ],
     "GET /apps/{specId}/principals/{type}/{principalId}": [team, { params: { specId: apps.specId, type: "user", principalId: "self" } }],
     "PUT /apps/{specId}/principals/{type}/{principalId}": [
       { ...team, body: { config: { seats: 3, tags: ["a"] } } },
@@ -339,16 +437,24 @@ function workflowExamples(w: World): Record<string, Example[]> {
     ],
     "GET /definition/workflows": [{ query: { name: "fz_hooks", page: "1", limit: "10" } }],
     "GET /definition/workflows/{id}": [hooks],
-    "PUT /definition/workflows/{id}": [{ ...hooks, body: { name: "fz_hooks", description: "v2", definition_json: withJobs } }, { params: { id: wf.draftId }, body: { name: "fz_draft2", source_yaml: HOOKS_YAML } }],
+    "PUT /definition/workflows/{id}": [
+      { ...hooks, body: { name: "fz_hooks", description: "v2", definition_json: withJobs } },
+      { params: { id: wf.draftId }, body: { name: "fz_draft2", source_yaml: HOOKS_YAML } },
+    ],
     "DELETE /definition/workflows/{id}": [hooks],
     "POST /definition/workflows/{id}/test-runs": [
       { ...hooks, body: { trigger_id: "manual", input: { method: "POST" }, env: { TOKEN: "t", REGION: null } } },
       { params: { id: wf.draftId }, body: { trigger_id: "hourly" } },
     ],
-    "POST /definition/jobs": [{ body: { name: "fz-job", definition_json: { ...JOB_DOC, inputSchema: { type: "object", properties: { n: { type: "integer" } } } } } }],
+    "POST /definition/jobs": [
+      { body: { name: "fz-job", definition_json: { ...JOB_DOC, inputSchema: { type: "object", properties: { n: { type: "integer" } } } } } },
+    ],
     "GET /definition/jobs": [{ query: { name: "fz-job", page: "1", limit: "10" } }],
     "GET /definition/jobs/{id}": [{ params: { id: wf.jobId } }],
-    "POST /workflows/wr": [{ body: { workflow_id: wf.hooksId, trigger_id: "manual", input: { order: { id: 7, tags: ["a"] } } } }, { body: { workflow_id: wf.hooksId, trigger_id: "nightly" } }],
+    "POST /workflows/wr": [
+      { body: { workflow_id: wf.hooksId, trigger_id: "manual", input: { order: { id: 7, tags: ["a"] } } } },
+      { body: { workflow_id: wf.hooksId, trigger_id: "nightly" } },
+    ],
     "POST /workflows/{id}/activate": [
       { ...hooks, body: { env: { REGION: "us", TOKEN: "{{ secrets.tenant.FZ_SEED }}" }, job_bindings: { ref: wf.jobId }, policy_id: wf.runPolicyId } },
       { params: { id: wf.draftId }, body: { env: { EXTRA: 1 }, policy_id: null } },
@@ -358,12 +464,18 @@ function workflowExamples(w: World): Record<string, Example[]> {
     "PUT /workflows/{id}/triggers/{triggerId}/disable": [trigger("signed"), trigger(wf.triggers.manual)],
     "POST /workflows/{id}/triggers/{triggerId}/secret": [trigger("signed"), trigger(wf.triggers.signed)],
     "GET /workflows/runs/workflows": [runs],
-    "GET /workflows/runs": [{ query: { workflow_id: wf.hooksId, limit: "1", cursor: wf.runsCursor } }, { query: { entity_id: w.a.products[0], status_in: "pending", page: "1", limit: "5" } }],
+    "GET /workflows/runs": [
+      { query: { workflow_id: wf.hooksId, limit: "1", cursor: wf.runsCursor } },
+      { query: { entity_id: w.a.products[0], status_in: "pending", page: "1", limit: "5" } },
+    ],
     "GET /workflows/runs/workflows/{id}": [{ params: { id: wf.cancelledRunId } }],
     // A finished run: its stream answers the history and closes at once.
     "GET /workflows/runs/workflows/{id}/events": [{ params: { id: wf.cancelledRunId } }],
     "POST /workflows/runs/workflows/{id}/cancel": [{ params: { id: wf.pendingRunId } }],
-    "POST /workflows/runs/workflows/{id}/retry": [{ params: { id: wf.cancelledRunId } }, { params: { id: wf.cancelledRunId }, body: { config: "current", from_step: "a" } }],
+    "POST /workflows/runs/workflows/{id}/retry": [
+      { params: { id: wf.cancelledRunId } },
+      { params: { id: wf.cancelledRunId }, body: { config: "current", from_step: "a" } },
+    ],
     "POST /workflows/runs/workflows/{id}/input": [{ params: { id: wf.waitingRunId }, body: { step_id: "ask", data: { ok: true } } }],
     "GET /workflows/schedules": [{ query: { workflow_id: wf.hooksId, page: "1", limit: "10" } }],
     "POST /workflows/hooks/{triggerId}": [
@@ -371,9 +483,14 @@ function workflowExamples(w: World): Record<string, Example[]> {
       { ...hook(wf.triggers.signed), bytes: { text: wf.signedBody, headers: { "Content-Type": "application/json", "X-Sig": `sha256=${wf.signature}` } } },
       { ...hook(wf.triggers.signed), query: { "hub.challenge": "fz-challenge" } },
     ],
-    "GET /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), query: { q: "a", r: "b" } }, { ...hook(wf.triggers.signed), query: { "hub.challenge": "fz-challenge" } }],
+    "GET /workflows/hooks/{triggerId}": [
+      { ...hook(wf.triggers.manual), query: { q: "a", r: "b" } },
+      { ...hook(wf.triggers.signed), query: { "hub.challenge": "fz-challenge" } },
+    ],
     "PUT /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), body: { replace: true } }],
-    "PATCH /workflows/hooks/{triggerId}": [{ ...hook(wf.triggers.manual), bytes: { text: "plain text body", headers: { "Content-Type": "text/plain", "X-Custom": "v" } } }],
+    "PATCH /workflows/hooks/{triggerId}": [
+      { ...hook(wf.triggers.manual), bytes: { text: "plain text body", headers: { "Content-Type": "text/plain", "X-Custom": "v" } } },
+    ],
     "DELETE /workflows/hooks/{triggerId}": [hook(wf.triggers.manual)],
     "POST /workflows/callbacks/{token}": [{ anonymous: true, params: { token: wf.callbackToken }, body: { done: true, pages: [1, 2] } }],
   };

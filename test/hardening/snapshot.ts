@@ -109,7 +109,11 @@ export async function snapshot(q: Query, tenants: string[]): Promise<Snapshot> {
 export function changes(before: Snapshot, after: Snapshot): string[] {
   return Object.keys(after)
     .filter((k) => before[k] !== after[k])
-    .map((k) => (k.startsWith("R2") ? `${k} objects ${before[k].split("|").filter(Boolean).length}→${after[k].split("|").filter(Boolean).length}` : `${k} ${before[k].split(":")[0]}→${after[k].split(":")[0]}`));
+    .map((k) =>
+      k.startsWith("R2")
+        ? `${k} objects ${before[k].split("|").filter(Boolean).length}→${after[k].split("|").filter(Boolean).length}`
+        : `${k} ${before[k].split(":")[0]}→${after[k].split(":")[0]}`,
+    );
 }
 
 export interface Saved {
@@ -143,11 +147,15 @@ export async function restore(q: Query, tenants: string[], saved: Saved): Promis
   try {
     for (const s of statements) await q(s, [tenants]);
     // OVERRIDING SYSTEM VALUE keeps the saved ids of identity columns (workflow_action_log's).
-    const cleared = (t: string) => (saved.rows[t] as Record<string, unknown>[]).map((row) => ({ ...row, ...Object.fromEntries((CYCLIC[t] ?? []).map((c) => [c, null])) }));
-    for (const t of TABLES) await q(`INSERT INTO ${t} OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb)`, [JSON.stringify(cleared(t))]);
+    const cleared = (t: string) =>
+      (saved.rows[t] as Record<string, unknown>[]).map((row) => ({ ...row, ...Object.fromEntries((CYCLIC[t] ?? []).map((c) => [c, null])) }));
+    for (const t of TABLES)
+      await q(`INSERT INTO ${t} OVERRIDING SYSTEM VALUE SELECT * FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb)`, [JSON.stringify(cleared(t))]);
     for (const [t, columns] of Object.entries(CYCLIC)) {
       for (const c of columns) {
-        await q(`UPDATE ${t} x SET ${c} = s.${c} FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb) s WHERE x.id = s.id AND s.${c} IS NOT NULL`, [JSON.stringify(saved.rows[t])]);
+        await q(`UPDATE ${t} x SET ${c} = s.${c} FROM jsonb_populate_recordset(NULL::${t}, $1::jsonb) s WHERE x.id = s.id AND s.${c} IS NOT NULL`, [
+          JSON.stringify(saved.rows[t]),
+        ]);
       }
     }
     await q("COMMIT");

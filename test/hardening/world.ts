@@ -93,14 +93,27 @@ export const APP_SPEC = {
           widgets: {
             btn: {
               widgetComponent: "button",
-              actionHandlers: { click: [{ kind: "setPageData", data: { seen: "{{ payload.value }}" } }, { kind: "notify", level: "INFO", message: "{{ payload.value }}" }, { kind: "navigate", page: "home", params: { p: "{{ payload }}" } }] },
+              actionHandlers: {
+                click: [
+                  { kind: "setPageData", data: { seen: "{{ payload.value }}" } },
+                  { kind: "notify", level: "INFO", message: "{{ payload.value }}" },
+                  { kind: "navigate", page: "home", params: { p: "{{ payload }}" } },
+                ],
+              },
             },
           },
         },
       },
     },
   },
-  providers: { fzidp: { auth: { type: "bearer" }, autoCreateUsers: true, identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } }, upload: "canvasFileUpload" } },
+  providers: {
+    fzidp: {
+      auth: { type: "bearer" },
+      autoCreateUsers: true,
+      identity: { user_external_id: { source: "body", path: "user" }, company_external_id: { source: "body", path: "company" } },
+      upload: "canvasFileUpload",
+    },
+  },
   config: { app: { title: "Fz" }, integration: { lang: "en" } },
   configSchemas: { app: "fz_schema" },
   policies: { viewer: { grants: [{ resource: "app", actions: ["read"], resourceName: "$app_config" }] } },
@@ -110,8 +123,15 @@ export const APP_SPEC = {
 
 /** The spec row as the spec API stores it (its current document and version 1). */
 async function apps(t: TenantCreds, companyId: string): Promise<Apps> {
-  const [spec] = await systemQuery<{ id: string }>(`INSERT INTO app_specs (tenant_id, name, spec_document) VALUES ($1, 'fz_app', $2) RETURNING id`, [t.tenantId, JSON.stringify(APP_SPEC)]);
-  await systemQuery(`INSERT INTO app_spec_versions (tenant_id, spec_id, version, spec_document) VALUES ($1, $2, 1, $3)`, [t.tenantId, spec.id, JSON.stringify(APP_SPEC)]);
+  const [spec] = await systemQuery<{ id: string }>(`INSERT INTO app_specs (tenant_id, name, spec_document) VALUES ($1, 'fz_app', $2) RETURNING id`, [
+    t.tenantId,
+    JSON.stringify(APP_SPEC),
+  ]);
+  await systemQuery(`INSERT INTO app_spec_versions (tenant_id, spec_id, version, spec_document) VALUES ($1, $2, 1, $3)`, [
+    t.tenantId,
+    spec.id,
+    JSON.stringify(APP_SPEC),
+  ]);
   const activation = await ok("PUT", `/apps/${spec.id}/config`, t.auth, { config: { sku: "A-1" } });
   const integration = await ok("POST", `/apps/${spec.id}/integrations`, t.auth, { external_company_id: companyId, allowed_origins: ["https://host.example"] });
   await ok("PUT", `/apps/${spec.id}/principals/team/fz-team`, t.auth, { config: { seats: 2 } });
@@ -132,7 +152,10 @@ async function apps(t: TenantCreds, companyId: string): Promise<Apps> {
     principal: {} as RenderIdentity["principal"],
   };
   const { doc } = await withSystemDb((db) =>
-    mintUploadSlots({ tenant: tenantDb(db, t.tenantId), secret: env.MASTER_KEY, clock: { now: () => Date.now() } }, { identity, origin: env.PUBLIC_URL, slots: [{ name: "doc" }], spec: APP_SPEC as unknown as SpecDocument }),
+    mintUploadSlots(
+      { tenant: tenantDb(db, t.tenantId), secret: env.MASTER_KEY, clock: { now: () => Date.now() } },
+      { identity, origin: env.PUBLIC_URL, slots: [{ name: "doc" }], spec: APP_SPEC as unknown as SpecDocument },
+    ),
   );
   return { specId: spec.id, activationId: activation.id, integrationId: integration.id, appToken: token.json.raw_token, uploadUrl: new URL(doc.uploadUrl) };
 }
@@ -185,7 +208,11 @@ export const JOB_DOC = { actions: [{ name: "pipe", config: { value: "{{ input }}
 /** An app spec with a config schema, shared (itself and the Product type) with the other tenant when one is named. */
 export const specDoc = (target?: string) => ({
   dashboards: {
-    main: { name: "Main", surfaces: { dashboard: "home" }, pages: { home: { widgets: { hi: { widgetComponent: "text", config: { text: "hi" } } }, layout: [["hi"]] } } },
+    main: {
+      name: "Main",
+      surfaces: { dashboard: "home" },
+      pages: { home: { widgets: { hi: { widgetComponent: "text", config: { text: "hi" } } }, layout: [["hi"]] } },
+    },
   },
   configSchemas: { app: "fz_schema" },
   ...(target ? { shares: [{ tenantId: target }, { tenantId: target, resourceType: "entity_type", resourceName: "Product" }] } : {}),
@@ -200,7 +227,11 @@ export const HOOKS_DOC = {
     { id: "manual", webhook: { methods: ["GET", "POST", "PUT", "PATCH", "DELETE"] }, contextData: { method: "{{ context.input.method }}" } },
     {
       id: "signed",
-      webhook: { methods: ["POST"], verification: { location: "header", key: "X-Sig", method: "hmac-sha256" }, challenge: { enabled: true, queryParam: "hub.challenge", responseType: "text/plain" } },
+      webhook: {
+        methods: ["POST"],
+        verification: { location: "header", key: "X-Sig", method: "hmac-sha256" },
+        challenge: { enabled: true, queryParam: "hub.challenge", responseType: "text/plain" },
+      },
       idempotencyKey: "{{ context.input.body.delivery }}",
     },
     { id: "nightly", cron: "30 2 * * *" },
@@ -222,7 +253,12 @@ export const eventsDoc = (typeId: string) => ({
 
 /** The waits workflow: one job that stops in an awaitInput until data is posted for it. */
 const WAITS_DOC = {
-  jobs: [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", config: { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } }] }],
+  jobs: [
+    {
+      id: "a",
+      actions: [{ stepId: "ask", name: "awaitInput", config: { schema: { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } } } }],
+    },
+  ],
   triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
 };
 
@@ -258,8 +294,14 @@ async function settleRuns(t: TenantCreds, pendingRunId: string): Promise<void> {
     if (i === 200) throw new Error(`${n} events of tenant ${t.tenantId} were not delivered`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  const open = await systemQuery<{ id: string }>("SELECT id FROM workflow_runs WHERE tenant_id = $1 AND status IN ('pending', 'running') AND id <> $2", [t.tenantId, pendingRunId]);
-  await kickRuns(env, open.map((r) => ({ tenantId: t.tenantId, runId: r.id })));
+  const open = await systemQuery<{ id: string }>("SELECT id FROM workflow_runs WHERE tenant_id = $1 AND status IN ('pending', 'running') AND id <> $2", [
+    t.tenantId,
+    pendingRunId,
+  ]);
+  await kickRuns(
+    env,
+    open.map((r) => ({ tenantId: t.tenantId, runId: r.id })),
+  );
 }
 
 async function hexHmacSha256(secret: string, text: string): Promise<string> {
@@ -277,7 +319,8 @@ async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
   const eventActivation = await ok("POST", `/workflows/${events.id}/activate`, t.auth, {});
   const draft = await ok("POST", "/definition/workflows", t.auth, {
     name: "fz_draft",
-    source_yaml: "jobs:\n  - id: a\n    actions:\n      - name: pipe\n        config: {}\ntriggers:\n  - id: hourly\n    cron: '0 * * * *'\n  - id: manual\n    webhook:\n      methods: [POST]\n",
+    source_yaml:
+      "jobs:\n  - id: a\n    actions:\n      - name: pipe\n        config: {}\ntriggers:\n  - id: hourly\n    cron: '0 * * * *'\n  - id: manual\n    webhook:\n      methods: [POST]\n",
   });
   const uuid = (list: { id: string; trigger_id: string }[], key: string) => list.find((x) => x.id === key)!.trigger_id;
   const secret = (await ok("POST", `/workflows/${hooks.id}/triggers/signed/secret`, t.auth)).secret;
@@ -291,8 +334,14 @@ async function workflows(t: TenantCreds, typeId: string): Promise<Workflows> {
      VALUES ($1, $2, 'a', 'cancelled', '{"code":"CANCELLED"}', '{"n":1}', now(), now()) RETURNING id`,
     [t.tenantId, cancelledRunId],
   );
-  await systemQuery(`INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, attempts) VALUES ($1, $2, 0, 's1', 'pipe', 'cancelled', 1)`, [t.tenantId, jobRun.id]);
-  await systemQuery(`INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status) VALUES ($1, $2, 's1', 'pipe', 'cancelled')`, [t.tenantId, jobRun.id]);
+  await systemQuery(
+    `INSERT INTO workflow_action_runs (tenant_id, job_run_id, position, step_id, name, status, attempts) VALUES ($1, $2, 0, 's1', 'pipe', 'cancelled', 1)`,
+    [t.tenantId, jobRun.id],
+  );
+  await systemQuery(`INSERT INTO workflow_action_log (tenant_id, job_run_id, step_id, name, status) VALUES ($1, $2, 's1', 'pipe', 'cancelled')`, [
+    t.tenantId,
+    jobRun.id,
+  ]);
   const waits = await ok("POST", "/definition/workflows", t.auth, { name: "fz_waits", definition_json: WAITS_DOC });
   await ok("POST", `/workflows/${waits.id}/activate`, t.auth, {});
   const waiting = await ok("POST", "/workflows/wr", t.auth, { workflow_id: waits.id, trigger_id: "manual", input: { order: 2 } });
@@ -336,7 +385,12 @@ async function side(): Promise<Omit<Side, "shareId" | "specId">> {
   const t = await createTenant();
   const schema = await ok("POST", "/schema/schemas", t.auth, { name: "fz_schema", schema: PRODUCT_SCHEMA });
   const type = await ok("POST", "/entity/entity-types", t.auth, { name: "Product", status: "active", schema: PRODUCT_SCHEMA, config: PRODUCT_CONFIG });
-  const maker = await ok("POST", "/entity/entity-types", t.auth, { name: "Maker", status: "active", schema_name: "fz_schema", config: { identifier_key: ["sku"] } });
+  const maker = await ok("POST", "/entity/entity-types", t.auth, {
+    name: "Maker",
+    status: "active",
+    schema_name: "fz_schema",
+    config: { identifier_key: ["sku"] },
+  });
   const draft = await ok("POST", "/entity/entity-types", t.auth, { name: "Draft", schema: { type: "object" }, config: { identifier_key: ["sku"] } });
   const upserted = await ok("POST", "/entity/entities/upsert", t.auth, {
     type_name: "Product",
@@ -353,7 +407,12 @@ async function side(): Promise<Omit<Side, "shareId" | "specId">> {
       { name: "Bolt", attributes: { sku: "M2" } },
     ],
   });
-  const rule = await ok("POST", "/entity/relationship-rules", t.auth, { name: "made_by", from_entity_type_name: "Product", to_entity_type_name: "Maker", max_to_cardinality: 2 });
+  const rule = await ok("POST", "/entity/relationship-rules", t.auth, {
+    name: "made_by",
+    from_entity_type_name: "Product",
+    to_entity_type_name: "Maker",
+    max_to_cardinality: 2,
+  });
   const link = await ok("POST", "/entity/relationships", t.auth, { rule_name: "made_by", from_entity_id: upserted.ids[0], to_entity_id: makers.ids[0] });
   const role = await ok("POST", "/access/roles", t.auth, { name: "fz_reader", permissions: ["entity:read", "schema:read"] });
   const victim = await ok("POST", "/access/api-tokens", t.auth, { name: "fz_victim", role_names: ["fz_reader"] });
@@ -368,17 +427,37 @@ async function side(): Promise<Omit<Side, "shareId" | "specId">> {
   });
   await ok("POST", `/access/policies/${policy.id}/assignments`, t.auth, { role_name: "fz_reader" });
   const secret = await ok("POST", "/access/secrets", t.auth, { scope: "tenant", name: "FZ_SEED", value: "seeded-secret" });
-  const company = await ok("POST", "/access/external-companies", t.auth, { provider: "fzidp", external_id: "company-1", name: "Fz Co", metadata: { tier: "gold" } });
-  const externalUser = await ok("POST", "/access/external-users", t.auth, { provider: "fzidp", external_id: "user-1", email: "fz-ext@example.com", first_name: "Ext", last_name: "User" });
+  const company = await ok("POST", "/access/external-companies", t.auth, {
+    provider: "fzidp",
+    external_id: "company-1",
+    name: "Fz Co",
+    metadata: { tier: "gold" },
+  });
+  const externalUser = await ok("POST", "/access/external-users", t.auth, {
+    provider: "fzidp",
+    external_id: "user-1",
+    email: "fz-ext@example.com",
+    first_name: "Ext",
+    last_name: "User",
+  });
 
   const bytes = new TextEncoder().encode("hello");
-  const opened = await ok("POST", `/entity/entities/${upserted.ids[0]}/artifacts/upload-url`, t.auth, { artifact_type: "invoice", filename: "a.txt", content_type: "text/plain" });
+  const opened = await ok("POST", `/entity/entities/${upserted.ids[0]}/artifacts/upload-url`, t.auth, {
+    artifact_type: "invoice",
+    filename: "a.txt",
+    content_type: "text/plain",
+  });
   const upload = new URL(opened.upload_url);
   expect((await call("PUT", upload.pathname + upload.search, { rawBody: bytes })).status).toBe(200);
   await ok("POST", `/entity/entities/${upserted.ids[0]}/artifacts/${opened.artifact.id}/confirm`, t.auth, {});
   const link2 = await ok("POST", `/entity/entities/${upserted.ids[0]}/artifacts/${opened.artifact.id}/download-url`, t.auth, {});
   const versionId = new URL(link2.url).pathname.split("/").pop()!;
-  const pending = await ok("POST", `/entity/entities/${upserted.ids[1]}/artifacts/upload-url`, t.auth, { artifact_type: "photo", filename: "b.bin", content_type: "application/octet-stream", size: 5 });
+  const pending = await ok("POST", `/entity/entities/${upserted.ids[1]}/artifacts/upload-url`, t.auth, {
+    artifact_type: "photo",
+    filename: "b.bin",
+    content_type: "application/octet-stream",
+    size: 5,
+  });
 
   const temp = await ok("POST", "/entity/temp-files", t.auth, undefined, bytes, { "X-Temp-File-Name": "t.txt", "Content-Type": "text/plain" });
   const tempLink = await ok("POST", `/entity/temp-files/${temp.id}/download-url`, t.auth, {});
@@ -416,8 +495,10 @@ async function side(): Promise<Omit<Side, "shareId" | "specId">> {
 /** Each tenant shares its Product type with the other, so both have a share made and one received. */
 export async function buildWorld(): Promise<World> {
   const [a, b] = [await side(), await side()];
-  const share = (from: typeof a, to: typeof b) => ok("POST", "/access/shares", from.auth, { resource_type: "entity_type", resource_id: from.typeId, target_tenant_id: to.tenantId });
-  const spec = (from: typeof a, to: typeof b) => ok("POST", "/definition/specs", from.auth, { name: "fz_spec", description: "Seeded", spec_document: specDoc(to.tenantId) });
+  const share = (from: typeof a, to: typeof b) =>
+    ok("POST", "/access/shares", from.auth, { resource_type: "entity_type", resource_id: from.typeId, target_tenant_id: to.tenantId });
+  const spec = (from: typeof a, to: typeof b) =>
+    ok("POST", "/definition/specs", from.auth, { name: "fz_spec", description: "Seeded", spec_document: specDoc(to.tenantId) });
   return {
     a: { ...a, shareId: (await share(a, b)).id, specId: (await spec(a, b)).id },
     b: { ...b, shareId: (await share(b, a)).id, specId: (await spec(b, a)).id },
@@ -428,9 +509,34 @@ export async function buildWorld(): Promise<World> {
 export function idsOf(s: Side): string[] {
   const wf = s.wf;
   return [
-    ...[s.typeId, s.makerTypeId, s.draftTypeId, s.schemaId, ...s.products, ...s.makers, s.ruleId, s.linkId, s.roleId, s.victimTokenId, s.artifactId, s.versionId, s.tempFileId],
+    ...[
+      s.typeId,
+      s.makerTypeId,
+      s.draftTypeId,
+      s.schemaId,
+      ...s.products,
+      ...s.makers,
+      s.ruleId,
+      s.linkId,
+      s.roleId,
+      s.victimTokenId,
+      s.artifactId,
+      s.versionId,
+      s.tempFileId,
+    ],
     ...[s.userId2, s.policyId, s.grantId, s.secretId, s.companyId, s.externalUserId, s.shareId, s.specId],
-    ...[wf.hooksId, wf.eventsId, wf.draftId, wf.jobId, wf.runPolicyId, ...Object.values(wf.triggers), wf.pendingRunId, wf.cancelledRunId, wf.waitsId, wf.waitingRunId],
+    ...[
+      wf.hooksId,
+      wf.eventsId,
+      wf.draftId,
+      wf.jobId,
+      wf.runPolicyId,
+      ...Object.values(wf.triggers),
+      wf.pendingRunId,
+      wf.cancelledRunId,
+      wf.waitsId,
+      wf.waitingRunId,
+    ],
     ...[s.apps.specId, s.apps.activationId, s.apps.integrationId],
   ];
 }

@@ -4,7 +4,9 @@ import { backoffDelay } from "../../src/lib/backoff";
 
 describe("backoffDelay", () => {
   it("doubles from the initial delay up to the cap, at the top of its range when random is 1", () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 20].map((retry) => backoffDelay(retry, 1_000, 30_000, () => 1))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 20].map((retry) => backoffDelay(retry, 1_000, 30_000, () => 1))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000,
+    ]);
   });
 
   it("keeps the jitter within [initial, cap]: the lower end is half the cap, never under the initial delay", () => {

@@ -63,7 +63,10 @@ describe("detail codes", () => {
   });
 
   it("answers the unpersisted retry arm with 500 and its run, iteration and reason", () => {
-    const err = new ApiError({ code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: "ar-1", iteration: 3, reason: "storage full" }, "Retry state could not be saved");
+    const err = new ApiError(
+      { code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: "ar-1", iteration: 3, reason: "storage full" },
+      "Retry state could not be saved",
+    );
     expect(errorBody(err, "req-2").error).toEqual({
       status: 500,
       code: "INTERNAL_ERROR",

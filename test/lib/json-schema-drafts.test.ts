@@ -63,7 +63,12 @@ describe("each draft's rules", () => {
   });
 
   it("follows 2019-09's $recursiveRef", () => {
-    const tree = { $schema: DRAFT_2019, $recursiveAnchor: true, type: "object", properties: { v: { type: "integer" }, kids: { type: "array", items: { $recursiveRef: "#" } } } };
+    const tree = {
+      $schema: DRAFT_2019,
+      $recursiveAnchor: true,
+      type: "object",
+      properties: { v: { type: "integer" }, kids: { type: "array", items: { $recursiveRef: "#" } } },
+    };
     expect(schemaProblems(tree)).toEqual([]);
     expect(check(tree, { v: 1, kids: [{ v: 2, kids: [] }] })).toEqual([]);
     expect(check(tree, { v: 1, kids: [{ v: "x" }] })).toEqual(["kids[0].v: must be integer, got string"]);

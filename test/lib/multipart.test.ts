@@ -75,7 +75,14 @@ describe("multipartBoundary", () => {
 
 describe("filePart", () => {
   // Bytes that start like the delimiter and then do not finish it, at every offset.
-  const tricky = join(new Uint8Array(1000).fill(7), `\r\n--${BOUNDARY.slice(0, 5)}`, "\r\n-", "\r\n--", `\r\n--${BOUNDARY.slice(0, -1)}\0`, new Uint8Array(300).fill(13));
+  const tricky = join(
+    new Uint8Array(1000).fill(7),
+    `\r\n--${BOUNDARY.slice(0, 5)}`,
+    "\r\n-",
+    "\r\n--",
+    `\r\n--${BOUNDARY.slice(0, -1)}\0`,
+    new Uint8Array(300).fill(13),
+  );
 
   for (const sizes of [[1], [2, 3], [7], [64], [65536], [13, 1, 100]]) {
     it(`hands on the file part's bytes exactly, chunked by ${sizes.join(",")}`, async () => {
@@ -100,11 +107,19 @@ describe("filePart", () => {
     expect((await read(part.body)).length).toBe(0);
   });
 
-  it("reads filename* (RFC 8187) over filename, and quoted escapes of \" and \\ only", async () => {
-    const ext = await filePart(chunked(body(enc.encode("x"), { disposition: `form-data; name="file"; filename="plain.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf` }), [4]), BOUNDARY, "file");
+  it('reads filename* (RFC 8187) over filename, and quoted escapes of " and \\ only', async () => {
+    const ext = await filePart(
+      chunked(body(enc.encode("x"), { disposition: `form-data; name="file"; filename="plain.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf` }), [4]),
+      BOUNDARY,
+      "file",
+    );
     expect(ext.filename).toBe("résumé.pdf");
     await read(ext.body);
-    const quoted = await filePart(chunked(body(enc.encode("x"), { disposition: String.raw`form-data; name="file"; filename="C:\dir\say \"hi\" \\ .txt"` }), [4]), BOUNDARY, "file");
+    const quoted = await filePart(
+      chunked(body(enc.encode("x"), { disposition: String.raw`form-data; name="file"; filename="C:\dir\say \"hi\" \\ .txt"` }), [4]),
+      BOUNDARY,
+      "file",
+    );
     expect(quoted.filename).toBe(String.raw`C:\dir\say "hi" \ .txt`);
   });
 

@@ -27,10 +27,25 @@ async function failure(req: OutboundRequest, withEnv = outboundEnv): Promise<Out
 describe("outboundFetch: plain exchanges", () => {
   it("sends method, headers and body, and answers status, lowercase headers, body and URL", async () => {
     const s = await scenario({ "/echo": [{ status: 201, headers: { "X-Thing": "a", "Content-Type": "text/plain" }, body: "hello" }] });
-    const res = await outboundFetch(request(s.url("/echo?q=1"), { method: "PUT", headers: { "X-Custom": "v", "Content-Type": "application/json" }, body: '{"a":1}' }), outboundEnv);
-    expect([res.status, res.headers["x-thing"], res.headers["content-type"], text(res.body), res.url]).toEqual([201, "a", "text/plain", "hello", s.url("/echo?q=1")]);
+    const res = await outboundFetch(
+      request(s.url("/echo?q=1"), { method: "PUT", headers: { "X-Custom": "v", "Content-Type": "application/json" }, body: '{"a":1}' }),
+      outboundEnv,
+    );
+    expect([res.status, res.headers["x-thing"], res.headers["content-type"], text(res.body), res.url]).toEqual([
+      201,
+      "a",
+      "text/plain",
+      "hello",
+      s.url("/echo?q=1"),
+    ]);
     const [seen] = await s.requests();
-    expect([seen.method, seen.path, seen.headers["x-custom"], seen.headers["content-type"], seen.body]).toEqual(["PUT", "/echo?q=1", "v", "application/json", '{"a":1}']);
+    expect([seen.method, seen.path, seen.headers["x-custom"], seen.headers["content-type"], seen.body]).toEqual([
+      "PUT",
+      "/echo?q=1",
+      "v",
+      "application/json",
+      '{"a":1}',
+    ]);
   });
 });
 
@@ -131,7 +146,13 @@ describe("outboundFetch: following redirects", () => {
 
   it("refuses a hop to a private address: the first hop was sent, nothing after it", async () => {
     const port = new URL(outboundOrigin()).port;
-    for (const location of ["http://10.0.0.1/x", `http://[::ffff:127.0.0.1]:${port}/s/x/to`, "http://169.254.169.254/latest/meta-data", "file:///etc/passwd", "http://u:p@example.com/"]) {
+    for (const location of [
+      "http://10.0.0.1/x",
+      `http://[::ffff:127.0.0.1]:${port}/s/x/to`,
+      "http://169.254.169.254/latest/meta-data",
+      "file:///etc/passwd",
+      "http://u:p@example.com/",
+    ]) {
       const s = await scenario({ "/from": [{ status: 302, headers: { location } }] });
       const e = await failure(request(s.url("/from")));
       expect([location, e.kind]).toEqual([location, "refused"]);

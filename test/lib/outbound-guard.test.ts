@@ -203,7 +203,9 @@ describe("OUTBOUND_ALLOWLIST", () => {
     const v6 = { ...outboundEnv, OUTBOUND_ALLOWLIST: "[0:0::1]:8080" };
     expect((await checkUrl("http://[::1]:8080/", v6)).host).toBe("[::1]:8080");
     await expect(checkUrl("http://[::1]:8081/", v6)).rejects.toThrow("loopback (::1/128)");
-    await expect(checkUrl("http://[::1]:8080/", { ...outboundEnv, OUTBOUND_ALLOWLIST: "localhost:8080" })).rejects.toThrow('OUTBOUND_ALLOWLIST entry "localhost:8080" is not address:port');
+    await expect(checkUrl("http://[::1]:8080/", { ...outboundEnv, OUTBOUND_ALLOWLIST: "localhost:8080" })).rejects.toThrow(
+      'OUTBOUND_ALLOWLIST entry "localhost:8080" is not address:port',
+    );
   });
 
   it("lets nothing through when empty", async () => {
@@ -220,7 +222,15 @@ describe("the resolver", () => {
   }
 
   it("asks for A and AAAA as DNS JSON, skipping CNAME records on the way", async () => {
-    const { dns, env: withDns } = await scriptedDns({ json: { Status: 0, Answer: [{ type: 5, data: "alias.example." }, { type: 1, data: "10.0.0.1" }] } });
+    const { dns, env: withDns } = await scriptedDns({
+      json: {
+        Status: 0,
+        Answer: [
+          { type: 5, data: "alias.example." },
+          { type: 1, data: "10.0.0.1" },
+        ],
+      },
+    });
     const e = await checkUrl("http://Named.Example/x?y=1", withDns).catch((err: OutboundError) => err);
     expect([(e as OutboundError).kind, (e as OutboundError).reason]).toEqual(["refused", "named.example resolves to 10.0.0.1, private-use (10.0.0.0/8)"]);
     const seen = (await dns.requests()).map((r) => [r.method, r.path, r.headers.accept]).sort();
@@ -247,7 +257,10 @@ describe("the resolver", () => {
 
   it("counts a slow resolver in the request's timeout, which fails as timeout", async () => {
     const { env: withDns } = await scriptedDns({ delayMs: 3_000, json: { Status: 0, Answer: [{ type: 1, data: "93.184.216.34" }] } });
-    const e = await outboundFetch({ url: "http://slow.example/", method: "GET", headers: {}, redirect: "follow", timeoutMs: 300, maxResponseBytes: 100 }, withDns).catch((err: OutboundError) => err);
+    const e = await outboundFetch(
+      { url: "http://slow.example/", method: "GET", headers: {}, redirect: "follow", timeoutMs: 300, maxResponseBytes: 100 },
+      withDns,
+    ).catch((err: OutboundError) => err);
     expect([(e as OutboundError).kind, (e as OutboundError).reason]).toEqual(["timeout", "no complete answer within 300 ms"]);
   });
 });

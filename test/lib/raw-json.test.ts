@@ -18,7 +18,8 @@ describe("objectWithRaw", () => {
 
 describe("compactJson", () => {
   it("writes Postgres's spaced JSON as JSON.stringify writes the same value", () => {
-    const spaced = '[{"id" : "a", "type" : {"id" : "t", "name" : "T"}, "attributes" : {"n": 1, "s": "x : y, z", "e": []}, "deleted_at" : null}, \n {"id" : "b"}]';
+    const spaced =
+      '[{"id" : "a", "type" : {"id" : "t", "name" : "T"}, "attributes" : {"n": 1, "s": "x : y, z", "e": []}, "deleted_at" : null}, \n {"id" : "b"}]';
     expect(compactJson(spaced)).toBe(JSON.stringify(JSON.parse(spaced)));
     expect(compactJson(spaced)).toBe('[{"id":"a","type":{"id":"t","name":"T"},"attributes":{"n":1,"s":"x : y, z","e":[]},"deleted_at":null},{"id":"b"}]');
   });

@@ -5,7 +5,7 @@ describe("Redactor", () => {
   it("masks every occurrence in text and in JSON values, keys included, longest value first", () => {
     const r = new Redactor(["s3cret-token", "s3cret"]);
     expect(r.text("Bearer s3cret-token and s3cret")).toBe("Bearer *** and ***");
-    expect(r.value({ a: "x s3cret-token y", list: ["s3cret", 1, null], "s3cret": true })).toEqual({ a: "x *** y", list: ["***", 1, null], "***": true });
+    expect(r.value({ a: "x s3cret-token y", list: ["s3cret", 1, null], s3cret: true })).toEqual({ a: "x *** y", list: ["***", 1, null], "***": true });
   });
 
   it("finds a value with quotes, backslashes and newlines as JSON spells it", () => {

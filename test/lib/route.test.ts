@@ -117,7 +117,11 @@ describe("logger", () => {
 describe("inferred input types", () => {
   it("an entity type created and patched through the inferred body types", async () => {
     const { auth } = await createTenant();
-    const type = await createType(auth, { name: "Gadget", schema: { type: "object", properties: { sku: { type: "string" } } }, config: { identifier_key: ["sku"] } });
+    const type = await createType(auth, {
+      name: "Gadget",
+      schema: { type: "object", properties: { sku: { type: "string" } } },
+      config: { identifier_key: ["sku"] },
+    });
     const patched = await call("PATCH", `/entity/entity-types/${type.id}`, { auth, body: { config: { name_search: true } } });
     expect(patched.status).toBe(200);
     expect(patched.json.data.config.name_search).toBe(true);
@@ -129,9 +133,17 @@ describe("exactly-one-of rules in the schemas", () => {
     const { auth } = await createTenant();
     const neither = expectError(await call("POST", "/entity/entities", { auth, body: { name: "n", attributes: {} } }), 422, "VALIDATION_FAILED");
     expect(neither.details.validation_errors).toEqual(["(root): does not match any allowed shape (type_name is required | type_id is required)"]);
-    const both = expectError(await call("POST", "/entity/entities", { auth, body: { type_name: "T", type_id: crypto.randomUUID(), name: "n", attributes: {} } }), 422, "VALIDATION_FAILED");
+    const both = expectError(
+      await call("POST", "/entity/entities", { auth, body: { type_name: "T", type_id: crypto.randomUUID(), name: "n", attributes: {} } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(both.details.validation_errors).toEqual(["(root): does not match any allowed shape (type_id: is not allowed | type_name: is not allowed)"]);
-    const link = expectError(await call("POST", "/entity/relationships", { auth, body: { from_entity_id: crypto.randomUUID(), to_entity_id: crypto.randomUUID() } }), 422, "VALIDATION_FAILED");
+    const link = expectError(
+      await call("POST", "/entity/relationships", { auth, body: { from_entity_id: crypto.randomUUID(), to_entity_id: crypto.randomUUID() } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(link.details.validation_errors).toEqual(["(root): does not match any allowed shape (rule_id is required | rule_name is required)"]);
   });
 
@@ -142,17 +154,31 @@ describe("exactly-one-of rules in the schemas", () => {
     expect(neither.details.validation_errors).toEqual(["(root): does not match any allowed shape (schema is required | schema_name is required)"]);
     const type = await call("POST", "/entity/entity-types", { auth, body: { name: "T", schema: { type: "object" }, status: "active", config } });
     expect(type.status).toBe(201);
-    const both = expectError(await call("PATCH", `/entity/entity-types/${type.json.data.id}`, { auth, body: { schema: { type: "object" }, schema_name: "s" } }), 422, "VALIDATION_FAILED");
+    const both = expectError(
+      await call("PATCH", `/entity/entity-types/${type.json.data.id}`, { auth, body: { schema: { type: "object" }, schema_name: "s" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(both.details.validation_errors).toEqual(["schema_name: is not allowed"]);
     const rel = { rule_name: "r", rule_id: crypto.randomUUID(), target_entity_id: crypto.randomUUID(), target_type_name: "T" };
-    const upsert = expectError(await call("POST", "/entity/entities/upsert", { auth, body: { type_name: "T", data: [{ name: "a", attributes: { k: "1" }, relationships: [rel] }] } }), 422, "VALIDATION_FAILED");
+    const upsert = expectError(
+      await call("POST", "/entity/entities/upsert", { auth, body: { type_name: "T", data: [{ name: "a", attributes: { k: "1" }, relationships: [rel] }] } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(upsert.details.validation_errors).toEqual([
       "data[0].relationships[0]: does not match any allowed shape (rule_id: is not allowed | rule_name: is not allowed); does not match any allowed shape (target_type_name: is not allowed | target_identifier is required; target_entity_id: is not allowed)",
     ]);
     const header = encodeURIComponent(JSON.stringify({ entity_type_id: type.json.data.id, type_name: "T" }));
-    const csv = expectError(await call("POST", "/entity/entities/import", { auth, rawBody: "k\n1\n", headers: { "Content-Type": "text/csv", "X-Import-Config": header } }), 422, "VALIDATION_FAILED");
+    const csv = expectError(
+      await call("POST", "/entity/entities/import", { auth, rawBody: "k\n1\n", headers: { "Content-Type": "text/csv", "X-Import-Config": header } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(csv.details.validation_errors).toHaveLength(1);
-    expect(csv.details.validation_errors[0]).toMatch(/^X-Import-Config: does not match any allowed shape \(.*type_name: is not allowed.*\| .*entity_type_id: is not allowed.*\)$/);
+    expect(csv.details.validation_errors[0]).toMatch(
+      /^X-Import-Config: does not match any allowed shape \(.*type_name: is not allowed.*\| .*entity_type_id: is not allowed.*\)$/,
+    );
   });
 });
 

@@ -94,12 +94,7 @@ describe("runSequence", () => {
       "job/2": { status: "error", error: "new" },
     };
     const { result, log, outputs } = await run(
-      [
-        { stepId: "a", if: "false", value: "never" },
-        { errorPolicy: "continue" },
-        { errorPolicy: "continue" },
-        { if: "outputs.a = 7", value: 1 },
-      ],
+      [{ stepId: "a", if: "false", value: "never" }, { errorPolicy: "continue" }, { errorPolicy: "continue" }, { if: "outputs.a = 7", value: 1 }],
       { replay },
     );
     expect(result).toEqual({ status: "success" });

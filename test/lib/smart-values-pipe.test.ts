@@ -17,7 +17,8 @@ const orders = [
 ];
 const scope = { outputs: { q: { rows: orders } }, input: { who: "c1" } };
 
-const piped = (pipe: unknown, options: Parameters<typeof resolveSmartValue>[2] = {}) => resolveSmartValue({ $rows: "{{ outputs.q.rows }}", $pipe: pipe }, scope, options);
+const piped = (pipe: unknown, options: Parameters<typeof resolveSmartValue>[2] = {}) =>
+  resolveSmartValue({ $rows: "{{ outputs.q.rows }}", $pipe: pipe }, scope, options);
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -94,9 +95,15 @@ describe("$pipe steps", () => {
   it("refuses malformed steps at save time, naming the step", () => {
     const cases: [unknown, string][] = [
       [[{ sortBy: "x" }], "c.$pipe[0].sortBy: is not a step (steps: map, filter, orderBy, orderByList, distinct, leftJoin, guardedProject)"],
-      [[{ map: "a", filter: "b" }], "c.$pipe[0]: must hold exactly one of map, filter, orderBy, orderByList, distinct, leftJoin, guardedProject, got map, filter"],
+      [
+        [{ map: "a", filter: "b" }],
+        "c.$pipe[0]: must hold exactly one of map, filter, orderBy, orderByList, distinct, leftJoin, guardedProject, got map, filter",
+      ],
       [[{ map: 3 }], "c.$pipe[0].map: must be a JSONata expression string"],
-      [[{ map: "a" }, { orderBy: [{ path: "a", direction: "up" }] }], 'c.$pipe[1].orderBy[0]: must be { path, direction } with a non-empty path and direction "asc" or "desc"'],
+      [
+        [{ map: "a" }, { orderBy: [{ path: "a", direction: "up" }] }],
+        'c.$pipe[1].orderBy[0]: must be { path, direction } with a non-empty path and direction "asc" or "desc"',
+      ],
       [[{ orderByList: { path: "a" } }], "c.$pipe[0].orderByList: list must be an array"],
       [[{ distinct: [] }], "c.$pipe[0].distinct: must be a non-empty array of dotted paths"],
       [[{ guardedProject: { a: 1 } }], "c.$pipe[0].guardedProject: must map each field to a dotted path"],
@@ -125,7 +132,11 @@ describe("$pipe steps", () => {
     const found = new Collector();
     const expressions = new Expressions(found);
     const scopeOf = { reads: ["input", "outputs"], code: "expression_scope" as const, explanation: "an action config reads only input and outputs" };
-    expressions.smartValue({ $rows: "{{ outputs.q.rows }}", $pipe: [{ filter: "status = 'open'" }, { map: "total +" }] }, "jobs[0].actions[0].config.value", scopeOf);
+    expressions.smartValue(
+      { $rows: "{{ outputs.q.rows }}", $pipe: [{ filter: "status = 'open'" }, { map: "total +" }] },
+      "jobs[0].actions[0].config.value",
+      scopeOf,
+    );
     expressions.check();
     expect(found.lines).toHaveLength(1);
     expect(found.lines[0]).toMatch(/^jobs\[0\]\.actions\[0\]\.config\.value\.\$pipe\[1\]\.map: invalid JSONata expression/);

@@ -79,7 +79,9 @@ describe("directive registry", () => {
   it("refuses an unknown $-key as before, listing the registered directives", async () => {
     const unknown = await failure(() => resolveSmartValue({ a: { $x: 1 } }, scope, { directives }));
     expect(unknown).toBeInstanceOf(ExpressionSyntaxError);
-    expect(unknown.message).toBe('a: "$x" is not a directive (directives: $jsonata, $literal, $rows with $pipe, $upper, or $pick with $from; wrap data with $-keys in {"$literal": ...})');
+    expect(unknown.message).toBe(
+      'a: "$x" is not a directive (directives: $jsonata, $literal, $rows with $pipe, $upper, or $pick with $from; wrap data with $-keys in {"$literal": ...})',
+    );
     const partial = await failure(() => expressionsIn({ $pick: "x" }, "", directives));
     expect(partial.message).toBe('an object with "$pick" must hold exactly $jsonata, $literal, $rows with $pipe, $upper, or $pick with $from');
     // Without the registration the directive is an unknown one, as any `$x` is.

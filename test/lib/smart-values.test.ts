@@ -18,7 +18,16 @@ import { Redactor } from "../../src/lib/redact";
 
 const scope = {
   input: { name: "Ada", n: 5, tags: ["a", "b"], nested: { ok: true }, nothing: null },
-  outputs: { fetch: { status: 200, rows: [{ id: 1, price: 10 }, { id: 2, price: 25 }, { id: 3, price: 40 }] } },
+  outputs: {
+    fetch: {
+      status: 200,
+      rows: [
+        { id: 1, price: 10 },
+        { id: 2, price: 25 },
+        { id: 3, price: 40 },
+      ],
+    },
+  },
 };
 
 /** The thrown error, for assertions on its class and fields. */
@@ -130,7 +139,10 @@ describe("directives", () => {
 
   it("refuses unknown and malformed directives, naming the path", async () => {
     const cases: [unknown, string][] = [
-      [{ a: { $ref: "#/x" } }, 'a: "$ref" is not a directive (directives: $jsonata, $literal, or $rows with $pipe; wrap data with $-keys in {"$literal": ...})'],
+      [
+        { a: { $ref: "#/x" } },
+        'a: "$ref" is not a directive (directives: $jsonata, $literal, or $rows with $pipe; wrap data with $-keys in {"$literal": ...})',
+      ],
       [{ $jsonata: "1", other: 2 }, 'an object with "$jsonata" must hold exactly $jsonata, $literal, or $rows with $pipe'],
       [{ $rows: [] }, 'an object with "$rows" must hold exactly $jsonata, $literal, or $rows with $pipe'],
       [[{ $jsonata: 5 }], "[0].$jsonata: must be a JSONata expression string"],
@@ -233,7 +245,10 @@ describe("bounds", () => {
     await failsWithin(() => evaluateExpression('$pad("", 1e9)', {}), /more than 10000000 characters and items/);
     await failsWithin(() => evaluateExpression('$pad("", -600000000, "ab")', {}), /more than 10000000 characters and items/);
     await failsWithin(() => evaluateExpression('$reduce([1..40], function($acc, $v){ $acc & $acc }, "xy")', {}), /more than 10000000 characters and items/);
-    await failsWithin(() => evaluateExpression("$reduce([1..40], function($acc, $v){ $append($acc, $acc) }, [1])", {}), /more than 1000000 items|characters and items/);
+    await failsWithin(
+      () => evaluateExpression("$reduce([1..40], function($acc, $v){ $append($acc, $acc) }, [1])", {}),
+      /more than 1000000 items|characters and items/,
+    );
   });
 
   it("refuses many large values kept at once", async () => {
@@ -263,7 +278,10 @@ describe("bounds", () => {
     expect(await evaluateExpression(text, {}, { maxSteps: 27, maxDepth: 5 })).toBe(20);
     await failsWithin(() => evaluateExpression(text, {}, { maxSteps: 26 }), /^expression exceeded 26 evaluation steps$/);
     await failsWithin(() => evaluateExpression(text, {}, { maxDepth: 4 }), /^expression nested deeper than 4 levels$/);
-    await failsWithin(() => evaluateExpression("(function($f){$f($f)})(function($f){$f($f)})", {}, { maxSteps: 1e9, timeoutMs: 50 }), /^expression ran longer than 50 ms$/);
+    await failsWithin(
+      () => evaluateExpression("(function($f){$f($f)})(function($f){$f($f)})", {}, { maxSteps: 1e9, timeoutMs: 50 }),
+      /^expression ran longer than 50 ms$/,
+    );
   });
 
   it("shares one budget across the expressions of one smart value", async () => {
@@ -370,8 +388,21 @@ describe("rootNamesOf", () => {
 
 describe("isTruthy", () => {
   it.each([
-    [undefined, false], [null, false], [0, false], ["", false], [[], false], [{}, false], [false, false], [[0, ""], false],
-    [1, true], ["x", true], [[0, 1], true], [{ a: 0 }, true], [true, true], [-1, true], [[[1]], true],
+    [undefined, false],
+    [null, false],
+    [0, false],
+    ["", false],
+    [[], false],
+    [{}, false],
+    [false, false],
+    [[0, ""], false],
+    [1, true],
+    ["x", true],
+    [[0, 1], true],
+    [{ a: 0 }, true],
+    [true, true],
+    [-1, true],
+    [[[1]], true],
   ])("%j is %s", (value, expected) => {
     expect(isTruthy(value)).toBe(expected);
   });
@@ -409,7 +440,14 @@ describe("secrets an expression reads", () => {
       bearer: "Bearer tok-secret-1",
     });
     // Reading config.env.BASE or the env's keys is no read of the token.
-    expect(watch.value(value)).toEqual({ upper: "***", size: "***", joined: "***", base: "https://api.example", keys: ["TOKEN", "BASE"], bearer: "Bearer ***" });
+    expect(watch.value(value)).toEqual({
+      upper: "***",
+      size: "***",
+      joined: "***",
+      base: "https://api.example",
+      keys: ["TOKEN", "BASE"],
+      bearer: "Bearer ***",
+    });
   });
 
   it("taints in turn what reads a computed value, and nothing without a watch or with an empty one", async () => {
@@ -426,7 +464,14 @@ describe("secrets an expression reads", () => {
 describe("a caller's mask for values computed from secrets", () => {
   it("replaces each expression that read a secret by the mask, keeping literal text and its siblings", async () => {
     const redactor = new Redactor(["tok-secret-1"]);
-    const watch = { get size() { return redactor.size; }, reveals: (t: string) => redactor.reveals(t), derived: (v: unknown) => void redactor.derived(v), mask: "***" };
+    const watch = {
+      get size() {
+        return redactor.size;
+      },
+      reveals: (t: string) => redactor.reveals(t),
+      derived: (v: unknown) => void redactor.derived(v),
+      mask: "***",
+    };
     const scope = { config: { env: { TOKEN: "tok-secret-1", NAME: "ada" } } };
     const value = { a: "{{ $length(config.env.TOKEN) }}", b: "x {{ $substring(config.env.TOKEN, 0, 1) }} {{ config.env.NAME }}", c: "{{ config.env.NAME }}" };
     expect(await resolveSmartValue(value, scope, { secrets: watch })).toEqual({ a: "***", b: "x *** ada", c: "ada" });

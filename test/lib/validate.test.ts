@@ -90,7 +90,9 @@ describe("check: a pattern failure names the pattern", () => {
   });
 
   it("names each pattern of an alternative's branches, and each of two patterns at one path", () => {
-    expect(check({ anyOf: [{ type: "string", pattern: "^a" }, { type: "integer" }] }, "b")).toEqual(["(root): does not match any allowed shape (must match the pattern ^a | must be integer, got string)"]);
+    expect(check({ anyOf: [{ type: "string", pattern: "^a" }, { type: "integer" }] }, "b")).toEqual([
+      "(root): does not match any allowed shape (must match the pattern ^a | must be integer, got string)",
+    ]);
     expect(check({ allOf: [{ pattern: "^a" }, { pattern: "z$" }] }, "b")).toEqual(["(root): must match the pattern ^a; must match the pattern z$"]);
   });
 
@@ -122,23 +124,34 @@ describe("check: multi-shape fields (anyOf / oneOf) give ONE line", () => {
       type: "object",
       properties: { v: { anyOf: [{ type: "object", required: ["k"], properties: { a: { type: "string" } } }, { type: "string" }] } },
     } as const;
-    expect(check(objectOrString, { v: { a: 1 } })).toEqual(["v: does not match any allowed shape (k is required; a: must be string, got number | must be string, got object)"]);
+    expect(check(objectOrString, { v: { a: 1 } })).toEqual([
+      "v: does not match any allowed shape (k is required; a: must be string, got number | must be string, got object)",
+    ]);
 
     const listOrInteger = { type: "object", properties: { v: { oneOf: [{ type: "array", items: { type: "string" } }, { type: "integer" }] } } } as const;
-    expect(check(listOrInteger, { v: ["a", 2] })).toEqual(["v: does not match any allowed shape ([1]: must be string, got number | must be integer, got array)"]);
+    expect(check(listOrInteger, { v: ["a", 2] })).toEqual([
+      "v: does not match any allowed shape ([1]: must be string, got number | must be integer, got array)",
+    ]);
   });
 
   it("does not swallow another keyword's error at the same path as an alternative", () => {
-    const schema = { type: "object", properties: { tags: { type: "array", maxItems: 1, anyOf: [{ items: { type: "string" } }, { items: { type: "integer" } }] } } } as const;
+    const schema = {
+      type: "object",
+      properties: { tags: { type: "array", maxItems: 1, anyOf: [{ items: { type: "string" } }, { items: { type: "integer" } }] } },
+    } as const;
     const lines = check(schema, { tags: [true, false] });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^tags: /);
-    expect(lines[0]).toContain("does not match any allowed shape ([0]: must be string, got boolean; [1]: must be string, got boolean | [0]: must be integer, got boolean; [1]: must be integer, got boolean)");
+    expect(lines[0]).toContain(
+      "does not match any allowed shape ([0]: must be string, got boolean; [1]: must be string, got boolean | [0]: must be integer, got boolean; [1]: must be integer, got boolean)",
+    );
     expect(lines[0]).toContain("Array has too many items (2 > 1)");
   });
 
   it("merges a root-level alternative into one (root) line", () => {
-    expect(check({ anyOf: [{ type: "string" }, { type: "integer" }] }, null)).toEqual(["(root): does not match any allowed shape (must be string, got null | must be integer, got null)"]);
+    expect(check({ anyOf: [{ type: "string" }, { type: "integer" }] }, null)).toEqual([
+      "(root): does not match any allowed shape (must be string, got null | must be integer, got null)",
+    ]);
   });
 
   it("merges each array element's alternatives into that element's line", () => {
@@ -154,14 +167,20 @@ describe("check: at most twenty lines", () => {
   const ints = { type: "array", items: { type: "integer" } } as const;
 
   it("gives exactly twenty lines when twenty paths fail", () => {
-    const lines = check(ints, Array.from({ length: 20 }, (_, i) => `s${i}`));
+    const lines = check(
+      ints,
+      Array.from({ length: 20 }, (_, i) => `s${i}`),
+    );
     expect(lines).toHaveLength(20);
     expect(lines[19]).toBe("[19]: must be integer, got string");
     expect(lines.some((l) => l.startsWith("..."))).toBe(false);
   });
 
   it("gives twenty lines and a final `... and N more errors` line beyond twenty", () => {
-    const lines = check(ints, Array.from({ length: 25 }, (_, i) => `s${i}`));
+    const lines = check(
+      ints,
+      Array.from({ length: 25 }, (_, i) => `s${i}`),
+    );
     expect(lines).toHaveLength(21);
     expect(lines.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `[${i}]: must be integer, got string`));
     expect(lines[20]).toBe("... and 5 more errors");
@@ -170,7 +189,10 @@ describe("check: at most twenty lines", () => {
   it("counts failing paths, not raw validator errors", () => {
     // 30 objects each failing two keywords at one path: 30 lines' worth, so 10 more.
     const schema = { type: "array", items: { type: "string", minLength: 3, pattern: "^z" } } as const;
-    const lines = check(schema, Array.from({ length: 30 }, () => "a"));
+    const lines = check(
+      schema,
+      Array.from({ length: 30 }, () => "a"),
+    );
     expect(lines).toHaveLength(21);
     expect(lines[0]).toBe("[0]: String is too short (1 < 3); must match the pattern ^z");
     expect(lines[20]).toBe("... and 10 more errors");
@@ -242,7 +264,9 @@ describe("check: schemas from tenants", () => {
     const poison = `${"a".repeat(32)}!`;
     const start = performance.now();
     expect(check({ type: "string", pattern: "^(a+)+$" }, poison)).toEqual(["(root): must match the pattern ^(a+)+$"]);
-    expect(check({ type: "object", patternProperties: { "^(a+)+$": { type: "integer" } } }, { [poison]: "x", aaa: "y" })).toEqual(["aaa: must be integer, got string"]);
+    expect(check({ type: "object", patternProperties: { "^(a+)+$": { type: "integer" } } }, { [poison]: "x", aaa: "y" })).toEqual([
+      "aaa: must be integer, got string",
+    ]);
     expect(check({ type: "object", propertyNames: { pattern: "^(a+)+$" } }, { [poison]: 1 })).toEqual([`${poison}: must match the pattern ^(a+)+$`]);
     expect(performance.now() - start).toBeLessThan(200);
   });

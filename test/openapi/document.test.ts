@@ -9,8 +9,14 @@ import { fits } from "../../src/openapi/examples";
 const doc = buildOpenApi(routes, { serverUrl: "https://api.example.com/" });
 const components = doc.components.schemas;
 
-type Operation = { parameters: { name: string; in: string; schema: unknown; example?: unknown }[]; requestBody?: { content: Record<string, { schema?: unknown; example?: unknown }> }; responses: Record<string, { content?: Record<string, { schema?: unknown; example?: unknown }> }> };
-const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods as Record<string, Operation>).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+type Operation = {
+  parameters: { name: string; in: string; schema: unknown; example?: unknown }[];
+  requestBody?: { content: Record<string, { schema?: unknown; example?: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema?: unknown; example?: unknown }> }>;
+};
+const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods as Record<string, Operation>).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+);
 
 describe("servers", () => {
   it("names the deployment's PUBLIC_URL, without a trailing slash", () => {
@@ -25,12 +31,14 @@ describe("examples", () => {
     const hold = (key: string, where: string, media: { schema?: unknown; example?: unknown }) => {
       if (media.schema === undefined) return;
       if (!("example" in media)) problems.push(`${key} ${where}: no example`);
-      else if (!fits(media.schema, media.example, components)) problems.push(`${key} ${where}: example ${JSON.stringify(media.example).slice(0, 200)} does not fit its schema`);
+      else if (!fits(media.schema, media.example, components))
+        problems.push(`${key} ${where}: example ${JSON.stringify(media.example).slice(0, 200)} does not fit its schema`);
     };
     for (const { key, op } of operations) {
       for (const p of op.parameters) hold(key, `${p.in} parameter ${p.name}`, p);
       for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) hold(key, `request ${type}`, media);
-      for (const [status, res] of Object.entries(op.responses)) for (const [type, media] of Object.entries(res.content ?? {})) hold(key, `response ${status} ${type}`, media);
+      for (const [status, res] of Object.entries(op.responses))
+        for (const [type, media] of Object.entries(res.content ?? {})) hold(key, `response ${status} ${type}`, media);
     }
     return problems;
   }
@@ -41,7 +49,9 @@ describe("examples", () => {
 
   it("gives every operation an example request (a body or parameters) or an operation that takes none, and an example answer", () => {
     const missing = operations.flatMap(({ key, op }) => {
-      const answered = Object.entries(op.responses).some(([status, res]) => Number(status) < 300 && Object.values(res.content ?? {}).some((m) => "example" in m));
+      const answered = Object.entries(op.responses).some(
+        ([status, res]) => Number(status) < 300 && Object.values(res.content ?? {}).some((m) => "example" in m),
+      );
       const bare = Object.entries(op.responses).some(([status, res]) => Number(status) < 300 && !res.content);
       return answered || bare ? [] : [key];
     });
@@ -49,7 +59,9 @@ describe("examples", () => {
   });
 
   it("catches an example its schema refuses", () => {
-    expect(fits({ $ref: "#/components/schemas/Error" }, { error: { status: 404, code: "NOT_FOUND", message: "x", details: { request_id: "r" } } }, components)).toBe(true);
+    expect(
+      fits({ $ref: "#/components/schemas/Error" }, { error: { status: 404, code: "NOT_FOUND", message: "x", details: { request_id: "r" } } }, components),
+    ).toBe(true);
     expect(fits({ $ref: "#/components/schemas/Error" }, { error: { status: 404, code: "NOPE", message: "x", details: {} } }, components)).toBe(false);
   });
 

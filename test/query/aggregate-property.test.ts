@@ -33,13 +33,16 @@ const CATS = ["alpha", "beta", "gamma", "delta"];
 const NAMES = ["p", "q", "r", "s"];
 const MISSING = Symbol("missing");
 
-const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 5, arbitrary: arb }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constant(MISSING) });
+const maybe = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 5, arbitrary: arb }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constant(MISSING) });
 const rowArb = fc.record({
   name: fc.constantFrom(...NAMES),
   cat: maybe(fc.constantFrom(...CATS)),
   flag: maybe(fc.boolean()),
   amount: maybe(fc.constantFrom(...AMOUNTS).map(Number)),
-  at: maybe(fc.integer({ min: Date.UTC(2024, 0, 1) / 1000, max: Date.UTC(2027, 0, 1) / 1000 }).map((s) => new Date(s * 1000).toISOString().replace(".000Z", "Z"))),
+  at: maybe(
+    fc.integer({ min: Date.UTC(2024, 0, 1) / 1000, max: Date.UTC(2027, 0, 1) / 1000 }).map((s) => new Date(s * 1000).toISOString().replace(".000Z", "Z")),
+  ),
   n: maybe(fc.oneof(fc.integer({ min: -5, max: 20 }), fc.constantFrom("3", "x", "y"))),
   tag: maybe(fc.constantFrom("red", "blue")),
 });
@@ -70,7 +73,12 @@ const byInstant = (a: NonNullable<Value>, b: NonNullable<Value>) => byValue(Date
 /** date_trunc(bucket, at, 'UTC') in the API's form. */
 function truncate(iso: string, bucket: string): string {
   const d = new Date(iso);
-  const parts = [d.getUTCFullYear(), bucket === "year" ? 0 : d.getUTCMonth(), ["year", "month"].includes(bucket) ? 1 : d.getUTCDate(), bucket === "hour" ? d.getUTCHours() : 0] as const;
+  const parts = [
+    d.getUTCFullYear(),
+    bucket === "year" ? 0 : d.getUTCMonth(),
+    ["year", "month"].includes(bucket) ? 1 : d.getUTCDate(),
+    bucket === "hour" ? d.getUTCHours() : 0,
+  ] as const;
   let ms = Date.UTC(parts[0], parts[1], parts[2], parts[3]);
   if (bucket === "week") ms -= ((new Date(ms).getUTCDay() + 6) % 7) * 86_400_000;
   return new Date(ms).toISOString().replace(".000Z", "Z");
@@ -85,7 +93,12 @@ const GROUP_PATHS: Path[] = [
   { request: ["name"], key: "name", get: (r) => r.name, compare: byValue },
   { request: ["source_type"], key: "source_type", get: (_r, shared) => (shared ? "shared" : null), compare: byValue },
   ...["hour", "day", "week", "month", "year"].map(
-    (bucket): Path => ({ request: { path: ["attributes", "at"], bucket, as: `at_${bucket}` }, key: `at_${bucket}`, get: (r) => (attr(r, "at") === null ? null : truncate(attr(r, "at") as string, bucket)), compare: byInstant }),
+    (bucket): Path => ({
+      request: { path: ["attributes", "at"], bucket, as: `at_${bucket}` },
+      key: `at_${bucket}`,
+      get: (r) => (attr(r, "at") === null ? null : truncate(attr(r, "at") as string, bucket)),
+      compare: byInstant,
+    }),
   ),
   { request: { path: ["created_at"], bucket: "day", as: "created_day" }, key: "created_day", get: (r) => truncate(r.createdAt, "day"), compare: byInstant },
 ];
@@ -101,7 +114,11 @@ function cents(text: string): bigint | undefined {
   return digits % unit === 0n ? digits / unit : undefined;
 }
 
-type Expected = { kind: "count"; value: number } | { kind: "exact"; cents: bigint | null } | { kind: "average"; value: number | null } | { kind: "instant"; value: string | null };
+type Expected =
+  | { kind: "count"; value: number }
+  | { kind: "exact"; cents: bigint | null }
+  | { kind: "average"; value: number | null }
+  | { kind: "instant"; value: string | null };
 
 interface Aggregate {
   request: { fn: string; path?: string[] };
@@ -113,7 +130,16 @@ interface Aggregate {
 const numbers = (rows: Row[], k: string) => rows.map((r) => attr(r, k)).filter((v): v is number => typeof v === "number");
 const sumCents = (values: number[]): bigint | null => (values.length ? values.reduce((s, v) => s + cents(String(v))!, 0n) : null);
 const countOf = (value: number): Expected => ({ kind: "count", value });
-const orderOf = (e: Expected): number | null => (e.kind === "count" || e.kind === "average" ? e.value : e.kind === "exact" ? (e.cents === null ? null : Number(e.cents)) : e.value === null ? null : Date.parse(e.value));
+const orderOf = (e: Expected): number | null =>
+  e.kind === "count" || e.kind === "average"
+    ? e.value
+    : e.kind === "exact"
+      ? e.cents === null
+        ? null
+        : Number(e.cents)
+      : e.value === null
+        ? null
+        : Date.parse(e.value);
 
 function extreme(values: number[], fn: "min" | "max"): Expected {
   if (!values.length) return { kind: "exact", cents: null };
@@ -130,10 +156,28 @@ const distinct = (values: Value[]) => new Set(values.filter((v) => v !== null).m
 
 const AGGREGATES: Aggregate[] = [
   { request: { fn: "count" }, compute: (rows) => countOf(rows.length), order: orderOf },
-  ...["cat", "flag", "amount", "n", "at"].map((k): Aggregate => ({ request: { fn: "count", path: ["attributes", k] }, compute: (rows) => countOf(rows.filter((r) => attr(r, k) !== null).length), order: orderOf })),
-  ...["cat", "amount", "n", "flag"].map((k): Aggregate => ({ request: { fn: "count_distinct", path: ["attributes", k] }, compute: (rows) => countOf(distinct(rows.map((r) => attr(r, k)))), order: orderOf })),
+  ...["cat", "flag", "amount", "n", "at"].map(
+    (k): Aggregate => ({
+      request: { fn: "count", path: ["attributes", k] },
+      compute: (rows) => countOf(rows.filter((r) => attr(r, k) !== null).length),
+      order: orderOf,
+    }),
+  ),
+  ...["cat", "amount", "n", "flag"].map(
+    (k): Aggregate => ({
+      request: { fn: "count_distinct", path: ["attributes", k] },
+      compute: (rows) => countOf(distinct(rows.map((r) => attr(r, k)))),
+      order: orderOf,
+    }),
+  ),
   { request: { fn: "count_distinct", path: ["name"] }, compute: (rows) => countOf(distinct(rows.map((r) => r.name))), order: orderOf },
-  ...["amount", "n"].map((k): Aggregate => ({ request: { fn: "sum", path: ["attributes", k] }, compute: (rows) => ({ kind: "exact", cents: sumCents(numbers(rows, k)) }), order: orderOf })),
+  ...["amount", "n"].map(
+    (k): Aggregate => ({
+      request: { fn: "sum", path: ["attributes", k] },
+      compute: (rows) => ({ kind: "exact", cents: sumCents(numbers(rows, k)) }),
+      order: orderOf,
+    }),
+  ),
   ...["amount", "n"].map(
     (k): Aggregate => ({
       request: { fn: "avg", path: ["attributes", k] },
@@ -146,8 +190,24 @@ const AGGREGATES: Aggregate[] = [
   ),
   ...(["min", "max"] as const).flatMap((fn): Aggregate[] => [
     ...["amount", "n"].map((k): Aggregate => ({ request: { fn, path: ["attributes", k] }, compute: (rows) => extreme(numbers(rows, k), fn), order: orderOf })),
-    { request: { fn, path: ["attributes", "at"] }, compute: (rows) => extremeInstant(rows.map((r) => attr(r, "at")).filter((v): v is string => v !== null), fn), order: orderOf },
-    { request: { fn, path: ["created_at"] }, compute: (rows) => extremeInstant(rows.map((r) => r.createdAt), fn), order: orderOf },
+    {
+      request: { fn, path: ["attributes", "at"] },
+      compute: (rows) =>
+        extremeInstant(
+          rows.map((r) => attr(r, "at")).filter((v): v is string => v !== null),
+          fn,
+        ),
+      order: orderOf,
+    },
+    {
+      request: { fn, path: ["created_at"] },
+      compute: (rows) =>
+        extremeInstant(
+          rows.map((r) => r.createdAt),
+          fn,
+        ),
+      order: orderOf,
+    },
   ]),
 ];
 
@@ -176,7 +236,8 @@ function compareBy(a: Value | number | null, b: Value | number | null, desc: boo
 /** An answered value agrees with the expected one: counts and instants equal, exact sums exact (a number only when it prints back as the decimal), averages close. */
 function agrees(got: unknown, want: Expected): boolean {
   if (want.kind === "count" || want.kind === "instant") return got === want.value;
-  if (want.kind === "average") return want.value === null ? got === null : typeof got === "number" && Math.abs(got - want.value) <= Math.abs(want.value) * 1e-12 + 1e-12;
+  if (want.kind === "average")
+    return want.value === null ? got === null : typeof got === "number" && Math.abs(got - want.value) <= Math.abs(want.value) * 1e-12 + 1e-12;
   if (want.cents === null) return got === null;
   if (typeof got === "number") return cents(String(got)) === want.cents;
   return typeof got === "string" && cents(got) === want.cents && cents(String(Number(got))) !== want.cents;
@@ -190,11 +251,23 @@ const filterArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   particle: fc.oneof(
     fc.record({ operator: fc.constantFrom("eq", "neq"), path: fc.constant(["attributes", "cat"]), value: fc.constantFrom(...CATS) }),
     fc.record({ operator: fc.constant("in"), path: fc.constant(["attributes", "cat"]), value: fc.subarray(CATS) }),
-    fc.record({ operator: fc.constant("is"), path: fc.constantFrom(["attributes", "cat"], ["attributes", "amount"], ["attributes", "n"], ["attributes", "at"]), value: fc.constant(null) }),
+    fc.record({
+      operator: fc.constant("is"),
+      path: fc.constantFrom(["attributes", "cat"], ["attributes", "amount"], ["attributes", "n"], ["attributes", "at"]),
+      value: fc.constant(null),
+    }),
     fc.record({ operator: fc.constantFrom("gt", "lte"), path: fc.constant(["attributes", "amount"]), value: fc.constantFrom(...AMOUNTS.map(Number)) }),
     fc.record({ operator: fc.constantFrom("eq", "is"), path: fc.constant(["attributes", "flag"]), value: fc.boolean() }),
-    fc.record({ operator: fc.constantFrom("gt", "eq", "lt"), path: fc.constant(["attributes", "n"]), value: fc.oneof(fc.integer({ min: -5, max: 20 }), fc.constantFrom("3", "x")) }),
-    fc.record({ operator: fc.constantFrom("gte", "lt"), path: fc.constant(["attributes", "at"]), value: fc.constantFrom("2025-01-01T00:00:00Z", "2025-07-01T12:00:00Z", "2026-03-01T00:00:00Z") }),
+    fc.record({
+      operator: fc.constantFrom("gt", "eq", "lt"),
+      path: fc.constant(["attributes", "n"]),
+      value: fc.oneof(fc.integer({ min: -5, max: 20 }), fc.constantFrom("3", "x")),
+    }),
+    fc.record({
+      operator: fc.constantFrom("gte", "lt"),
+      path: fc.constant(["attributes", "at"]),
+      value: fc.constantFrom("2025-01-01T00:00:00Z", "2025-07-01T12:00:00Z", "2026-03-01T00:00:00Z"),
+    }),
     fc.record({ operator: fc.constant("eq"), path: fc.constant(["name"]), value: fc.constantFrom(...NAMES) }),
     // Matches nothing: every group is empty.
     fc.constant({ operator: "eq", path: ["attributes", "cat"], value: "none" }),
@@ -213,7 +286,11 @@ const requestArb = fc.record({
 async function readRowsOf(auth: string, typeName: string, ids: string[]): Promise<Row[]> {
   const res = await call("POST", "/entity/query", { auth, body: { type_name: typeName, limit: 1000 } });
   expect(res.status, res.text).toBe(200);
-  const byId = new Map((res.json.data as { id: string; name: string; type: { name: string }; attributes: Record<string, unknown>; created_at: string; updated_at: string }[]).map((e) => [e.id, e]));
+  const byId = new Map(
+    (res.json.data as { id: string; name: string; type: { name: string }; attributes: Record<string, unknown>; created_at: string; updated_at: string }[]).map(
+      (e) => [e.id, e],
+    ),
+  );
   return ids.map((id) => {
     const e = byId.get(id)!;
     return { id, name: e.name, typeName: e.type.name, attributes: e.attributes, createdAt: e.created_at, updatedAt: e.updated_at };
@@ -229,7 +306,10 @@ interface Tenants {
 let w: Tenants;
 beforeAll(async () => {
   const [owner, target] = await Promise.all([createTenant(), createTenant()]);
-  const configOf = { identifier_key: ["key"], indexed_attributes: model.indexed.map(({ path, type }) => ({ path, type, ...(type === "text" ? {} : { sortable: true }) })) };
+  const configOf = {
+    identifier_key: ["key"],
+    indexed_attributes: model.indexed.map(({ path, type }) => ({ path, type, ...(type === "text" ? {} : { sortable: true }) })),
+  };
   const type = await createType(owner.auth, { name: TYPE, schema: { type: "object", required: ["key"] }, config: configOf });
   const res = await call("POST", "/entity/entities/upsert", { auth: owner.auth, body: { type_name: TYPE, data: DATA } });
   expect(res.status, res.text).toBe(200);
@@ -249,7 +329,9 @@ describe("aggregates agree with a reference computed from the same rows", () => 
 
         const aliases = aggregates.map((_, i) => `v${i}`);
         const names = [...paths.map((p) => p.key), ...aliases];
-        const sort = paths.length ? [...new Map(sorts.map((s) => [names[s.pick % names.length], s.desc])).entries()].map(([key, desc]) => ({ key, direction: desc ? "desc" : "asc" })) : [];
+        const sort = paths.length
+          ? [...new Map(sorts.map((s) => [names[s.pick % names.length], s.desc])).entries()].map(([key, desc]) => ({ key, direction: desc ? "desc" : "asc" }))
+          : [];
         const body = {
           type_name: TYPE,
           ...(filter === undefined ? {} : { filter }),
@@ -258,7 +340,10 @@ describe("aggregates agree with a reference computed from the same rows", () => 
           ...(sort.length ? { sort } : {}),
         };
 
-        for (const [auth, shared] of [[w.owner.auth, false], [w.target.auth, true]] as const) {
+        for (const [auth, shared] of [
+          [w.owner.auth, false],
+          [w.target.auth, true],
+        ] as const) {
           const want = reference(kept, paths, aggregates, shared);
           // Keep a walk to a handful of pages.
           const pageSize = Math.max(limit, Math.ceil(want.length / 6));
@@ -285,7 +370,10 @@ describe("aggregates agree with a reference computed from the same rows", () => 
             ref.values.forEach((value, i) => {
               const answered = (g as Record<string, unknown>)[aliases[i]];
               if (typeof answered === "string" && value.kind === "exact") tally.strings++;
-              expect(agrees(answered, value), `${aliases[i]} (${JSON.stringify(aggregates[i].request)}) of ${keyOf(g)}: got ${JSON.stringify(answered)}, want ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}c` : v))}`).toBe(true);
+              expect(
+                agrees(answered, value),
+                `${aliases[i]} (${JSON.stringify(aggregates[i].request)}) of ${keyOf(g)}: got ${JSON.stringify(answered)}, want ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}c` : v))}`,
+              ).toBe(true);
             });
           }
 

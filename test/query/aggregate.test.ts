@@ -50,15 +50,42 @@ describe("aggregate functions", () => {
     });
     expect(data).toHaveLength(1);
     const { newest, ...rest } = data[0];
-    expect(rest).toEqual({ group: {}, n: 5, with_due: 4, prices: 4, total: 379.5, mean: 75.9, cheapest: 9, dearest: 250.5, first_due: "2025-12-31T23:59:59.5Z", colors: 4 });
+    expect(rest).toEqual({
+      group: {},
+      n: 5,
+      with_due: 4,
+      prices: 4,
+      total: 379.5,
+      mean: 75.9,
+      cheapest: 9,
+      dearest: 250.5,
+      first_due: "2025-12-31T23:59:59.5Z",
+      colors: 4,
+    });
     expect(newest).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
   });
 
   it("a filter narrows the rows (relationship paths included); no row at all still answers one row of counts 0 and nulls", async () => {
     const acme = { operator: "rel_exists", path: ["relationships", "Maker"], value: { operator: "eq", path: ["name"], value: "Acme" } };
-    expect(await groups(t.auth, { filter: acme, aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }] })).toEqual([{ group: {}, n: 2, total: 110 }]);
+    expect(
+      await groups(t.auth, {
+        filter: acme,
+        aggregates: [
+          { fn: "count", as: "n" },
+          { fn: "sum", path: ["attributes", "price"], as: "total" },
+        ],
+      }),
+    ).toEqual([{ group: {}, n: 2, total: 110 }]);
     const none = { operator: "eq", path: ["name"], value: "nothing" };
-    expect(await groups(t.auth, { filter: none, aggregates: [{ fn: "count", as: "n" }, { fn: "max", path: ["attributes", "price"], as: "top" }] })).toEqual([{ group: {}, n: 0, top: null }]);
+    expect(
+      await groups(t.auth, {
+        filter: none,
+        aggregates: [
+          { fn: "count", as: "n" },
+          { fn: "max", path: ["attributes", "price"], as: "top" },
+        ],
+      }),
+    ).toEqual([{ group: {}, n: 0, top: null }]);
     expect(await groups(t.auth, { filter: none, group_by: [["attributes", "color"]], aggregates: [{ fn: "count", as: "n" }] })).toEqual([]);
   });
 
@@ -78,7 +105,17 @@ describe("aggregate functions", () => {
 
 describe("grouping", () => {
   it("by an indexed text attribute, a boolean and a plain attribute; a missing value is the null group", async () => {
-    expect(sorted(await groups(t.auth, { group_by: [["attributes", "color"]], aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }] }))).toEqual(
+    expect(
+      sorted(
+        await groups(t.auth, {
+          group_by: [["attributes", "color"]],
+          aggregates: [
+            { fn: "count", as: "n" },
+            { fn: "sum", path: ["attributes", "price"], as: "total" },
+          ],
+        }),
+      ),
+    ).toEqual(
       sorted([
         { group: { "attributes.color": "red" }, n: 2, total: 260.5 },
         { group: { "attributes.color": "blue" }, n: 1, total: 9 },
@@ -86,7 +123,14 @@ describe("grouping", () => {
         { group: { "attributes.color": "Rouge" }, n: 1, total: 10 },
       ]),
     );
-    expect(sorted(await groups(t.auth, { group_by: [{ path: ["attributes", "active"], as: "on" }], aggregates: [{ fn: "sum", path: ["attributes", "price"], as: "total" }] }))).toEqual(
+    expect(
+      sorted(
+        await groups(t.auth, {
+          group_by: [{ path: ["attributes", "active"], as: "on" }],
+          aggregates: [{ fn: "sum", path: ["attributes", "price"], as: "total" }],
+        }),
+      ),
+    ).toEqual(
       sorted([
         { group: { on: true }, total: 110 },
         { group: { on: false }, total: 259.5 },
@@ -105,7 +149,10 @@ describe("grouping", () => {
 
   it("by two paths, type.name and a numeric attribute; sorted by an alias, then the group keys not named", async () => {
     const data = await groups(t.auth, {
-      group_by: [["type", "name"], ["attributes", "price"]],
+      group_by: [
+        ["type", "name"],
+        ["attributes", "price"],
+      ],
       aggregates: [{ fn: "count", as: "n" }],
       sort: [{ key: "n", direction: "desc" }],
     });
@@ -115,18 +162,45 @@ describe("grouping", () => {
       { group: { "type.name": "Item", "attributes.price": 100 }, n: 1 },
       { group: { "type.name": "Item", "attributes.price": 250.5 }, n: 1 },
     ]);
-    const byPrice = await groups(t.auth, { group_by: [["attributes", "price"]], aggregates: [{ fn: "count", as: "n" }], sort: [{ key: "attributes.price", direction: "desc" }] });
+    const byPrice = await groups(t.auth, {
+      group_by: [["attributes", "price"]],
+      aggregates: [{ fn: "count", as: "n" }],
+      sort: [{ key: "attributes.price", direction: "desc" }],
+    });
     expect(byPrice.map((g) => g.group["attributes.price"])).toEqual([250.5, 100, 10, 9]);
   });
 
   it("time buckets in UTC: hour, day, week (from Monday), month and year, on timestamp attributes and created_at", async () => {
     const by = async (bucket: string) =>
-      (await groups(t.auth, { group_by: [{ path: ["attributes", "due"], bucket, as: "at" }], aggregates: [{ fn: "count", as: "n" }], sort: [{ key: "at" }] })).map((g) => [g.group.at, g.n]);
-    expect(await by("month")).toEqual([["2025-12-01T00:00:00Z", 1], ["2026-01-01T00:00:00Z", 1], ["2026-02-01T00:00:00Z", 1], ["2026-03-01T00:00:00Z", 1], [null, 1]]);
-    expect(await by("year")).toEqual([["2025-01-01T00:00:00Z", 1], ["2026-01-01T00:00:00Z", 3], [null, 1]]);
+      (
+        await groups(t.auth, { group_by: [{ path: ["attributes", "due"], bucket, as: "at" }], aggregates: [{ fn: "count", as: "n" }], sort: [{ key: "at" }] })
+      ).map((g) => [g.group.at, g.n]);
+    expect(await by("month")).toEqual([
+      ["2025-12-01T00:00:00Z", 1],
+      ["2026-01-01T00:00:00Z", 1],
+      ["2026-02-01T00:00:00Z", 1],
+      ["2026-03-01T00:00:00Z", 1],
+      [null, 1],
+    ]);
+    expect(await by("year")).toEqual([
+      ["2025-01-01T00:00:00Z", 1],
+      ["2026-01-01T00:00:00Z", 3],
+      [null, 1],
+    ]);
     // 2026-01-01 is a Thursday, 2025-12-31 a Wednesday: one week from Monday 2025-12-29.
-    expect(await by("week")).toEqual([["2025-12-29T00:00:00Z", 2], ["2026-01-26T00:00:00Z", 1], ["2026-02-23T00:00:00Z", 1], [null, 1]]);
-    expect(await by("hour")).toEqual([["2025-12-31T23:00:00Z", 1], ["2026-01-01T00:00:00Z", 1], ["2026-02-01T00:00:00Z", 1], ["2026-03-01T00:00:00Z", 1], [null, 1]]);
+    expect(await by("week")).toEqual([
+      ["2025-12-29T00:00:00Z", 2],
+      ["2026-01-26T00:00:00Z", 1],
+      ["2026-02-23T00:00:00Z", 1],
+      [null, 1],
+    ]);
+    expect(await by("hour")).toEqual([
+      ["2025-12-31T23:00:00Z", 1],
+      ["2026-01-01T00:00:00Z", 1],
+      ["2026-02-01T00:00:00Z", 1],
+      ["2026-03-01T00:00:00Z", 1],
+      [null, 1],
+    ]);
 
     const created = await groups(t.auth, { group_by: [{ path: ["created_at"], bucket: "day" }], aggregates: [{ fn: "count", as: "n" }] });
     const one = await call("GET", `/entity/entities/${t.ids.A1}`, { auth: t.auth });
@@ -165,7 +239,17 @@ describe("keyset paging over groups", () => {
   });
 
   it("pages sorted by an aggregate with ties and a null group key: no loss, no repeats, same order as one page", async () => {
-    const body = { group_by: [["attributes", "active"], ["attributes", "color"]], aggregates: [{ fn: "count", as: "n" }, { fn: "max", path: ["attributes", "due"], as: "due" }], sort: [{ key: "due", direction: "desc" }] };
+    const body = {
+      group_by: [
+        ["attributes", "active"],
+        ["attributes", "color"],
+      ],
+      aggregates: [
+        { fn: "count", as: "n" },
+        { fn: "max", path: ["attributes", "due"], as: "due" },
+      ],
+      sort: [{ key: "due", direction: "desc" }],
+    };
     const whole = await groups(t.auth, { ...body, limit: 1000 });
     expect(whole).toHaveLength(5);
     for (const limit of [1, 2, 3]) {
@@ -196,7 +280,17 @@ describe("exact numeric sums", () => {
   let ledger: TenantCreds;
   beforeAll(async () => {
     ledger = await createTenant();
-    await createType(ledger.auth, { name: "Entry", schema: { type: "object" }, config: { identifier_key: ["k"], indexed_attributes: [{ path: ["amount"], type: "numeric" }, { path: ["book"], type: "text" }] } });
+    await createType(ledger.auth, {
+      name: "Entry",
+      schema: { type: "object" },
+      config: {
+        identifier_key: ["k"],
+        indexed_attributes: [
+          { path: ["amount"], type: "numeric" },
+          { path: ["book"], type: "text" },
+        ],
+      },
+    });
     await upsertRows(ledger.auth, "Entry", [
       { name: "a", attributes: { k: "a", book: "small", amount: 0.1 } },
       { name: "b", attributes: { k: "b", book: "small", amount: 0.2 } },
@@ -238,8 +332,22 @@ describe("access", () => {
   it("another tenant's rows are invisible: its own catalogue counts its own", async () => {
     const other = await catalogue();
     await upsertRows(other.auth, "Item", [{ name: "Extra", attributes: { sku: "Z9", color: "red", price: 1 } }]);
-    expect(await groups(other.auth, { aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }] })).toEqual([{ group: {}, n: 6, total: 380.5 }]);
-    expect(await groups(t.auth, { aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }] })).toEqual([{ group: {}, n: 5, total: 379.5 }]);
+    expect(
+      await groups(other.auth, {
+        aggregates: [
+          { fn: "count", as: "n" },
+          { fn: "sum", path: ["attributes", "price"], as: "total" },
+        ],
+      }),
+    ).toEqual([{ group: {}, n: 6, total: 380.5 }]);
+    expect(
+      await groups(t.auth, {
+        aggregates: [
+          { fn: "count", as: "n" },
+          { fn: "sum", path: ["attributes", "price"], as: "total" },
+        ],
+      }),
+    ).toEqual([{ group: {}, n: 5, total: 379.5 }]);
   });
 
   it("permission narrowing: a type grant reads the type, an entity grant its entity, another type's grant nothing (403)", async () => {
@@ -261,14 +369,22 @@ describe("access", () => {
     const types = await call("GET", "/entity/entity-types", { auth: t.auth });
     const item = (types.json.data as { id: string; name: string }[]).find((x) => x.name === "Item")!;
     const typeShare = await share(t, "entity_type", item.id, b);
-    expect(await groups(b.auth, { group_by: [["source_type"]], aggregates: [{ fn: "count", as: "n" }, { fn: "sum", path: ["attributes", "price"], as: "total" }] })).toEqual([
-      { group: { source_type: "shared" }, n: 5, total: 379.5 },
-    ]);
+    expect(
+      await groups(b.auth, {
+        group_by: [["source_type"]],
+        aggregates: [
+          { fn: "count", as: "n" },
+          { fn: "sum", path: ["attributes", "price"], as: "total" },
+        ],
+      }),
+    ).toEqual([{ group: { source_type: "shared" }, n: 5, total: 379.5 }]);
     expect(await groups(b.auth, { aggregates: [{ fn: "count", as: "n" }] })).toEqual([{ group: {}, n: 5 }]);
     expect((await call("DELETE", `/access/shares/${typeShare.id}`, { auth: t.auth })).status).toBe(200);
     expectError(await aggregate(b.auth, { aggregates: [{ fn: "count", as: "n" }] }), 404, "NOT_FOUND");
     await share(t, "entity", t.ids.A4, b);
-    expect(await groups(b.auth, { group_by: [["name"]], aggregates: [{ fn: "sum", path: ["attributes", "price"], as: "total" }] })).toEqual([{ group: { name: "Red Sofa" }, total: 250.5 }]);
+    expect(await groups(b.auth, { group_by: [["name"]], aggregates: [{ fn: "sum", path: ["attributes", "price"], as: "total" }] })).toEqual([
+      { group: { name: "Red Sofa" }, total: 250.5 },
+    ]);
   });
 
   it("needs credentials and entity:read", async () => {
@@ -281,11 +397,26 @@ describe("access", () => {
 describe("refused inputs: 422 naming the place", () => {
   const count = [{ fn: "count", as: "n" }];
   it("sum, avg, min or max over a text, boolean or id path", async () => {
-    refused(await aggregate(t.auth, { aggregates: [{ fn: "sum", path: ["attributes", "color"], as: "s" }] }), /^aggregates\[0\]\.path: sum applies to numeric values, not attributes\.color \(indexed text\)$/);
-    refused(await aggregate(t.auth, { aggregates: [...count, { fn: "avg", path: ["name"], as: "s" }] }), /^aggregates\[1\]\.path: avg applies to numeric values, not name$/);
-    refused(await aggregate(t.auth, { aggregates: [{ fn: "max", path: ["attributes", "active"], as: "s" }] }), /^aggregates\[0\]\.path: max applies to numeric and timestamp values, not attributes\.active \(indexed boolean\)$/);
-    refused(await aggregate(t.auth, { aggregates: [{ fn: "min", path: ["id"], as: "s" }] }), /^aggregates\[0\]\.path: min applies to numeric and timestamp values, not id$/);
-    refused(await aggregate(t.auth, { aggregates: [{ fn: "sum", path: ["created_at"], as: "s" }] }), /^aggregates\[0\]\.path: sum applies to numeric values, not created_at$/);
+    refused(
+      await aggregate(t.auth, { aggregates: [{ fn: "sum", path: ["attributes", "color"], as: "s" }] }),
+      /^aggregates\[0\]\.path: sum applies to numeric values, not attributes\.color \(indexed text\)$/,
+    );
+    refused(
+      await aggregate(t.auth, { aggregates: [...count, { fn: "avg", path: ["name"], as: "s" }] }),
+      /^aggregates\[1\]\.path: avg applies to numeric values, not name$/,
+    );
+    refused(
+      await aggregate(t.auth, { aggregates: [{ fn: "max", path: ["attributes", "active"], as: "s" }] }),
+      /^aggregates\[0\]\.path: max applies to numeric and timestamp values, not attributes\.active \(indexed boolean\)$/,
+    );
+    refused(
+      await aggregate(t.auth, { aggregates: [{ fn: "min", path: ["id"], as: "s" }] }),
+      /^aggregates\[0\]\.path: min applies to numeric and timestamp values, not id$/,
+    );
+    refused(
+      await aggregate(t.auth, { aggregates: [{ fn: "sum", path: ["created_at"], as: "s" }] }),
+      /^aggregates\[0\]\.path: sum applies to numeric values, not created_at$/,
+    );
   });
 
   it("a function other than count without a path", async () => {
@@ -300,24 +431,48 @@ describe("refused inputs: 422 naming the place", () => {
   });
 
   it("an alias colliding with a group key, another alias or group; two group keys alike", async () => {
-    refused(await aggregate(t.auth, { group_by: [{ path: ["name"], as: "n" }], aggregates: count }), /^aggregates\[0\]\.as: n is also the group key of group_by\[0\]$/);
-    refused(await aggregate(t.auth, { aggregates: [...count, { fn: "count", path: ["name"], as: "n" }] }), /^aggregates\[1\]\.as: n is already aggregates\[0\]'s alias$/);
+    refused(
+      await aggregate(t.auth, { group_by: [{ path: ["name"], as: "n" }], aggregates: count }),
+      /^aggregates\[0\]\.as: n is also the group key of group_by\[0\]$/,
+    );
+    refused(
+      await aggregate(t.auth, { aggregates: [...count, { fn: "count", path: ["name"], as: "n" }] }),
+      /^aggregates\[1\]\.as: n is already aggregates\[0\]'s alias$/,
+    );
     refused(await aggregate(t.auth, { aggregates: [{ fn: "count", as: "group" }] }), /^aggregates\[0\]\.as: group is where the group keys are/);
-    refused(await aggregate(t.auth, { group_by: [["name"], { path: ["attributes", "color"], as: "name" }], aggregates: count }), /^group_by\[1\]: group key name is already group_by\[0\]'s/);
+    refused(
+      await aggregate(t.auth, { group_by: [["name"], { path: ["attributes", "color"], as: "name" }], aggregates: count }),
+      /^group_by\[1\]: group key name is already group_by\[0\]'s/,
+    );
     refused(await aggregate(t.auth, { aggregates: [{ fn: "count", as: "two words" }] }), /^aggregates\[0\]\.as: must match the pattern/);
   });
 
   it("a bucket on a path that holds no timestamp", async () => {
-    refused(await aggregate(t.auth, { group_by: [{ path: ["attributes", "price"], bucket: "month" }], aggregates: count }), /^group_by\[0\]\.bucket: applies to timestamps .*not attributes\.price \(indexed numeric\)$/);
-    refused(await aggregate(t.auth, { group_by: [{ path: ["name"], bucket: "day" }], aggregates: count }), /^group_by\[0\]\.bucket: applies to timestamps .*not name$/);
+    refused(
+      await aggregate(t.auth, { group_by: [{ path: ["attributes", "price"], bucket: "month" }], aggregates: count }),
+      /^group_by\[0\]\.bucket: applies to timestamps .*not attributes\.price \(indexed numeric\)$/,
+    );
+    refused(
+      await aggregate(t.auth, { group_by: [{ path: ["name"], bucket: "day" }], aggregates: count }),
+      /^group_by\[0\]\.bucket: applies to timestamps .*not name$/,
+    );
     refused(await aggregate(t.auth, { group_by: [{ path: ["created_at"], bucket: "quarter" }], aggregates: count }), /^group_by\[0\]/);
   });
 
   it("relationship paths, unknown sort keys, sorting one row, a bad filter", async () => {
-    refused(await aggregate(t.auth, { group_by: [["relationships", "Maker"]], aggregates: count }), /^group_by\[0\]: cannot group or aggregate by a relationship path/);
-    refused(await aggregate(t.auth, { group_by: [["name"]], aggregates: count, sort: [{ key: "colour" }] }), /^sort\[0\]\.key: colour names no group key or aggregate alias$/);
+    refused(
+      await aggregate(t.auth, { group_by: [["relationships", "Maker"]], aggregates: count }),
+      /^group_by\[0\]: cannot group or aggregate by a relationship path/,
+    );
+    refused(
+      await aggregate(t.auth, { group_by: [["name"]], aggregates: count, sort: [{ key: "colour" }] }),
+      /^sort\[0\]\.key: colour names no group key or aggregate alias$/,
+    );
     refused(await aggregate(t.auth, { aggregates: count, sort: [{ key: "n" }] }), /^sort: applies to groups/);
-    refused(await aggregate(t.auth, { aggregates: count, filter: { operator: "gt", path: ["attributes", "price"], value: "x" } }), /^filter\.value: must be a number/);
+    refused(
+      await aggregate(t.auth, { aggregates: count, filter: { operator: "gt", path: ["attributes", "price"], value: "x" } }),
+      /^filter\.value: must be a number/,
+    );
     refused(await aggregate(t.auth, { aggregates: [] }), /^aggregates: /);
     refused(await aggregate(t.auth, { aggregates: count, limit: 1001 }), /^limit: /);
   });

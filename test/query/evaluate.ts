@@ -54,7 +54,21 @@ const PARTICLE_KEYS = ["operator", "path", "value", "optional", "threshold"];
  * before it relies on it. ASCII is left alone by unaccent.
  */
 export const UNACCENT: Readonly<Record<string, string>> = {
-  é: "e", è: "e", É: "E", ê: "e", ï: "i", Æ: "AE", æ: "ae", ø: "o", ß: "ss", Ü: "U", ü: "u", ö: "o", ñ: "n", ú: "u", û: "u",
+  é: "e",
+  è: "e",
+  É: "E",
+  ê: "e",
+  ï: "i",
+  Æ: "AE",
+  æ: "ae",
+  ø: "o",
+  ß: "ss",
+  Ü: "U",
+  ü: "u",
+  ö: "o",
+  ñ: "n",
+  ú: "u",
+  û: "u",
   "\u0301": "",
 };
 /** Characters unaccent leaves as they are (beyond ASCII). */
@@ -78,7 +92,10 @@ const invalid = (at: string, reason: string): never => {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const always = (truth: boolean): Holds => () => truth;
+const always =
+  (truth: boolean): Holds =>
+  () =>
+    truth;
 
 /** Kleene logic: false wins an `and`, true wins an `or`, otherwise unknown stays unknown. */
 function all(parts: Holds[], row: Row): Truth {
@@ -383,7 +400,10 @@ function textParticle(p: Particle, at: string, trigram: boolean): TextParticle {
   return { op: p.operator, value: requireString(p, at), threshold: p.threshold ?? DEFAULT_THRESHOLD, trigram };
 }
 
-type Column = { type: "text"; trigram: boolean; get: (row: Row) => string } | { type: "uuid"; get: (row: Row) => string } | { type: "timestamptz"; get: (row: Row) => string };
+type Column =
+  | { type: "text"; trigram: boolean; get: (row: Row) => string }
+  | { type: "uuid"; get: (row: Row) => string }
+  | { type: "timestamptz"; get: (row: Row) => string };
 
 function columnOf(path: string[], type: TypeModel): Column | undefined {
   if (path.length === 1) {
@@ -459,7 +479,14 @@ function onIndexed(path: string[], type: IndexedType, searchable: boolean, p: Pa
     return (row) => match(typed(row) as string | null | typeof UNKNOWN);
   }
   if (type === "boolean" && RANGES.includes(op)) return invalid(`${at}.operator`, "booleans do not range");
-  const fits = (v: unknown) => (type === "numeric" ? typeof v === "number" : type === "boolean" ? typeof v === "boolean" : type === "timestamptz" ? typeof v === "string" && instant(v) !== undefined : typeof v === "string");
+  const fits = (v: unknown) =>
+    type === "numeric"
+      ? typeof v === "number"
+      : type === "boolean"
+        ? typeof v === "boolean"
+        : type === "timestamptz"
+          ? typeof v === "string" && instant(v) !== undefined
+          : typeof v === "string";
   const asTyped = (v: unknown): string | number | bigint | boolean => (type === "timestamptz" ? instant(v as string)! : (v as string | number | boolean));
   const cmp = (how: string, x: Typed, v: string | number | bigint | boolean): Truth => {
     if (x === UNKNOWN) return undefined;
@@ -477,7 +504,10 @@ function onIndexed(path: string[], type: IndexedType, searchable: boolean, p: Pa
     const wanted = values.map(asTyped);
     return (row) => {
       const x = typed(row);
-      return any(wanted.map((v) => () => cmp("eq", x, v)), row);
+      return any(
+        wanted.map((v) => () => cmp("eq", x, v)),
+        row,
+      );
     };
   }
   const v = requireScalar(p, at);

@@ -84,7 +84,10 @@ describe("the compiled SQL uses the type's indexes", () => {
     // they run, a bitmap scan plus a sort of the matches sometimes costs less
     // to the planner than the ordered index scan; at scale (the query
     // benchmark's million rows) it picks the ordered scan on its own.
-    const p = await plan({ filter: { operator: "gte", path: ["attributes", "price"], value: 250 }, sort: [{ path: ["attributes", "price"] }] }, { bitmapScans: false });
+    const p = await plan(
+      { filter: { operator: "gte", path: ["attributes", "price"], value: 250 }, sort: [{ path: ["attributes", "price"] }] },
+      { bitmapScans: false },
+    );
     expect(indexesUsed(p)).toContain(indexNames.price);
     expect(nodes(p).some((n) => n["Node Type"] === "Sort")).toBe(false);
   });

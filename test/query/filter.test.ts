@@ -11,7 +11,16 @@ const TENANT = "11111111-1111-4111-8111-111111111111";
 const item: QueryType = {
   id: "22222222-2222-4222-8222-222222222222",
   name: "Item",
-  schema: { type: "object", additionalProperties: false, properties: { color: { type: "string" }, price: { type: "number" }, qty: {}, dims: { type: "object", additionalProperties: false, properties: { w: { type: "number" } } } } },
+  schema: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      color: { type: "string" },
+      price: { type: "number" },
+      qty: {},
+      dims: { type: "object", additionalProperties: false, properties: { w: { type: "number" } } },
+    },
+  },
   config: {
     name_search: false,
     indexed_attributes: [
@@ -23,7 +32,12 @@ const item: QueryType = {
 const maker: QueryType = {
   id: "33333333-3333-4333-8333-333333333333",
   name: "Maker",
-  schema: { type: "object", additionalProperties: false, properties: { country: { type: "string" }, tags: { type: "array", items: { type: "string" } } }, patternProperties: { "^x_": { type: "string" } } },
+  schema: {
+    type: "object",
+    additionalProperties: false,
+    properties: { country: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+    patternProperties: { "^x_": { type: "string" } },
+  },
   config: { name_search: false, indexed_attributes: [] },
 };
 const everything: ReadScope = { tenantId: TENANT, typeNames: null, entityIds: [], shared: null };
@@ -90,19 +104,31 @@ describe("compileFilter", () => {
   });
 
   it("collects the thresholds of trigram fuzzy particles", () => {
-    const { c } = compile({ operator: "or", filters: [{ operator: "fuzzy", path: ["attributes", "color"], value: "red", threshold: 0.3 }, { operator: "fuzzy", path: ["attributes", "color"], value: "blu" }] });
+    const { c } = compile({
+      operator: "or",
+      filters: [
+        { operator: "fuzzy", path: ["attributes", "color"], value: "red", threshold: 0.3 },
+        { operator: "fuzzy", path: ["attributes", "color"], value: "blu" },
+      ],
+    });
     expect(c.trigramThresholds).toEqual([0.3, 0.6]);
   });
 
   it("names the place of every error", () => {
-    expect(failure({ operator: "and", filters: [{ operator: "eq", path: ["name"], value: [1] }] })).toEqual(["filter.filters[0].value: must be a string, number or boolean for eq"]);
-    expect(failure({ operator: "eq", path: ["attributes", "price"], value: "1" })).toEqual(["filter.value: must be a number for attributes.price (indexed numeric)"]);
+    expect(failure({ operator: "and", filters: [{ operator: "eq", path: ["name"], value: [1] }] })).toEqual([
+      "filter.filters[0].value: must be a string, number or boolean for eq",
+    ]);
+    expect(failure({ operator: "eq", path: ["attributes", "price"], value: "1" })).toEqual([
+      "filter.value: must be a number for attributes.price (indexed numeric)",
+    ]);
     expect(failure({ operator: "eq", path: ["name"], value: "x".repeat(10_001) })).toEqual(["filter.value: must be at most 10000 characters"]);
     expect(failure(null)).toEqual(["filter: must be an object"]);
   });
 
   it("refuses what Postgres would reject at run time: a LIKE pattern ending in its escape, impossible dates", () => {
-    expect(failure({ operator: "like", path: ["name"], value: "50%\\" })).toEqual(["filter.value: must not end with an unescaped backslash (write \\\\ for a literal one)"]);
+    expect(failure({ operator: "like", path: ["name"], value: "50%\\" })).toEqual([
+      "filter.value: must not end with an unescaped backslash (write \\\\ for a literal one)",
+    ]);
     expect(compile({ operator: "like", path: ["name"], value: "50%\\\\" }).values).toEqual(["50%\\\\"]);
     for (const value of ["2025-02-29T00:00:00Z", "2026-04-31", "0000-01-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T10:00:00+16:00"]) {
       expect(failure({ operator: "eq", path: ["created_at"], value })).toEqual(["filter.value: must be an RFC 3339 timestamp"]);
@@ -116,7 +142,8 @@ describe("compileFilter", () => {
   });
 
   it("accepts 25 nested composites and refuses 26", () => {
-    const nest = (n: number) => Array.from({ length: n }).reduce<unknown>((f) => ({ operator: "and", filters: [f] }), { operator: "eq", path: ["name"], value: "a" });
+    const nest = (n: number) =>
+      Array.from({ length: n }).reduce<unknown>((f) => ({ operator: "and", filters: [f] }), { operator: "eq", path: ["name"], value: "a" });
     expect(compile(nest(25)).sql).toBe("(e.name = $1::text)");
     expect(failure(nest(26))[0]).toMatch(/^filter(\.filters\[0\]){25}: filters nest at most 25 levels$/);
   });
@@ -207,7 +234,10 @@ describe("warnings", () => {
         { operator: "eq", path: ["attributes", "qty", "anything"], value: 1 },
       ],
     });
-    expect(c.warnings).toEqual(["filter.filters[1].path: attributes.colour is not defined by the schema of Item", "filter.filters[2].filters[0].path: attributes.dims.h is not defined by the schema of Item"]);
+    expect(c.warnings).toEqual([
+      "filter.filters[1].path: attributes.colour is not defined by the schema of Item",
+      "filter.filters[2].filters[0].path: attributes.dims.h is not defined by the schema of Item",
+    ]);
     expect(sql).toContain("(e.attributes #> $3::text[]) = $4::jsonb");
   });
 
@@ -217,16 +247,26 @@ describe("warnings", () => {
     ]);
     expect(warnings({ operator: "eq", path: ["attributes"], value: "x" })).toHaveLength(1);
     expect(warnings({ operator: "eq", path: ["type", "id"], value: "x" })).toHaveLength(1);
-    expect(warnings({ operator: "and", filters: [{ operator: "eq", path: ["name"], value: "x" }, { operator: "eq", path: ["type", "name"], value: "Item" }] })).toEqual([]);
+    expect(
+      warnings({
+        operator: "and",
+        filters: [
+          { operator: "eq", path: ["name"], value: "x" },
+          { operator: "eq", path: ["type", "name"], value: "Item" },
+        ],
+      }),
+    ).toEqual([]);
   });
 
   it("name an unknown related type, and check related paths against the related type's schema", () => {
     expect(warnings({ operator: "exists", path: ["relationships", "Ghost"] })).toEqual(["filter.path: no entity type Ghost the caller can read"]);
-    expect(warnings({ operator: "rel_exists", path: ["relationships", "Maker"], value: { operator: "eq", path: ["attributes", "county"], value: "DE" } })).toEqual([
-      "filter.value.path: attributes.county is not defined by the schema of Maker",
-    ]);
+    expect(
+      warnings({ operator: "rel_exists", path: ["relationships", "Maker"], value: { operator: "eq", path: ["attributes", "county"], value: "DE" } }),
+    ).toEqual(["filter.value.path: attributes.county is not defined by the schema of Maker"]);
     expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "country"], value: "DE" })).toEqual([]);
-    expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "size"], value: 5 })).toEqual(["filter.path: attributes.size is not defined by the schema of Maker"]);
+    expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "size"], value: 5 })).toEqual([
+      "filter.path: attributes.size is not defined by the schema of Maker",
+    ]);
   });
 
   it("walk the schema as the compiled #> reads the path: an integer reaches an array item, a pattern-matched name is defined", () => {
@@ -241,10 +281,12 @@ describe("warnings", () => {
   it("word a type the caller cannot read exactly as a type that does not exist, and say nothing of its schema", () => {
     const onlyItems: ReadScope = { ...everything, typeNames: ["Item"] };
     expect(warnings({ operator: "exists", path: ["relationships", "Maker"] }, onlyItems)).toEqual(["filter.path: no entity type Maker the caller can read"]);
-    expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "size"], value: 5 }, onlyItems)).toEqual(["filter.path: no entity type Maker the caller can read"]);
-    expect(warnings({ operator: "rel_exists", path: ["relationships", "Maker"], value: { operator: "eq", path: ["attributes", "size"], value: 5 } }, onlyItems)).toEqual([
+    expect(warnings({ operator: "eq", path: ["relationships", "Maker", "attributes", "size"], value: 5 }, onlyItems)).toEqual([
       "filter.path: no entity type Maker the caller can read",
     ]);
+    expect(
+      warnings({ operator: "rel_exists", path: ["relationships", "Maker"], value: { operator: "eq", path: ["attributes", "size"], value: 5 } }, onlyItems),
+    ).toEqual(["filter.path: no entity type Maker the caller can read"]);
   });
 
   it("say nothing of an optional particle left out", () => {

@@ -25,9 +25,50 @@ export interface Item {
 }
 
 export const items: Item[] = [
-  { name: "Red Chair", attributes: { sku: "A1", color: "red", price: 10, due: "2026-01-01T00:00:00Z", active: true, tags: ["home", "wood"], code: "|x|y|", qty: 3, note: "Café crème", dims: { w: 40 } } },
-  { name: "Blue Table", attributes: { sku: "A2", color: "blue", price: 9, due: "2026-02-01T00:00:00Z", active: false, tags: ["home"], code: "|y|z|", qty: "3", note: "plain", dims: { w: 120 } } },
-  { name: "Green Lamp", attributes: { sku: "A3", color: "green", price: 100, due: "2026-03-01T00:00:00Z", active: true, tags: ["light", "home"], code: "|z|", qty: 10, dims: { w: 20 } } },
+  {
+    name: "Red Chair",
+    attributes: {
+      sku: "A1",
+      color: "red",
+      price: 10,
+      due: "2026-01-01T00:00:00Z",
+      active: true,
+      tags: ["home", "wood"],
+      code: "|x|y|",
+      qty: 3,
+      note: "Café crème",
+      dims: { w: 40 },
+    },
+  },
+  {
+    name: "Blue Table",
+    attributes: {
+      sku: "A2",
+      color: "blue",
+      price: 9,
+      due: "2026-02-01T00:00:00Z",
+      active: false,
+      tags: ["home"],
+      code: "|y|z|",
+      qty: "3",
+      note: "plain",
+      dims: { w: 120 },
+    },
+  },
+  {
+    name: "Green Lamp",
+    attributes: {
+      sku: "A3",
+      color: "green",
+      price: 100,
+      due: "2026-03-01T00:00:00Z",
+      active: true,
+      tags: ["light", "home"],
+      code: "|z|",
+      qty: 10,
+      dims: { w: 20 },
+    },
+  },
   { name: "Red Sofa", attributes: { sku: "A4", color: "red", price: 250.5, active: false, tags: [], code: "|x|", qty: null } },
   { name: "Crème Shelf", attributes: { sku: "A5", color: "Rouge", price: 10, due: "2025-12-31T23:59:59.5Z", tags: ["wood"], note: "CAFE" } },
 ];
@@ -42,15 +83,27 @@ export async function catalogue(): Promise<Catalogue> {
   const t = await createTenant();
   await createType(t.auth, { name: "Item", schema: itemSchema, config: itemConfig });
   await createType(t.auth, { name: "Maker", schema: { type: "object" }, config: { identifier_key: ["code"] } });
-  const rule = await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name: "made_by", from_entity_type_name: "Item", to_entity_type_name: "Maker" } });
+  const rule = await call("POST", "/entity/relationship-rules", {
+    auth: t.auth,
+    body: { name: "made_by", from_entity_type_name: "Item", to_entity_type_name: "Maker" },
+  });
   expect(rule.status).toBe(201);
   const makers = await call("POST", "/entity/entities/upsert", {
     auth: t.auth,
-    body: { type_name: "Maker", data: [{ name: "Acme", attributes: { code: "acme", country: "DE", size: 5 } }, { name: "Bolt", attributes: { code: "bolt", country: "FR", size: 50 } }] },
+    body: {
+      type_name: "Maker",
+      data: [
+        { name: "Acme", attributes: { code: "acme", country: "DE", size: 5 } },
+        { name: "Bolt", attributes: { code: "bolt", country: "FR", size: 50 } },
+      ],
+    },
   });
   expect(makers.status).toBe(200);
   const madeBy = (code: string) => [{ rule_name: "made_by", target_identifier: { code }, target_type_name: "Maker" }];
-  const data = items.map((it) => ({ ...it, relationships: ["A1", "A3"].includes(it.attributes.sku as string) ? madeBy("acme") : it.attributes.sku === "A2" ? madeBy("bolt") : undefined }));
+  const data = items.map((it) => ({
+    ...it,
+    relationships: ["A1", "A3"].includes(it.attributes.sku as string) ? madeBy("acme") : it.attributes.sku === "A2" ? madeBy("bolt") : undefined,
+  }));
   const res = await call("POST", "/entity/entities/upsert", { auth: t.auth, body: { type_name: "Item", data } });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
   const ids = Object.fromEntries(items.map((it, i) => [it.attributes.sku as string, res.json.data.ids[i] as string]));

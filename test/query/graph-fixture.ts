@@ -51,11 +51,19 @@ export const links: [string, string, string][] = [
 export async function orgChart(): Promise<OrgChart> {
   const t = await createTenant();
   await createType(t.auth, { name: "Company", schema: loose, config: { identifier_key: ["code"] } });
-  await createType(t.auth, { name: "Person", schema: loose, config: { identifier_key: ["pid"], indexed_attributes: [{ path: ["age"], type: "numeric", sortable: true }] } });
+  await createType(t.auth, {
+    name: "Person",
+    schema: loose,
+    config: { identifier_key: ["pid"], indexed_attributes: [{ path: ["age"], type: "numeric", sortable: true }] },
+  });
   await createType(t.auth, { name: "Car", schema: loose, config: { identifier_key: ["vin"] } });
 
   const rules: Record<string, string> = {};
-  for (const [name, from, to] of [["employs", "Company", "Person"], ["founded_by", "Company", "Person"], ["owns", "Person", "Car"]]) {
+  for (const [name, from, to] of [
+    ["employs", "Company", "Person"],
+    ["founded_by", "Company", "Person"],
+    ["owns", "Person", "Car"],
+  ]) {
     const res = await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name, from_entity_type_name: from, to_entity_type_name: to } });
     expect(res.status, JSON.stringify(res.json)).toBe(201);
     rules[name] = res.json.data.id;

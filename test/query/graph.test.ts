@@ -87,7 +87,15 @@ describe("the include tree", () => {
     expect(n.nodes).toEqual(["Acme", "Ann", "Bob", "Bolt", "Cid", "Dee", "Fiat"]);
     // Walked Car -> Person -> Company -> Person, yet every edge keeps its stored from/to;
     // Bolt>Cid, Bolt>Dee and Acme>Dee are reached on levels 2 and 3 and listed once.
-    expect(n.edges.sort()).toEqual(["employs Acme>Ann", "employs Acme>Bob", "employs Acme>Dee", "employs Bolt>Cid", "employs Bolt>Dee", "owns Cid>Fiat", "owns Dee>Fiat"]);
+    expect(n.edges.sort()).toEqual([
+      "employs Acme>Ann",
+      "employs Acme>Bob",
+      "employs Acme>Dee",
+      "employs Bolt>Cid",
+      "employs Bolt>Dee",
+      "owns Cid>Fiat",
+      "owns Dee>Fiat",
+    ]);
     expect(a.page_info).toEqual(notCut);
   });
 
@@ -130,7 +138,10 @@ describe("the include tree", () => {
     expect(err.message).toBe("Entity type Boat not found");
     expect(err.details.path).toBe("include[0].include[0].type_name");
 
-    const a = await graphOk({ type_name: "Company", include: [{ type_name: "Person", rule_name: "employs", filter: { operator: "exists", path: ["relationships", "Boat"] } }] });
+    const a = await graphOk({
+      type_name: "Company",
+      include: [{ type_name: "Person", rule_name: "employs", filter: { operator: "exists", path: ["relationships", "Boat"] } }],
+    });
     expect(named(a).nodes).toEqual(["Acme", "Bolt"]);
     expect(a.edges).toEqual([]);
   });
@@ -170,7 +181,15 @@ describe("server caps", () => {
     const n = named(a);
     // 2 roots + 4 people; the 2 left go to the first cars reached: Ann's Audi, Bob's BMW.
     expect(n.nodes).toEqual(["Acme", "Ann", "Audi", "BMW", "Bob", "Bolt", "Cid", "Dee"]);
-    expect(n.edges).toEqual(["employs Acme>Ann", "employs Acme>Bob", "employs Acme>Dee", "employs Bolt>Cid", "employs Bolt>Dee", "owns Ann>Audi", "owns Bob>BMW"]);
+    expect(n.edges).toEqual([
+      "employs Acme>Ann",
+      "employs Acme>Bob",
+      "employs Acme>Dee",
+      "employs Bolt>Cid",
+      "employs Bolt>Dee",
+      "owns Ann>Audi",
+      "owns Bob>BMW",
+    ]);
     expect(a.page_info).toEqual({ truncated: true, truncations: [{ path: ["Company", "Person", "Car"], depth: 2 }] });
   });
 
@@ -242,7 +261,10 @@ describe("access and errors", () => {
 
     const across = await graphOk({ type_name: "Company", filter: eq(["id"], u.ids.Acme), include: [{ type_name: "Person" }] });
     expect(across).toEqual({ roots: [], nodes: {}, edges: [], page_info: notCut });
-    const byRelated = await graphOk({ type_name: "Company", filter: { operator: "rel_exists", path: ["relationships", "Person"], value: eq(["id"], u.ids.Ann) } });
+    const byRelated = await graphOk({
+      type_name: "Company",
+      filter: { operator: "rel_exists", path: ["relationships", "Person"], value: eq(["id"], u.ids.Ann) },
+    });
     expect(byRelated.roots).toEqual([]);
   });
 
@@ -263,7 +285,9 @@ describe("access and errors", () => {
     expect(await lines([{ type_name: "Person", include: [{ type_name: "Car", filter: { operator: "near", path: ["name"] } }] }])).toEqual([
       expect.stringMatching(/^include\[0\]\.include\[0\]\.filter\.operator: must be one of /),
     ]);
-    expect(await lines([{ type_name: "Person", sort: [{ path: ["relationships", "Car", "name"] }] }])).toEqual(["include[0].sort[0].path: cannot sort by a relationship path"]);
+    expect(await lines([{ type_name: "Person", sort: [{ path: ["relationships", "Car", "name"] }] }])).toEqual([
+      "include[0].sort[0].path: cannot sort by a relationship path",
+    ]);
     expect(await lines({ type_name: "Person" })).toEqual([expect.stringMatching(/^include: must be array/)]);
   });
 });

@@ -52,7 +52,9 @@ describe("an entity reads alike through every route", () => {
     expect(one).toMatchObject({ ...expected, id });
     const listed = compact(await call("GET", "/entity/entities?type_name=Thing", { auth: t.auth })).data;
     const queried = compact(await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Thing" } })).data;
-    const withIncludes = compact(await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Thing", include_specs: [{ type_name: "Thing" }] } })).data;
+    const withIncludes = compact(
+      await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Thing", include_specs: [{ type_name: "Thing" }] } }),
+    ).data;
     expect(JSON.stringify(listed[0])).toBe(JSON.stringify(one));
     expect(JSON.stringify(queried[0])).toBe(JSON.stringify(one));
     expect(JSON.stringify({ ...withIncludes[0], relationships: undefined })).toBe(JSON.stringify(one));
@@ -60,7 +62,9 @@ describe("an entity reads alike through every route", () => {
 
     const graph = compact(await call("POST", "/entity/query-graph", { auth: t.auth, body: { type_name: "Thing" } })).data;
     expect(JSON.stringify(graph.nodes[id])).toBe(JSON.stringify(one));
-    const gql = compact(await call("POST", "/entity/graphql", { auth: t.auth, body: { query: "{ Thing { nodes { id created_at updated_at attributes } } }" } }));
+    const gql = compact(
+      await call("POST", "/entity/graphql", { auth: t.auth, body: { query: "{ Thing { nodes { id created_at updated_at attributes } } }" } }),
+    );
     expect(gql.data.Thing.nodes).toEqual([{ id, created_at: CREATED, updated_at: UPDATED, attributes: expected.attributes }]);
     const res = await SELF.fetch(`${BASE}/entity/entities/export`, {
       method: "POST",
@@ -73,13 +77,19 @@ describe("an entity reads alike through every route", () => {
   it("POST /entity/query has no whitespace between tokens", async () => {
     const res = await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Thing" } });
     expect(res.text).toContain(`{"data":[{"id":"${id}","name":"Widget","type":{"id":`);
-    expect(res.text).toContain(`"attributes":{"sku":"W1","dims":{"h":0.25,"w":2},"price":1.5,"title":"a : b, c"},"identifier_key":"W1","created_at":"${CREATED}","updated_at":"${UPDATED}","deleted_at":null}]`);
+    expect(res.text).toContain(
+      `"attributes":{"sku":"W1","dims":{"h":0.25,"w":2},"price":1.5,"title":"a : b, c"},"identifier_key":"W1","created_at":"${CREATED}","updated_at":"${UPDATED}","deleted_at":null}]`,
+    );
   });
 });
 
 describe("timestamps made in the Worker", () => {
   it("a temp file's download link expires in the form its expires_at has, without a zero fraction", async () => {
-    const created = await call("POST", "/entity/temp-files", { auth: t.auth, rawBody: new Uint8Array([1]), headers: { "X-Temp-File-Name": "a.txt", "Content-Type": "text/plain" } });
+    const created = await call("POST", "/entity/temp-files", {
+      auth: t.auth,
+      rawBody: new Uint8Array([1]),
+      headers: { "X-Temp-File-Name": "a.txt", "Content-Type": "text/plain" },
+    });
     expect(created.status, created.text).toBe(201);
     const file = created.json.data;
     expect(file.expires_at).toMatch(TIMESTAMP);

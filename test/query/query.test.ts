@@ -11,7 +11,12 @@ beforeAll(async () => {
 });
 
 const attr = (...path: string[]) => ["attributes", ...path];
-const p = (operator: string, path: string[], value?: unknown, extra: Record<string, unknown> = {}) => ({ operator, path, ...(value === undefined ? {} : { value }), ...extra });
+const p = (operator: string, path: string[], value?: unknown, extra: Record<string, unknown> = {}) => ({
+  operator,
+  path,
+  ...(value === undefined ? {} : { value }),
+  ...extra,
+});
 const q = (filter: unknown) => skus(t.auth, { filter });
 
 async function query(body: Record<string, unknown>, auth = t.auth) {
@@ -117,7 +122,10 @@ describe("indexed attributes compare by their declared type", () => {
       [p("gt", attr("active"), true), "filter.operator: gt does not apply to attributes.active (indexed boolean)"],
       [p("eq", attr("tags"), "home"), "filter.operator: eq does not apply to attributes.tags (indexed text_array)"],
       [p("cs", attr("tags"), [1]), "filter.value: must be an array of strings for cs"],
-      [{ operator: "and", filters: [p("in", attr("due"), ["2026-01-01", "soon"])] }, "filter.filters[0].value[1]: must be an RFC 3339 timestamp for attributes.due (indexed timestamptz)"],
+      [
+        { operator: "and", filters: [p("in", attr("due"), ["2026-01-01", "soon"])] },
+        "filter.filters[0].value[1]: must be an RFC 3339 timestamp for attributes.due (indexed timestamptz)",
+      ],
     ];
     for (const [filter, line] of cases) {
       const err = expectError(await query({ filter }), 422, "VALIDATION_FAILED");
@@ -167,15 +175,22 @@ describe("relationship paths resolve in either direction", () => {
   it("filters on the related row's attributes", async () => {
     expect(await q(p("eq", ["relationships", "Maker", "attributes", "country"], "DE"))).toEqual(["A1", "A3"]);
     expect(await q(p("eq", ["relationships", "Maker", "name"], "Bolt"))).toEqual(["A2"]);
-    const makers = await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Maker", filter: p("eq", ["relationships", "Item", "attributes", "color"], "green") } });
+    const makers = await call("POST", "/entity/query", {
+      auth: t.auth,
+      body: { type_name: "Maker", filter: p("eq", ["relationships", "Item", "attributes", "color"], "green") },
+    });
     expect(makers.json.data.map((m: { name: string }) => m.name)).toEqual(["Acme"]);
   });
 
   it("exists, not exists, rel_exists on one related row, and the connecting rule's name", async () => {
     expect(await q(p("exists", ["relationships", "Maker"]))).toEqual(["A1", "A2", "A3"]);
     expect(await q({ operator: "not", filters: [p("exists", ["relationships", "Maker"])] })).toEqual(["A4", "A5"]);
-    expect(await q(p("rel_exists", ["relationships", "Maker"], { operator: "and", filters: [p("eq", attr("country"), "FR"), p("gt", attr("size"), 10)] }))).toEqual(["A2"]);
-    expect(await q(p("rel_exists", ["relationships", "Maker"], { operator: "and", filters: [p("eq", attr("country"), "DE"), p("gt", attr("size"), 10)] }))).toEqual([]);
+    expect(
+      await q(p("rel_exists", ["relationships", "Maker"], { operator: "and", filters: [p("eq", attr("country"), "FR"), p("gt", attr("size"), 10)] })),
+    ).toEqual(["A2"]);
+    expect(
+      await q(p("rel_exists", ["relationships", "Maker"], { operator: "and", filters: [p("eq", attr("country"), "DE"), p("gt", attr("size"), 10)] })),
+    ).toEqual([]);
     expect(await q(p("eq", ["relationships", "rule", "name"], "made_by"))).toEqual(["A1", "A2", "A3"]);
     expect(await q(p("like", ["relationships", "rule", "name"], "owned%"))).toEqual([]);
   });
@@ -194,7 +209,9 @@ describe("composites", () => {
     const blueOrPricey = { operator: "or", filters: [p("eq", attr("color"), "blue"), p("gt", attr("price"), 200)] };
     expect(await q(blueOrPricey)).toEqual(["A2", "A4"]);
     expect(await q({ operator: "not", filters: [blueOrPricey] })).toEqual(["A1", "A3", "A5"]);
-    expect(await q({ operator: "and", filters: [p("eq", attr("color"), "red"), { operator: "not", filters: [p("is", attr("active"), true)] }] })).toEqual(["A4"]);
+    expect(await q({ operator: "and", filters: [p("eq", attr("color"), "red"), { operator: "not", filters: [p("is", attr("active"), true)] }] })).toEqual([
+      "A4",
+    ]);
     expect(await q({ operator: "and", filters: [] })).toHaveLength(5);
     expect(await q({ operator: "or", filters: [] })).toEqual([]);
   });
@@ -241,7 +258,10 @@ describe("composites", () => {
 describe("sorting", () => {
   it("typed on sortable attributes and columns, text otherwise, id breaking ties in the last key's direction", async () => {
     const byPriceDesc = await skus(t.auth, { sort: [{ path: attr("price"), direction: "desc" }] }, true);
-    const tie = [t.ids.A1, t.ids.A5].sort().reverse().map((id) => (id === t.ids.A1 ? "A1" : "A5"));
+    const tie = [t.ids.A1, t.ids.A5]
+      .sort()
+      .reverse()
+      .map((id) => (id === t.ids.A1 ? "A1" : "A5"));
     expect(byPriceDesc).toEqual(["A4", "A3", ...tie, "A2"]);
     expect(await skus(t.auth, { sort: [{ path: ["name"] }] }, true)).toEqual(["A2", "A5", "A3", "A1", "A4"]);
     // qty is not indexed: "10" sorts before "3"; JSON null and missing come last.
@@ -283,14 +303,23 @@ describe("keyset paging", () => {
 
   it("walks 250 rows in pages of 37 with no duplicates and no gaps against an exact count", async () => {
     const u = await createTenant();
-    await createType(u.auth, { name: "Row", schema: { type: "object" }, config: { identifier_key: ["n"], indexed_attributes: [{ path: ["n"], type: "numeric", sortable: true }] } });
+    await createType(u.auth, {
+      name: "Row",
+      schema: { type: "object" },
+      config: { identifier_key: ["n"], indexed_attributes: [{ path: ["n"], type: "numeric", sortable: true }] },
+    });
     const data = Array.from({ length: 250 }, (_, i) => ({ name: `r${i % 7}`, attributes: { n: i % 50, ...(i % 11 === 0 ? {} : { g: i % 3 }) } }));
     // identifier_key n repeats every 50 rows, so give each its own key.
     data.forEach((d, i) => (d.attributes.n = i));
     expect((await call("POST", "/entity/entities/upsert", { auth: u.auth, body: { type_name: "Row", data } })).status).toBe(200);
     const count = await call("POST", "/entity/query", { auth: u.auth, body: { type_name: "Row", include_count: true, count_strategy: "exact", limit: 1 } });
     expect(count.json.count).toBe(250);
-    for (const sort of [undefined, [{ path: ["name"] }], [{ path: ["attributes", "g"], direction: "desc" }], [{ path: ["attributes", "n"], direction: "desc" }]]) {
+    for (const sort of [
+      undefined,
+      [{ path: ["name"] }],
+      [{ path: ["attributes", "g"], direction: "desc" }],
+      [{ path: ["attributes", "n"], direction: "desc" }],
+    ]) {
       const ids = await walk({ limit: 37, ...(sort ? { sort } : {}) }, u.auth, "Row");
       expect(ids).toHaveLength(250);
       expect(new Set(ids).size).toBe(250);
@@ -369,7 +398,12 @@ describe("the answer's entities", () => {
       await systemQuery("UPDATE entities SET created_at = $1 WHERE id = $2", [at, e.id]);
     }
     const res = await call("POST", "/entity/query", { auth: tenant.auth, body: { type_name: "Stamp", sort: [{ path: ["name"] }] } });
-    expect(res.json.data.map((e: { created_at: string }) => e.created_at)).toEqual(["2026-01-02T03:04:05Z", "2026-01-02T03:04:10.5Z", "2026-01-02T01:04:05.12345Z", "1999-12-31T23:59:59.000001Z"]);
+    expect(res.json.data.map((e: { created_at: string }) => e.created_at)).toEqual([
+      "2026-01-02T03:04:05Z",
+      "2026-01-02T03:04:10.5Z",
+      "2026-01-02T01:04:05.12345Z",
+      "1999-12-31T23:59:59.000001Z",
+    ]);
     for (const e of res.json.data) expect(e).toEqual((await call("GET", `/entity/entities/${e.id}`, { auth: tenant.auth })).json.data);
   });
 
@@ -379,7 +413,10 @@ describe("the answer's entities", () => {
     const created = await call("POST", "/entity/entities", { auth, body: { type_name: "Note", name: "n1", attributes: { v: 1 } } });
     const [found] = (await call("POST", "/entity/query", { auth, body: { type_name: "Note" } })).json.data;
     expect(found.updated_at).toBe(created.json.data.updated_at);
-    const patched = await call("PATCH", `/entity/entities/${found.id}/attributes`, { auth, body: { attributes: { v: 2 }, expected_updated_at: found.updated_at } });
+    const patched = await call("PATCH", `/entity/entities/${found.id}/attributes`, {
+      auth,
+      body: { attributes: { v: 2 }, expected_updated_at: found.updated_at },
+    });
     expect(patched.status).toBe(200);
     expect(patched.json.data.attributes).toEqual({ v: 2 });
   });
@@ -390,11 +427,16 @@ describe("entity types read by queries", () => {
     const auth = (await createTenant("query-type-change")).auth;
     const counter = await createType(auth, { name: "Counter", schema: { type: "object" }, config: { identifier_key: ["k"] } });
     const ownerType = await createType(auth, { name: "Owner", schema: { type: "object" }, config: { identifier_key: ["k"] } });
-    expect((await call("POST", "/entity/relationship-rules", { auth, body: { name: "owned_by", from_entity_type_name: "Counter", to_entity_type_name: "Owner" } })).status).toBe(201);
+    expect(
+      (await call("POST", "/entity/relationship-rules", { auth, body: { name: "owned_by", from_entity_type_name: "Counter", to_entity_type_name: "Owner" } }))
+        .status,
+    ).toBe(201);
     const c9 = (await call("POST", "/entity/entities", { auth, body: { type_name: "Counter", name: "nine", attributes: { k: "a", v: "9" } } })).json.data;
     await call("POST", "/entity/entities", { auth, body: { type_name: "Counter", name: "ten", attributes: { k: "b", v: "10" } } });
     const owner = (await call("POST", "/entity/entities", { auth, body: { type_name: "Owner", name: "o", attributes: { k: "o", v: "10" } } })).json.data;
-    expect((await call("POST", "/entity/relationships", { auth, body: { rule_name: "owned_by", from_entity_id: c9.id, to_entity_id: owner.id } })).status).toBe(201);
+    expect((await call("POST", "/entity/relationships", { auth, body: { rule_name: "owned_by", from_entity_id: c9.id, to_entity_id: owner.id } })).status).toBe(
+      201,
+    );
     const names = async (type_name: string, filter: unknown) => {
       const res = await call("POST", "/entity/query", { auth, body: { type_name, filter, sort: [{ path: ["name"] }] } });
       expect(res.status, JSON.stringify(res.json)).toBe(200);
@@ -420,7 +462,11 @@ describe("includes", () => {
   it("include loads related entities in either direction", async () => {
     const res = await query({ filter: p("eq", ["name"], "Red Chair"), include: ["Maker"] });
     expect(res.json.data[0].relationships).toEqual([
-      { rule: { id: expect.any(String), name: "made_by" }, direction: "to", entity: { id: t.makerIds.acme, name: "Acme", type: { id: expect.any(String), name: "Maker" }, attributes: { code: "acme", country: "DE", size: 5 } } },
+      {
+        rule: { id: expect.any(String), name: "made_by" },
+        direction: "to",
+        entity: { id: t.makerIds.acme, name: "Acme", type: { id: expect.any(String), name: "Maker" }, attributes: { code: "acme", country: "DE", size: 5 } },
+      },
     ]);
     const none = await query({ filter: p("eq", ["name"], "Red Sofa"), include: ["Maker"] });
     expect(none.json.data[0].relationships).toEqual([]);
@@ -457,7 +503,11 @@ describe("distinct_on", () => {
     expect(patched.status).toBe(200);
     const latest = await skus(t.auth, { distinct_on: { paths: [attr("color")] }, sort: [{ path: attr("color") }] }, true);
     expect(latest).toEqual(["A5", "A2", "A3", "A1"]);
-    const priciest = await skus(t.auth, { distinct_on: { paths: [attr("color")], sort: [{ path: attr("price"), direction: "desc" }] }, sort: [{ path: attr("color") }] }, true);
+    const priciest = await skus(
+      t.auth,
+      { distinct_on: { paths: [attr("color")], sort: [{ path: attr("price"), direction: "desc" }] }, sort: [{ path: attr("color") }] },
+      true,
+    );
     expect(priciest).toEqual(["A5", "A2", "A3", "A4"]);
     const pairs = await skus(t.auth, { distinct_on: { paths: [attr("color"), attr("active")] } });
     expect(pairs).toEqual(["A1", "A2", "A3", "A4", "A5"]);
@@ -510,10 +560,26 @@ describe("access", () => {
     const other = await createTenant();
     await createType(other.auth, { name: "Item", schema: { type: "object" }, config: itemConfig });
     await createType(other.auth, { name: "Maker", schema: { type: "object" }, config: { identifier_key: ["code"] } });
-    expect((await call("POST", "/entity/relationship-rules", { auth: other.auth, body: { name: "made_by", from_entity_type_name: "Item", to_entity_type_name: "Maker" } })).status).toBe(201);
-    const item = (await call("POST", "/entity/entities", { auth: other.auth, body: { type_name: "Item", name: "Other Chair", attributes: { sku: "Z1", color: "purple", price: 10 } } })).json.data;
-    const maker = (await call("POST", "/entity/entities", { auth: other.auth, body: { type_name: "Maker", name: "Zeta", attributes: { code: "zeta" } } })).json.data;
-    expect((await call("POST", "/entity/relationships", { auth: other.auth, body: { rule_name: "made_by", from_entity_id: item.id, to_entity_id: maker.id } })).status).toBe(201);
+    expect(
+      (
+        await call("POST", "/entity/relationship-rules", {
+          auth: other.auth,
+          body: { name: "made_by", from_entity_type_name: "Item", to_entity_type_name: "Maker" },
+        })
+      ).status,
+    ).toBe(201);
+    const item = (
+      await call("POST", "/entity/entities", {
+        auth: other.auth,
+        body: { type_name: "Item", name: "Other Chair", attributes: { sku: "Z1", color: "purple", price: 10 } },
+      })
+    ).json.data;
+    const maker = (await call("POST", "/entity/entities", { auth: other.auth, body: { type_name: "Maker", name: "Zeta", attributes: { code: "zeta" } } })).json
+      .data;
+    expect(
+      (await call("POST", "/entity/relationships", { auth: other.auth, body: { rule_name: "made_by", from_entity_id: item.id, to_entity_id: maker.id } }))
+        .status,
+    ).toBe(201);
 
     const theirs = (body: Record<string, unknown>) => call("POST", "/entity/query", { auth: other.auth, body: { type_name: "Item", ...body } });
     expect((await theirs({ filter: p("eq", attr("price"), 10) })).json.data.map((e: { name: string }) => e.name)).toEqual(["Other Chair"]);
@@ -524,7 +590,12 @@ describe("access", () => {
     expect(values.json.data).toEqual(["purple"]);
     // And the first tenant, served from the same isolate's type cache, still sees only its own.
     expect(await q(p("eq", attr("color"), "purple"))).toEqual([]);
-    expect((await call("POST", "/entity/query/distinct", { auth: t.auth, body: { type_name: "Item", attribute_name: "color" } })).json.data).toEqual(["Rouge", "blue", "green", "red"]);
+    expect((await call("POST", "/entity/query/distinct", { auth: t.auth, body: { type_name: "Item", attribute_name: "color" } })).json.data).toEqual([
+      "Rouge",
+      "blue",
+      "green",
+      "red",
+    ]);
   });
 
   it("needs entity:read", async () => {

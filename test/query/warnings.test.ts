@@ -21,14 +21,32 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await createTenant();
-  await createType(t.auth, { name: "Product", schema: productSchema, config: { identifier_key: ["sku"], indexed_attributes: [{ path: ["color"], type: "text" }] } });
-  await createType(t.auth, { name: "Maker", schema: { type: "object", additionalProperties: false, properties: { code: { type: "string" }, country: { type: "string" } } }, config: { identifier_key: ["code"] } });
-  await createType(t.auth, { name: "Secret", schema: { type: "object", additionalProperties: false, properties: { code: { type: "string" } } }, config: { identifier_key: ["code"] } });
-  for (const [name, to] of [["made_by", "Maker"], ["kept_in", "Secret"]]) {
+  await createType(t.auth, {
+    name: "Product",
+    schema: productSchema,
+    config: { identifier_key: ["sku"], indexed_attributes: [{ path: ["color"], type: "text" }] },
+  });
+  await createType(t.auth, {
+    name: "Maker",
+    schema: { type: "object", additionalProperties: false, properties: { code: { type: "string" }, country: { type: "string" } } },
+    config: { identifier_key: ["code"] },
+  });
+  await createType(t.auth, {
+    name: "Secret",
+    schema: { type: "object", additionalProperties: false, properties: { code: { type: "string" } } },
+    config: { identifier_key: ["code"] },
+  });
+  for (const [name, to] of [
+    ["made_by", "Maker"],
+    ["kept_in", "Secret"],
+  ]) {
     const rule = await call("POST", "/entity/relationship-rules", { auth: t.auth, body: { name, from_entity_type_name: "Product", to_entity_type_name: to } });
     expect(rule.status, rule.text).toBe(201);
   }
-  for (const [type, code] of [["Maker", "acme"], ["Secret", "vault"]]) {
+  for (const [type, code] of [
+    ["Maker", "acme"],
+    ["Secret", "vault"],
+  ]) {
     const res = await call("POST", "/entity/entities/upsert", { auth: t.auth, body: { type_name: type, data: [{ name: code, attributes: { code } }] } });
     expect(res.status, res.text).toBe(200);
   }
@@ -36,7 +54,11 @@ beforeAll(async () => {
     { rule_name: "made_by", target_type_name: "Maker", target_identifier: { code: "acme" } },
     { rule_name: "kept_in", target_type_name: "Secret", target_identifier: { code: "vault" } },
   ];
-  const data = ["p1", "p2", "p3"].map((sku, i) => ({ name: sku, attributes: { sku, color: i === 0 ? "red" : "blue", price: i }, relationships: i === 0 ? links : undefined }));
+  const data = ["p1", "p2", "p3"].map((sku, i) => ({
+    name: sku,
+    attributes: { sku, color: i === 0 ? "red" : "blue", price: i },
+    relationships: i === 0 ? links : undefined,
+  }));
   const res = await call("POST", "/entity/entities/upsert", { auth: t.auth, body: { type_name: "Product", data } });
   expect(res.status, res.text).toBe(200);
   ["p1", "p2", "p3"].forEach((sku, i) => (ids[sku] = res.json.data.ids[i]));
@@ -55,7 +77,13 @@ const NO_FIELD = "names no field of an entity (a path starts with name, id, crea
 describe("POST /entity/query warnings", () => {
   it("leaves warnings out when every path and type is known", async () => {
     const res = await query({
-      filter: { operator: "and", filters: [{ operator: "eq", path: ["attributes", "color"], value: "red" }, { operator: "exists", path: ["relationships", "Maker"] }] },
+      filter: {
+        operator: "and",
+        filters: [
+          { operator: "eq", path: ["attributes", "color"], value: "red" },
+          { operator: "exists", path: ["relationships", "Maker"] },
+        ],
+      },
       sort: [{ path: ["attributes", "price"] }],
       include: ["Maker"],
     });
@@ -179,7 +207,13 @@ describe("POST /entity/query-graph warnings", () => {
         type_name: "Product",
         filter: { operator: "eq", path: ["attributes", "sku"], value: "p1" },
         sort: [{ path: ["attributes", "cost"] }],
-        include: [{ type_name: "Maker", filter: { operator: "neq", path: ["attributes", "land"], value: "x" }, include: [{ type_name: "Product", sort: [{ path: ["attributes", "weight"] }] }] }],
+        include: [
+          {
+            type_name: "Maker",
+            filter: { operator: "neq", path: ["attributes", "land"], value: "x" },
+            include: [{ type_name: "Product", sort: [{ path: ["attributes", "weight"] }] }],
+          },
+        ],
       },
     });
     expect(res.status, res.text).toBe(200);
@@ -209,8 +243,15 @@ describe("POST /entity/query-graph warnings", () => {
 
 describe("POST /entity/query/distinct warnings", () => {
   it("names the filter's unknown paths beside the values", async () => {
-    const distinct = (filter?: unknown) => call("POST", "/entity/query/distinct", { auth: t.auth, body: { type_name: "Product", attribute_name: "color", filter } });
-    const res = await distinct({ operator: "or", filters: [{ operator: "eq", path: ["attributes", "sku"], value: "p1" }, { operator: "exists", path: ["relationships", "Ghost"] }] });
+    const distinct = (filter?: unknown) =>
+      call("POST", "/entity/query/distinct", { auth: t.auth, body: { type_name: "Product", attribute_name: "color", filter } });
+    const res = await distinct({
+      operator: "or",
+      filters: [
+        { operator: "eq", path: ["attributes", "sku"], value: "p1" },
+        { operator: "exists", path: ["relationships", "Ghost"] },
+      ],
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.json).toEqual({ data: ["red"], warnings: ["filter.filters[1].path: no entity type Ghost the caller can read"] });
     expect((await distinct()).json).toEqual({ data: ["blue", "red"] });

@@ -16,7 +16,11 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 }
 
 async function codeType(auth: string, pattern: Record<string, unknown>) {
-  return createType(auth, { name: "Coded", schema: { type: "object", required: ["code"], properties: { code: { type: "string" } }, ...pattern }, config: { identifier_key: ["code"] } });
+  return createType(auth, {
+    name: "Coded",
+    schema: { type: "object", required: ["code"], properties: { code: { type: "string" } }, ...pattern },
+    config: { identifier_key: ["code"] },
+  });
 }
 
 describe("patterns run in linear time", () => {
@@ -45,7 +49,9 @@ describe("patterns run in linear time", () => {
   it("refuses an entity write against the pattern promptly with 422, and stores nothing", async () => {
     const { auth } = await createTenant();
     const type = await codeType(auth, { properties: { code: FREEZE } });
-    const [res, ms] = await timed(() => call("POST", "/entity/entities", { auth, body: { type_name: type.name, name: "poison", attributes: { code: POISON } } }));
+    const [res, ms] = await timed(() =>
+      call("POST", "/entity/entities", { auth, body: { type_name: type.name, name: "poison", attributes: { code: POISON } } }),
+    );
     expect(ms).toBeLessThan(2000);
     expect(expectError(res, 422, "VALIDATION_FAILED").details.validation_errors).toEqual(["attributes.code: must match the pattern ^(a+)+$"]);
     expect(await systemQuery("SELECT 1 FROM entities WHERE type_id = $1", [type.id])).toEqual([]);
@@ -64,10 +70,24 @@ describe("patterns run in linear time", () => {
 
 describe("schemas are checked before they are stored", () => {
   const unusable: [string, Record<string, unknown>, string[]][] = [
-    ["a wrong keyword type", { type: 12345 }, ['schema.type: does not match any allowed shape (must be one of ["array","boolean","integer","null","number","object","string"] | must be array, got number)']],
+    [
+      "a wrong keyword type",
+      { type: 12345 },
+      [
+        'schema.type: does not match any allowed shape (must be one of ["array","boolean","integer","null","number","object","string"] | must be array, got number)',
+      ],
+    ],
     ["a nested one", { type: "object", properties: { n: { minLength: -1 } } }, ["schema.properties.n.minLength: -1 is less than 0"]],
-    ["a $ref that resolves nowhere", { type: "object", properties: { a: { $ref: "#/$defs/missing" } } }, ['schema.properties.a.$ref: "#/$defs/missing" does not resolve to a schema in this document']],
-    ["a pattern that is not ECMAScript", { type: "object", properties: { a: { type: "string", pattern: "([a-z]" } } }, ['schema.properties.a.pattern: String does not match format "regex"']],
+    [
+      "a $ref that resolves nowhere",
+      { type: "object", properties: { a: { $ref: "#/$defs/missing" } } },
+      ['schema.properties.a.$ref: "#/$defs/missing" does not resolve to a schema in this document'],
+    ],
+    [
+      "a pattern that is not ECMAScript",
+      { type: "object", properties: { a: { type: "string", pattern: "([a-z]" } } },
+      ['schema.properties.a.pattern: String does not match format "regex"'],
+    ],
     [
       "a backreference and a lookahead",
       { type: "object", properties: { a: { type: "string", pattern: "^(a)\\1$" } }, patternProperties: { "^(?!x)": {} } },
@@ -76,7 +96,11 @@ describe("schemas are checked before they are stored", () => {
         "schema.patternProperties.^(?!x): uses what the linear-time regex engine cannot run: lookahead and lookbehind",
       ],
     ],
-    ["a lookbehind in propertyNames", { type: "object", propertyNames: { pattern: "(?<=a)b" } }, ["schema.propertyNames.pattern: uses what the linear-time regex engine cannot run: lookahead and lookbehind"]],
+    [
+      "a lookbehind in propertyNames",
+      { type: "object", propertyNames: { pattern: "(?<=a)b" } },
+      ["schema.propertyNames.pattern: uses what the linear-time regex engine cannot run: lookahead and lookbehind"],
+    ],
   ];
 
   it.each(unusable)("refuses %s at registration with 422 naming the path", async (_, schema, lines) => {
@@ -85,7 +109,9 @@ describe("schemas are checked before they are stored", () => {
     expect(err.details.validation_errors).toEqual(lines);
     expect(await systemQuery("SELECT 1 FROM schemas WHERE tenant_id = $1", [tenantId])).toEqual([]);
     // The same check guards inline schemas of /schema/validate.
-    expect(expectError(await call("POST", "/schema/validate", { auth, body: { schema, data: {} } }), 422, "VALIDATION_FAILED").details.validation_errors).toEqual(lines);
+    expect(
+      expectError(await call("POST", "/schema/validate", { auth, body: { schema, data: {} } }), 422, "VALIDATION_FAILED").details.validation_errors,
+    ).toEqual(lines);
   });
 
   it.each(unusable)("refuses %s as an entity type's inline schema, on create and on PATCH", async (_, schema, lines) => {
@@ -118,18 +144,30 @@ describe("schemas are checked before they are stored", () => {
     expect(registered.status).toBe(201);
     expect(registered.json.data).toMatchObject({ name: "anything", version: 1, schema: true });
     expect((await call("GET", "/schema/schemas/anything", { auth })).json.data.schema).toBe(true);
-    expect((await call("POST", "/schema/validate", { auth, body: { schema_name: "anything", data: [1, "x"] } })).json.data).toEqual({ valid: true, errors: [] });
+    expect((await call("POST", "/schema/validate", { auth, body: { schema_name: "anything", data: [1, "x"] } })).json.data).toEqual({
+      valid: true,
+      errors: [],
+    });
     expect((await call("POST", "/schema/schemas", { auth, body: { name: "nothing", schema: false } })).status).toBe(201);
-    expect((await call("POST", "/schema/validate", { auth, body: { schema_name: "nothing", data: 1 } })).json.data).toEqual({ valid: false, errors: ["(root): is not allowed"] });
+    expect((await call("POST", "/schema/validate", { auth, body: { schema_name: "nothing", data: 1 } })).json.data).toEqual({
+      valid: false,
+      errors: ["(root): is not allowed"],
+    });
     expect((await call("POST", "/schema/validate", { auth, body: { schema: true, data: null } })).json.data).toEqual({ valid: true, errors: [] });
-    expect((await call("POST", "/schema/validate", { auth, body: { schema: false, data: {} } })).json.data).toEqual({ valid: false, errors: ["(root): is not allowed"] });
+    expect((await call("POST", "/schema/validate", { auth, body: { schema: false, data: {} } })).json.data).toEqual({
+      valid: false,
+      errors: ["(root): is not allowed"],
+    });
   });
 });
 
 describe("a schema stored before these checks answers 4xx, never 500", () => {
   it("answers 422 for an unresolvable $ref in a registered schema", async () => {
     const { auth, tenantId } = await createTenant();
-    await systemQuery("INSERT INTO schemas (tenant_id, name, version, schema) VALUES ($1, 'legacy', 1, $2)", [tenantId, { properties: { a: { $ref: "#/nowhere" } } }]);
+    await systemQuery("INSERT INTO schemas (tenant_id, name, version, schema) VALUES ($1, 'legacy', 1, $2)", [
+      tenantId,
+      { properties: { a: { $ref: "#/nowhere" } } },
+    ]);
     const err = expectError(await call("POST", "/schema/validate", { auth, body: { schema_name: "legacy", data: { a: 1 } } }), 422, "UNPROCESSABLE_ENTITY");
     expect(err.message).toBe('The schema cannot be evaluated: Unresolved $ref "#/nowhere".');
   });
@@ -137,7 +175,10 @@ describe("a schema stored before these checks answers 4xx, never 500", () => {
   it("answers 422 for an entity write against a stored backreference", async () => {
     const { auth } = await createTenant();
     const type = await codeType(auth, {});
-    await systemQuery("UPDATE entity_types SET schema = $2 WHERE id = $1", [type.id, { type: "object", properties: { code: { type: "string", pattern: "^(a)\\1$" } } }]);
+    await systemQuery("UPDATE entity_types SET schema = $2 WHERE id = $1", [
+      type.id,
+      { type: "object", properties: { code: { type: "string", pattern: "^(a)\\1$" } } },
+    ]);
     const res = await call("POST", "/entity/entities", { auth, body: { type_name: type.name, name: "x", attributes: { code: "aa" } } });
     const err = expectError(res, 422, "UNPROCESSABLE_ENTITY");
     expect(err.message).toBe('The schema cannot be evaluated: pattern "^(a)\\\\1$" uses what the linear-time regex engine cannot run: backreferences');
@@ -150,7 +191,10 @@ describe("format asserts the same way everywhere", () => {
     const { auth } = await createTenant();
     const schema = { type: "object", required: ["code"], properties: { code: { type: "string" }, email: { type: "string", format: "email" } } };
     const type = await createType(auth, { name: "Contact", schema, config: { identifier_key: ["code"] } });
-    const write = await call("POST", "/entity/entities", { auth, body: { type_name: type.name, name: "c", attributes: { code: "c1", email: "not-an-email" } } });
+    const write = await call("POST", "/entity/entities", {
+      auth,
+      body: { type_name: type.name, name: "c", attributes: { code: "c1", email: "not-an-email" } },
+    });
     expect(expectError(write, 422, "VALIDATION_FAILED").details.validation_errors).toEqual(['attributes.email: String does not match format "email"']);
     const checked = await call("POST", "/schema/validate", { auth, body: { schema, data: { code: "c1", email: "not-an-email" } } });
     expect(checked.json.data).toEqual({ valid: false, errors: ['email: String does not match format "email"'] });
@@ -191,7 +235,12 @@ describe("a schema is checked and validated by the draft its $schema names", () 
 
   it("checks a 2019-09 schema against the 2019-09 meta-schema", async () => {
     const { auth } = await createTenant();
-    const schema = { $schema: "https://json-schema.org/draft/2019-09/schema", $recursiveAnchor: true, type: "object", properties: { kids: { type: "array", items: { $recursiveRef: "#" } }, n: { type: "integer" } } };
+    const schema = {
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      $recursiveAnchor: true,
+      type: "object",
+      properties: { kids: { type: "array", items: { $recursiveRef: "#" } }, n: { type: "integer" } },
+    };
     expect((await call("POST", "/schema/validate", { auth, body: { schema, data: { kids: [{ n: 1, kids: [{ n: "x" }] }] } } })).json.data).toEqual({
       valid: false,
       errors: ["kids[0].kids[0].n: must be integer, got string"],
@@ -206,8 +255,13 @@ describe("a schema is checked and validated by the draft its $schema names", () 
     expect((await call("POST", "/schema/schemas", { auth, body: { name: "contract", schema: contract } })).status).toBe(201);
     const res = await call("POST", "/schema/validate", { auth, body: { schema_name: "contract", data: { schema: { type: "strin" } } } });
     expect(res.json.data.valid).toBe(false);
-    expect(res.json.data.errors).toEqual(['schema.type: does not match any allowed shape (must be one of ["array","boolean","integer","null","number","object","string"] | must be array, got string)']);
-    const draft4 = await call("POST", "/schema/schemas", { auth, body: { name: "old", schema: { $schema: "http://json-schema.org/draft-04/schema#", type: "string" } } });
+    expect(res.json.data.errors).toEqual([
+      'schema.type: does not match any allowed shape (must be one of ["array","boolean","integer","null","number","object","string"] | must be array, got string)',
+    ]);
+    const draft4 = await call("POST", "/schema/schemas", {
+      auth,
+      body: { name: "old", schema: { $schema: "http://json-schema.org/draft-04/schema#", type: "string" } },
+    });
     expect(expectError(draft4, 422, "VALIDATION_FAILED").details.validation_errors).toEqual([
       "schema.$schema: names no draft this service validates by (http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, https://json-schema.org/draft/2020-12/schema, or none for 2020-12)",
     ]);

@@ -49,7 +49,11 @@ describe("POST /schema/schemas", () => {
 
   it("refuses a bad name, a missing schema and a schema that is neither an object nor a boolean with 422", async () => {
     const { auth } = await createTenant();
-    const badName = expectError(await call("POST", "/schema/schemas", { auth, body: { name: "bad name!", schema: { type: "object" } } }), 422, "VALIDATION_FAILED");
+    const badName = expectError(
+      await call("POST", "/schema/schemas", { auth, body: { name: "bad name!", schema: { type: "object" } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(badName.details.validation_errors.some((l: string) => l.startsWith("name: "))).toBe(true);
     expectError(await call("POST", "/schema/schemas", { auth, body: { name: "", schema: { type: "object" } } }), 422, "VALIDATION_FAILED");
     expectError(await call("POST", "/schema/schemas", { auth, body: { name: 5, schema: { type: "object" } } }), 422, "VALIDATION_FAILED");
@@ -59,7 +63,10 @@ describe("POST /schema/schemas", () => {
 
     for (const schema of [[], "object", 42, null]) {
       const err = expectError(await call("POST", "/schema/schemas", { auth, body: { name: "ok", schema } }), 422, "VALIDATION_FAILED");
-      expect(err.details.validation_errors.some((l: string) => l.startsWith("schema: ")), JSON.stringify(err)).toBe(true);
+      expect(
+        err.details.validation_errors.some((l: string) => l.startsWith("schema: ")),
+        JSON.stringify(err),
+      ).toBe(true);
     }
     // Nothing was registered by the refused calls.
     const list = await call("GET", "/schema/schemas", { auth });
@@ -149,7 +156,12 @@ describe("POST /schema/validate", () => {
     expect(bad.status).toBe(200);
     expect(bad.json.data.valid).toBe(false);
     expect(bad.json.data.errors).toEqual(
-      expect.arrayContaining(["name: is required", "age: must be integer, got string", "tags[1]: must be string, got number", "tags[3]: must be string, got boolean"]),
+      expect.arrayContaining([
+        "name: is required",
+        "age: must be integer, got string",
+        "tags[1]: must be string, got number",
+        "tags[3]: must be string, got boolean",
+      ]),
     );
     expect(bad.json.data.errors).toHaveLength(4);
     for (const line of bad.json.data.errors) expect(line).toMatch(/^\S+: .+$/);
@@ -191,7 +203,11 @@ describe("POST /schema/validate", () => {
   it("refuses both or neither of schema and schema_name with 422", async () => {
     const { auth } = await createTenant();
     await register(auth, "person", personSchema);
-    expectError(await call("POST", "/schema/validate", { auth, body: { schema_name: "person", schema: { type: "object" }, data: {} } }), 422, "VALIDATION_FAILED");
+    expectError(
+      await call("POST", "/schema/validate", { auth, body: { schema_name: "person", schema: { type: "object" }, data: {} } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expectError(await call("POST", "/schema/validate", { auth, body: { data: {} } }), 422, "VALIDATION_FAILED");
     expectError(await call("POST", "/schema/validate", { auth, body: { schema: [], data: {} } }), 422, "VALIDATION_FAILED");
   });

@@ -60,7 +60,8 @@ export async function startOutboundServer(): Promise<{ origin: string; port: num
     }
     if (admin && admin[1] === "requests") return send(200, seen.get(admin[2]) ?? []);
     if (url.pathname === "/__dns" && req.method === "PUT") {
-      for (const [name, answers] of Object.entries(JSON.parse(body) as Record<string, { A?: string[]; AAAA?: string[] }>)) dns.set(name.toLowerCase().replace(/\.$/, ""), answers);
+      for (const [name, answers] of Object.entries(JSON.parse(body) as Record<string, { A?: string[]; AAAA?: string[] }>))
+        dns.set(name.toLowerCase().replace(/\.$/, ""), answers);
       return send(200, { ok: true });
     }
     if (url.pathname === "/dns-query") {

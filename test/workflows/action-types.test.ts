@@ -5,10 +5,10 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type { ConfigOf } from "../../src/workflows/actions/action";
 import type { CamelKey } from "../../src/lib/rest-body";
 import { camelKey, camelSchema } from "../../src/lib/rest-body";
-import { chunkPdf } from "../../src/workflows/actions/pdf/chunk-pdf";
-import { downloadTempFile } from "../../src/workflows/actions/files/download-temp-file";
-import { syncRelationships } from "../../src/workflows/actions/entity/sync-relationships";
-import { removeEntities } from "../../src/workflows/actions/entity/remove-entities";
+import type { chunkPdf } from "../../src/workflows/actions/pdf/chunk-pdf";
+import type { downloadTempFile } from "../../src/workflows/actions/files/download-temp-file";
+import type { syncRelationships } from "../../src/workflows/actions/entity/sync-relationships";
+import type { removeEntities } from "../../src/workflows/actions/entity/remove-entities";
 import { catalog } from "../../src/workflows/actions/catalog";
 import { check } from "../../src/lib/validate";
 
@@ -49,12 +49,16 @@ describe("action config types", () => {
 
 describe("action config schemas", () => {
   it("are closed: every action refuses a key it does not know, in each branch of its schema", () => {
-    const open = Object.entries(catalog).filter(([, module]) => !check(module.configSchema, { notAField: 1 }, "config").includes("config.notAField: is not allowed"));
+    const open = Object.entries(catalog).filter(
+      ([, module]) => !check(module.configSchema, { notAField: 1 }, "config").includes("config.notAField: is not allowed"),
+    );
     expect(open.map(([name]) => name)).toEqual([]);
     expect(Object.keys(catalog).length).toBeGreaterThan(30);
-    expect(check(catalog.queryEntity!.configSchema, { typeName: "Order", aggregates: [{ fn: "count", as: "n" }], notAField: 1 }, "config")).toContain("config.notAField: is not allowed");
-    expect(check(catalog.http!.configSchema, { url: "https://x.example", method: "POST", auth: { type: "bearer", token: "t" }, notAField: 1 }, "config")).toEqual([
+    expect(check(catalog.queryEntity!.configSchema, { typeName: "Order", aggregates: [{ fn: "count", as: "n" }], notAField: 1 }, "config")).toContain(
       "config.notAField: is not allowed",
-    ]);
+    );
+    expect(
+      check(catalog.http!.configSchema, { url: "https://x.example", method: "POST", auth: { type: "bearer", token: "t" }, notAField: 1 }, "config"),
+    ).toEqual(["config.notAField: is not allowed"]);
   });
 });

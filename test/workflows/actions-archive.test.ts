@@ -32,9 +32,16 @@ describe("zipCompress and zipDecompress", () => {
       "bin/data.bin": randomData(1.2 * MiB),
       "docs/empty.md": new Uint8Array(0),
     };
-    const ids = [await upload(t, "hello.txt", originals["hello.txt"], "text/plain"), await upload(t, "x.bin", originals["bin/data.bin"]), await upload(t, "e", originals["docs/empty.md"])];
+    const ids = [
+      await upload(t, "hello.txt", originals["hello.txt"], "text/plain"),
+      await upload(t, "x.bin", originals["bin/data.bin"]),
+      await upload(t, "e", originals["docs/empty.md"]),
+    ];
 
-    const zip = await succeeded(t, "zipCompress", { files: [{ tempFileId: ids[0] }, { tempFileId: ids[1], path: "bin/data.bin" }, { tempFileId: ids[2], path: "./docs/empty.md" }], name: "bundle.zip" });
+    const zip = await succeeded(t, "zipCompress", {
+      files: [{ tempFileId: ids[0] }, { tempFileId: ids[1], path: "bin/data.bin" }, { tempFileId: ids[2], path: "./docs/empty.md" }],
+      name: "bundle.zip",
+    });
     expect(zip).toMatchObject({ name: "bundle.zip", content_type: "application/zip", temp_file_id: expect.any(String), expires_at: expect.any(String) });
     const zipBytes = await download(t, zip.temp_file_id);
     expect(zip.size).toBe(zipBytes.byteLength);
@@ -53,7 +60,13 @@ describe("zipCompress and zipDecompress", () => {
 
   it("extracts only the files under the `include` prefixes and skips directory entries", async () => {
     const t = await createTenant();
-    const zip = zipSync({ "a/": new Uint8Array(0), "a/one.csv": text("x,y\n1,2\n"), "ab.txt": text("not under a/"), "b/two.json": text("{}"), "c.txt": text("c") });
+    const zip = zipSync({
+      "a/": new Uint8Array(0),
+      "a/one.csv": text("x,y\n1,2\n"),
+      "ab.txt": text("not under a/"),
+      "b/two.json": text("{}"),
+      "c.txt": text("c"),
+    });
     const { files } = await succeeded(t, "zipDecompress", { tempFileId: await upload(t, "in.zip", zip), include: ["a", "b/two.json"] });
     expect(files.map((f: any) => [f.path, f.content_type])).toEqual([
       ["a/one.csv", "text/csv"],
@@ -68,7 +81,13 @@ describe("zipCompress and zipDecompress", () => {
     expect(bomb.byteLength).toBeLessThan(100_000);
     const id = await upload(t, "bomb.zip", bomb);
     const error = await failed(t, "zipDecompress", { tempFileId: id });
-    expect([error.status, error.code, error.details.limit, error.details.max, error.details.entry]).toEqual([422, "UNPROCESSABLE_ENTITY", "MAX_ENTRY_BYTES", 25 * MiB, "zeros.bin"]);
+    expect([error.status, error.code, error.details.limit, error.details.max, error.details.entry]).toEqual([
+      422,
+      "UNPROCESSABLE_ENTITY",
+      "MAX_ENTRY_BYTES",
+      25 * MiB,
+      "zeros.bin",
+    ]);
     expect(await tempFileCount(t)).toBe(1);
   });
 
@@ -187,7 +206,13 @@ describe("the archive actions refuse", () => {
       expect.arrayContaining([expect.stringMatching(/^config\.files: /), expect.stringMatching(/^config\.name: /), "config.level: is not allowed"]),
     ]);
     const decompress = await failed(t, "archiveDecompress", { $literal: { tempFileId: "nope", format: "rar", include: "a/" } });
-    expect(decompress.details.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^config\.tempFileId: /), expect.stringMatching(/^config\.format: /), expect.stringMatching(/^config\.include: /)]));
+    expect(decompress.details.errors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^config\.tempFileId: /),
+        expect.stringMatching(/^config\.format: /),
+        expect.stringMatching(/^config\.include: /),
+      ]),
+    );
     const missing = await failed(t, "zipDecompress", { $literal: {} });
     expect(missing.details.errors).toEqual([expect.stringMatching(/^config\.tempFileId: /)]);
   });
@@ -215,7 +240,16 @@ describe("the archive actions refuse", () => {
 
 describe("entryPath", () => {
   it("keeps plain relative paths, dropping ./ segments and a trailing slash", () => {
-    expect(["a.txt", "dir/b.csv", "./c/d", "e/./f", "dir/", "ünï cödé/ñ.txt", "..a/b..", "a/.hidden"].map(entryPath)).toEqual(["a.txt", "dir/b.csv", "c/d", "e/f", "dir", "ünï cödé/ñ.txt", "..a/b..", "a/.hidden"]);
+    expect(["a.txt", "dir/b.csv", "./c/d", "e/./f", "dir/", "ünï cödé/ñ.txt", "..a/b..", "a/.hidden"].map(entryPath)).toEqual([
+      "a.txt",
+      "dir/b.csv",
+      "c/d",
+      "e/f",
+      "dir",
+      "ünï cödé/ñ.txt",
+      "..a/b..",
+      "a/.hidden",
+    ]);
   });
 
   it("refuses each unsafe shape with its reason", () => {
@@ -266,6 +300,12 @@ describe("detectFormat and contentTypeOf", () => {
   });
 
   it("types an entry by its extension", () => {
-    expect(["a.CSV", "b.pdf", "c", ".json", "d.weird"].map(contentTypeOf)).toEqual(["text/csv", "application/pdf", "application/octet-stream", "application/octet-stream", "application/octet-stream"]);
+    expect(["a.CSV", "b.pdf", "c", ".json", "d.weird"].map(contentTypeOf)).toEqual([
+      "text/csv",
+      "application/pdf",
+      "application/octet-stream",
+      "application/octet-stream",
+      "application/octet-stream",
+    ]);
   });
 });

@@ -16,7 +16,11 @@ async function callback(url: string, body: unknown, headers: Record<string, stri
   return call("POST", pathOf(url), { body, headers });
 }
 
-const start = (url: string, extra: object = {}) => ({ stepId: "job", name: "httpCallback", config: { url, method: "POST", body: { task: "render" }, ...extra } });
+const start = (url: string, extra: object = {}) => ({
+  stepId: "job",
+  name: "httpCallback",
+  config: { url, method: "POST", body: { task: "render" }, ...extra },
+});
 
 async function started(t: TenantCreds, routes: Record<string, object[]>, extra: object = {}, after: object[] = []) {
   const s = await scenario(routes);
@@ -36,7 +40,10 @@ describe("httpCallback", () => {
     expect(url).toMatch(/^https?:\/\/[^/]+\/workflows\/callbacks\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(JSON.parse(sent.body)).toEqual({ task: "render", reply_to: url });
     // The URL answers the action: it is in no record a reader of runs sees.
-    const stored = await systemQuery(`SELECT count(*)::int AS n FROM workflow_action_runs a JOIN workflow_job_runs j ON j.id = a.job_run_id WHERE j.run_id = $1 AND a.detail::text LIKE '%/workflows/callbacks/%'`, [runId]);
+    const stored = await systemQuery(
+      `SELECT count(*)::int AS n FROM workflow_action_runs a JOIN workflow_job_runs j ON j.id = a.job_run_id WHERE j.run_id = $1 AND a.detail::text LIKE '%/workflows/callbacks/%'`,
+      [runId],
+    );
     expect(stored[0].n).toBe(0);
     expect(JSON.stringify(run)).not.toContain("/workflows/callbacks/");
 
@@ -66,7 +73,13 @@ describe("httpCallback", () => {
     const forged = btoa(JSON.stringify({ t: t.tenantId, r: crypto.randomUUID(), k: "call/0", a: 1, e: Date.now() + 60_000 })).replace(/=+$/, "");
     expectError(await call("POST", `/workflows/callbacks/${forged}.${signature}`, { body: {} }), 401, "UNAUTHORIZED");
     // Signed with the service's key, but for a run that does not exist.
-    const unknown = await callbackUrl(env.MASTER_KEY, "http://x.test", { tenantId: t.tenantId, runId: crypto.randomUUID(), key: "call/0", attempt: 1, expiresAt: Date.now() + 60_000 });
+    const unknown = await callbackUrl(env.MASTER_KEY, "http://x.test", {
+      tenantId: t.tenantId,
+      runId: crypto.randomUUID(),
+      key: "call/0",
+      attempt: 1,
+      expiresAt: Date.now() + 60_000,
+    });
     expectError(await callback(unknown, {}), 404, "NOT_FOUND");
     const expired = await callbackUrl(env.MASTER_KEY, "http://x.test", { tenantId: t.tenantId, runId, key: "call/0", attempt: 1, expiresAt: Date.now() - 1 });
     expect(expectError(await callback(expired, {}), 401, "UNAUTHORIZED").message).toBe("The callback URL has expired");
@@ -89,7 +102,12 @@ describe("httpCallback", () => {
     await fireAlarmAt(runId, due);
     const run = await runRecord(t, runId);
     const action = firstAction(run);
-    expect([run.status, action.error.code, action.error.message, action.error.details]).toEqual(["error", "UNPROCESSABLE_ENTITY", "No callback arrived within 60000 ms", { callback_timeout_ms: 60_000 }]);
+    expect([run.status, action.error.code, action.error.message, action.error.details]).toEqual([
+      "error",
+      "UNPROCESSABLE_ENTITY",
+      "No callback arrived within 60000 ms",
+      { callback_timeout_ms: 60_000 },
+    ]);
     // The run ended: a late callback whose signature has not yet expired is a conflict.
     const late = await callback((await s.requests())[0].headers["x-callback-url"], {});
     expect(expectError(late, 409, "CONFLICT").details.step_status).toBe("error");
@@ -123,7 +141,12 @@ describe("httpCallback", () => {
     const run = await fireDue(t, runId);
     const action = firstAction(run);
     expect([action.status, action.error.status, action.error.code]).toEqual(["error", 500, "INTERNAL_ERROR"]);
-    expect(action.error.details).toEqual({ code: "HTTP_AUTH_ARM_NOT_PERSISTED", action_run_id: `${runId}:call/0`, iteration: 2, reason: "injected storage fault" });
+    expect(action.error.details).toEqual({
+      code: "HTTP_AUTH_ARM_NOT_PERSISTED",
+      action_run_id: `${runId}:call/0`,
+      iteration: 2,
+      reason: "injected storage fault",
+    });
     expect((await s.requests()).length).toBe(1);
   });
 
@@ -131,7 +154,10 @@ describe("httpCallback", () => {
     const t = await createTenant();
     const s = await scenario({ "/start": [{ status: 200 }] });
     const { run } = await runActions(t, [start(s.url("/start"), { callbackTimeoutMs: "{{ 999 }}", callbackField: "" })]);
-    expect(firstAction(run).error.details.errors).toEqual(["config.callbackTimeoutMs: 999 is less than 1000", "config.callbackField: String is too short (0 < 1)"]);
+    expect(firstAction(run).error.details.errors).toEqual([
+      "config.callbackTimeoutMs: 999 is less than 1000",
+      "config.callbackField: String is too short (0 < 1)",
+    ]);
     expect(await s.requests()).toEqual([]);
   });
 });

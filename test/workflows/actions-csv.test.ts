@@ -16,7 +16,11 @@ const partSchema = {
 };
 
 async function upload(t: TenantCreds, bytes: Uint8Array | string, name = "data.csv", contentType = "text/csv"): Promise<string> {
-  const res = await call("POST", "/entity/temp-files", { auth: t.auth, rawBody: typeof bytes === "string" ? strToU8(bytes) : bytes, headers: { "X-Temp-File-Name": name, "Content-Type": contentType } });
+  const res = await call("POST", "/entity/temp-files", {
+    auth: t.auth,
+    rawBody: typeof bytes === "string" ? strToU8(bytes) : bytes,
+    headers: { "X-Temp-File-Name": name, "Content-Type": contentType },
+  });
   expect(res.status, res.text).toBe(201);
   return res.json.data.id;
 }
@@ -66,8 +70,16 @@ describe("transform, merge, import, export in one run", () => {
           name: "importEntitiesFromCsv",
           config: { tempFileId: "{{ outputs.m.temp_file_id }}", typeName: "Part", columnMapping: { name: "name", sku: "sku", price: "price", title: "title" } },
         },
-        { stepId: "e", name: "exportEntitiesToCsv", config: { typeName: "Part", columns: ["name", "sku", "price", "title"], sort: [{ path: ["attributes", "sku"] }], escapeFormulas: false } },
-        { stepId: "f", name: "exportEntitiesToCsv", config: { typeName: "Part", filter: { operator: "gte", path: ["attributes", "price"], value: 1 }, name: "dear.csv" } },
+        {
+          stepId: "e",
+          name: "exportEntitiesToCsv",
+          config: { typeName: "Part", columns: ["name", "sku", "price", "title"], sort: [{ path: ["attributes", "sku"] }], escapeFormulas: false },
+        },
+        {
+          stepId: "f",
+          name: "exportEntitiesToCsv",
+          config: { typeName: "Part", filter: { operator: "gte", path: ["attributes", "price"], value: 1 }, name: "dear.csv" },
+        },
       ],
       { a, b },
     );
@@ -81,7 +93,9 @@ describe("transform, merge, import, export in one run", () => {
     expect(shaped.size).toBe(shapedText.length);
 
     expect(merged).toMatchObject({ name: "merged.csv", content_type: "text/csv", rows: 3 });
-    expect(await download(t, merged.temp_file_id)).toBe('name,sku,price,title,colour\r\nBolt,B1,0.25,Bolt part,\r\nNut,N1,,Nut part,\r\nWasher,W1,1.5,"Flat, steel",grey\r\n');
+    expect(await download(t, merged.temp_file_id)).toBe(
+      'name,sku,price,title,colour\r\nBolt,B1,0.25,Bolt part,\r\nNut,N1,,Nut part,\r\nWasher,W1,1.5,"Flat, steel",grey\r\n',
+    );
 
     expect(imported).toMatchObject({ created: 3, updated: 0, unchanged: 0, ignored: 0, errors: [] });
     expect(imported.ids).toHaveLength(3);
@@ -97,7 +111,9 @@ describe("transform, merge, import, export in one run", () => {
     for (const id of imported.ids) expect((await eventsOf(t.auth, id)).map((e) => [e.action, e.suppressed])).toEqual([["created", false]]);
 
     expect(exported).toMatchObject({ name: "Part.csv", content_type: "text/csv" });
-    expect(await download(t, exported.temp_file_id)).toBe('name,sku,price,title\r\nBolt,B1,0.25,Bolt part\r\nNut,N1,,Nut part\r\nWasher,W1,1.5,"Flat, steel"\r\n');
+    expect(await download(t, exported.temp_file_id)).toBe(
+      'name,sku,price,title\r\nBolt,B1,0.25,Bolt part\r\nNut,N1,,Nut part\r\nWasher,W1,1.5,"Flat, steel"\r\n',
+    );
     // Filtered, with the schema's columns (id, name, then attributes alphabetically), as the REST export writes them.
     const washer = query.json.data[2];
     expect(run.outputs.csv.f).toMatchObject({ name: "dear.csv", content_type: "text/csv" });
@@ -125,7 +141,9 @@ describe("transform, merge, import, export in one run", () => {
   it("refuses an import's bad rows with the REST import's lines, writing nothing", async () => {
     const { t, policy } = await tenantWithParts();
     const a = await upload(t, "name,sku,price\r\nBolt,B1,1\r\nNut,N1,cheap\r\n");
-    const error = failure(await runJob(t, policy, [{ stepId: "i", name: "importEntitiesFromCsv", config: { tempFileId: "{{ input.files.a }}", typeName: "Part" } }], { a }));
+    const error = failure(
+      await runJob(t, policy, [{ stepId: "i", name: "importEntitiesFromCsv", config: { tempFileId: "{{ input.files.a }}", typeName: "Part" } }], { a }),
+    );
     expect([error.status, error.code, error.details.errors]).toEqual([422, "VALIDATION_FAILED", ['line 3, column "price": "cheap" is not a number']]);
     const query = await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Part" } });
     expect(query.json.data).toEqual([]);
@@ -135,7 +153,18 @@ describe("transform, merge, import, export in one run", () => {
     const { t, policy } = await tenantWithParts();
     const a = await upload(t, "sku;name\r\nB1;Bolt\r\n");
     const b = await upload(t, 'name;extra;sku\r\nNut;x;N1\r\n"Pin; long";;P1\r\n');
-    const run = await runJob(t, policy, [{ stepId: "m", name: "mergeCsvStreams", config: { tempFileIds: ["{{ input.files.a }}", "{{ input.files.b }}"], columns: "first", delimiter: ";", name: "all.csv" } }], { a, b });
+    const run = await runJob(
+      t,
+      policy,
+      [
+        {
+          stepId: "m",
+          name: "mergeCsvStreams",
+          config: { tempFileIds: ["{{ input.files.a }}", "{{ input.files.b }}"], columns: "first", delimiter: ";", name: "all.csv" },
+        },
+      ],
+      { a, b },
+    );
     expect(run.status, JSON.stringify(run.job_runs)).toBe("success");
     expect(run.outputs.csv.m).toMatchObject({ name: "all.csv", rows: 3 });
     expect(await download(t, run.outputs.csv.m.temp_file_id)).toBe("sku,name\r\nB1,Bolt\r\nN1,Nut\r\nP1,Pin; long\r\n");
@@ -176,7 +205,11 @@ describe("transformCsvStream mappings", () => {
 
   it("stops a runaway mapping at its bound, on the row where it ran", async () => {
     const range = await failing("$count([1..10000000]) > 0 ? {'a': a} : null");
-    expect([range.status, range.code, range.message]).toEqual([422, "UNPROCESSABLE_ENTITY", "config.mapping: line 2: expression built a sequence of more than 1000000 items"]);
+    expect([range.status, range.code, range.message]).toEqual([
+      422,
+      "UNPROCESSABLE_ENTITY",
+      "config.mapping: line 2: expression built a sequence of more than 1000000 items",
+    ]);
     expect(range.details).toMatchObject({ field: "config.mapping", line: 2 });
     const loop = await failing('a = "3" ? (function($f){$f($f)})(function($f){$f($f)}) : {"a": a}');
     // Whichever of its clock and its step budget runs out first.
@@ -188,12 +221,17 @@ describe("transformCsvStream mappings", () => {
     expect((await failing('a = "1" ? {"a": a} : {"a": a, "c": b}')).message).toBe(
       'config.mapping: line 3: answered "c", not among the columns ["a"]; set config.columns to every output column',
     );
-    expect((await failing('{"x": a}', undefined, { columns: ["a"] })).message).toBe('config.mapping: line 2: answered "x", not among the columns ["a"]; set config.columns to every output column');
+    expect((await failing('{"x": a}', undefined, { columns: ["a"] })).message).toBe(
+      'config.mapping: line 2: answered "x", not among the columns ["a"]; set config.columns to every output column',
+    );
   });
 
   it("refuses a CSV that does not parse or names a column twice, naming the file's field", async () => {
     const ragged = await failing('{"a": a}', "a,b\r\n1,2\r\n3\r\n");
-    expect([ragged.code, ragged.details.errors]).toEqual(["VALIDATION_FAILED", [expect.stringMatching(/^config\.tempFileId: Invalid Record Length: .*line 3/)]]);
+    expect([ragged.code, ragged.details.errors]).toEqual([
+      "VALIDATION_FAILED",
+      [expect.stringMatching(/^config\.tempFileId: Invalid Record Length: .*line 3/)],
+    ]);
     const twice = await failing('{"a": a}', "a,b,a\r\n1,2,3\r\n");
     expect(twice.details.errors).toEqual(['config.tempFileId: column "a" appears twice in the header']);
     const empty = await failing('{"a": a}', "");
@@ -224,7 +262,12 @@ describe("csvFromZipStream", () => {
 
   it("streams the first .csv entry out of a zip, and a named one, byte for byte", async () => {
     const { t, policy } = await tenantWithParts();
-    const plain = await upload(t, zipSync({ "docs/readme.txt": strToU8("not this"), "data/parts.csv": strToU8(csv), "data/other.csv": strToU8("x\r\n1\r\n") }), "in.zip", "application/zip");
+    const plain = await upload(
+      t,
+      zipSync({ "docs/readme.txt": strToU8("not this"), "data/parts.csv": strToU8(csv), "data/other.csv": strToU8("x\r\n1\r\n") }),
+      "in.zip",
+      "application/zip",
+    );
     const streamed = await upload(t, streamedZip({ "a.txt": "skip", "other.csv": "x\r\n1\r\n", "nested/parts.csv": csv }), "in.zip", "application/zip");
     const run = await runJob(
       t,
@@ -251,7 +294,8 @@ describe("csvFromZipStream", () => {
     const bomb = await upload(t, zipSync({ "big.csv": new Uint8Array(26 * 1024 * 1024) }, { level: 9 }), "bomb.zip", "application/zip");
     const small = await upload(t, zipSync({ "a.txt": strToU8("x") }), "small.zip", "application/zip");
     const junk = await upload(t, "this is not a zip file, just text\r\n", "junk.zip", "application/zip");
-    const runOf = async (config: Record<string, unknown>) => failure(await runJob(t, policy, [{ stepId: "z", name: "csvFromZipStream", config }], { bomb, small, junk }));
+    const runOf = async (config: Record<string, unknown>) =>
+      failure(await runJob(t, policy, [{ stepId: "z", name: "csvFromZipStream", config }], { bomb, small, junk }));
 
     const tooBig = await runOf({ tempFileId: "{{ input.files.bomb }}" });
     expect([tooBig.status, tooBig.code, tooBig.details.limit]).toEqual([413, "PAYLOAD_TOO_LARGE", 25 * 1024 * 1024]);
@@ -269,16 +313,34 @@ describe("refusals", () => {
     const { t, policy } = await tenantWithParts();
     // Each refused before anything is read: the temp file ids need not exist.
     const cases: [object, string[]][] = [
-      [{ name: "transformCsvStream", config: { tempFileId: "nope", columns: [] } }, ["config.mapping: is required", 'config.tempFileId: String does not match format "uuid"', "config.columns: Array has too few items (0 < 1)"]],
-      [{ name: "mergeCsvStreams", config: { tempFileIds: [crypto.randomUUID()], columns: "all" } }, ["config.tempFileIds: Array has too few items (1 < 2)", 'config.columns: must be one of ["union","first"]']],
+      [
+        { name: "transformCsvStream", config: { tempFileId: "nope", columns: [] } },
+        ["config.mapping: is required", 'config.tempFileId: String does not match format "uuid"', "config.columns: Array has too few items (0 < 1)"],
+      ],
+      [
+        { name: "mergeCsvStreams", config: { tempFileIds: [crypto.randomUUID()], columns: "all" } },
+        ["config.tempFileIds: Array has too few items (1 < 2)", 'config.columns: must be one of ["union","first"]'],
+      ],
       [
         { name: "importEntitiesFromCsv", config: { tempFileId: crypto.randomUUID(), onConflict: "overwrite" } },
-        ["config: does not match any allowed shape (entityTypeId is required | does not match any allowed shape (entityTypeName is required | typeName is required))", 'config.onConflict: must be one of ["raise","ignore","merge","replace"]'],
+        [
+          "config: does not match any allowed shape (entityTypeId is required | does not match any allowed shape (entityTypeName is required | typeName is required))",
+          'config.onConflict: must be one of ["raise","ignore","merge","replace"]',
+        ],
       ],
-      [{ name: "exportEntitiesToCsv", config: { typeName: "Part", columns: "name", escapeFormulas: "no" } }, ["config.columns: must be array, got string", "config.escapeFormulas: must be boolean, got string"]],
+      [
+        { name: "exportEntitiesToCsv", config: { typeName: "Part", columns: "name", escapeFormulas: "no" } },
+        ["config.columns: must be array, got string", "config.escapeFormulas: must be boolean, got string"],
+      ],
       [{ name: "csvFromZipStream", config: { tempFileId: crypto.randomUUID(), entries: ["a.csv"] } }, ["config.entries: is not allowed"]],
-      [{ name: "transformCsvStream", config: { tempFileId: crypto.randomUUID(), mapping: "$", delimiter: ";;" } }, ["config.delimiter: String is too long (2 > 1)"]],
-      [{ name: "importEntitiesFromCsv", config: { tempFileId: crypto.randomUUID(), typeName: "Part", entityTypeId: crypto.randomUUID() } }, ["config: does not match any allowed shape (typeName: is not allowed | entityTypeId: is not allowed)"]],
+      [
+        { name: "transformCsvStream", config: { tempFileId: crypto.randomUUID(), mapping: "$", delimiter: ";;" } },
+        ["config.delimiter: String is too long (2 > 1)"],
+      ],
+      [
+        { name: "importEntitiesFromCsv", config: { tempFileId: crypto.randomUUID(), typeName: "Part", entityTypeId: crypto.randomUUID() } },
+        ["config: does not match any allowed shape (typeName: is not allowed | entityTypeId: is not allowed)"],
+      ],
     ];
     for (const [action, lines] of cases) {
       // Wrapped in $literal, so the save leaves it to the run: a literal config the schema refuses is refused at save.

@@ -40,7 +40,11 @@ async function failed(t: TenantCreds, name: string, config: unknown, permissions
 async function catalogTenant() {
   const t = await createTenant();
   await createProductType(t.auth);
-  await createType(t.auth, { name: "Category", schema: { type: "object", required: ["code"], properties: { code: { type: "string" } } }, config: { identifier_key: ["code"] } });
+  await createType(t.auth, {
+    name: "Category",
+    schema: { type: "object", required: ["code"], properties: { code: { type: "string" } } },
+    config: { identifier_key: ["code"] },
+  });
   const rule = await call("POST", "/entity/relationship-rules", {
     auth: t.auth,
     body: { name: "in_category", from_entity_type_name: "Product", to_entity_type_name: "Category", max_to_cardinality: 2, max_from_cardinality: 3 },
@@ -97,7 +101,11 @@ describe("queryEntity", () => {
     const result = await succeeded(
       t,
       "queryEntity",
-      { typeName: "Product", filter: { operator: "in", path: ["attributes", "sku"], value: ["x", "zz"] }, includeSpecs: [{ typeName: "Category", ruleName: "in_category" }] },
+      {
+        typeName: "Product",
+        filter: { operator: "in", path: ["attributes", "sku"], value: ["x", "zz"] },
+        includeSpecs: [{ typeName: "Category", ruleName: "in_category" }],
+      },
       READ,
     );
     expect(result.data.map((e: any) => e.id)).toEqual([p.id]);
@@ -120,7 +128,12 @@ describe("queryEntityGraph", () => {
     const p = await product("g1");
     const c = await category("k");
     await link(t, p.id, c.id);
-    const result = await succeeded(t, "queryEntityGraph", { typeName: "Product", include: [{ typeName: "Category", ruleName: "in_category", limit: 5 }], nodeBudget: 10 }, READ);
+    const result = await succeeded(
+      t,
+      "queryEntityGraph",
+      { typeName: "Product", include: [{ typeName: "Category", ruleName: "in_category", limit: 5 }], nodeBudget: 10 },
+      READ,
+    );
     expect(result.data.roots).toEqual([p.id]);
     expect(Object.keys(result.data.nodes).sort()).toEqual([p.id, c.id].sort());
     expect(result.data.edges).toEqual([{ rule: { id: expect.any(String), name: "in_category" }, from_id: p.id, to_id: c.id }]);
@@ -155,7 +168,12 @@ describe("upsertEntity", () => {
     expect(await categoriesOf(t, desk)).toEqual([c.id]);
     expect((await eventsOf(t.auth, lamp)).map((e) => [e.action, e.suppressed])).toEqual([["created", false]]);
 
-    const again = await succeeded(t, "upsertEntity", { typeName: "Product", data: [{ name: "Lamp", attributes: { sku: "u1", title: "Lamp 2" } }], suppressEvents: true }, UPSERT);
+    const again = await succeeded(
+      t,
+      "upsertEntity",
+      { typeName: "Product", data: [{ name: "Lamp", attributes: { sku: "u1", title: "Lamp 2" } }], suppressEvents: true },
+      UPSERT,
+    );
     expect(again).toEqual({ created: 0, updated: 1, unchanged: 0, ignored: 0, ids: [lamp], errors: [] });
     expect((await getEntity(t, lamp)).json.data.attributes.title).toBe("Lamp 2");
     const events = await eventsOf(t.auth, lamp);
@@ -171,15 +189,36 @@ describe("upsertEntity", () => {
     await createProductType(other.auth);
     const foreign = await createEntity(other.auth, "Product", "F", { sku: "f", title: "f" });
 
-    const bad = await failed(t, "upsertEntity", { typeName: "Product", data: [{ name: "ok", attributes: { sku: "v1", title: "t" } }, { name: "no title", attributes: { sku: "v2" } }] }, UPSERT);
+    const bad = await failed(
+      t,
+      "upsertEntity",
+      {
+        typeName: "Product",
+        data: [
+          { name: "ok", attributes: { sku: "v1", title: "t" } },
+          { name: "no title", attributes: { sku: "v2" } },
+        ],
+      },
+      UPSERT,
+    );
     expect(bad).toMatchObject({ status: 422, code: "VALIDATION_FAILED" });
     expect(bad.details.errors).toEqual(["config.data[1].attributes.title: is required"]);
 
     await createEntity(t.auth, "Product", "Taken", { sku: "taken", title: "t" });
-    const raised = await failed(t, "upsertEntity", { typeName: "Product", onConflict: "raise", data: [{ name: "again", attributes: { sku: "taken", title: "t2" } }] }, UPSERT);
+    const raised = await failed(
+      t,
+      "upsertEntity",
+      { typeName: "Product", onConflict: "raise", data: [{ name: "again", attributes: { sku: "taken", title: "t2" } }] },
+      UPSERT,
+    );
     expect(raised).toMatchObject({ status: 409, code: "CONFLICT", details: { identifier_keys: ["taken"] } });
 
-    const notFound = await failed(t, "upsertEntity", { typeName: "Product", data: [{ id: foreign.id, name: "mine", attributes: { sku: "f", title: "f" } }] }, UPSERT);
+    const notFound = await failed(
+      t,
+      "upsertEntity",
+      { typeName: "Product", data: [{ id: foreign.id, name: "mine", attributes: { sku: "f", title: "f" } }] },
+      UPSERT,
+    );
     expect(notFound).toMatchObject({ status: 404, code: "NOT_FOUND", details: { missing_ids: [foreign.id] } });
     expect((await getEntity(other, foreign.id)).json.data.name).toBe("F");
     const list = await call("POST", "/entity/query", { auth: t.auth, body: { type_name: "Product" } });
@@ -220,7 +259,13 @@ describe("upsertRelationship", () => {
     const c = await category("lc");
     const config = { ruleName: "in_category", fromEntityId: p.id, toEntityId: c.id };
     const result = await succeeded(t, "upsertRelationship", config, WRITE);
-    expect(result).toEqual({ id: expect.any(String), rule: { id: expect.any(String), name: "in_category" }, from_entity_id: p.id, to_entity_id: c.id, created_at: expect.any(String) });
+    expect(result).toEqual({
+      id: expect.any(String),
+      rule: { id: expect.any(String), name: "in_category" },
+      from_entity_id: p.id,
+      to_entity_id: c.id,
+      created_at: expect.any(String),
+    });
     const rest = await call("GET", `/entity/relationships/${result.id}`, { auth: t.auth });
     expect(rest.json.data).toEqual(result);
     expect(await succeeded(t, "upsertRelationship", config, WRITE)).toEqual(result);
@@ -245,7 +290,10 @@ describe("upsertRelationship", () => {
     const other = await catalogTenant();
     const p = await product("mine");
     const foreign = await other.category("theirs");
-    expect(await failed(t, "upsertRelationship", { ruleName: "in_category", fromEntityId: p.id, toEntityId: foreign.id }, WRITE)).toMatchObject({ status: 404, code: "NOT_FOUND" });
+    expect(await failed(t, "upsertRelationship", { ruleName: "in_category", fromEntityId: p.id, toEntityId: foreign.id }, WRITE)).toMatchObject({
+      status: 404,
+      code: "NOT_FOUND",
+    });
     expect(await failed(other.t, "upsertRelationship", { ruleId: rule.id, fromEntityId: p.id, toEntityId: foreign.id }, WRITE)).toMatchObject({
       status: 404,
       code: "NOT_FOUND",
@@ -278,13 +326,22 @@ describe("removeRelationships", () => {
     const l2 = await link(t, p.id, c2.id);
     await link(t, q.id, c1.id);
 
-    expect(await succeeded(t, "removeRelationships", { ruleName: "in_category", fromEntityId: p.id, toEntityId: c2.id }, WRITE)).toEqual({ deleted: [l2.id], not_found: [] });
+    expect(await succeeded(t, "removeRelationships", { ruleName: "in_category", fromEntityId: p.id, toEntityId: c2.id }, WRITE)).toEqual({
+      deleted: [l2.id],
+      not_found: [],
+    });
     expect(await categoriesOf(t, p.id)).toEqual([c1.id]);
     expect(await succeeded(t, "removeRelationships", { ruleName: "in_category", fromEntityId: p.id }, WRITE)).toEqual({ deleted: [l1.id], not_found: [] });
     expect(await categoriesOf(t, p.id)).toEqual([]);
     expect(await categoriesOf(t, q.id)).toEqual([c1.id]);
-    expect(await failed(t, "removeRelationships", { ruleName: "in_category", fromEntityId: crypto.randomUUID() }, WRITE)).toMatchObject({ status: 404, code: "NOT_FOUND" });
-    expect(await failed(t, "removeRelationships", { ruleName: "no_such_rule", fromEntityId: p.id }, WRITE)).toMatchObject({ status: 404, message: "Relationship rule no_such_rule not found" });
+    expect(await failed(t, "removeRelationships", { ruleName: "in_category", fromEntityId: crypto.randomUUID() }, WRITE)).toMatchObject({
+      status: 404,
+      code: "NOT_FOUND",
+    });
+    expect(await failed(t, "removeRelationships", { ruleName: "no_such_rule", fromEntityId: p.id }, WRITE)).toMatchObject({
+      status: 404,
+      message: "Relationship rule no_such_rule not found",
+    });
   });
 });
 
@@ -298,13 +355,34 @@ describe("syncRelationships", () => {
 
     const result = await succeeded(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [c2.id, c3.id] }, WRITE);
     expect(result.unchanged).toBe(1);
-    expect(result.added).toEqual([{ id: expect.any(String), rule: { id: expect.any(String), name: "in_category" }, from_entity_id: p.id, to_entity_id: c3.id, created_at: expect.any(String) }]);
-    expect(result.removed).toEqual([{ id: l1.id, rule: { id: expect.any(String), name: "in_category" }, from_entity_id: p.id, to_entity_id: c1.id, created_at: expect.any(String), deleted_at: expect.any(String) }]);
+    expect(result.added).toEqual([
+      {
+        id: expect.any(String),
+        rule: { id: expect.any(String), name: "in_category" },
+        from_entity_id: p.id,
+        to_entity_id: c3.id,
+        created_at: expect.any(String),
+      },
+    ]);
+    expect(result.removed).toEqual([
+      {
+        id: l1.id,
+        rule: { id: expect.any(String), name: "in_category" },
+        from_entity_id: p.id,
+        to_entity_id: c1.id,
+        created_at: expect.any(String),
+        deleted_at: expect.any(String),
+      },
+    ]);
     expect(await categoriesOf(t, p.id)).toEqual([c2.id, c3.id].sort());
     expect((await call("GET", `/entity/relationships/${result.added[0].id}`, { auth: t.auth })).status).toBe(200);
 
     // The same set again changes nothing; an empty set removes every link.
-    expect(await succeeded(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [c3.id, c2.id] }, WRITE)).toEqual({ added: [], removed: [], unchanged: 2 });
+    expect(await succeeded(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [c3.id, c2.id] }, WRITE)).toEqual({
+      added: [],
+      removed: [],
+      unchanged: 2,
+    });
     const cleared = await succeeded(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [] }, WRITE);
     expect([cleared.added, cleared.removed.map((l: any) => l.to_entity_id).sort(), cleared.unchanged]).toEqual([[], [c2.id, c3.id].sort(), 0]);
     expect(await categoriesOf(t, p.id)).toEqual([]);
@@ -316,7 +394,11 @@ describe("syncRelationships", () => {
     const [p1, p2] = [await product("t1"), await product("t2")];
     await link(t, p1.id, c.id);
     const result = await succeeded(t, "syncRelationships", { ruleId: rule.id, entityId: c.id, side: "to", targetIds: [p2.id] }, WRITE);
-    expect([result.added.map((l: any) => [l.from_entity_id, l.to_entity_id]), result.removed.map((l: any) => l.from_entity_id), result.unchanged]).toEqual([[[p2.id, c.id]], [p1.id], 0]);
+    expect([result.added.map((l: any) => [l.from_entity_id, l.to_entity_id]), result.removed.map((l: any) => l.from_entity_id), result.unchanged]).toEqual([
+      [[p2.id, c.id]],
+      [p1.id],
+      0,
+    ]);
     expect(await categoriesOf(t, p1.id)).toEqual([]);
     expect(await categoriesOf(t, p2.id)).toEqual([c.id]);
   });
@@ -328,7 +410,11 @@ describe("syncRelationships", () => {
     await link(t, p.id, c1.id);
     // The product may hold 2 categories: 3 targets are one too many, though c1's link would be kept.
     const own = await failed(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [c1.id, c2.id, c3.id] }, WRITE);
-    expect(own).toMatchObject({ status: 409, code: "CONFLICT", details: { code: "CARDINALITY_VIOLATION", rule: "in_category", violations: [{ side: "from", entity_id: p.id, cap: 2, live: 1 }] } });
+    expect(own).toMatchObject({
+      status: 409,
+      code: "CONFLICT",
+      details: { code: "CARDINALITY_VIOLATION", rule: "in_category", violations: [{ side: "from", entity_id: p.id, cap: 2, live: 1 }] },
+    });
     expect(await categoriesOf(t, p.id)).toEqual([c1.id]);
 
     // c4 holds 3 products already (its cap): re-pointing p from c1 to c4 fails and keeps c1.
@@ -346,8 +432,15 @@ describe("syncRelationships", () => {
     const q = await product("w2");
     const c = await category("w");
     await link(t, p.id, c.id);
-    expect(await failed(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [foreign.id] }, WRITE)).toMatchObject({ status: 404, code: "NOT_FOUND", message: `Entity ${foreign.id} not found` });
-    expect(await failed(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [q.id] }, WRITE)).toMatchObject({ status: 422, code: "UNPROCESSABLE_ENTITY" });
+    expect(await failed(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [foreign.id] }, WRITE)).toMatchObject({
+      status: 404,
+      code: "NOT_FOUND",
+      message: `Entity ${foreign.id} not found`,
+    });
+    expect(await failed(t, "syncRelationships", { ruleName: "in_category", entityId: p.id, targetIds: [q.id] }, WRITE)).toMatchObject({
+      status: 422,
+      code: "UNPROCESSABLE_ENTITY",
+    });
     expect(await categoriesOf(t, p.id)).toEqual([c.id]);
   });
 });
@@ -362,8 +455,16 @@ describe("every entity action", () => {
     ["removeEntities", { ids: ["not-a-uuid"] }, "config.ids[0]: must match the pattern ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"],
     ["upsertRelationship", { ruleName: "in_category", fromEntityId: id }, "config.toEntityId: is required"],
     ["removeRelationships", { ids: [] }, "config.ids: Array has too few items (0 < 1)"],
-    ["removeRelationships", { ids: [id], ruleName: "in_category", fromEntityId: id }, "config: does not match any allowed shape (ruleName: is not allowed; fromEntityId: is not allowed | ids: is not allowed)"],
-    ["syncRelationships", { ruleId: id, ruleName: "in_category", entityId: id, targetIds: [] }, "config: does not match any allowed shape (ruleName: is not allowed | ruleId: is not allowed)"],
+    [
+      "removeRelationships",
+      { ids: [id], ruleName: "in_category", fromEntityId: id },
+      "config: does not match any allowed shape (ruleName: is not allowed; fromEntityId: is not allowed | ids: is not allowed)",
+    ],
+    [
+      "syncRelationships",
+      { ruleId: id, ruleName: "in_category", entityId: id, targetIds: [] },
+      "config: does not match any allowed shape (ruleName: is not allowed | ruleId: is not allowed)",
+    ],
     ["syncRelationships", { ruleName: "in_category", entityId: id, targetIds: [id], side: "up" }, 'config.side: must be one of ["from","to"]'],
   ];
 
@@ -393,7 +494,15 @@ describe("every entity action", () => {
     ];
     for (const [name, config, permission, granted] of cases) {
       const error = await failed(t, name, config, granted);
-      expect([name, error]).toEqual([name, { status: 403, code: "FORBIDDEN", message: `The run's policy does not allow ${permission}`, details: { resource: "entity", action: permission.split(":")[1] } }]);
+      expect([name, error]).toEqual([
+        name,
+        {
+          status: 403,
+          code: "FORBIDDEN",
+          message: `The run's policy does not allow ${permission}`,
+          details: { resource: "entity", action: permission.split(":")[1] },
+        },
+      ]);
     }
     expect((await getEntity(t, p.id)).status).toBe(200);
     expect(await categoriesOf(t, p.id)).toEqual([]);

@@ -60,7 +60,11 @@ describe("uploadArtifact", () => {
     const { t, entityId } = await tenantWithEntity();
     const text = "Invoice 17 — € 12,50\n";
     const run = await runActions(t, [
-      { stepId: "up", name: "uploadArtifact", config: { entityId, artifactType: "invoice", text, name: "invoice.txt", contentType: "text/plain; charset=utf-8" } },
+      {
+        stepId: "up",
+        name: "uploadArtifact",
+        config: { entityId, artifactType: "invoice", text, name: "invoice.txt", contentType: "text/plain; charset=utf-8" },
+      },
     ]);
     expect(run.status, JSON.stringify(run.job_runs)).toBe("success");
     const artifact = run.outputs.f.up;
@@ -87,18 +91,37 @@ describe("uploadArtifact", () => {
     const first = randomData(3000);
     const second = randomData(70_000);
     const run = await runActions(t, [
-      { stepId: "v1", name: "uploadArtifact", config: { entityId, artifactType: "scan", base64: base64Of(first), name: "scan.bin", contentType: "application/octet-stream" } },
+      {
+        stepId: "v1",
+        name: "uploadArtifact",
+        config: { entityId, artifactType: "scan", base64: base64Of(first), name: "scan.bin", contentType: "application/octet-stream" },
+      },
       { stepId: "tmp", name: "uploadTempFile", config: { name: "scan.bin", contentType: "application/octet-stream", base64: base64Of(second) } },
       { stepId: "v2", name: "uploadArtifact", config: { entityId, artifactType: "scan", tempFileId: "{{ outputs.tmp.temp_file_id }}" } },
     ]);
     expect(run.status, JSON.stringify(run.job_runs)).toBe("success");
     const { v1, v2, tmp } = run.outputs.f;
     expect(tmp).toMatchObject({ name: "scan.bin", content_type: "application/octet-stream", size: 70_000 });
-    expect(v2).toMatchObject({ id: v1.id, filename: "scan.bin", content_type: "application/octet-stream", version: 2, status: "confirmed", size: 70_000, checksum: await sha256Hex(second) });
+    expect(v2).toMatchObject({
+      id: v1.id,
+      filename: "scan.bin",
+      content_type: "application/octet-stream",
+      version: 2,
+      status: "confirmed",
+      size: 70_000,
+      checksum: await sha256Hex(second),
+    });
 
     const listed = await call("GET", `/entity/entities/${entityId}/artifacts?include_versions=true`, { auth: t.auth });
     expect(listed.json.data.map((a: any) => [a.id, a.version, a.versions.map((v: any) => [v.version, v.status, v.size])])).toEqual([
-      [v1.id, 2, [[2, "confirmed", 70_000], [1, "confirmed", 3000]]],
+      [
+        v1.id,
+        2,
+        [
+          [2, "confirmed", 70_000],
+          [1, "confirmed", 3000],
+        ],
+      ],
     ]);
     const newest = await restBytes(t.auth, `/entity/entities/${entityId}/artifacts/${v1.id}`);
     expect(firstDifference(newest.bytes, second)).toBe(-1);
@@ -110,7 +133,11 @@ describe("uploadArtifact", () => {
     const { t, entityId } = await tenantWithEntity();
     const run = await runActions(t, [
       { stepId: "tmp", name: "uploadTempFile", config: { name: "raw.dat", contentType: "application/octet-stream", text: "a,b\n1,2\n" } },
-      { stepId: "up", name: "uploadArtifact", config: { entityId, artifactType: "data", tempFileId: "{{ outputs.tmp.temp_file_id }}", name: "rows.csv", contentType: "text/csv" } },
+      {
+        stepId: "up",
+        name: "uploadArtifact",
+        config: { entityId, artifactType: "data", tempFileId: "{{ outputs.tmp.temp_file_id }}", name: "rows.csv", contentType: "text/csv" },
+      },
     ]);
     expect(run.status, JSON.stringify(run.job_runs)).toBe("success");
     expect(run.outputs.f.up).toMatchObject({ filename: "rows.csv", content_type: "text/csv", size: 8 });
@@ -132,7 +159,13 @@ describe("downloadArtifact", () => {
     expect(run.status, JSON.stringify(run.job_runs)).toBe("success");
     const { file, text, old } = run.outputs.f;
     const secondBytes = new TextEncoder().encode("second ✓");
-    expect(file).toEqual({ temp_file_id: expect.any(String), name: "note.md", content_type: "text/markdown", size: secondBytes.byteLength, expires_at: expect.any(String) });
+    expect(file).toEqual({
+      temp_file_id: expect.any(String),
+      name: "note.md",
+      content_type: "text/markdown",
+      size: secondBytes.byteLength,
+      expires_at: expect.any(String),
+    });
     expect(secondsFromNow(file.expires_at)).toBeGreaterThan(23 * 3600);
     const stored = await restBytes(t.auth, `/entity/temp-files/${file.temp_file_id}`);
     expect(firstDifference(stored.bytes, secondBytes)).toBe(-1);
@@ -146,7 +179,17 @@ describe("downloadArtifact", () => {
       t,
       continuing([
         { stepId: "small", name: "uploadArtifact", config: { entityId, artifactType: "t", text: "123456", name: "six.txt", contentType: "text/plain" } },
-        { stepId: "binary", name: "uploadArtifact", config: { entityId, artifactType: "b", base64: base64Of(new Uint8Array([0xff, 0xfe, 0x00, 0xc3])), name: "b.bin", contentType: "application/octet-stream" } },
+        {
+          stepId: "binary",
+          name: "uploadArtifact",
+          config: {
+            entityId,
+            artifactType: "b",
+            base64: base64Of(new Uint8Array([0xff, 0xfe, 0x00, 0xc3])),
+            name: "b.bin",
+            contentType: "application/octet-stream",
+          },
+        },
         { stepId: "capped", name: "downloadArtifact", config: { entityId, artifactId: "{{ outputs.small.id }}", as: "text", maxTextBytes: 5 } },
         { stepId: "exact", name: "downloadArtifact", config: { entityId, artifactId: "{{ outputs.small.id }}", as: "text", maxTextBytes: 6 } },
         { stepId: "notUtf8", name: "downloadArtifact", config: { entityId, artifactId: "{{ outputs.binary.id }}", as: "text" } },
@@ -211,7 +254,11 @@ describe("createArtifactDownloadURL", () => {
     expect(Math.abs(secondsFromNow(link.expires_at) - 120)).toBeLessThan(5);
     expect(Math.abs(secondsFromNow(v1.expires_at) - 900)).toBeLessThan(5);
     const res = await fetchUrl(link.url);
-    expect([res.status, res.headers.get("Content-Type"), res.headers.get("Content-Disposition")]).toEqual([200, "image/png", `attachment; filename="scan.png"; filename*=UTF-8''scan.png`]);
+    expect([res.status, res.headers.get("Content-Type"), res.headers.get("Content-Disposition")]).toEqual([
+      200,
+      "image/png",
+      `attachment; filename="scan.png"; filename*=UTF-8''scan.png`,
+    ]);
     expect(firstDifference(res.bytes, bytes)).toBe(-1);
   });
 });
@@ -240,7 +287,11 @@ describe("temp file actions", () => {
     expect(Math.abs(secondsFromNow(link.expires_at) - 7200)).toBeLessThan(5);
     expect(Math.abs(secondsFromNow(short.expires_at) - 900)).toBeLessThan(5);
     const res = await fetchUrl(link.url);
-    expect([res.status, res.headers.get("X-Temp-File-Name"), res.headers.get("X-Temp-File-Content-Type")]).toEqual([200, "blob.bin", "application/octet-stream"]);
+    expect([res.status, res.headers.get("X-Temp-File-Name"), res.headers.get("X-Temp-File-Content-Type")]).toEqual([
+      200,
+      "blob.bin",
+      "application/octet-stream",
+    ]);
     expect(firstDifference(res.bytes, binary)).toBe(-1);
     const rest = await restBytes(t.auth, `/entity/temp-files/${txt.temp_file_id}`);
     expect(new TextDecoder().decode(rest.bytes)).toBe("hej då ✓");
@@ -327,19 +378,51 @@ describe("refusals", () => {
 
     // Read only: nothing that writes an artifact or a temp file.
     expect(status(await runActions(t, actions, ["entity:read"]))).toEqual({
-      upload: 403, promote: 403, asFile: 403, asText: 200, list: 200, artifactLink: 200, tmpUp: 403, tmpDown: 200, tmpLink: 200,
+      upload: 403,
+      promote: 403,
+      asFile: 403,
+      asText: 200,
+      list: 200,
+      artifactLink: 200,
+      tmpUp: 403,
+      tmpDown: 200,
+      tmpLink: 200,
     });
     // Read and update: artifacts written, but no temp file made.
     expect(status(await runActions(t, actions, ["entity:read", "entity:update"]))).toEqual({
-      upload: 200, promote: 200, asFile: 403, asText: 200, list: 200, artifactLink: 200, tmpUp: 403, tmpDown: 200, tmpLink: 200,
+      upload: 200,
+      promote: 200,
+      asFile: 403,
+      asText: 200,
+      list: 200,
+      artifactLink: 200,
+      tmpUp: 403,
+      tmpDown: 200,
+      tmpLink: 200,
     });
     // Read and create: temp files made, no artifact written.
     expect(status(await runActions(t, actions, ["entity:read", "entity:create"]))).toEqual({
-      upload: 403, promote: 403, asFile: 200, asText: 200, list: 200, artifactLink: 200, tmpUp: 200, tmpDown: 200, tmpLink: 200,
+      upload: 403,
+      promote: 403,
+      asFile: 200,
+      asText: 200,
+      list: 200,
+      artifactLink: 200,
+      tmpUp: 200,
+      tmpDown: 200,
+      tmpLink: 200,
     });
     // No read: every action here needs it (writing an artifact reads its entity first), so each is refused before it looks.
     expect(status(await runActions(t, actions, ["entity:update"]))).toEqual({
-      upload: 403, promote: 403, asFile: 403, asText: 403, list: 403, artifactLink: 403, tmpUp: 403, tmpDown: 403, tmpLink: 403,
+      upload: 403,
+      promote: 403,
+      asFile: 403,
+      asText: 403,
+      list: 403,
+      artifactLink: 403,
+      tmpUp: 403,
+      tmpDown: 403,
+      tmpLink: 403,
     });
     const refused = errorOf(await runActions(t, actions.slice(0, 1), ["entity:read"]), "upload");
     expect(refused).toMatchObject({ status: 403, code: "FORBIDDEN", details: { resource: "entity", action: "update" } });
@@ -352,18 +435,28 @@ describe("refusals", () => {
     const mine = await tenantWithEntity();
     const theirs = await tenantWithEntity();
     const made = await runActions(theirs.t, [
-      { stepId: "up", name: "uploadArtifact", config: { entityId: theirs.entityId, artifactType: "n", text: "secret", name: "s.txt", contentType: "text/plain" } },
+      {
+        stepId: "up",
+        name: "uploadArtifact",
+        config: { entityId: theirs.entityId, artifactType: "n", text: "secret", name: "s.txt", contentType: "text/plain" },
+      },
       { stepId: "tmp", name: "uploadTempFile", config: { name: "s.txt", contentType: "text/plain", text: "secret" } },
     ]);
     const theirArtifact = made.outputs.f.up.id;
     const theirTemp = made.outputs.f.tmp.temp_file_id;
-    const own = await runActions(mine.t, [{ stepId: "up", name: "uploadArtifact", config: { entityId: mine.entityId, artifactType: "n", text: "m", name: "m.txt", contentType: "text/plain" } }]);
+    const own = await runActions(mine.t, [
+      { stepId: "up", name: "uploadArtifact", config: { entityId: mine.entityId, artifactType: "n", text: "m", name: "m.txt", contentType: "text/plain" } },
+    ]);
     const myArtifact = own.outputs.f.up.id;
 
     const run = await runActions(
       mine.t,
       continuing([
-        { stepId: "uploadTheirEntity", name: "uploadArtifact", config: { entityId: theirs.entityId, artifactType: "n", text: "x", name: "x.txt", contentType: "text/plain" } },
+        {
+          stepId: "uploadTheirEntity",
+          name: "uploadArtifact",
+          config: { entityId: theirs.entityId, artifactType: "n", text: "x", name: "x.txt", contentType: "text/plain" },
+        },
         { stepId: "promoteTheirTemp", name: "uploadArtifact", config: { entityId: mine.entityId, artifactType: "n", tempFileId: theirTemp } },
         { stepId: "promoteUnknown", name: "uploadArtifact", config: { entityId: mine.entityId, artifactType: "n", tempFileId: uuid } },
         { stepId: "downloadTheirs", name: "downloadArtifact", config: { entityId: theirs.entityId, artifactId: theirArtifact, as: "text" } },

@@ -9,14 +9,24 @@ import { activateWorkflow, createWorkflow } from "./fixture";
 import { dispatched, runRecord } from "./orchestrator-support";
 import { firstAction, putTenantSecret, rowsHolding, runActions } from "./outbound-support";
 
-const get = (stepId: string, url: string, auth: unknown, extra: object = {}) => ({ stepId, name: "http", config: { url, auth, ...extra }, errorPolicy: "continue" });
+const get = (stepId: string, url: string, auth: unknown, extra: object = {}) => ({
+  stepId,
+  name: "http",
+  config: { url, auth, ...extra },
+  errorPolicy: "continue",
+});
 
 /** A workflow whose step `call` is a published job (no root auth map at its save), run with `auth` as the workflow's root map. */
 async function runPublishedJob(t: TenantCreds, actions: object[], auth: object, env: object = {}) {
   const name = `job-${crypto.randomUUID().slice(0, 8)}`;
   const res = await call("POST", "/definition/jobs", { auth: t.auth, body: { name, definition_json: { actions } } });
   if (res.status !== 201) throw new Error(`publish: ${res.status} ${res.text}`);
-  const { id } = await createWorkflow(t, { auth, config: { env: { TOKEN: null } }, jobs: [{ id: "call", name }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] });
+  const { id } = await createWorkflow(t, {
+    auth,
+    config: { env: { TOKEN: null } },
+    jobs: [{ id: "call", name }],
+    triggers: [{ id: "manual", webhook: { methods: ["POST"] } }],
+  });
   await activateWorkflow(t, id, { env: { TOKEN: "unused", ...env } });
   const runId = await dispatched(t, id);
   return runRecord(t, runId);
@@ -182,7 +192,11 @@ describe("oauth2", () => {
     const t = await createTenant();
     await putTenantSecret(t, "CLIENT_SECRET", "cs-very-secret-2");
     const s = await scenario({
-      "/token": [{ json: { access_token: "at-one-000001", expires_in: 3600 } }, { json: { access_token: "at-two-000002", expires_in: 3600 } }, { json: { access_token: "at-three-0003", expires_in: 3600 } }],
+      "/token": [
+        { json: { access_token: "at-one-000001", expires_in: 3600 } },
+        { json: { access_token: "at-two-000002", expires_in: 3600 } },
+        { json: { access_token: "at-three-0003", expires_in: 3600 } },
+      ],
       "/api": [{ json: { n: 1 } }, { status: 401 }, { json: { n: 2 } }, { status: 401 }],
     });
     // Run 1 mints at-one (fresh, answered 200); run 2 reuses it, gets 401, refreshes to at-two and resends.
@@ -212,15 +226,23 @@ describe("oauth2", () => {
       "/token": [{ json: { access_token: "at-up-one-0001", expires_in: 3600 } }, { json: { access_token: "at-up-two-0002", expires_in: 3600 } }],
       "/api": [{ json: { n: 1 } }, { status: 401 }, { json: { n: 3 } }],
     });
-    const upload = await call("POST", "/entity/temp-files", { auth: t.auth, rawBody: "bytes", headers: { "Content-Type": "text/plain", "X-Temp-File-Name": "a.txt" } });
+    const upload = await call("POST", "/entity/temp-files", {
+      auth: t.auth,
+      rawBody: "bytes",
+      headers: { "Content-Type": "text/plain", "X-Temp-File-Name": "a.txt" },
+    });
     const policy_id = await policyGranting(t, ["entity:read"]);
     const runUpload = () =>
-      runActions(t, [{ stepId: "get", name: "http", config: { url: s.url("/api"), method: "PUT", auth: "api", binaryUpload: { tempFileId: upload.json.data.id } } }], {
-        configEnv: { CLIENT_SECRET: null },
-        env: { CLIENT_SECRET: "{{ secrets.tenant.CLIENT_SECRET }}" },
-        auth: { api: profile(s) },
-        policy_id,
-      });
+      runActions(
+        t,
+        [{ stepId: "get", name: "http", config: { url: s.url("/api"), method: "PUT", auth: "api", binaryUpload: { tempFileId: upload.json.data.id } } }],
+        {
+          configEnv: { CLIENT_SECRET: null },
+          env: { CLIENT_SECRET: "{{ secrets.tenant.CLIENT_SECRET }}" },
+          auth: { api: profile(s) },
+          policy_id,
+        },
+      );
     expect((await runUpload()).run.status).toBe("success");
     const refused = (await runUpload()).run;
     expect([refused.status, firstAction(refused).error.details.result.status]).toEqual(["error", 401]);
@@ -272,7 +294,8 @@ describe("no credential is written down", () => {
 
   it("secrets, the basic header and the tokens appear in no stored row and no log line, even when the target echoes them", async () => {
     const lines: string[] = [];
-    for (const method of ["log", "error", "warn", "info"] as const) vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    for (const method of ["log", "error", "warn", "info"] as const)
+      vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
     const t = await createTenant();
     await putTenantSecret(t, "PASS", "pw-leak-check-77");
     await putTenantSecret(t, "CLIENT_SECRET", "cs-leak-check-88");
@@ -283,10 +306,7 @@ describe("no credential is written down", () => {
     });
     const { runId, run } = await runActions(
       t,
-      [
-        get("basic", s.url("/echo1"), "basicP", { maxRetries: 0 }),
-        get("oauth", s.url("/echo2"), "oauth", { maxRetries: 0 }),
-      ],
+      [get("basic", s.url("/echo1"), "basicP", { maxRetries: 0 }), get("oauth", s.url("/echo2"), "oauth", { maxRetries: 0 })],
       {
         configEnv: { PASS: null, CLIENT_SECRET: null },
         env: { PASS: "{{ secrets.tenant.PASS }}", CLIENT_SECRET: "{{ secrets.tenant.CLIENT_SECRET }}" },
@@ -300,7 +320,10 @@ describe("no credential is written down", () => {
     expect(run.job_runs[0].action_runs.map((a: any) => a.error.details.result.body.saw)).toEqual(["*** ***", "*** *** ***"]);
     for (const needle of ["pw-leak-check-77", "cs-leak-check-88", "at-leak-check-99", "dXNlcjpwdy1sZWFrLWNoZWNrLTc3"]) {
       expect(await rowsHolding([runId], needle), needle).toEqual([]);
-      expect(lines.filter((l) => l.includes(needle)), needle).toEqual([]);
+      expect(
+        lines.filter((l) => l.includes(needle)),
+        needle,
+      ).toEqual([]);
     }
   });
 });

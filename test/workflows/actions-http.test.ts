@@ -27,7 +27,10 @@ describe("http: the request and its result", () => {
 
   it("sends a JSON body as JSON with its content type, and a string body as written; a text answer is text", async () => {
     const t = await createTenant();
-    const s = await scenario({ "/json": [{ status: 201, body: "created", headers: { "content-type": "text/plain" } }], "/text": [{ status: 200, body: "ok" }] });
+    const s = await scenario({
+      "/json": [{ status: 201, body: "created", headers: { "content-type": "text/plain" } }],
+      "/text": [{ status: 200, body: "ok" }],
+    });
     const { run } = await runActions(
       t,
       [
@@ -126,7 +129,13 @@ describe("http: retries", () => {
     expect([run.status, firstAction(run).status, firstAction(run).attempts]).toEqual(["running", "waiting", 2]);
     const done = await fireDue(t, runId);
     const action = firstAction(done);
-    expect([done.status, action.attempts, action.error.status, action.error.code, action.error.details.code]).toEqual(["error", 2, 400, "BAD_REQUEST", "OUTBOUND_CONNECTION_FAILED"]);
+    expect([done.status, action.attempts, action.error.status, action.error.code, action.error.details.code]).toEqual([
+      "error",
+      2,
+      400,
+      "BAD_REQUEST",
+      "OUTBOUND_CONNECTION_FAILED",
+    ]);
     expect(await alarmOf(runId)).toBeNull();
   });
 
@@ -135,7 +144,13 @@ describe("http: retries", () => {
     const s = await scenario({ "/slow": [{ status: 200, delayMs: 1500 }] });
     const { runId, run } = await runActions(t, [{ stepId: "get", name: "http", config: { url: s.url("/slow"), timeoutMs: 1000 } }]);
     const action = firstAction(run);
-    expect([run.status, action.attempts, action.error.status, action.error.code, action.error.details.code]).toEqual(["error", 1, 400, "BAD_REQUEST", "OUTBOUND_TIMEOUT"]);
+    expect([run.status, action.attempts, action.error.status, action.error.code, action.error.details.code]).toEqual([
+      "error",
+      1,
+      400,
+      "BAD_REQUEST",
+      "OUTBOUND_TIMEOUT",
+    ]);
     expect(await alarmOf(runId)).toBeNull();
     expect((await s.requests()).length).toBe(1);
   });
@@ -181,7 +196,9 @@ describe("http: refused configs and targets", () => {
 
   it("refuses the cloud metadata address with OUTBOUND_TARGET_REFUSED, recorded on the run", async () => {
     const t = await createTenant();
-    const { runId, run } = await runActions(t, [{ stepId: "meta", name: "http", config: { url: "{{ input.url }}" } }], { input: { url: "http://169.254.169.254/latest/meta-data/" } });
+    const { runId, run } = await runActions(t, [{ stepId: "meta", name: "http", config: { url: "{{ input.url }}" } }], {
+      input: { url: "http://169.254.169.254/latest/meta-data/" },
+    });
     const action = firstAction(run);
     expect([run.status, action.error.status, action.error.code, action.error.details.code]).toEqual(["error", 400, "BAD_REQUEST", "OUTBOUND_TARGET_REFUSED"]);
     expect(action.logError.details.code).toBe("OUTBOUND_TARGET_REFUSED");
@@ -208,10 +225,14 @@ describe("http: binaryUpload", () => {
     const s = await scenario({ "/upload": [{ status: 200, json: { stored: true } }] });
     const id = await tempFile(t, new TextEncoder().encode("%PDF-1.7 bytes"), "application/pdf");
     const policy_id = await policyGranting(t, ["entity:read"]);
-    const { run } = await runActions(t, [{ stepId: "up", name: "http", config: { url: s.url("/upload"), method: "PUT", binaryUpload: { tempFileId: "{{ input.id }}" } } }], {
-      input: { id },
-      policy_id,
-    });
+    const { run } = await runActions(
+      t,
+      [{ stepId: "up", name: "http", config: { url: s.url("/upload"), method: "PUT", binaryUpload: { tempFileId: "{{ input.id }}" } } }],
+      {
+        input: { id },
+        policy_id,
+      },
+    );
     expect(run.status, JSON.stringify(run)).toBe("success");
     const [seen] = await s.requests();
     expect([seen.method, seen.headers["content-type"], seen.body]).toEqual(["PUT", "application/pdf", "%PDF-1.7 bytes"]);
@@ -224,7 +245,12 @@ describe("http: binaryUpload", () => {
     const mine = await tempFile(t, new Uint8Array([1, 2, 3]), "application/octet-stream");
     const theirs = await tempFile(other, new Uint8Array([4]), "application/octet-stream");
     const policy_id = await policyGranting(t, ["entity:read"]);
-    const up = (stepId: string, id: string, extra = {}) => ({ stepId, name: "http", config: { url: s.url("/upload"), method: "POST", binaryUpload: { tempFileId: id }, ...extra }, errorPolicy: "continue" });
+    const up = (stepId: string, id: string, extra = {}) => ({
+      stepId,
+      name: "http",
+      config: { url: s.url("/upload"), method: "POST", binaryUpload: { tempFileId: id }, ...extra },
+      errorPolicy: "continue",
+    });
     const { run } = await runActions(t, [up("theirs", theirs), up("unknown", crypto.randomUUID()), up("both", mine, { body: "x" })], { policy_id });
     expect(run.job_runs[0].action_runs.map((a: any) => [a.step_id, a.error?.code])).toEqual([
       ["theirs", "NOT_FOUND"],

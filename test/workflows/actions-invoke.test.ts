@@ -23,7 +23,10 @@ async function parentRun(t: TenantCreds): Promise<string> {
 }
 
 const childRows = (parentId: string) =>
-  systemQuery(`SELECT id, workflow_id, trigger_key, trigger_type, status, context, idempotency_key, parent_run_id FROM workflow_runs WHERE parent_run_id = $1 ORDER BY created_at, id`, [parentId]);
+  systemQuery(
+    `SELECT id, workflow_id, trigger_key, trigger_type, status, context, idempotency_key, parent_run_id FROM workflow_runs WHERE parent_run_id = $1 ORDER BY created_at, id`,
+    [parentId],
+  );
 
 describe("invokeWorkflow", () => {
   it("starts exactly one pending child run with parent_run_id, even when the same attempt executes twice, and hands it over each time", async () => {
@@ -77,10 +80,18 @@ describe("invokeWorkflow", () => {
   it("answers the dispatch refusals as error outcomes and starts nothing", async () => {
     const t = await createTenant();
     const parent = await parentRun(t);
-    const type = await call("POST", "/entity/entity-types", { auth: t.auth, body: { name: "Thing", schema: { type: "object" }, config: { identifier_key: ["sku"] } } });
+    const type = await call("POST", "/entity/entity-types", {
+      auth: t.auth,
+      body: { name: "Thing", schema: { type: "object" }, config: { identifier_key: ["sku"] } },
+    });
     const { id: withEvent } = await activeWorkflow(
       t,
-      minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] } }, { id: "ev", source: { entityTypeId: type.json.data.id, eventAction: "created" } }] }),
+      minimalDefinition({
+        triggers: [
+          { id: "manual", webhook: { methods: ["POST"] } },
+          { id: "ev", source: { entityTypeId: type.json.data.id, eventAction: "created" } },
+        ],
+      }),
     );
     const { id: draft } = await createWorkflow(t, minimalDefinition());
     const unknown = crypto.randomUUID();
@@ -93,7 +104,12 @@ describe("invokeWorkflow", () => {
     });
     expect(await run({ workflowId: draft })).toEqual({
       kind: "error",
-      error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: `Workflow ${draft} is not activated`, details: { workflow_id: draft, trigger_id: "manual" } },
+      error: {
+        status: 422,
+        code: "UNPROCESSABLE_ENTITY",
+        message: `Workflow ${draft} is not activated`,
+        details: { workflow_id: draft, trigger_id: "manual" },
+      },
     });
     expect(await run({ workflowId: withEvent, triggerId: "ev" })).toEqual({
       kind: "error",
@@ -104,7 +120,10 @@ describe("invokeWorkflow", () => {
         details: { workflow_id: withEvent, trigger_id: "ev" },
       },
     });
-    expect(await run({ workflowId: withEvent, triggerId: "missing" })).toMatchObject({ kind: "error", error: { status: 422, message: `Workflow ${withEvent} has no trigger missing` } });
+    expect(await run({ workflowId: withEvent, triggerId: "missing" })).toMatchObject({
+      kind: "error",
+      error: { status: 422, message: `Workflow ${withEvent} has no trigger missing` },
+    });
     expect(await childRows(parent)).toEqual([]);
     expect(ctx.handedOver).toEqual([]);
   });
@@ -114,7 +133,10 @@ describe("invokeWorkflow", () => {
     const other = await createTenant();
     const parent = await parentRun(t);
     const { id: foreign } = await activeWorkflow(other, minimalDefinition());
-    const outcome = await executeAction(invocation("invokeWorkflow", { workflowId: foreign }, {}, parent), context(database, { runId: parent, tenantId: t.tenantId, policyId: await policyGranting(t, ["workflow:create"]) }));
+    const outcome = await executeAction(
+      invocation("invokeWorkflow", { workflowId: foreign }, {}, parent),
+      context(database, { runId: parent, tenantId: t.tenantId, policyId: await policyGranting(t, ["workflow:create"]) }),
+    );
     expect(outcome).toMatchObject({ kind: "error", error: { status: 404, code: "NOT_FOUND" } });
     expect(await systemQuery(`SELECT id FROM workflow_runs WHERE workflow_id = $1`, [foreign])).toEqual([]);
   });
@@ -127,7 +149,12 @@ describe("invokeWorkflow", () => {
       const ctx = context(database, { runId: parent, tenantId: t.tenantId, policyId });
       expect(await executeAction(invocation("invokeWorkflow", { workflowId: childWorkflow }, {}, parent), ctx)).toEqual({
         kind: "error",
-        error: { status: 403, code: "FORBIDDEN", message: "The run's policy does not allow workflow:create", details: { resource: "workflow", action: "create" } },
+        error: {
+          status: 403,
+          code: "FORBIDDEN",
+          message: "The run's policy does not allow workflow:create",
+          details: { resource: "workflow", action: "create" },
+        },
       });
       expect(ctx.handedOver).toEqual([]);
     }
@@ -141,7 +168,15 @@ describe("invokeWorkflow", () => {
     const child = await manualWorkflow(t, [{ id: "fetch", actions: [{ stepId: "get", name: "http", config: { url: s.url("/slow") } }] }]);
     const parent = await manualWorkflow(
       t,
-      [{ id: "go", actions: [{ stepId: "child", name: "invokeWorkflow", config: { workflowId: child.id, input: { n: 1 } } }, { stepId: "after", name: "pipe", config: { value: "went on" } }] }],
+      [
+        {
+          id: "go",
+          actions: [
+            { stepId: "child", name: "invokeWorkflow", config: { workflowId: child.id, input: { n: 1 } } },
+            { stepId: "after", name: "pipe", config: { value: "went on" } },
+          ],
+        },
+      ],
       {},
       { policy_id: await policyGranting(t, ["workflow:create"]) },
     );

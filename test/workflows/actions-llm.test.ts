@@ -25,7 +25,21 @@ describe("llmCallback", () => {
     const s = await scenario({ "/v1/chat/completions": [{ json: completion("Paris") }] });
     const { run } = await runActions(
       t,
-      [{ stepId: "ask", name: "llmCallback", config: { url: s.url("/v1"), model: "gpt-test", prompt: "{{ input.q }}", temperature: 0, maxTokens: 20, responseFormat: { type: "text" }, auth: "llm" } }],
+      [
+        {
+          stepId: "ask",
+          name: "llmCallback",
+          config: {
+            url: s.url("/v1"),
+            model: "gpt-test",
+            prompt: "{{ input.q }}",
+            temperature: 0,
+            maxTokens: 20,
+            responseFormat: { type: "text" },
+            auth: "llm",
+          },
+        },
+      ],
       { ...KEYED, input: { q: "Capital of France?" } },
     );
     expect(run.status, JSON.stringify(run)).toBe("success");
@@ -37,7 +51,12 @@ describe("llmCallback", () => {
       model: "gpt-test-2024",
     });
     const [seen] = await s.requests();
-    expect([seen.method, seen.path, seen.headers.authorization, seen.headers["content-type"]]).toEqual(["POST", "/v1/chat/completions", "Bearer sk-llm-test-key-42", "application/json"]);
+    expect([seen.method, seen.path, seen.headers.authorization, seen.headers["content-type"]]).toEqual([
+      "POST",
+      "/v1/chat/completions",
+      "Bearer sk-llm-test-key-42",
+      "application/json",
+    ]);
     expect(JSON.parse(seen.body)).toEqual({
       model: "gpt-test",
       messages: [{ role: "user", content: "Capital of France?" }],
@@ -73,7 +92,11 @@ describe("llmCallback", () => {
     const t = await createTenant();
     await putTenantSecret(t, "LLM_KEY", "sk-llm-echoed-key-77");
     const s = await scenario({ "/chat/completions": [{ status: 401, json: { error: { message: "Incorrect API key provided: sk-llm-echoed-key-77" } } }] });
-    const { runId, run } = await runActions(t, [{ stepId: "ask", name: "llmCallback", config: { url: s.url(""), model: "m", prompt: "x", auth: "llm" } }], KEYED);
+    const { runId, run } = await runActions(
+      t,
+      [{ stepId: "ask", name: "llmCallback", config: { url: s.url(""), model: "m", prompt: "x", auth: "llm" } }],
+      KEYED,
+    );
     const error = firstAction(run).error;
     expect([error.code, error.message, error.details.status]).toEqual(["UNPROCESSABLE_ENTITY", "The provider answered 401", 401]);
     expect(error.details.body_preview).toBe('{"error":{"message":"Incorrect API key provided: ***"}}');

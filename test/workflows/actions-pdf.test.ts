@@ -39,7 +39,10 @@ describe("splitPdf, chunkPdf and mergePdf", () => {
     ]);
     expect(await Promise.all(split.files.map((f: any) => pagesOf(t, f.temp_file_id)))).toEqual([[1, 2], [3], [4, 5]]);
 
-    const merged = await succeeded(t, "mergePdf", { tempFileIds: [split.files[2].temp_file_id, split.files[0].temp_file_id, split.files[1].temp_file_id], name: "again.pdf" });
+    const merged = await succeeded(t, "mergePdf", {
+      tempFileIds: [split.files[2].temp_file_id, split.files[0].temp_file_id, split.files[1].temp_file_id],
+      name: "again.pdf",
+    });
     expect(merged).toMatchObject({ name: "again.pdf", content_type: "application/pdf", pages: 5 });
     expect(await pagesOf(t, merged.temp_file_id)).toEqual([4, 5, 1, 2, 3]);
     const bytes = await download(t, merged.temp_file_id);
@@ -57,7 +60,14 @@ describe("splitPdf, chunkPdf and mergePdf", () => {
   it("chunks into files of pagesPerChunk pages, the last with what is left", async () => {
     const t = await createTenant();
     const result = await succeeded(t, "chunkPdf", { tempFileId: await upload(t, "seven.pdf", await pdf(7), "application/pdf"), pagesPerChunk: 3 });
-    expect([result.pages, result.files.map((f: any) => [f.first_page, f.last_page])]).toEqual([7, [[1, 3], [4, 6], [7, 7]]]);
+    expect([result.pages, result.files.map((f: any) => [f.first_page, f.last_page])]).toEqual([
+      7,
+      [
+        [1, 3],
+        [4, 6],
+        [7, 7],
+      ],
+    ]);
     expect(await Promise.all(result.files.map((f: any) => pagesOf(t, f.temp_file_id)))).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
   });
 });
@@ -67,7 +77,11 @@ describe("the PDF actions refuse", () => {
     const t = await createTenant();
     const id = await upload(t, "five.pdf", await pdf(5), "application/pdf");
     const past = await failed(t, "splitPdf", { tempFileId: id, ranges: ["1", "4-9"] });
-    expect([past.code, past.message, past.details.field]).toEqual(["UNPROCESSABLE_ENTITY", "config.ranges[1]: range 4-9 passes the last page, 5", "config.ranges[1]"]);
+    expect([past.code, past.message, past.details.field]).toEqual([
+      "UNPROCESSABLE_ENTITY",
+      "config.ranges[1]: range 4-9 passes the last page, 5",
+      "config.ranges[1]",
+    ]);
     const backwards = await failed(t, "splitPdf", { tempFileId: id, ranges: ["3-2"] });
     expect(backwards.message).toBe("config.ranges[0]: range 3-2 ends before it starts");
     expect(await tempFileCount(t)).toBe(1);
@@ -100,7 +114,13 @@ describe("the PDF actions refuse", () => {
     const chunk = await failed(t, "chunkPdf", { $literal: { tempFileId: id, pagesPerChunk: 0 } });
     expect(chunk.details.errors).toEqual([expect.stringMatching(/^config\.pagesPerChunk: /)]);
     const split = await failed(t, "splitPdf", { $literal: { tempFileId: 12, ranges: ["1-", "x"] } });
-    expect(split.details.errors).toEqual(expect.arrayContaining([expect.stringMatching(/^config\.tempFileId: /), expect.stringMatching(/^config\.ranges\[0\]: /), expect.stringMatching(/^config\.ranges\[1\]: /)]));
+    expect(split.details.errors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^config\.tempFileId: /),
+        expect.stringMatching(/^config\.ranges\[0\]: /),
+        expect.stringMatching(/^config\.ranges\[1\]: /),
+      ]),
+    );
     expect([merge.code, chunk.code, split.code]).toEqual(["VALIDATION_FAILED", "VALIDATION_FAILED", "VALIDATION_FAILED"]);
   });
 

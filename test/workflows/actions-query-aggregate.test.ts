@@ -19,7 +19,18 @@ async function runQuery(t: { auth: string; tenantId: string } & Parameters<typeo
 
 async function orders() {
   const t = await createTenant();
-  await createType(t.auth, { name: "Order", schema: { type: "object" }, config: { identifier_key: ["no"], indexed_attributes: [{ path: ["status"], type: "text" }, { path: ["total"], type: "numeric" }, { path: ["placed"], type: "timestamptz" }] } });
+  await createType(t.auth, {
+    name: "Order",
+    schema: { type: "object" },
+    config: {
+      identifier_key: ["no"],
+      indexed_attributes: [
+        { path: ["status"], type: "text" },
+        { path: ["total"], type: "numeric" },
+        { path: ["placed"], type: "timestamptz" },
+      ],
+    },
+  });
   await upsertRows(t.auth, "Order", [
     { name: "o1", attributes: { no: "1", status: "open", total: 10.5, placed: "2026-01-03T10:00:00Z" } },
     { name: "o2", attributes: { no: "2", status: "open", total: 4.25, placed: "2026-01-20T10:00:00Z" } },
@@ -35,7 +46,10 @@ describe("queryEntity with aggregates", () => {
     const config = {
       typeName: "Order",
       groupBy: [["attributes", "status"]],
-      aggregates: [{ fn: "count", as: "orders" }, { fn: "sum", path: ["attributes", "total"], as: "revenue" }],
+      aggregates: [
+        { fn: "count", as: "orders" },
+        { fn: "sum", path: ["attributes", "total"], as: "revenue" },
+      ],
       sort: [{ key: "orders", direction: "desc" }],
       limit: 2,
     };
@@ -62,7 +76,12 @@ describe("queryEntity with aggregates", () => {
       groupBy: [{ path: ["attributes", "placed"], bucket: "month", as: "month" }],
       aggregates: [{ fn: "sum", path: ["attributes", "total"], as: "revenue" }],
     });
-    expect(monthly.result).toEqual({ data: [{ group: { month: "2026-01-01T00:00:00Z" }, revenue: 14.75 }, { group: { month: "2026-02-01T00:00:00Z" }, revenue: 100 }] });
+    expect(monthly.result).toEqual({
+      data: [
+        { group: { month: "2026-01-01T00:00:00Z" }, revenue: 14.75 },
+        { group: { month: "2026-02-01T00:00:00Z" }, revenue: 100 },
+      ],
+    });
     const plain = await runQuery(t, { typeName: "Order", filter: { operator: "eq", path: ["attributes", "status"], value: "paid" } });
     expect(plain.result.data.map((e: { name: string }) => e.name)).toEqual(["o3"]);
   });
@@ -71,7 +90,10 @@ describe("queryEntity with aggregates", () => {
     const t = await orders();
     const sumText = await runQuery(t, { typeName: "Order", aggregates: [{ fn: "sum", path: ["attributes", "status"], as: "s" }] });
     expect(sumText.status).toBe("error");
-    expect(sumText.error).toMatchObject({ status: 422, details: { validation_errors: ["aggregates[0].path: sum applies to numeric values, not attributes.status (indexed text)"] } });
+    expect(sumText.error).toMatchObject({
+      status: 422,
+      details: { validation_errors: ["aggregates[0].path: sum applies to numeric values, not attributes.status (indexed text)"] },
+    });
     // Wrapped in $literal, so the save leaves it to the run: a literal config the schema refuses is refused at save.
     const mixed = await runQuery(t, { $literal: { typeName: "Order", aggregates: [{ fn: "count", as: "n" }], includeCount: true } });
     expect(mixed.status).toBe("error");

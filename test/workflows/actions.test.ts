@@ -30,7 +30,9 @@ describe("executeAction: config checked against the module's schema", () => {
       "config.timeoutMs: 2592000001 is greater than 2592000000",
     ]);
     expect(configLines(await executeAction(invocation("awaitInput", { timeoutMs: 1500.5 }), ctx()))).toEqual(["config.timeoutMs: must be integer, got number"]);
-    expect(configLines(await executeAction(invocation("awaitInput", { schema: "string" }), ctx()))).toEqual(["config.schema: must be object or boolean, got string"]);
+    expect(configLines(await executeAction(invocation("awaitInput", { schema: "string" }), ctx()))).toEqual([
+      "config.schema: must be object or boolean, got string",
+    ]);
     expect(configLines(await executeAction(invocation("invokeWorkflow", { triggerId: "manual" }), ctx()))).toEqual(["config.workflowId: is required"]);
     expect(configLines(await executeAction(invocation("invokeWorkflow", { workflowId: "nope", triggerId: "" }), ctx()))).toEqual([
       "config.workflowId: must match the pattern ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
@@ -60,7 +62,11 @@ describe("awaitInput", () => {
   const schema = { type: "object", required: ["approved"], properties: { approved: { type: "boolean" } } };
 
   it("waits until now + timeoutMs, keeping its schema in the detail", async () => {
-    expect(await executeAction(invocation("awaitInput", { schema, timeoutMs: 60_000 }), ctx())).toEqual({ kind: "wait", until: NOW + 60_000, detail: { schema } });
+    expect(await executeAction(invocation("awaitInput", { schema, timeoutMs: 60_000 }), ctx())).toEqual({
+      kind: "wait",
+      until: NOW + 60_000,
+      detail: { schema },
+    });
   });
 
   it("waits with no deadline without timeoutMs", async () => {

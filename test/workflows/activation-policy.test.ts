@@ -13,7 +13,10 @@ import { dispatched, runRecord } from "./orchestrator-support";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const manual = [{ id: "manual", webhook: { methods: ["POST"] } }];
 const upsertOrders = { stepId: "save", name: "upsertEntity", config: { typeName: "Order", data: "{{ input.rows }}" } };
-const upsertJob = (extra: object[] = []) => ({ jobs: [{ id: "a", input: { rows: "{{ context.input.rows }}" }, actions: [upsertOrders, ...extra] }], triggers: manual });
+const upsertJob = (extra: object[] = []) => ({
+  jobs: [{ id: "a", input: { rows: "{{ context.input.rows }}" }, actions: [upsertOrders, ...extra] }],
+  triggers: manual,
+});
 
 const activate = (auth: string, id: string, body: object = {}) => call("POST", `/workflows/${id}/activate`, { auth, body });
 
@@ -24,7 +27,12 @@ async function policyOf(t: TenantCreds, id: string) {
   return { name, grants: grants.map((g: any) => ({ resource: g.resource, actions: g.actions, resource_name: g.resource_name ?? null })) };
 }
 
-const orders = async (t: TenantCreds) => (await systemQuery("SELECT count(*)::int AS n FROM entities e JOIN entity_types et ON et.id = e.type_id WHERE e.tenant_id = $1 AND et.name = 'Order'", [t.tenantId]))[0].n;
+const orders = async (t: TenantCreds) =>
+  (
+    await systemQuery("SELECT count(*)::int AS n FROM entities e JOIN entity_types et ON et.id = e.type_id WHERE e.tenant_id = $1 AND et.name = 'Order'", [
+      t.tenantId,
+    ])
+  )[0].n;
 
 describe("activation without policy_id", () => {
   it("provisions workflow:<name> with exactly what the actions need, narrowed to literal type names, and its runs work", async () => {
@@ -69,7 +77,10 @@ describe("activation without policy_id", () => {
     expect(again.policy_id).toBe(first.policy_id);
     const put = await call("PUT", `/definition/workflows/${id}`, {
       auth: t.auth,
-      body: { name: "recon", definition_json: { jobs: [{ id: "a", actions: [{ stepId: "q", name: "queryEntity", config: { typeName: "Order" } }] }], triggers: manual } },
+      body: {
+        name: "recon",
+        definition_json: { jobs: [{ id: "a", actions: [{ stepId: "q", name: "queryEntity", config: { typeName: "Order" } }] }], triggers: manual },
+      },
     });
     expect(put.status, put.text).toBe(200);
     const third = (await activate(t.auth, id)).json.data;
@@ -91,7 +102,10 @@ describe("activation without policy_id", () => {
     expect(await systemQuery("SELECT workflow_id FROM workflow_activations WHERE workflow_id = $1", [id])).toEqual([]);
     expect((await call("GET", `/definition/workflows/${id}`, { auth: t.auth })).json.data.status).toBe("draft");
     // A policy narrowed to the type is enough to hand that type on.
-    const narrow = await call("POST", "/access/policies", { auth: t.auth, body: { name: "orders", grants: [{ resource: "entity", actions: ["create", "update"], resource_name: "Order" }] } });
+    const narrow = await call("POST", "/access/policies", {
+      auth: t.auth,
+      body: { name: "orders", grants: [{ resource: "entity", actions: ["create", "update"], resource_name: "Order" }] },
+    });
     const assigned = await call("POST", `/access/policies/${narrow.json.data.id}/assignments`, { auth: t.auth, body: { role_name: clerk.role.name } });
     expect(assigned.status, assigned.text).toBe(201);
     const ok = await activate(clerk.auth, id);
@@ -120,7 +134,13 @@ describe("a bound policy", () => {
 
     const run = await runRecord(t, await dispatched(t, id, { rows: [{ name: "o1", attributes: { sku: "A1", title: "First" } }] }));
     const action = run.job_runs[0].action_runs[0];
-    expect([run.status, action.status, action.error.status, action.error.code, action.error.details]).toEqual(["error", "error", 403, "FORBIDDEN", { resource: "entity", action: "create" }]);
+    expect([run.status, action.status, action.error.status, action.error.code, action.error.details]).toEqual([
+      "error",
+      "error",
+      403,
+      "FORBIDDEN",
+      { resource: "entity", action: "create" },
+    ]);
     expect(await orders(t)).toBe(0);
   });
 });
@@ -128,7 +148,13 @@ describe("a bound policy", () => {
 describe("reference steps bound to no job", () => {
   it("save, are named in the activation's warnings, and fail their step at run time with JOB_UNBOUND", async () => {
     const t = await createTenant();
-    const def = { jobs: [{ id: "a", actions: [{ name: "pipe", config: { value: 1 } }] }, { id: "r", name: "enrich", dependencies: ["a"] }], triggers: manual };
+    const def = {
+      jobs: [
+        { id: "a", actions: [{ name: "pipe", config: { value: 1 } }] },
+        { id: "r", name: "enrich", dependencies: ["a"] },
+      ],
+      triggers: manual,
+    };
     const { id } = await createWorkflow(t, def, "unbound");
     const res = await activate(t.auth, id);
     expect(res.status, res.text).toBe(200);
@@ -161,26 +187,38 @@ describe("save-time checks", () => {
 
   it("refuse an action config reading a root other than input and outputs, naming the path and the scope", async () => {
     const t = await createTenant();
-    expect(await refusal(t, one([{ name: "pipe", config: { value: "{{ context.input.x }}" } }]))).toEqual([`definition_json.jobs[0].actions[0].config.value: reads context; ${SCOPE}`]);
-    expect(await refusal(t, one([{ name: "http", config: { url: "https://x.example.com/{{ config.env.PATH }}" } }]))).toEqual([`definition_json.jobs[0].actions[0].config.url: reads config; ${SCOPE}`]);
+    expect(await refusal(t, one([{ name: "pipe", config: { value: "{{ context.input.x }}" } }]))).toEqual([
+      `definition_json.jobs[0].actions[0].config.value: reads context; ${SCOPE}`,
+    ]);
+    expect(await refusal(t, one([{ name: "http", config: { url: "https://x.example.com/{{ config.env.PATH }}" } }]))).toEqual([
+      `definition_json.jobs[0].actions[0].config.url: reads config; ${SCOPE}`,
+    ]);
     // A published job's actions are read the same way.
     expect(await refusal(t, { actions: [{ name: "pipe", config: { value: { $jsonata: "context.run.id" } } }] }, "/definition/jobs", "j")).toEqual([
       `definition_json.actions[0].config.value.$jsonata: reads context; ${SCOPE}`,
     ]);
-    const ok = await call("POST", "/definition/workflows", { auth: t.auth, body: { name: "fine", definition_json: one([{ name: "pipe", config: { value: "{{ input.x }} {{ outputs.y }}" } }]) } });
+    const ok = await call("POST", "/definition/workflows", {
+      auth: t.auth,
+      body: { name: "fine", definition_json: one([{ name: "pipe", config: { value: "{{ input.x }} {{ outputs.y }}" } }]) },
+    });
     expect(ok.status, ok.text).toBe(201);
   });
 
   it("refuse a literal config its action's schema refuses, for every action, pipe included", async () => {
     const t = await createTenant();
     expect(await refusal(t, one([{ name: "pipe", config: { nope: 1 } }]))).toEqual(["definition_json.jobs[0].actions[0].config.nope: is not allowed"]);
-    expect(await refusal(t, one([{ name: "upsertEntity", config: { typeName: "Order" } }]))).toEqual(["definition_json.jobs[0].actions[0].config.data: is required"]);
+    expect(await refusal(t, one([{ name: "upsertEntity", config: { typeName: "Order" } }]))).toEqual([
+      "definition_json.jobs[0].actions[0].config.data: is required",
+    ]);
     // An absent config is {}; nested actions are checked too.
     expect(await refusal(t, one([{ name: "awaitInput", onSuccess: [{ name: "createTempFileDownloadURL" }] }]))).toEqual([
       "definition_json.jobs[0].actions[0].onSuccess[0].config.tempFileId: is required",
     ]);
     // A templated config is checked when the action runs.
-    const ok = await call("POST", "/definition/workflows", { auth: t.auth, body: { name: "later", definition_json: one([{ name: "upsertEntity", config: { typeName: "{{ input.t }}" } }]) } });
+    const ok = await call("POST", "/definition/workflows", {
+      auth: t.auth,
+      body: { name: "later", definition_json: one([{ name: "upsertEntity", config: { typeName: "{{ input.t }}" } }]) },
+    });
     expect(ok.status, ok.text).toBe(201);
   });
 
@@ -192,7 +230,9 @@ describe("save-time checks", () => {
   it("refuse a JSONata function the evaluator refuses at run time", async () => {
     const t = await createTenant();
     const [line] = await refusal(t, one([{ name: "pipe", config: { value: '{{ $eval("input.x") }}' } }]));
-    expect(line).toMatch(/^definition_json\.jobs\[0\]\.actions\[0\]\.config\.value: uses \$eval \(at character \d+\), which expressions cannot use: it evaluates text built at run time/);
+    expect(line).toMatch(
+      /^definition_json\.jobs\[0\]\.actions\[0\]\.config\.value: uses \$eval \(at character \d+\), which expressions cannot use: it evaluates text built at run time/,
+    );
     const [condition] = await refusal(t, { jobs: [{ id: "a", condition: "($f := $eval; $f('1'))", actions: [] }], triggers: manual });
     expect(condition).toMatch(/^definition_json\.jobs\[0\]\.condition: uses \$eval /);
   });

@@ -88,12 +88,25 @@ describe("activation", () => {
 
   it("reconciles triggers on re-activation: kept ones keep their uuid, removed ones go, added ones get rows and schedules", async () => {
     const t = await createTenant();
-    const v1 = minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] } }, { id: "hook2", webhook: { methods: ["POST"] } }] });
+    const v1 = minimalDefinition({
+      triggers: [
+        { id: "manual", webhook: { methods: ["POST"] } },
+        { id: "hook2", webhook: { methods: ["POST"] } },
+      ],
+    });
     const { id, activation } = await activeWorkflow(t, v1);
     const manual = activation.triggers.find((x) => x.id === "manual")!.trigger_id;
     const put = await call("PUT", `/definition/workflows/${id}`, {
       auth: t.auth,
-      body: { name: "renamed", definition_json: minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] } }, { id: "hourly", cron: "0 * * * *" }] }) },
+      body: {
+        name: "renamed",
+        definition_json: minimalDefinition({
+          triggers: [
+            { id: "manual", webhook: { methods: ["POST"] } },
+            { id: "hourly", cron: "0 * * * *" },
+          ],
+        }),
+      },
     });
     expect(put.status, put.text).toBe(200);
     const again = await activateWorkflow(t, id);
@@ -116,13 +129,22 @@ describe("activation", () => {
   it("event triggers must name an entity type of the tenant", async () => {
     const t = await createTenant();
     const missingType = crypto.randomUUID();
-    const { id } = await createWorkflow(t, minimalDefinition({ triggers: [{ id: "on-create", source: { entityTypeId: missingType, eventAction: "created" } }] }));
+    const { id } = await createWorkflow(
+      t,
+      minimalDefinition({ triggers: [{ id: "on-create", source: { entityTypeId: missingType, eventAction: "created" } }] }),
+    );
     const err = await unchanged(t, () => activate(t, id, {}), 422, "VALIDATION_FAILED");
     expect(err.details.errors).toEqual([`definition_json.triggers[0].source.entityTypeId: no entity type ${missingType} in this tenant`]);
 
-    const type = await call("POST", "/entity/entity-types", { auth: t.auth, body: { name: "Order", schema: { type: "object" }, config: { identifier_key: ["sku"] } } });
+    const type = await call("POST", "/entity/entity-types", {
+      auth: t.auth,
+      body: { name: "Order", schema: { type: "object" }, config: { identifier_key: ["sku"] } },
+    });
     expect(type.status, type.text).toBe(201);
-    const { id: ok } = await createWorkflow(t, minimalDefinition({ triggers: [{ id: "on-create", source: { entityTypeId: type.json.data.id, eventAction: "created" } }] }));
+    const { id: ok } = await createWorkflow(
+      t,
+      minimalDefinition({ triggers: [{ id: "on-create", source: { entityTypeId: type.json.data.id, eventAction: "created" } }] }),
+    );
     const a = await activateWorkflow(t, ok);
     expect(a.triggers[0]).toMatchObject({ id: "on-create", type: "event", enabled: true });
     expect(a.triggers[0].webhook_url).toBeUndefined();
@@ -165,7 +187,12 @@ describe("the bound policy", () => {
     await createRole(t, "wf-admin", ["workflow:*", "definition:*"]);
     const narrow = await mintWithRoles(t, ["wf-admin"]);
     const { id } = await createWorkflow(t, minimalDefinition());
-    const err = await unchanged({ ...t, auth: narrow.auth }, () => call("POST", `/workflows/${id}/activate`, { auth: narrow.auth, body: { policy_id: policy } }), 403, "FORBIDDEN");
+    const err = await unchanged(
+      { ...t, auth: narrow.auth },
+      () => call("POST", `/workflows/${id}/activate`, { auth: narrow.auth, body: { policy_id: policy } }),
+      403,
+      "FORBIDDEN",
+    );
     expect(err.details.missing_permissions).toEqual(["entity:delete"]);
     const unknown = crypto.randomUUID();
     const e2 = await unchanged(t, () => activate(t, id, { policy_id: unknown }), 422, "VALIDATION_FAILED");
@@ -196,9 +223,21 @@ describe("the bound policy", () => {
 describe("config", () => {
   it("needs an activation; then merges env, and a write of job_bindings alone leaves env as it is", async () => {
     const t = await createTenant();
-    const job = await call("POST", "/definition/jobs", { auth: t.auth, body: { name: "shared-job", definition_json: { actions: [{ name: "pipe", config: {} }] } } });
+    const job = await call("POST", "/definition/jobs", {
+      auth: t.auth,
+      body: { name: "shared-job", definition_json: { actions: [{ name: "pipe", config: {} }] } },
+    });
     expect(job.status, job.text).toBe(201);
-    const { id } = await createWorkflow(t, minimalDefinition({ config: { env: { A: null } }, jobs: [{ id: "inline", actions: [{ name: "pipe", config: {} }] }, { id: "ref", name: "shared-job" }] }));
+    const { id } = await createWorkflow(
+      t,
+      minimalDefinition({
+        config: { env: { A: null } },
+        jobs: [
+          { id: "inline", actions: [{ name: "pipe", config: {} }] },
+          { id: "ref", name: "shared-job" },
+        ],
+      }),
+    );
     const early = await call("PUT", `/workflows/${id}/config`, { auth: t.auth, body: { env: { A: "1" } } });
     expectError(early, 409, "CONFLICT");
     await activateWorkflow(t, id, { env: { A: "1" } });
@@ -210,10 +249,20 @@ describe("config", () => {
     expect(bind.json.data.triggers.map((x: { id: string }) => x.id)).toEqual(["manual"]);
     const unset = await unchanged(t, () => call("PUT", `/workflows/${id}/config`, { auth: t.auth, body: { env: { A: null } } }), 422, "VALIDATION_FAILED");
     expect(unset.details.missing_env_vars).toEqual(["A"]);
-    const inline = await unchanged(t, () => call("PUT", `/workflows/${id}/config`, { auth: t.auth, body: { job_bindings: { inline: job.json.data.id } } }), 422, "VALIDATION_FAILED");
+    const inline = await unchanged(
+      t,
+      () => call("PUT", `/workflows/${id}/config`, { auth: t.auth, body: { job_bindings: { inline: job.json.data.id } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(inline.details.errors).toEqual(["job_bindings.inline: not a reference step of the definition"]);
     const ghost = crypto.randomUUID();
-    const unknown = await unchanged(t, () => call("PUT", `/workflows/${id}/config`, { auth: t.auth, body: { job_bindings: { ref: ghost } } }), 422, "VALIDATION_FAILED");
+    const unknown = await unchanged(
+      t,
+      () => call("PUT", `/workflows/${id}/config`, { auth: t.auth, body: { job_bindings: { ref: ghost } } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(unknown.details.errors).toEqual([`job_bindings.ref: no job definition ${ghost}`]);
     const unbound = await call("PUT", `/workflows/${id}/config`, { auth: t.auth, body: { job_bindings: { ref: null } } });
     expect(unbound.json.data.job_bindings).toEqual({});
@@ -278,7 +327,19 @@ describe("direct dispatch", () => {
 
   it("applies contextData and the idempotency key: a repeated key answers the earlier run", async () => {
     const t = await createTenant();
-    const { id } = await activeWorkflow(t, minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] }, idempotencyKey: "{{ context.input.order }}", contextData: { source: "{{ 'order-' & context.input.order }}" } }] }));
+    const { id } = await activeWorkflow(
+      t,
+      minimalDefinition({
+        triggers: [
+          {
+            id: "manual",
+            webhook: { methods: ["POST"] },
+            idempotencyKey: "{{ context.input.order }}",
+            contextData: { source: "{{ 'order-' & context.input.order }}" },
+          },
+        ],
+      }),
+    );
     const first = await dispatch(t, { workflow_id: id, trigger_id: "manual", input: { order: 7 } });
     const second = await dispatch(t, { workflow_id: id, trigger_id: "manual", input: { order: 7 } });
     const third = await dispatch(t, { workflow_id: id, trigger_id: "manual", input: { order: 8 } });
@@ -293,10 +354,18 @@ describe("direct dispatch", () => {
 
   it("refuses event triggers, disabled triggers, unknown triggers and unactivated workflows with 422, unknown workflows with 404", async () => {
     const t = await createTenant();
-    const type = await call("POST", "/entity/entity-types", { auth: t.auth, body: { name: "Thing", schema: { type: "object" }, config: { identifier_key: ["sku"] } } });
+    const type = await call("POST", "/entity/entity-types", {
+      auth: t.auth,
+      body: { name: "Thing", schema: { type: "object" }, config: { identifier_key: ["sku"] } },
+    });
     const { id } = await activeWorkflow(
       t,
-      minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] } }, { id: "ev", source: { entityTypeId: type.json.data.id, eventAction: "created" } }] }),
+      minimalDefinition({
+        triggers: [
+          { id: "manual", webhook: { methods: ["POST"] } },
+          { id: "ev", source: { entityTypeId: type.json.data.id, eventAction: "created" } },
+        ],
+      }),
     );
     const ev = await unchanged(t, () => dispatch(t, { workflow_id: id, trigger_id: "ev" }), 422, "UNPROCESSABLE_ENTITY");
     expect(ev.details).toMatchObject({ workflow_id: id, trigger_id: "ev" });
@@ -319,12 +388,20 @@ describe("direct dispatch", () => {
     await unchanged(t, () => dispatch(t, { workflow_id: id, trigger_id: 5 }), 422, "VALIDATION_FAILED");
     await unchanged(t, () => dispatch(t, { workflow_id: id, trigger_id: "manual", input: { text: "a\u0000b" } }), 422, "VALIDATION_FAILED");
     const huge = `{"workflow_id":"${id}","trigger_id":"manual","input":1e400}`;
-    await unchanged(t, () => call("POST", "/workflows/wr", { auth: t.auth, rawBody: huge, headers: { "Content-Type": "application/json" } }), 422, "VALIDATION_FAILED");
+    await unchanged(
+      t,
+      () => call("POST", "/workflows/wr", { auth: t.auth, rawBody: huge, headers: { "Content-Type": "application/json" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
   });
 
   it("a failing idempotency expression is 422 naming the field, and starts nothing", async () => {
     const t = await createTenant();
-    const { id } = await activeWorkflow(t, minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] }, idempotencyKey: "{{ $error('nope') }}" }] }));
+    const { id } = await activeWorkflow(
+      t,
+      minimalDefinition({ triggers: [{ id: "manual", webhook: { methods: ["POST"] }, idempotencyKey: "{{ $error('nope') }}" }] }),
+    );
     const err = await unchanged(t, () => dispatch(t, { workflow_id: id, trigger_id: "manual" }), 422, "UNPROCESSABLE_ENTITY");
     expect(err.details).toMatchObject({ trigger_id: "manual", field: "idempotencyKey" });
   });

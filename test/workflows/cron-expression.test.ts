@@ -151,7 +151,9 @@ describe("nextTick against a model of Vixie's matching", () => {
         .map(([a, b, s]) => ({ text: s === 1 ? `${a}-${b}` : `${a}-${b}/${s}`, values: range(a, b, s) })),
     );
   const field = (min: number, max: number) =>
-    fc.array(item(min, max), { minLength: 1, maxLength: 3 }).map((items): Field => ({ text: items.map((i) => i.text).join(","), values: new Set(items.flatMap((i) => i.values)) }));
+    fc
+      .array(item(min, max), { minLength: 1, maxLength: 3 })
+      .map((items): Field => ({ text: items.map((i) => i.text).join(","), values: new Set(items.flatMap((i) => i.values)) }));
   const expression = fc.record({ minute: field(0, 59), hour: field(0, 23), dom: field(1, 31), month: field(1, 12), dow: field(0, 7) });
   type Expression = typeof expression extends fc.Arbitrary<infer E> ? E : never;
 

@@ -88,7 +88,10 @@ describe("activation provisions schedules", () => {
   it("refuses an expression outside the five crontab fields and saves nothing", async () => {
     const creds = await createTenant();
     for (const cron of ["0 0 L * *", "@daily", "0 0 * * 1#2", "*/5 * * * * *", "0 0 30 2 *"]) {
-      const res = await call("POST", "/definition/workflows", { auth: creds.auth, body: { name: `bad-${crypto.randomUUID().slice(0, 8)}`, definition_json: minimalDefinition({ triggers: [{ id: "c", cron }] }) } });
+      const res = await call("POST", "/definition/workflows", {
+        auth: creds.auth,
+        body: { name: `bad-${crypto.randomUUID().slice(0, 8)}`, definition_json: minimalDefinition({ triggers: [{ id: "c", cron }] }) },
+      });
       expectError(res, 422, "VALIDATION_FAILED");
       expect(res.json.error.details.errors.some((line: string) => line.startsWith("definition_json.triggers[0].cron"))).toBe(true);
     }

@@ -4,7 +4,17 @@
 // is what the walker decides and in which order it records and acts.
 import { describe, expect, it } from "vitest";
 import { actionPositions } from "../../src/workflows/engine/positions";
-import type { ActionDocument, ActionInvocation, ActionOutcome, ActionRecord, Effects, Journal, RunDocument, StepDocument, StepRecord } from "../../src/workflows/engine/types";
+import type {
+  ActionDocument,
+  ActionInvocation,
+  ActionOutcome,
+  ActionRecord,
+  Effects,
+  Journal,
+  RunDocument,
+  StepDocument,
+  StepRecord,
+} from "../../src/workflows/engine/types";
 import { Walker } from "../../src/workflows/engine/walk";
 import { errorValue } from "../../src/lib/errors";
 
@@ -203,8 +213,15 @@ describe("actions", () => {
   it("onError runs before the errorPolicy decides, and its actions see the job's outputs", async () => {
     const w = world();
     const jobs = [
-      step("cont", [pipe("first", { stepId: "p" }), failing("x", { errorPolicy: "continue", onError: [pipe("{{ outputs.p }}", { stepId: "cleanup" })] }), pipe("after")]),
-      step("fail", [failing("y", { onError: [pipe("handled")], onSuccess: [pipe("not me")] }), pipe("never")], { dependencies: ["cont"], errorPolicy: "continue" }),
+      step("cont", [
+        pipe("first", { stepId: "p" }),
+        failing("x", { errorPolicy: "continue", onError: [pipe("{{ outputs.p }}", { stepId: "cleanup" })] }),
+        pipe("after"),
+      ]),
+      step("fail", [failing("y", { onError: [pipe("handled")], onSuccess: [pipe("not me")] }), pipe("never")], {
+        dependencies: ["cont"],
+        errorPolicy: "continue",
+      }),
     ];
     const result = await walk(w, jobs);
     expect(w.executed()).toEqual(["cont/0", "cont/1", "cont/1.onError.0", "cont/2", "fail/0", "fail/0.onError.0"]);
@@ -251,7 +268,16 @@ describe("actions", () => {
       ),
     ]);
     expect(w.executed()).toEqual(["a/0", "a/2"]);
-    expect(w.journal.actions["a/1"]).toEqual({ key: "a/1", jobId: "a", name: "pipe", status: "skipped", skippedReason: "if_false", attempt: 0, startedAt: 1_000, finishedAt: 1_000 });
+    expect(w.journal.actions["a/1"]).toEqual({
+      key: "a/1",
+      jobId: "a",
+      name: "pipe",
+      status: "skipped",
+      skippedReason: "if_false",
+      attempt: 0,
+      startedAt: 1_000,
+      finishedAt: 1_000,
+    });
     expect(w.journal.actions["a/1.onSuccess.0"]).toBeUndefined();
     expect(result.outputs).toEqual({ a: { n: 5, r: "ran" } });
   });
@@ -259,20 +285,33 @@ describe("actions", () => {
   it("a truthy errorWhen marks the action failed; it sees result, input and outputs", async () => {
     const w = world();
     const result = await walk(w, [
-      step("a", [
-        pipe({ code: 200 }, { stepId: "ok", errorWhen: "result.code >= input.max" }),
-        pipe({ code: 503 }, { stepId: "bad", errorWhen: "result.code >= input.max and outputs.ok.code = 200" }),
-      ], { input: { max: 500 } }),
+      step(
+        "a",
+        [
+          pipe({ code: 200 }, { stepId: "ok", errorWhen: "result.code >= input.max" }),
+          pipe({ code: 503 }, { stepId: "bad", errorWhen: "result.code >= input.max and outputs.ok.code = 200" }),
+        ],
+        { input: { max: 500 } },
+      ),
     ]);
     expect(result.status).toBe("error");
     expect(w.journal.actions["a/0"].status).toBe("success");
-    expect(w.journal.actions["a/1"]).toMatchObject({ status: "error", result: { code: 503 }, error: { code: "UNPROCESSABLE_ENTITY", details: { result: { code: 503 } } } });
+    expect(w.journal.actions["a/1"]).toMatchObject({
+      status: "error",
+      result: { code: 503 },
+      error: { code: "UNPROCESSABLE_ENTITY", details: { result: { code: 503 } } },
+    });
     expect(w.journal.actions["a/1"].error?.message).toBe("Action bad: errorWhen holds for its result");
   });
 
   it("an http action fails on a 4xx or 5xx result unless its errorWhen says otherwise", async () => {
     const w = world(({ config }) => ({ kind: "success", result: { status: (config as { status: number }).status, headers: {}, body: null } }));
-    const http = (status: number, more: Partial<ActionDocument> = {}): ActionDocument => ({ name: "http", config: { status }, errorPolicy: "continue", ...more });
+    const http = (status: number, more: Partial<ActionDocument> = {}): ActionDocument => ({
+      name: "http",
+      config: { status },
+      errorPolicy: "continue",
+      ...more,
+    });
     await walk(w, [step("a", [http(204), http(404), http(404, { errorWhen: "result.status >= 500" })])]);
     expect(["a/0", "a/1", "a/2"].map(w.actionStatus)).toEqual(["success", "error", "success"]);
   });
@@ -297,7 +336,9 @@ describe("actions", () => {
     const error = w.journal.actions["a/0"].error!;
     expect(error.code).toBe("UNPROCESSABLE_ENTITY");
     expect(error.details).toEqual({ field: "config" });
-    expect(error.message).toMatch(/^config: value\.\$jsonata: expression (exceeded 1000000 evaluation steps|ran longer than 1000 ms|nested deeper than 500 levels)$/);
+    expect(error.message).toMatch(
+      /^config: value\.\$jsonata: expression (exceeded 1000000 evaluation steps|ran longer than 1000 ms|nested deeper than 500 levels)$/,
+    );
     expect(w.journal.steps.a.error).toEqual(error);
   });
 });
@@ -347,7 +388,9 @@ describe("secrets in a step's input", () => {
 
   it("a step that does not read the missing secret runs", async () => {
     const w = world();
-    const result = await walk(w, [step("a", [pipe("{{ input.url }}", { stepId: "x" })], { input: { url: "{{ config.env.URL }}" } })], { env: { TOKEN: marker, URL: "https://x.example" } });
+    const result = await walk(w, [step("a", [pipe("{{ input.url }}", { stepId: "x" })], { input: { url: "{{ config.env.URL }}" } })], {
+      env: { TOKEN: marker, URL: "https://x.example" },
+    });
     expect(result).toEqual({ status: "success", outputs: { a: { x: "https://x.example" } } });
   });
 });
@@ -377,7 +420,10 @@ describe("the DAG", () => {
     const g = gated();
     const w = world(g.handler);
     const done = walk(w, [
-      step("d", [pipe("{{ input }}", { stepId: "v" })], { dependencies: ["b", "c"], input: { b: "{{ outputs.b.v }}", c: "{{ outputs.c.v }}", a: "{{ outputs.a.v }}" } }),
+      step("d", [pipe("{{ input }}", { stepId: "v" })], {
+        dependencies: ["b", "c"],
+        input: { b: "{{ outputs.b.v }}", c: "{{ outputs.c.v }}", a: "{{ outputs.a.v }}" },
+      }),
       step("b", [pipe("{{ input }}", { stepId: "v" })], { dependencies: ["a"], input: "{{ outputs.a.v & 'b' }}" }),
       step("c", [pipe("{{ input }}", { stepId: "v" })], { dependencies: ["a"], input: "{{ outputs.a.v & 'c' }}" }),
       step("a", [pipe("a", { stepId: "v" })]),
@@ -424,7 +470,15 @@ describe("the DAG", () => {
     expect(w.executed()).toEqual(["slow/0", "bad/0"]);
     expect(w.journal.actions["slow/0"].status).toBe("success");
     // Never started, and recorded so: the run ended first.
-    expect(w.journal.actions["slow/1"]).toEqual({ key: "slow/1", jobId: "slow", name: "pipe", status: "skipped", skippedReason: "run_ended", attempt: 0, finishedAt: 1_000 });
+    expect(w.journal.actions["slow/1"]).toEqual({
+      key: "slow/1",
+      jobId: "slow",
+      name: "pipe",
+      status: "skipped",
+      skippedReason: "run_ended",
+      attempt: 0,
+      finishedAt: 1_000,
+    });
     expect(w.journal.steps.slow).toMatchObject({ status: "cancelled", finishedAt: 1_000 });
   });
 
@@ -460,7 +514,9 @@ describe("scopes", () => {
 
   it("an action's config reading context or config.env gets nothing: the member is absent", async () => {
     const w = world();
-    await walk(w, [step("a", [{ name: "pipe", config: { value: 1, ctx: "{{ context.input.name }}", env: "{{ config.env.region }}", text: "[{{ context.input.name }}]" } }])]);
+    await walk(w, [
+      step("a", [{ name: "pipe", config: { value: 1, ctx: "{{ context.input.name }}", env: "{{ config.env.region }}", text: "[{{ context.input.name }}]" } }]),
+    ]);
     const call = w.calls.find((c) => c.kind === "execute")!;
     expect(call).toMatchObject({ kind: "execute" });
     expect((call as { config: unknown }).config).toStrictEqual({ value: 1, text: "[]" });
@@ -469,7 +525,10 @@ describe("scopes", () => {
   it("a job's output is its `output` smart value over input and outputs, or else the map of action results", async () => {
     const w = world();
     const result = await walk(w, [
-      step("shaped", [pipe(2, { stepId: "two" }), pipe(3, { stepId: "three" })], { input: { base: 10 }, output: { sum: "{{ input.base + outputs.two + outputs.three }}" } }),
+      step("shaped", [pipe(2, { stepId: "two" }), pipe(3, { stepId: "three" })], {
+        input: { base: 10 },
+        output: { sum: "{{ input.base + outputs.two + outputs.three }}" },
+      }),
       step("plain", [pipe("x", { stepId: "x" }), pipe("unnamed"), pipe("y", { stepId: "y" })]),
       step("later", [pipe("{{ input }}", { stepId: "v" })], { dependencies: ["shaped", "plain"], input: "{{ outputs.shaped.sum & '/' & outputs.plain.y }}" }),
     ]);
@@ -493,26 +552,30 @@ describe("schemas", () => {
     const result = await walk(w, [step("a", [pipe(1)], { input: { n: "{{ context.input.name }}" }, inputSchema: numberSchema })]);
     expect(result.status).toBe("error");
     expect(w.executed()).toEqual([]);
-    expect(w.journal.steps.a).toMatchObject({ status: "error", input: { n: "Ada" }, error: { status: 422, code: "VALIDATION_FAILED", message: "The step's input does not satisfy its schema" } });
+    expect(w.journal.steps.a).toMatchObject({
+      status: "error",
+      input: { n: "Ada" },
+      error: { status: 422, code: "VALIDATION_FAILED", message: "The step's input does not satisfy its schema" },
+    });
     expect(w.journal.steps.a.error!.details.errors).toEqual(["input.n: must be number, got string"]);
     // One record: the failure, never a `running` step that was then refused.
     expect(w.calls.filter((c) => c.kind === "step")).toHaveLength(1);
   });
 
   it("a named input schema comes from effects.schema", async () => {
-    const w = world(scripted, { "Numbered": numberSchema });
+    const w = world(scripted, { Numbered: numberSchema });
     const bad = await walk(w, [step("a", [pipe(1)], { input: { n: "x" }, inputSchemaName: "Numbered" })]);
     expect(bad.status).toBe("error");
     expect(w.calls.filter((c) => c.kind === "schema")).toEqual([{ kind: "schema", name: "Numbered" }]);
     expect(w.journal.steps.a.error?.code).toBe("VALIDATION_FAILED");
 
-    const w2 = world(scripted, { "Numbered": numberSchema });
+    const w2 = world(scripted, { Numbered: numberSchema });
     const good = await walk(w2, [step("a", [pipe(1, { stepId: "one" })], { input: { n: 1 }, inputSchemaName: "Numbered" })]);
     expect(good).toEqual({ status: "success", outputs: { a: { one: 1 } } });
   });
 
   it("an output schema, embedded or named, refuses the job's output after its actions ran", async () => {
-    const w = world(scripted, { "Numbered": numberSchema });
+    const w = world(scripted, { Numbered: numberSchema });
     const result = await walk(w, [
       step("emb", [pipe("text", { stepId: "n" })], { outputSchema: numberSchema, errorPolicy: "continue" }),
       step("named", [pipe(7, { stepId: "n" })], { outputSchemaName: "Numbered" }),
@@ -527,7 +590,11 @@ describe("schemas", () => {
 
 describe("records before effects, and replay", () => {
   const job = () => [
-    step("a", [pipe(1, { stepId: "one", onSuccess: [pipe("s")] }), failing("x", { errorPolicy: "continue", onError: [pipe("e")] }), pipe(3, { stepId: "three" })]),
+    step("a", [
+      pipe(1, { stepId: "one", onSuccess: [pipe("s")] }),
+      failing("x", { errorPolicy: "continue", onError: [pipe("e")] }),
+      pipe(3, { stepId: "three" }),
+    ]),
     step("b", [pipe("{{ input }}", { stepId: "v" })], { dependencies: ["a"], input: "{{ outputs.a.three }}" }),
   ];
 
@@ -561,7 +628,9 @@ describe("records before effects, and replay", () => {
         if (c.kind === "step") journal.steps[c.id] = structuredClone(c.record);
         else if (c.kind === "action") journal.actions[c.key] = structuredClone(c.record);
       }
-      const finishedBefore = Object.values(journal.actions).filter((r) => r.status !== "running").map((r) => r.key);
+      const finishedBefore = Object.values(journal.actions)
+        .filter((r) => r.status !== "running")
+        .map((r) => r.key);
       const resumed = world(scripted, {}, structuredClone(journal));
       expect(await walk(resumed, job()), `crash after record ${n}`).toEqual(expected);
       for (const key of finishedBefore) expect(resumed.executed()).not.toContain(key);
@@ -577,13 +646,26 @@ describe("records before effects, and replay", () => {
     const journal: Journal = {
       steps: { a: { status: "running", input: { n: 1 }, startedAt: 500 } },
       actions: {
-        "a/0": { key: "a/0", jobId: "a", stepId: "one", name: "pipe", status: "success", attempt: 1, config: { value: 1 }, result: 1, startedAt: 500, finishedAt: 600 },
+        "a/0": {
+          key: "a/0",
+          jobId: "a",
+          stepId: "one",
+          name: "pipe",
+          status: "success",
+          attempt: 1,
+          config: { value: 1 },
+          result: 1,
+          startedAt: 500,
+          finishedAt: 600,
+        },
         "a/1": { key: "a/1", jobId: "a", stepId: "two", name: "pipe", status: "running", attempt: 1, config: { value: "recorded" }, startedAt: 700 },
       },
     };
     const w = world(scripted, {}, journal);
     const result = await walk(w, [step("a", [pipe(1, { stepId: "one" }), pipe("{{ input.n }}", { stepId: "two" })], { input: { n: 2 } })]);
-    expect(w.calls.filter((c) => c.kind === "execute")).toEqual([{ kind: "execute", key: "a/1", idempotencyKey: "run-1:a/1:1", config: { value: "recorded" } }]);
+    expect(w.calls.filter((c) => c.kind === "execute")).toEqual([
+      { kind: "execute", key: "a/1", idempotencyKey: "run-1:a/1:1", config: { value: "recorded" } },
+    ]);
     expect(w.calls[0]).toMatchObject({ kind: "action", key: "a/1", record: { status: "running", attempt: 2, idempotencyKey: "run-1:a/1:1" } });
     expect(w.journal.actions["a/1"]).toMatchObject({ status: "success", attempt: 2, idempotencyKey: "run-1:a/1:1" });
     expect(result).toEqual({ status: "success", outputs: { a: { one: 1, two: "recorded" } } });
@@ -592,7 +674,9 @@ describe("records before effects, and replay", () => {
 
   const waitingJournal = (record: Partial<ActionRecord>): Journal => ({
     steps: { a: { status: "waiting", input: {}, startedAt: 500 } },
-    actions: { "a/0": { key: "a/0", jobId: "a", stepId: "w", name: "pipe", status: "waiting", attempt: 1, config: { value: "late" }, startedAt: 500, ...record } },
+    actions: {
+      "a/0": { key: "a/0", jobId: "a", stepId: "w", name: "pipe", status: "waiting", attempt: 1, config: { value: "late" }, startedAt: 500, ...record },
+    },
   });
   const waitingJob = () => [step("a", [pipe("late", { stepId: "w" })])];
 
@@ -618,10 +702,14 @@ describe("records before effects, and replay", () => {
 
   it("an action resent after a crash is told so, and a crash during the resend resends it once more under the same key", async () => {
     const resent: boolean[] = [];
-    const w = world((invocation) => {
-      resent.push(invocation.resent === true);
-      return { kind: "success", result: invocation.record.attempt };
-    }, {}, waitingJournal({ status: "running", attempt: 3, idempotencyKey: "run-1:a/0:2" }));
+    const w = world(
+      (invocation) => {
+        resent.push(invocation.resent === true);
+        return { kind: "success", result: invocation.record.attempt };
+      },
+      {},
+      waitingJournal({ status: "running", attempt: 3, idempotencyKey: "run-1:a/0:2" }),
+    );
     expect(await walk(w, waitingJob())).toEqual({ status: "success", outputs: { a: { w: 4 } } });
     expect(resent).toEqual([true]);
     expect(w.calls.filter((c) => c.kind === "execute")).toEqual([{ kind: "execute", key: "a/0", idempotencyKey: "run-1:a/0:2", config: { value: "late" } }]);
@@ -669,7 +757,10 @@ describe("records before effects, and replay", () => {
     expect(w.executed()).toEqual([]);
 
     const failed = world(scripted, {}, { steps: { a: { status: "error", error: failure("x"), consumed: false } }, actions: {} });
-    expect(await walk(failed, [step("a", [pipe(1)], { errorPolicy: "abort" }), step("b", [pipe(2)], { dependencies: ["a"] })])).toEqual({ status: "success", outputs: {} });
+    expect(await walk(failed, [step("a", [pipe(1)], { errorPolicy: "abort" }), step("b", [pipe(2)], { dependencies: ["a"] })])).toEqual({
+      status: "success",
+      outputs: {},
+    });
     expect(failed.executed()).toEqual([]);
   });
 });

@@ -53,7 +53,8 @@ async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
 async function setup(count: number) {
   const creds = await createTenant();
   const type = await createProductType(creds.auth);
-  const wf = (eventAction = "created") => activeWorkflow(creds, { jobs: JOBS, triggers: [{ id: "on", source: { entityTypeId: type.id, eventAction, attributeFilters: [] } }] });
+  const wf = (eventAction = "created") =>
+    activeWorkflow(creds, { jobs: JOBS, triggers: [{ id: "on", source: { entityTypeId: type.id, eventAction, attributeFilters: [] } }] });
   const a = await wf();
   const b = await wf();
   const message = await createUndelivered(creds, count);
@@ -89,19 +90,49 @@ describe("delivering one message", () => {
       [50, 50],
       [50, 50],
     ]);
-    const [delivered] = await systemQuery<{ n: number }>("SELECT count(*)::int AS n FROM event_deliveries WHERE event_id = ANY($1::uuid[])", [message.event_ids]);
+    const [delivered] = await systemQuery<{ n: number }>("SELECT count(*)::int AS n FROM event_deliveries WHERE event_id = ANY($1::uuid[])", [
+      message.event_ids,
+    ]);
     expect(delivered.n).toBe(50);
   });
 
   it("runs started twice for the same claim are refused by the (trigger, event) key", async () => {
     const { creds, a, message } = await setup(1);
     await withDatabase((db) => claimDelivery(db, message));
-    const [run] = await systemQuery<{ event_id: string; trigger_id: string; context: any }>("SELECT event_id, trigger_id, context FROM workflow_runs WHERE workflow_id = $1", [a.id]);
-    const [trigger] = await systemQuery<{ id: string; key: string; definition: any }>("SELECT id, key, definition FROM workflow_triggers WHERE id = $1", [run.trigger_id]);
-    const [event] = await systemQuery<{ payload: any; entity_type_id: string; entity_id: string }>("SELECT payload, entity_type_id, entity_id FROM events WHERE id = $1", [run.event_id]);
+    const [run] = await systemQuery<{ event_id: string; trigger_id: string; context: any }>(
+      "SELECT event_id, trigger_id, context FROM workflow_runs WHERE workflow_id = $1",
+      [a.id],
+    );
+    const [trigger] = await systemQuery<{ id: string; key: string; definition: any }>("SELECT id, key, definition FROM workflow_triggers WHERE id = $1", [
+      run.trigger_id,
+    ]);
+    const [event] = await systemQuery<{ payload: any; entity_type_id: string; entity_id: string }>(
+      "SELECT payload, entity_type_id, entity_id FROM events WHERE id = $1",
+      [run.event_id],
+    );
     const claim: Claim = {
-      events: [{ id: run.event_id, entity_id: event.entity_id, entity_type_id: event.entity_type_id, action: "created", payload: event.payload, occurred_at: "x", trigger_ids: [trigger.id] }],
-      triggers: [{ id: trigger.id, key: trigger.key, workflow_id: a.id, entity_type_id: event.entity_type_id, version: 1, definition: trigger.definition, type_config: null }],
+      events: [
+        {
+          id: run.event_id,
+          entity_id: event.entity_id,
+          entity_type_id: event.entity_type_id,
+          action: "created",
+          payload: event.payload,
+          occurred_at: "x",
+          trigger_ids: [trigger.id],
+        },
+      ],
+      triggers: [
+        {
+          id: trigger.id,
+          key: trigger.key,
+          workflow_id: a.id,
+          entity_type_id: event.entity_type_id,
+          version: 1,
+          definition: trigger.definition,
+          type_config: null,
+        },
+      ],
     };
     const again = await withDatabase((db) => db.tenantTx(creds.tenantId, (sql) => startEventRuns(sql, creds.tenantId, claim)));
     expect(again).toEqual([]);
@@ -175,7 +206,10 @@ describe("eventInput", () => {
   const entity = { id: "e", name: "N", type: { id: "t", name: "T" }, attributes: { a: 1 }, identifier_key: "k", created_at: "c", updated_at: "u" };
   const base = { id: "ev", entity_id: "e", entity_type_id: "t", occurred_at: "o", trigger_ids: [] };
   it("created: the event and the entity as the API answers it", () => {
-    expect(eventInput({ ...base, action: "created", payload: { entity } })).toEqual({ event: { id: "ev", action: "created", occurred_at: "o" }, entity: { ...entity, deleted_at: null } });
+    expect(eventInput({ ...base, action: "created", payload: { entity } })).toEqual({
+      event: { id: "ev", action: "created", occurred_at: "o" },
+      entity: { ...entity, deleted_at: null },
+    });
   });
   it("updated: previous is the name and attributes before", () => {
     const payload = { entity, previous: { name: "M", attributes: { a: 0 }, identifier_key: "j" } };

@@ -70,7 +70,16 @@ describe("event triggers: type and action", () => {
     expect(created[0].context).toEqual({
       input: {
         event: { id: event.id, action: "created", occurred_at: apiEvent.created_at },
-        entity: { id: e.id, name: "A", type: { id: type.id, name: "Product" }, attributes: { sku: "1", title: "t" }, identifier_key: "1", created_at: e.created_at, updated_at: e.updated_at, deleted_at: null },
+        entity: {
+          id: e.id,
+          name: "A",
+          type: { id: type.id, name: "Product" },
+          attributes: { sku: "1", title: "t" },
+          identifier_key: "1",
+          created_at: e.created_at,
+          updated_at: e.updated_at,
+          deleted_at: null,
+        },
       },
       trigger: { id: "on", type: "event" },
       run: { id: created[0].id },
@@ -119,14 +128,22 @@ describe("event triggers: type and action", () => {
     const onCreate = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "created" });
     const onUpdate = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "updated" });
     const upsert = (title: string) =>
-      call("POST", "/entity/entities/upsert", { auth: creds.auth, body: { type_name: "Product", on_conflict: "replace", data: [{ name: "U", attributes: { sku: "u1", title } }] } });
+      call("POST", "/entity/entities/upsert", {
+        auth: creds.auth,
+        body: { type_name: "Product", on_conflict: "replace", data: [{ name: "U", attributes: { sku: "u1", title } }] },
+      });
     expect((await upsert("first")).status).toBe(200);
     expect((await upsert("second")).status).toBe(200);
     await settle(creds.tenantId);
     const [c] = await runsOf(onCreate.id);
     const [u] = await runsOf(onUpdate.id);
     const got = (await call("GET", `/entity/entities/${u.entity_id}`, { auth: creds.auth })).json.data;
-    expect(c.context.input.entity).toMatchObject({ attributes: { sku: "u1", title: "first" }, identifier_key: "u1", created_at: got.created_at, deleted_at: null });
+    expect(c.context.input.entity).toMatchObject({
+      attributes: { sku: "u1", title: "first" },
+      identifier_key: "u1",
+      created_at: got.created_at,
+      deleted_at: null,
+    });
     expect(u.context.input.entity).toEqual(got);
     // As after a PUT, an updated run sees what the entity was; a created one has no previous.
     expect(u.context.input.previous).toEqual({ attributes: { sku: "u1", title: "first" }, name: "U" });
@@ -136,9 +153,15 @@ describe("event triggers: type and action", () => {
   it("an upsert by id (and by key with merge) gives its updated runs the entity as it was", async () => {
     const { creds, type } = await tenantWithProducts();
     const onUpdate = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "updated" });
-    const first = await call("POST", "/entity/entities/upsert", { auth: creds.auth, body: { type_name: "Product", data: [{ name: "V", attributes: { sku: "v1", title: "one" } }] } });
+    const first = await call("POST", "/entity/entities/upsert", {
+      auth: creds.auth,
+      body: { type_name: "Product", data: [{ name: "V", attributes: { sku: "v1", title: "one" } }] },
+    });
     const id = first.json.data.ids[0];
-    const byId = await call("POST", "/entity/entities/upsert", { auth: creds.auth, body: { type_name: "Product", data: [{ id, name: "V2", attributes: { sku: "v1", title: "two" } }] } });
+    const byId = await call("POST", "/entity/entities/upsert", {
+      auth: creds.auth,
+      body: { type_name: "Product", data: [{ id, name: "V2", attributes: { sku: "v1", title: "two" } }] },
+    });
     expect(byId.status).toBe(200);
     const merged = await call("POST", "/entity/entities/upsert", {
       auth: creds.auth,
@@ -169,14 +192,29 @@ describe("event triggers: narrowing", () => {
   it("relationshipRuleId narrows to entities linked by that rule, at either end", async () => {
     const { creds, type } = await tenantWithProducts();
     const shopType = await createType(creds.auth, { name: "Shop", schema: { type: "object" }, config: { identifier_key: ["code"] } });
-    const rule = (await call("POST", "/entity/relationship-rules", { auth: creds.auth, body: { name: "sells", from_entity_type_name: "Shop", to_entity_type_name: "Product" } })).json.data;
-    const other = (await call("POST", "/entity/relationship-rules", { auth: creds.auth, body: { name: "lists", from_entity_type_name: "Shop", to_entity_type_name: "Product" } })).json.data;
+    const rule = (
+      await call("POST", "/entity/relationship-rules", {
+        auth: creds.auth,
+        body: { name: "sells", from_entity_type_name: "Shop", to_entity_type_name: "Product" },
+      })
+    ).json.data;
+    const other = (
+      await call("POST", "/entity/relationship-rules", {
+        auth: creds.auth,
+        body: { name: "lists", from_entity_type_name: "Shop", to_entity_type_name: "Product" },
+      })
+    ).json.data;
     const shop = await createEntity(creds.auth, "Shop", "s", { code: "s" });
     const sold = await createEntity(creds.auth, "Product", "sold", { sku: "sold", title: "t" });
     const listed = await createEntity(creds.auth, "Product", "listed", { sku: "listed", title: "t" });
     const alone = await createEntity(creds.auth, "Product", "alone", { sku: "alone", title: "t" });
-    for (const [r, to] of [["sells", sold.id], ["lists", listed.id]]) {
-      expect((await call("POST", "/entity/relationships", { auth: creds.auth, body: { rule_name: r, from_entity_id: shop.id, to_entity_id: to } })).status).toBe(201);
+    for (const [r, to] of [
+      ["sells", sold.id],
+      ["lists", listed.id],
+    ]) {
+      expect(
+        (await call("POST", "/entity/relationships", { auth: creds.auth, body: { rule_name: r, from_entity_id: shop.id, to_entity_id: to } })).status,
+      ).toBe(201);
     }
     const onProducts = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "updated", relationshipRuleId: rule.id });
     const onShops = await eventWorkflow(creds, { entityTypeId: shopType.id, eventAction: "updated", relationshipRuleId: other.id });
@@ -206,7 +244,8 @@ describe("event triggers: narrowing", () => {
       ["segment", { operator: "segment", path: "path", value: "b" }, { path: "a|b|c" }, { path: "a|bc" }],
     ];
     const workflows = [];
-    for (const [label, filter] of cases) workflows.push({ label, ...(await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "created", attributeFilters: [filter] })) });
+    for (const [label, filter] of cases)
+      workflows.push({ label, ...(await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "created", attributeFilters: [filter] })) });
     const made: { label: string; hit: string; miss: string }[] = [];
     for (const [i, [label, , hit, miss]] of cases.entries()) {
       const a = await createEntity(creds.auth, "Product", `${label} hit`, { sku: `h${i}`, title: "t", ...hit });
@@ -262,7 +301,11 @@ describe("event triggers: condition, contextData, idempotencyKey", () => {
 
   it("idempotencyKey: one run per key", async () => {
     const { creds, type } = await tenantWithProducts();
-    const wf = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "updated" }, { idempotencyKey: "{{ context.input.entity.attributes.region }}" });
+    const wf = await eventWorkflow(
+      creds,
+      { entityTypeId: type.id, eventAction: "updated" },
+      { idempotencyKey: "{{ context.input.entity.attributes.region }}" },
+    );
     const e = await createEntity(creds.auth, "Product", "p", { sku: "k1", title: "t", region: "EU" });
     await put(creds.auth, e.id, { sku: "k1", title: "t2", region: "EU" });
     await put(creds.auth, e.id, { sku: "k1", title: "t3", region: "EU" });
@@ -275,8 +318,16 @@ describe("event triggers: condition, contextData, idempotencyKey", () => {
     const { creds, type } = await tenantWithProducts();
     const failing = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "created" }, { condition: '$number("abc") > 1' });
     // A string compared with an indexed numeric attribute cannot compile for this type.
-    const unfit = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "created", attributeFilters: [{ operator: "gt", path: "price", value: "abc" }] });
-    const fine = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "created", attributeFilters: [{ operator: "eq", path: "region", value: "EU" }] });
+    const unfit = await eventWorkflow(creds, {
+      entityTypeId: type.id,
+      eventAction: "created",
+      attributeFilters: [{ operator: "gt", path: "price", value: "abc" }],
+    });
+    const fine = await eventWorkflow(creds, {
+      entityTypeId: type.id,
+      eventAction: "created",
+      attributeFilters: [{ operator: "eq", path: "region", value: "EU" }],
+    });
     const e = await createEntity(creds.auth, "Product", "p", { sku: "f1", title: "t", region: "EU" });
     await settle(creds.tenantId);
     expect(await runsOf(failing.id)).toEqual([]);
@@ -290,7 +341,10 @@ describe("event triggers: what never fires", () => {
     const { creds, type } = await tenantWithProducts();
     const disabled = await eventWorkflow(creds, { entityTypeId: type.id, eventAction: "created" });
     await systemQuery("UPDATE workflow_triggers SET enabled = false WHERE id = $1", [disabled.triggerId]);
-    const draft = await createWorkflow(creds, { jobs: JOBS, triggers: [{ id: "on", source: { entityTypeId: type.id, eventAction: "created", attributeFilters: [] } }] });
+    const draft = await createWorkflow(creds, {
+      jobs: JOBS,
+      triggers: [{ id: "on", source: { entityTypeId: type.id, eventAction: "created", attributeFilters: [] } }],
+    });
 
     // Another tenant's trigger row naming this tenant's type (activation would refuse it; written directly).
     const other = await createTenant();

@@ -28,7 +28,11 @@ export interface ActivationAnswer {
   triggers: { id: string; trigger_id: string; type: "event" | "cron" | "webhook"; enabled: boolean; webhook_url?: string; config_status: string }[];
 }
 
-export async function activateWorkflow(creds: TenantCreds, workflowId: string, body: { env?: object; job_bindings?: object; policy_id?: string | null } = {}): Promise<ActivationAnswer> {
+export async function activateWorkflow(
+  creds: TenantCreds,
+  workflowId: string,
+  body: { env?: object; job_bindings?: object; policy_id?: string | null } = {},
+): Promise<ActivationAnswer> {
   const res = await call("POST", `/workflows/${workflowId}/activate`, { auth: creds.auth, body });
   if (res.status !== 200) throw new Error(`activating workflow ${workflowId}: ${res.status} ${res.text}`);
   return res.json.data;

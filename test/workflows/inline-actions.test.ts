@@ -83,14 +83,22 @@ const actions = (list: unknown[], p: Partial<InlinePermissions> & { input?: unkn
 });
 
 const lamps = () => systemQuery(`SELECT name, attributes FROM entities WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY name`, [t.tenantId]);
-const upsert = (sku: string, name: string) => ({ stepId: "saved", name: "upsertEntity", config: { typeName: "Product", data: [{ name, attributes: { sku, title: name } }] } });
+const upsert = (sku: string, name: string) => ({
+  stepId: "saved",
+  name: "upsertEntity",
+  config: { typeName: "Product", data: [{ name, attributes: { sku, title: name } }] },
+});
 
 describe("an actions command", () => {
   it("under readonly reads entities, binds each result by stepId and answers the output from input and outputs", async () => {
     const result = await runInlineActions(
       actions(
         [
-          { stepId: "found", name: "queryEntity", config: { typeName: "Product", filter: { operator: "eq", path: ["attributes", "sku"], value: "{{ input.sku }}" } } },
+          {
+            stepId: "found",
+            name: "queryEntity",
+            config: { typeName: "Product", filter: { operator: "eq", path: ["attributes", "sku"], value: "{{ input.sku }}" } },
+          },
           { stepId: "named", name: "pipe", config: { value: "{{ outputs.found.data[0].name & '/' & $shout(input.sku) }}" } },
         ],
         { input: { sku: "{{ page.params.sku }}" }, output: { id: "{{ outputs.found.data[0].id }}", label: "{{ outputs.named }}" } },
@@ -101,7 +109,13 @@ describe("an actions command", () => {
   });
 
   it("without output answers the results by stepId", async () => {
-    const result = await runInlineActions(actions([{ stepId: "one", name: "pipe", config: { value: 1 } }, { name: "pipe", config: { value: 2 } }]), environment(reader));
+    const result = await runInlineActions(
+      actions([
+        { stepId: "one", name: "pipe", config: { value: 1 } },
+        { name: "pipe", config: { value: 2 } },
+      ]),
+      environment(reader),
+    );
     expect(result).toEqual({ status: "success", output: { one: 1 }, wrote: false });
   });
 
@@ -122,7 +136,10 @@ describe("an actions command", () => {
   });
 
   it("under dataMutation writes, and says so", async () => {
-    const result = await runInlineActions(actions([upsert("d1", "Desk")], { permissionSet: "dataMutation", output: "{{ outputs.saved.created }}" }), environment(writer));
+    const result = await runInlineActions(
+      actions([upsert("d1", "Desk")], { permissionSet: "dataMutation", output: "{{ outputs.saved.created }}" }),
+      environment(writer),
+    );
     expect(result).toEqual({ status: "success", output: 1, wrote: true });
     expect((await lamps()).map((r) => r.name)).toContain("Desk");
   });
@@ -131,8 +148,15 @@ describe("an actions command", () => {
     const allowed = await runInlineActions(actions([upsert("c1", "Chair")], { additionalAllowed: ["upsertEntity"] }), environment(writer));
     expect([allowed.status, allowed.wrote]).toEqual(["success", true]);
     const denied = await runInlineActions(actions([upsert("s1", "Sofa")], { permissionSet: "dataMutation", denied: ["upsertEntity"] }), environment(writer));
-    expect(denied).toMatchObject({ status: "error", wrote: false, error: { status: 403, code: "FORBIDDEN", details: { action: "upsertEntity", permission_set: "dataMutation" } } });
-    const readDenied = await runInlineActions(actions([{ name: "queryEntity", config: { typeName: "Product" } }], { denied: ["queryEntity"] }), environment(reader));
+    expect(denied).toMatchObject({
+      status: "error",
+      wrote: false,
+      error: { status: 403, code: "FORBIDDEN", details: { action: "upsertEntity", permission_set: "dataMutation" } },
+    });
+    const readDenied = await runInlineActions(
+      actions([{ name: "queryEntity", config: { typeName: "Product" } }], { denied: ["queryEntity"] }),
+      environment(reader),
+    );
     expect(readDenied).toMatchObject({ status: "error", error: { code: "FORBIDDEN", details: { action: "queryEntity" } } });
     const names = (await lamps()).map((r) => r.name);
     expect([names.includes("Chair"), names.includes("Sofa")]).toEqual([true, false]);
@@ -168,7 +192,14 @@ describe("an actions command", () => {
     const handled = await runInlineActions(
       actions(
         [
-          { stepId: "check", name: "pipe", config: { value: { n: 3 } }, errorWhen: "result.n > 2", errorPolicy: "continue", onError: [{ stepId: "fallback", name: "pipe", config: { value: "used" } }] },
+          {
+            stepId: "check",
+            name: "pipe",
+            config: { value: { n: 3 } },
+            errorWhen: "result.n > 2",
+            errorPolicy: "continue",
+            onError: [{ stepId: "fallback", name: "pipe", config: { value: "used" } }],
+          },
           { stepId: "after", name: "pipe", config: { value: "{{ outputs.fallback }}" } },
         ],
         { output: "{{ outputs }}" },
@@ -176,8 +207,17 @@ describe("an actions command", () => {
       environment(reader),
     );
     expect(handled).toEqual({ status: "success", output: { fallback: "used", after: "used" }, wrote: false });
-    const failed = await runInlineActions(actions([{ name: "pipe", config: { value: 5 }, errorWhen: "result = 5" }, { stepId: "never", name: "pipe", config: { value: 1 } }]), environment(reader));
-    expect(failed).toMatchObject({ status: "error", error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: "Action actions/0: errorWhen holds for its result", details: { result: 5 } } });
+    const failed = await runInlineActions(
+      actions([
+        { name: "pipe", config: { value: 5 }, errorWhen: "result = 5" },
+        { stepId: "never", name: "pipe", config: { value: 1 } },
+      ]),
+      environment(reader),
+    );
+    expect(failed).toMatchObject({
+      status: "error",
+      error: { status: 422, code: "UNPROCESSABLE_ENTITY", message: "Action actions/0: errorWhen holds for its result", details: { result: 5 } },
+    });
   });
 
   it("refuses an action that waits", async () => {
@@ -191,7 +231,10 @@ describe("an http action inside a request", () => {
   it("is not retried without maxRetries: the 503 is its result and errorWhen fails it", async () => {
     const s = await scenario({ "/busy": [{ status: 503, body: "busy" }, { json: { ok: true } }] });
     const result = await runInlineActions(actions([{ name: "http", config: { url: s.url("/busy") } }]), environment(reader));
-    expect(result).toMatchObject({ status: "error", error: { code: "UNPROCESSABLE_ENTITY", message: "Action actions/0: errorWhen holds for its result (HTTP 503)" } });
+    expect(result).toMatchObject({
+      status: "error",
+      error: { code: "UNPROCESSABLE_ENTITY", message: "Action actions/0: errorWhen holds for its result (HTTP 503)" },
+    });
     expect(await s.requests()).toHaveLength(1);
   });
 
@@ -199,7 +242,9 @@ describe("an http action inside a request", () => {
     const s = await scenario({ "/flaky": [{ status: 503 }, { status: 502 }, { json: { ok: true } }], "/down": [{ status: 503, body: "down" }] });
     const started = Date.now();
     const ok = await runInlineActions(
-      actions([{ stepId: "call", name: "http", config: { url: s.url("/flaky"), maxRetries: 2, initialRetryDelayMs: 30_000 } }], { output: "{{ outputs.call.body }}" }),
+      actions([{ stepId: "call", name: "http", config: { url: s.url("/flaky"), maxRetries: 2, initialRetryDelayMs: 30_000 } }], {
+        output: "{{ outputs.call.body }}",
+      }),
       environment(reader),
     );
     expect(ok).toEqual({ status: "success", output: { ok: true }, wrote: false });
@@ -213,7 +258,10 @@ describe("an http action inside a request", () => {
 
   it("does not retry past the request's deadline", async () => {
     const s = await scenario({ "/late": [{ status: 503 }, { json: { ok: true } }] });
-    const result = await runInlineActions(actions([{ name: "http", config: { url: s.url("/late"), maxRetries: 2 } }]), environment(reader, { deadline: Date.now() + 150 }));
+    const result = await runInlineActions(
+      actions([{ name: "http", config: { url: s.url("/late"), maxRetries: 2 } }]),
+      environment(reader, { deadline: Date.now() + 150 }),
+    );
     expect(result).toMatchObject({ status: "error", error: { status: 503, code: "SERVICE_UNAVAILABLE", details: { action: "http" } } });
     expect(await s.requests()).toHaveLength(1);
   });
@@ -230,10 +278,10 @@ describe("an http action inside a request", () => {
     const secret = "tok-4f8a9c2e";
     const s = await scenario({ "/echo": [{ json: { seen: secret, other: "x" } }] });
     const result = await runInlineActions(
-      actions(
-        [{ stepId: "call", name: "http", config: { url: s.url("/echo"), headers: { Authorization: "Bearer {{ input.token }}" } } }],
-        { input: { token: "{{ config.app.token }}" }, output: { body: "{{ outputs.call.body }}", shouted: "{{ $uppercase(input.token) }}" } },
-      ),
+      actions([{ stepId: "call", name: "http", config: { url: s.url("/echo"), headers: { Authorization: "Bearer {{ input.token }}" } } }], {
+        input: { token: "{{ config.app.token }}" },
+        output: { body: "{{ outputs.call.body }}", shouted: "{{ $uppercase(input.token) }}" },
+      }),
       environment(reader, { scope: { config: { app: { token: secret } } }, secrets: [secret] }),
     );
     const [seen] = await s.requests();
@@ -246,22 +294,35 @@ describe("a job command", () => {
   const jobBody = { actions: [{ stepId: "n", name: "pipe", config: { value: "{{ input.x * 2 }}" } }], input: { x: 1 }, output: "{{ outputs.n }}" };
 
   it("runs an inline jobs.<key> body with the command's input in place of its own, under readonly", async () => {
-    const result = await runInlineJob({ job: { key: "double", body: jobBody as never }, input: { x: "{{ page.params.x }}" } }, environment(reader, { scope: { page: { params: { x: 21 } } } }));
+    const result = await runInlineJob(
+      { job: { key: "double", body: jobBody as never }, input: { x: "{{ page.params.x }}" } },
+      environment(reader, { scope: { page: { params: { x: 21 } } } }),
+    );
     expect(result).toEqual({ status: "success", output: 42, wrote: false });
     const refused = await runInlineJob({ job: { key: "save", body: { actions: [upsert("j1", "Jar")] as never } } }, environment(writer));
     expect(refused).toMatchObject({ status: "error", error: { code: "FORBIDDEN", details: { action: "upsertEntity", permission_set: "readonly" } } });
-    const allowed = await runInlineJob({ job: { key: "save", body: { actions: [upsert("j2", "Jug")] as never } }, additionalAllowed: ["upsertEntity"] }, environment(writer));
+    const allowed = await runInlineJob(
+      { job: { key: "save", body: { actions: [upsert("j2", "Jug")] as never } }, additionalAllowed: ["upsertEntity"] },
+      environment(writer),
+    );
     expect([allowed.status, allowed.wrote]).toEqual(["success", true]);
   });
 
   it("an unbound slot fails with JOB_SLOT_UNBOUND", async () => {
     const result = await runInlineJob({ job: { key: "enrich", bound: undefined } }, environment(reader));
-    expect(result).toMatchObject({ status: "error", wrote: false, error: { status: 422, code: "UNPROCESSABLE_ENTITY", details: { code: "JOB_SLOT_UNBOUND", slot: "enrich" } } });
+    expect(result).toMatchObject({
+      status: "error",
+      wrote: false,
+      error: { status: 422, code: "UNPROCESSABLE_ENTITY", details: { code: "JOB_SLOT_UNBOUND", slot: "enrich" } },
+    });
   });
 
   it("runs the bound job the tenant sees: its own, or another tenant's only while a workflow shared with it runs that job", async () => {
     const publish = async (owner: TenantCreds, name: string, value: string) => {
-      const res = await call("POST", "/definition/jobs", { auth: owner.auth, body: { name, definition_json: { actions: [{ stepId: "v", name: "pipe", config: { value } }], output: "{{ outputs.v }}" } } });
+      const res = await call("POST", "/definition/jobs", {
+        auth: owner.auth,
+        body: { name, definition_json: { actions: [{ stepId: "v", name: "pipe", config: { value } }], output: "{{ outputs.v }}" } },
+      });
       expect(res.status, res.text).toBe(201);
       return res.json.data.id as string;
     };
@@ -272,9 +333,18 @@ describe("a job command", () => {
     expect(await run(own)).toEqual({ status: "success", output: "own", wrote: false });
     expect(await run(owners)).toMatchObject(notFound);
 
-    const workflow = await call("POST", "/definition/workflows", { auth: other.auth, body: { name: `uses-${ownersName}`, definition_json: { jobs: [{ id: "run", name: ownersName }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] } } });
+    const workflow = await call("POST", "/definition/workflows", {
+      auth: other.auth,
+      body: {
+        name: `uses-${ownersName}`,
+        definition_json: { jobs: [{ id: "run", name: ownersName }], triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] },
+      },
+    });
     expect(workflow.status, workflow.text).toBe(201);
-    const share = await call("POST", "/access/shares", { auth: other.auth, body: { resource_type: "workflow", resource_id: workflow.json.data.id, target_tenant_id: t.tenantId } });
+    const share = await call("POST", "/access/shares", {
+      auth: other.auth,
+      body: { resource_type: "workflow", resource_id: workflow.json.data.id, target_tenant_id: t.tenantId },
+    });
     expect(share.status, share.text).toBe(201);
     expect(await run(owners)).toEqual({ status: "success", output: "owner's", wrote: false });
     // A binding accepted while the job was shared stops running once the share is withdrawn.
@@ -283,7 +353,10 @@ describe("a job command", () => {
   });
 
   it("a bound job holding an action that waits fails at run time", async () => {
-    const res = await call("POST", "/definition/jobs", { auth: t.auth, body: { name: `wait-${crypto.randomUUID().slice(0, 8)}`, definition_json: { actions: [{ name: "awaitInput", config: {} }] } } });
+    const res = await call("POST", "/definition/jobs", {
+      auth: t.auth,
+      body: { name: `wait-${crypto.randomUUID().slice(0, 8)}`, definition_json: { actions: [{ name: "awaitInput", config: {} }] } },
+    });
     expect(res.status, res.text).toBe(201);
     const result = await runInlineJob({ job: { key: "enrich", bound: res.json.data.id } }, environment(reader));
     expect(result).toMatchObject({ status: "error", error: { code: "UNPROCESSABLE_ENTITY", details: { action: "awaitInput" } } });

@@ -67,7 +67,10 @@ describe("a storage fault mid-walk", () => {
       expect(run.outputs.fan.done).toBe(true);
       await descendants(t, runId);
       const children = await systemQuery(`SELECT status FROM workflow_runs WHERE parent_run_id = $1`, [runId]);
-      expect(children.map((c) => c.status), `fault at write ${fault}`).toEqual(["success", "success"]);
+      expect(
+        children.map((c) => c.status),
+        `fault at write ${fault}`,
+      ).toEqual(["success", "success"]);
     }
   });
 });
@@ -143,7 +146,10 @@ describe("an object aborted at each boundary", () => {
       // The aborted call fails; what it kept survives in storage, and the next start replays it.
       const died = await stub(runId)
         .start(t.tenantId, runId)
-        .then(() => "finished", (e: Error) => e.message);
+        .then(
+          () => "finished",
+          (e: Error) => e.message,
+        );
       expect(died, `abort after write ${boundary}`).toContain("injected abort");
       expect((await runRecord(t, runId)).status, `abort after write ${boundary}`).not.toBe("success");
       await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
@@ -152,7 +158,10 @@ describe("an object aborted at each boundary", () => {
       expect(run.outputs.fan.done).toBe(true);
       await descendants(t, runId);
       const children = await systemQuery(`SELECT status FROM workflow_runs WHERE parent_run_id = $1`, [runId]);
-      expect(children.map((c) => c.status), `abort after write ${boundary}`).toEqual(["success", "success"]);
+      expect(
+        children.map((c) => c.status),
+        `abort after write ${boundary}`,
+      ).toEqual(["success", "success"]);
     }
   });
 });
@@ -174,8 +183,15 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
 describe("an object that dies with an action in flight", () => {
   /** A run of one `http` POST whose first answer takes 60 s (the object dies before it), the next at once. */
   async function inFlight(t: TenantCreds) {
-    const s = await scenario({ "/slow": [{ status: 200, json: { n: 1 }, delayMs: 60_000 }, { status: 200, json: { n: 2 } }] });
-    const wf = await manualWorkflow(t, [{ id: "call", actions: [{ stepId: "post", name: "http", config: { url: s.url("/slow"), method: "POST", body: { x: 1 } } }] }]);
+    const s = await scenario({
+      "/slow": [
+        { status: 200, json: { n: 1 }, delayMs: 60_000 },
+        { status: 200, json: { n: 2 } },
+      ],
+    });
+    const wf = await manualWorkflow(t, [
+      { id: "call", actions: [{ stepId: "post", name: "http", config: { url: s.url("/slow"), method: "POST", body: { x: 1 } } }] },
+    ]);
     const runId = await insertedRun(t, wf, Date.now());
     const started = stub(runId)
       .start(t.tenantId, runId)
@@ -227,7 +243,9 @@ describe("an httpCallback whose object dies with its request in flight", () => {
   it("resends the same callback URL under the same key, and the target's callback to it is taken", async () => {
     const t = await createTenant();
     const s = await scenario({ "/start": [{ status: 202, delayMs: 60_000 }, { status: 202 }] });
-    const wf = await manualWorkflow(t, [{ id: "call", actions: [{ stepId: "job", name: "httpCallback", config: { url: s.url("/start"), method: "POST", body: {} } }] }]);
+    const wf = await manualWorkflow(t, [
+      { id: "call", actions: [{ stepId: "job", name: "httpCallback", config: { url: s.url("/start"), method: "POST", body: {} } }] },
+    ]);
     const runId = await insertedRun(t, wf, Date.now());
     const started = stub(runId)
       .start(t.tenantId, runId)
@@ -247,7 +265,10 @@ describe("an httpCallback whose object dies with its request in flight", () => {
   });
 });
 
-const firstActionOf = (run: { job_runs: { action_runs: { status: string; attempts: number }[] }[] }) => [run.job_runs[0].action_runs[0].status, run.job_runs[0].action_runs[0].attempts];
+const firstActionOf = (run: { job_runs: { action_runs: { status: string; attempts: number }[] }[] }) => [
+  run.job_runs[0].action_runs[0].status,
+  run.job_runs[0].action_runs[0].attempts,
+];
 
 describe("a mirror that lost the run's last writes", () => {
   // Writes of a one-action run: doc, state running, step running, action running and success, step success, state.
@@ -258,7 +279,14 @@ describe("a mirror that lost the run's last writes", () => {
     const wf = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 7 } }] }]);
     const runId = await insertedRun(t, wf, Date.now());
     await inObject(runId, (instance) => void (instance.store.writesUntilAbort = LAST_WRITE));
-    expect(await stub(runId).start(t.tenantId, runId).then(() => "finished", (e: Error) => e.message)).toContain("injected abort");
+    expect(
+      await stub(runId)
+        .start(t.tenantId, runId)
+        .then(
+          () => "finished",
+          (e: Error) => e.message,
+        ),
+    ).toContain("injected abort");
     const [state, dirty] = await inObject(runId, async (_, storage) => [await storage.storage.get("state"), await storage.storage.get("dirty")]);
     expect([state, dirty]).toEqual([{ status: "success", outputs: { a: { p: 7 } }, errorsContinued: 0 }, true]);
     expect((await runRecord(t, runId)).status).toBe("running");
@@ -271,7 +299,12 @@ describe("a mirror that lost the run's last writes", () => {
     expect(await alarmOf(runId)).toBeLessThanOrEqual(Date.now() + 5_000);
     expect(await runDurableObjectAlarm(stub(runId))).toBe(true);
     const run = await runRecord(t, runId);
-    expect([run.status, run.outputs, run.job_runs[0].status, run.job_runs[0].action_runs[0].status]).toEqual(["success", { a: { p: 7 } }, "success", "success"]);
+    expect([run.status, run.outputs, run.job_runs[0].status, run.job_runs[0].action_runs[0].status]).toEqual([
+      "success",
+      { a: { p: 7 } },
+      "success",
+      "success",
+    ]);
     expect(await inObject(runId, (_, state) => state.storage.get("dirty"))).toBeUndefined();
   });
 
@@ -290,7 +323,10 @@ describe("a mirror that lost the run's last writes", () => {
     const wf = await manualWorkflow(t, [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 7 } }] }]);
     const runId = await dispatched(t, wf.id);
     // As if the end never reached Postgres, with nothing in the object saying so.
-    await systemQuery(`UPDATE workflow_runs SET status = 'running', outputs = NULL, finished_at = NULL, updated_at = now() - interval '11 minutes' WHERE id = $1`, [runId]);
+    await systemQuery(
+      `UPDATE workflow_runs SET status = 'running', outputs = NULL, finished_at = NULL, updated_at = now() - interval '11 minutes' WHERE id = $1`,
+      [runId],
+    );
     await systemQuery(`UPDATE workflow_job_runs SET status = 'running', finished_at = NULL WHERE run_id = $1`, [runId]);
     await withSystemDb((db) => sweepRuns(db, env, new Date()));
     const run = await runRecord(t, runId);

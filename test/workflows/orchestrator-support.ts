@@ -34,13 +34,20 @@ export async function descendants(t: TenantCreds, runId: string): Promise<string
   for (let generation = [runId]; generation.length; walked.push(...generation)) {
     const rows = await systemQuery<{ id: string }>(`SELECT id FROM workflow_runs WHERE parent_run_id = ANY($1::uuid[]) ORDER BY created_at, id`, [generation]);
     generation = rows.map((r) => r.id);
-    await kickRuns(env, generation.map((id) => ({ tenantId: t.tenantId, runId: id })));
+    await kickRuns(
+      env,
+      generation.map((id) => ({ tenantId: t.tenantId, runId: id })),
+    );
   }
   return walked;
 }
 
 /** A run row inserted as a trigger path would, but never kicked. */
-export async function insertedRun(t: TenantCreds, workflow: { id: string; activation: { version: number; triggers: { id: string; trigger_id: string; type: string }[] } }, notBefore: number): Promise<string> {
+export async function insertedRun(
+  t: TenantCreds,
+  workflow: { id: string; activation: { version: number; triggers: { id: string; trigger_id: string; type: string }[] } },
+  notBefore: number,
+): Promise<string> {
   const trigger = workflow.activation.triggers[0];
   const id = crypto.randomUUID();
   await withSystemDb((db) =>

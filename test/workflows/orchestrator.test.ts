@@ -23,7 +23,12 @@ describe("a dispatched run", () => {
     const t = await createTenant();
     const { id } = await manualWorkflow(t, [
       { id: "prepare", input: { n: "{{ context.input.n }}" }, actions: [{ stepId: "shape", name: "pipe", config: { value: "{{ input.n }}" } }] },
-      { id: "notify", dependencies: ["prepare"], input: { n: "{{ outputs.prepare.shape }}" }, actions: [{ stepId: "echo", name: "pipe", config: { value: "{{ input.n * 2 }}" } }] },
+      {
+        id: "notify",
+        dependencies: ["prepare"],
+        input: { n: "{{ outputs.prepare.shape }}" },
+        actions: [{ stepId: "echo", name: "pipe", config: { value: "{{ input.n * 2 }}" } }],
+      },
     ]);
     const runId = await dispatched(t, id, { n: 7 });
     const run = await runRecord(t, runId);
@@ -76,7 +81,10 @@ describe("a dispatched run", () => {
 describe("a run that starts later", () => {
   it("waits for its alarm at not_before, then runs", async () => {
     const t = await createTenant();
-    const workflow = await activeWorkflow(t, { jobs: [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 1 } }] }], triggers: [{ id: "nightly", cron: "0 2 * * *" }] });
+    const workflow = await activeWorkflow(t, {
+      jobs: [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 1 } }] }],
+      triggers: [{ id: "nightly", cron: "0 2 * * *" }],
+    });
     const notBefore = Date.now() + HOUR;
     const runId = await insertedRun(t, workflow, notBefore);
     await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
@@ -102,7 +110,11 @@ describe("awaitInput", () => {
     expect(expectError(bad, 422, "VALIDATION_FAILED").details.errors).toEqual(["data.ok: must be boolean, got string"]);
     expectError(await call("POST", `/workflows/runs/workflows/${runId}/input`, { auth: t.auth, body: { step_id: "other", data: {} } }), 404, "NOT_FOUND");
     const other = await createTenant();
-    expectError(await call("POST", `/workflows/runs/workflows/${runId}/input`, { auth: other.auth, body: { step_id: "ask", data: { ok: true } } }), 404, "NOT_FOUND");
+    expectError(
+      await call("POST", `/workflows/runs/workflows/${runId}/input`, { auth: other.auth, body: { step_id: "ask", data: { ok: true } } }),
+      404,
+      "NOT_FOUND",
+    );
 
     const res = await call("POST", `/workflows/runs/workflows/${runId}/input`, { auth: t.auth, body: { step_id: "ask", data: { ok: true } } });
     expect(res.status).toBe(200);
@@ -190,7 +202,10 @@ describe("the sweep", () => {
     expect(outcome.expired).toBeGreaterThanOrEqual(1);
     expect((await runRecord(t, lost)).status).toBe("success");
     const expired = await runRecord(t, stuck);
-    expect([expired.status, expired.error]).toEqual(["error", { status: 500, code: "INTERNAL_ERROR", message: "The run made no progress for 60 minutes and was stopped", details: {} }]);
+    expect([expired.status, expired.error]).toEqual([
+      "error",
+      { status: 500, code: "INTERNAL_ERROR", message: "The run made no progress for 60 minutes and was stopped", details: {} },
+    ]);
     expect((await runRecord(t, fresh)).status).toBe("pending");
   });
 

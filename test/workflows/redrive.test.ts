@@ -10,7 +10,8 @@ import { call, createTenant, expectError, systemQuery, type TenantCreds } from "
 import { activeWorkflow } from "./fixture";
 import { dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
 
-const retry = (t: TenantCreds, runId: string, body?: unknown) => call("POST", `/workflows/runs/workflows/${runId}/retry`, { auth: t.auth, ...(body !== undefined && { body }) });
+const retry = (t: TenantCreds, runId: string, body?: unknown) =>
+  call("POST", `/workflows/runs/workflows/${runId}/retry`, { auth: t.auth, ...(body !== undefined && { body }) });
 
 const pipe = (stepId: string, value: string, more: object = {}) => ({ stepId, name: "pipe", config: { value }, ...more });
 
@@ -21,7 +22,13 @@ const pipe = (stepId: string, value: string, more: object = {}) => ({ stepId, na
  */
 const JOBS = [
   { id: "a", rerunPolicy: "abort", actions: [pipe("one", "{{ 1 }}")] },
-  { id: "b", dependencies: ["a"], rerunPolicy: "continue", input: { mode: "{{ config.env.MODE }}", n: "{{ outputs.a.one }}" }, actions: [pipe("two", "{{ input.mode }}", { errorWhen: "result = 'bad'" })] },
+  {
+    id: "b",
+    dependencies: ["a"],
+    rerunPolicy: "continue",
+    input: { mode: "{{ config.env.MODE }}", n: "{{ outputs.a.one }}" },
+    actions: [pipe("two", "{{ input.mode }}", { errorWhen: "result = 'bad'" })],
+  },
   { id: "c", actions: [pipe("three", "{{ 3 }}")] },
   { id: "d", dependencies: ["b"], input: { got: "{{ outputs.b.two }}" }, actions: [pipe("four", "{{ input.got & '!' }}")] },
 ];
@@ -30,7 +37,11 @@ const JOBS = [
 const shape = (run: any) => Object.fromEntries(run.job_runs.map((j: any) => [j.job_id, [j.status, j.action_runs[0]?.attempts ?? null]]));
 
 async function failedRun(t: TenantCreds) {
-  const wf = await activeWorkflow(t, { jobs: JOBS, triggers: [{ id: "manual", webhook: { methods: ["POST"] } }], config: { env: { MODE: null } } }, { env: { MODE: "bad" } });
+  const wf = await activeWorkflow(
+    t,
+    { jobs: JOBS, triggers: [{ id: "manual", webhook: { methods: ["POST"] } }], config: { env: { MODE: null } } },
+    { env: { MODE: "bad" } },
+  );
   const runId = await dispatched(t, wf.id);
   const run = await runRecord(t, runId);
   expect(run.status).toBe("error");
@@ -119,10 +130,10 @@ describe("POST /workflows/runs/workflows/{id}/retry with a body", () => {
     const { wf, runId } = await failedRun(t);
     await setMode(t, wf.id, "good");
     // The row moved as the route moves it; the object was not told.
-    await systemQuery(`UPDATE workflow_runs SET status = 'pending', attempt = attempt + 1, finished_at = NULL, error = NULL, retry_request = $2 WHERE id = $1`, [
-      runId,
-      { config: "current", from_step: "b" },
-    ]);
+    await systemQuery(
+      `UPDATE workflow_runs SET status = 'pending', attempt = attempt + 1, finished_at = NULL, error = NULL, retry_request = $2 WHERE id = $1`,
+      [runId, { config: "current", from_step: "b" }],
+    );
     await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
     const run = await runRecord(t, runId);
     expect([run.status, run.outputs.d]).toEqual(["success", { four: "good!" }]);

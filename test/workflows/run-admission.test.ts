@@ -6,10 +6,28 @@ import { closedRecords } from "../../src/workflows/engine/close";
 import type { ActionRecord, Journal, RunDocument } from "../../src/workflows/engine/types";
 
 const ref = { tenantId: "t-1", runId: "r-1" };
-const doc = { runId: "r-1", tenantId: "t-1", workflowId: "w", workflowVersion: 1, definition: { jobs: [] }, env: {}, policyId: null, context: {} } as unknown as RunDocument;
+const doc = {
+  runId: "r-1",
+  tenantId: "t-1",
+  workflowId: "w",
+  workflowVersion: 1,
+  definition: { jobs: [] },
+  env: {},
+  policyId: null,
+  context: {},
+} as unknown as RunDocument;
 const NOW = 1_700_000_000_000;
 
-const ask: ActionRecord = { key: "a/0", jobId: "a", stepId: "ask", name: "awaitInput", status: "waiting", attempt: 1, config: { schema: { type: "object", required: ["ok"] } }, startedAt: 1 };
+const ask: ActionRecord = {
+  key: "a/0",
+  jobId: "a",
+  stepId: "ask",
+  name: "awaitInput",
+  status: "waiting",
+  attempt: 1,
+  config: { schema: { type: "object", required: ["ok"] } },
+  startedAt: 1,
+};
 const journalWith = (...actions: ActionRecord[]): Journal => ({ steps: {}, actions: Object.fromEntries(actions.map((a) => [a.key, a])) });
 
 describe("admitInput", () => {
@@ -52,7 +70,9 @@ describe("admitDelivery", () => {
   const waiting: ActionRecord = { key: "a/0", jobId: "a", name: "httpCallback", status: "waiting", attempt: 2, until: NOW + 60_000, detail: { iteration: 2 } };
 
   it("takes a callback for the waiting attempt: kept on the record, due at once", () => {
-    expect(admitDelivery(doc, waiting, { status: "running" }, ref, "a/0", 2, { body: 1 }, NOW)).toEqual({ write: { ...waiting, delivered: { body: 1 }, until: NOW } });
+    expect(admitDelivery(doc, waiting, { status: "running" }, ref, "a/0", 2, { body: 1 }, NOW)).toEqual({
+      write: { ...waiting, delivered: { body: 1 }, until: NOW },
+    });
   });
 
   it("refuses an earlier attempt's callback as superseded, a second one as answered, and any once the run finished", () => {
@@ -68,7 +88,9 @@ describe("admitDelivery", () => {
 
   it("after a resend (a crash), waits on the callback URL of the attempt it repeated, which the resend sent again", () => {
     const resent: ActionRecord = { ...waiting, attempt: 3, detail: { iteration: 2, deadline: NOW + 60_000, awaiting: true } };
-    expect(admitDelivery(doc, resent, { status: "running" }, ref, "a/0", 2, { body: 1 }, NOW)).toEqual({ write: { ...resent, delivered: { body: 1 }, until: NOW } });
+    expect(admitDelivery(doc, resent, { status: "running" }, ref, "a/0", 2, { body: 1 }, NOW)).toEqual({
+      write: { ...resent, delivered: { body: 1 }, until: NOW },
+    });
     const later = admitDelivery(doc, resent, { status: "running" }, ref, "a/0", 3, {}, NOW);
     expect("refused" in later && later.refused.details.step_status).toBe("superseded");
   });
@@ -82,7 +104,13 @@ describe("admitDelivery", () => {
 
 describe("cancellation", () => {
   const jobs = [
-    { id: "a", actions: [{ stepId: "ask", name: "awaitInput" }, { stepId: "after", name: "pipe" }] },
+    {
+      id: "a",
+      actions: [
+        { stepId: "ask", name: "awaitInput" },
+        { stepId: "after", name: "pipe" },
+      ],
+    },
     { id: "b", actions: [{ name: "pipe" }] },
     { id: "c", dependencies: ["a"], actions: [{ name: "pipe" }] },
   ];

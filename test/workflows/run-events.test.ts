@@ -179,7 +179,10 @@ describe("a run's event stream", () => {
 
     const refused = await call("GET", `/workflows/runs/workflows/${runId}/events`, { auth: t.auth });
     const error = expectError(refused, 429, "TOO_MANY_REQUESTS");
-    expect([error.details.max_streams, error.message]).toEqual([CAP, `The run has ${CAP} event streams open, the most it serves at once; close one and try again`]);
+    expect([error.details.max_streams, error.message]).toEqual([
+      CAP,
+      `The run has ${CAP} event streams open, the most it serves at once; close one and try again`,
+    ]);
 
     await streams[0].cancel();
     // The cancel travels from the client through the Worker to the object.
@@ -199,7 +202,10 @@ describe("a run's event stream", () => {
 
   it("ends with the row's status when the run ended without its object", async () => {
     const t = await createTenant();
-    const workflow = await activeWorkflow(t, { jobs: [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 1 } }] }], triggers: [{ id: "nightly", cron: "0 2 * * *" }] });
+    const workflow = await activeWorkflow(t, {
+      jobs: [{ id: "a", actions: [{ stepId: "p", name: "pipe", config: { value: 1 } }] }],
+      triggers: [{ id: "nightly", cron: "0 2 * * *" }],
+    });
     const runId = await insertedRun(t, workflow, Date.now() + HOUR);
     await systemQuery(`UPDATE workflow_runs SET status = 'timeout', finished_at = '2026-01-02T03:04:05.678Z' WHERE id = $1`, [runId]);
     const stream = await open(t, runId);

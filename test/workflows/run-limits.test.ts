@@ -11,7 +11,9 @@ const big = (stepId: string, n: number) => ({ stepId, name: "pipe", config: { va
 describe("run limits", () => {
   it("fails an action whose result is over 1 MiB, naming its size and the limit; one at the limit passes", async () => {
     const t = await createTenant();
-    const wf = await manualWorkflow(t, [{ id: "a", actions: [{ ...big("fits", 1024 * 1024 - 2), errorPolicy: "continue" }, big("over", 1024 * 1024 - 1)], output: { n: 1 } }]);
+    const wf = await manualWorkflow(t, [
+      { id: "a", actions: [{ ...big("fits", 1024 * 1024 - 2), errorPolicy: "continue" }, big("over", 1024 * 1024 - 1)], output: { n: 1 } },
+    ]);
     const runId = await dispatched(t, wf.id);
     const run = await runRecord(t, runId);
     const [fits, over] = run.job_runs[0].action_runs;

@@ -30,7 +30,12 @@ describe("run records: configs, results, inputs, skip reasons, errors continued"
         ],
       },
       { id: "off", condition: "context.input.n > 100", conditionPolicy: "continue", actions: [{ name: "pipe", config: { value: 0 } }] },
-      { id: "strict", dependencies: ["a"], errorPolicy: "continue", actions: [{ stepId: "fails", name: "pipe", errorWhen: "result = 'bad'", config: { value: "bad" } }] },
+      {
+        id: "strict",
+        dependencies: ["a"],
+        errorPolicy: "continue",
+        actions: [{ stepId: "fails", name: "pipe", errorWhen: "result = 'bad'", config: { value: "bad" } }],
+      },
     ]);
     const runId = await dispatched(t, wf.id, { n: 7, url: s.url("/missing") });
     const run = await runRecord(t, runId);
@@ -54,7 +59,12 @@ describe("run records: configs, results, inputs, skip reasons, errors continued"
     const off = jobOf(run, "off");
     expect([off.status, off.skipped_reason, off.input, off.action_runs]).toEqual(["skipped", "condition_false", null, []]);
     const strict = jobOf(run, "strict");
-    expect([strict.status, strict.skipped_reason, strict.input, strict.error.message]).toEqual(["error", null, {}, "Action fails: errorWhen holds for its result"]);
+    expect([strict.status, strict.skipped_reason, strict.input, strict.error.message]).toEqual([
+      "error",
+      null,
+      {},
+      "Action fails: errorWhen holds for its result",
+    ]);
     expect([strict.action_runs[0].result, strict.action_runs[0].status]).toEqual(["bad", "error"]);
 
     // The list row carries the count too.
@@ -97,7 +107,13 @@ describe("run records: configs, results, inputs, skip reasons, errors continued"
     ]);
 
     const waiting = await manualWorkflow(t, [
-      { id: "ask", actions: [{ stepId: "wait", name: "awaitInput", config: {} }, { stepId: "then", name: "pipe", config: { value: 1 } }] },
+      {
+        id: "ask",
+        actions: [
+          { stepId: "wait", name: "awaitInput", config: {} },
+          { stepId: "then", name: "pipe", config: { value: 1 } },
+        ],
+      },
       { id: "after", dependencies: ["ask"], actions: [{ name: "pipe", config: { value: 2 } }] },
     ]);
     const runId = await dispatched(t, waiting.id);
@@ -123,8 +139,20 @@ describe("mirroring: a job's running record rides with its first action's", () =
   it("every job and action row and log entry is written once, in order, with jobs walked side by side", async () => {
     const t = await createTenant();
     const wf = await manualWorkflow(t, [
-      { id: "a", actions: [{ stepId: "x", name: "pipe", config: { value: 1 } }, { stepId: "y", name: "pipe", config: { value: 2 } }] },
-      { id: "b", actions: [{ stepId: "z", name: "pipe", if: "false", config: { value: 3 } }, { stepId: "w", name: "pipe", config: { value: 4 } }] },
+      {
+        id: "a",
+        actions: [
+          { stepId: "x", name: "pipe", config: { value: 1 } },
+          { stepId: "y", name: "pipe", config: { value: 2 } },
+        ],
+      },
+      {
+        id: "b",
+        actions: [
+          { stepId: "z", name: "pipe", if: "false", config: { value: 3 } },
+          { stepId: "w", name: "pipe", config: { value: 4 } },
+        ],
+      },
       { id: "c", dependencies: ["a", "b"], actions: [{ stepId: "v", name: "pipe", config: { value: 5 } }] },
     ]);
     const run = await runRecord(t, await dispatched(t, wf.id));
@@ -134,9 +162,21 @@ describe("mirroring: a job's running record rides with its first action's", () =
       ["b", "success", "string", "string"],
       ["c", "success", "string", "string"],
     ]);
-    expect(logOf(jobOf(run, "a"))).toEqual([["x", "running"], ["x", "success"], ["y", "running"], ["y", "success"]]);
-    expect(logOf(jobOf(run, "b"))).toEqual([["z", "skipped"], ["w", "running"], ["w", "success"]]);
-    expect(logOf(jobOf(run, "c"))).toEqual([["v", "running"], ["v", "success"]]);
+    expect(logOf(jobOf(run, "a"))).toEqual([
+      ["x", "running"],
+      ["x", "success"],
+      ["y", "running"],
+      ["y", "success"],
+    ]);
+    expect(logOf(jobOf(run, "b"))).toEqual([
+      ["z", "skipped"],
+      ["w", "running"],
+      ["w", "success"],
+    ]);
+    expect(logOf(jobOf(run, "c"))).toEqual([
+      ["v", "running"],
+      ["v", "success"],
+    ]);
     expect(jobOf(run, "c").action_runs.map((x: any) => [x.step_id, x.status, x.result])).toEqual([["v", "success", 5]]);
   });
 
@@ -164,7 +204,14 @@ describe("mirroring: a job's running record rides with its first action's", () =
     // A second start waits behind the walk the route's kick began.
     await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
     const after = await runRecord(t, runId);
-    expect([after.status, after.job_runs[0].status, logOf(after.job_runs[0])]).toEqual(["success", "success", [["get", "running"], ["get", "success"]]]);
+    expect([after.status, after.job_runs[0].status, logOf(after.job_runs[0])]).toEqual([
+      "success",
+      "success",
+      [
+        ["get", "running"],
+        ["get", "success"],
+      ],
+    ]);
   });
 });
 
@@ -179,7 +226,11 @@ describe("values computed from secrets", () => {
       t,
       [
         { stepId: "derive", name: "pipe", config: { value: { head: "{{ $substring(input.upper, 0, 9) }}", shown: "{{ input.plain }}" } } },
-        { stepId: "send", name: "http", config: { url: s.url("/hook"), method: "POST", headers: { "X-Sig": "{{ $lowercase(input.upper) & '!' }}" }, body: { plain: "{{ input.plain }}" } } },
+        {
+          stepId: "send",
+          name: "http",
+          config: { url: s.url("/hook"), method: "POST", headers: { "X-Sig": "{{ $lowercase(input.upper) & '!' }}" }, body: { plain: "{{ input.plain }}" } },
+        },
       ],
       {
         configEnv: { TOKEN: null },
@@ -197,7 +248,8 @@ describe("values computed from secrets", () => {
     expect([derive.config, derive.result]).toEqual([{ value: { head: "***", shown: "visible-value" } }, { head: "***", shown: "visible-value" }]);
     expect(send.config).toEqual({ url: s.url("/hook"), method: "POST", headers: { "X-Sig": "***" }, body: { plain: "visible-value" } });
     expect(run.outputs.call.derive).toEqual({ head: "***", shown: "visible-value" });
-    for (const needle of [SECRET, SECRET.toUpperCase(), SECRET.toUpperCase().slice(0, 9), `${SECRET}!`]) expect(await rowsHolding([runId], needle), needle).toEqual([]);
+    for (const needle of [SECRET, SECRET.toUpperCase(), SECRET.toUpperCase().slice(0, 9), `${SECRET}!`])
+      expect(await rowsHolding([runId], needle), needle).toEqual([]);
   });
 
   it("stay masked in a later walk, and in the error of an action that fails on one", async () => {

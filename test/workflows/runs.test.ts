@@ -15,7 +15,23 @@ import { activeWorkflow, minimalDefinition } from "./fixture";
 import { alarmOf, dispatched, runRecord } from "./orchestrator-support";
 import { roleToken } from "../access/fixture";
 
-const RUN_KEYS = ["id", "workflow_id", "workflow_version", "trigger", "test", "status", "attempt", "entity_id", "context", "outputs", "error", "errors_continued", "created_at", "started_at", "finished_at"];
+const RUN_KEYS = [
+  "id",
+  "workflow_id",
+  "workflow_version",
+  "trigger",
+  "test",
+  "status",
+  "attempt",
+  "entity_id",
+  "context",
+  "outputs",
+  "error",
+  "errors_continued",
+  "created_at",
+  "started_at",
+  "finished_at",
+];
 
 /** A job that waits in awaitInput until input is posted: its run stays `running`. */
 const WAITING_JOBS = [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", config: {} }] }];
@@ -24,7 +40,14 @@ const WAITING_JOBS = [{ id: "a", actions: [{ stepId: "ask", name: "awaitInput", 
 async function manualWorkflow(t: TenantCreds, jobs?: object[]): Promise<FiringTrigger> {
   const { id, activation } = await activeWorkflow(t, minimalDefinition(jobs && { jobs }));
   const trigger = activation.triggers.find((tr) => tr.id === "manual")!;
-  return { id: trigger.trigger_id, key: "manual", type: "webhook", workflowId: id, workflowVersion: activation.version, definition: { id: "manual", webhook: { methods: ["POST"] } } };
+  return {
+    id: trigger.trigger_id,
+    key: "manual",
+    type: "webhook",
+    workflowId: id,
+    workflowVersion: activation.version,
+    definition: { id: "manual", webhook: { methods: ["POST"] } },
+  };
 }
 
 /**
@@ -32,7 +55,12 @@ async function manualWorkflow(t: TenantCreds, jobs?: object[]): Promise<FiringTr
  * run's created_at to a second of its own (the first the oldest), so the
  * newest-first order is known.
  */
-async function startRuns(t: TenantCreds, trigger: FiringTrigger, inputs: { input: unknown; entityId?: string }[], base = "2026-03-01T10:00:00Z"): Promise<string[]> {
+async function startRuns(
+  t: TenantCreds,
+  trigger: FiringTrigger,
+  inputs: { input: unknown; entityId?: string }[],
+  base = "2026-03-01T10:00:00Z",
+): Promise<string[]> {
   const db = new Database(env.DATABASE_URL, env.NEON_WS_PROXY);
   const ids: string[] = [];
   try {
@@ -51,7 +79,8 @@ async function startRuns(t: TenantCreds, trigger: FiringTrigger, inputs: { input
   return ids;
 }
 
-const setStatus = (ids: string[], status: string, more = "") => systemQuery(`UPDATE workflow_runs SET status = $2${more} WHERE id = ANY($1::uuid[])`, [ids, status]);
+const setStatus = (ids: string[], status: string, more = "") =>
+  systemQuery(`UPDATE workflow_runs SET status = $2${more} WHERE id = ANY($1::uuid[])`, [ids, status]);
 
 const runRows = (tenantId: string) =>
   systemQuery("SELECT id, status, attempt, finished_at, error, updated_at FROM workflow_runs WHERE tenant_id = $1 ORDER BY id", [tenantId]);
@@ -97,7 +126,9 @@ describe("GET /workflows/runs/workflows", () => {
 
   it("lists a run started by direct dispatch, as the dispatch answered it, once its object walked it", async () => {
     const t = await createTenant();
-    const trigger = await manualWorkflow(t, [{ id: "a", input: { via: "{{ context.input.via }}" }, actions: [{ stepId: "echo", name: "pipe", config: { value: "{{ input.via }}" } }] }]);
+    const trigger = await manualWorkflow(t, [
+      { id: "a", input: { via: "{{ context.input.via }}" }, actions: [{ stepId: "echo", name: "pipe", config: { value: "{{ input.via }}" } }] },
+    ]);
     const run = await dispatched(t, trigger.workflowId, { via: "wr" });
     const res = await list(t, `workflow_id=${trigger.workflowId}`);
     expect(ids(res)).toEqual([run]);
@@ -150,7 +181,13 @@ describe("GET /workflows/runs/workflows", () => {
   it("pages by page number and by next_cursor alike, with the same pagination", async () => {
     const t = await createTenant();
     const trigger = await manualWorkflow(t);
-    const runs = (await startRuns(t, trigger, [1, 2, 3, 4, 5].map((n) => ({ input: n })))).reverse();
+    const runs = (
+      await startRuns(
+        t,
+        trigger,
+        [1, 2, 3, 4, 5].map((n) => ({ input: n })),
+      )
+    ).reverse();
 
     const byPage = [];
     for (const page of [1, 2, 3]) {
@@ -179,7 +216,11 @@ describe("GET /workflows/runs/workflows", () => {
   it("a full last page has a next_cursor that answers an empty page; equal created_at orders by id", async () => {
     const t = await createTenant();
     const trigger = await manualWorkflow(t);
-    const runs = await startRuns(t, trigger, [1, 2, 3, 4].map((n) => ({ input: n })));
+    const runs = await startRuns(
+      t,
+      trigger,
+      [1, 2, 3, 4].map((n) => ({ input: n })),
+    );
     await systemQuery("UPDATE workflow_runs SET created_at = '2026-03-01T10:00:00Z' WHERE id = ANY($1::uuid[])", [runs]);
     const expected = [...runs].sort().reverse();
     const first = await list(t, "limit=2");
@@ -194,10 +235,21 @@ describe("GET /workflows/runs/workflows", () => {
   it("a cursor continues only the query it came from", async () => {
     const t = await createTenant();
     const trigger = await manualWorkflow(t);
-    await startRuns(t, trigger, [1, 2, 3].map((n) => ({ input: n })));
+    await startRuns(
+      t,
+      trigger,
+      [1, 2, 3].map((n) => ({ input: n })),
+    );
     const { json } = await list(t, "limit=2");
-    for (const query of [`limit=3&cursor=${json.next_cursor}`, `limit=2&status_in=pending&cursor=${json.next_cursor}`, `limit=2&cursor=${json.next_cursor}x`, "cursor=abc.def"]) {
-      expect(expectError(await list(t, query), 422, "VALIDATION_FAILED").details.errors, query).toEqual(["cursor: is invalid or does not belong to this query"]);
+    for (const query of [
+      `limit=3&cursor=${json.next_cursor}`,
+      `limit=2&status_in=pending&cursor=${json.next_cursor}`,
+      `limit=2&cursor=${json.next_cursor}x`,
+      "cursor=abc.def",
+    ]) {
+      expect(expectError(await list(t, query), 422, "VALIDATION_FAILED").details.errors, query).toEqual([
+        "cursor: is invalid or does not belong to this query",
+      ]);
     }
     const both = expectError(await list(t, `limit=2&page=2&cursor=${json.next_cursor}`), 422, "VALIDATION_FAILED");
     expect(both.details.errors).toEqual(["cursor: cannot be combined with page"]);
@@ -237,7 +289,10 @@ describe("GET /workflows/runs/workflows", () => {
     const reader = await roleToken(t.auth, ["workflow:read"]);
     const none = await roleToken(t.auth, ["entity:read"]);
     expect(ids(await call("GET", "/workflows/runs/workflows", { auth: reader.auth }))).toEqual([run]);
-    expect(expectError(await call("GET", "/workflows/runs", { auth: none.auth }), 403, "FORBIDDEN").details).toMatchObject({ resource: "workflow", action: "read" });
+    expect(expectError(await call("GET", "/workflows/runs", { auth: none.auth }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "workflow",
+      action: "read",
+    });
     expect(ids(await call("GET", "/engine/runs/workflows", { auth: t.auth }))).toEqual([run]);
   });
 });
@@ -248,7 +303,11 @@ describe("GET /workflows/runs/workflows/{id}", () => {
     const trigger = await manualWorkflow(t);
     const [run] = await startRuns(t, trigger, [{ input: { order: 7 } }]);
     const failure = { status: 502, code: "BAD_REQUEST", message: "upstream said no", details: { code: "HTTP_STATUS" } };
-    await setStatus([run], "error", `, started_at = '2026-03-01T10:00:01.5Z', finished_at = '2026-03-01T10:00:03.123456Z', outputs = '{"a":{"x":1}}', error = '{"message":"job b failed"}'`);
+    await setStatus(
+      [run],
+      "error",
+      `, started_at = '2026-03-01T10:00:01.5Z', finished_at = '2026-03-01T10:00:03.123456Z', outputs = '{"a":{"x":1}}', error = '{"message":"job b failed"}'`,
+    );
     const [jobA, jobB] = await systemQuery<{ id: string }>(
       `INSERT INTO workflow_job_runs (tenant_id, run_id, job_id, status, output, error, started_at, finished_at, created_at) VALUES
          ($1, $2, 'a', 'success', '{"x":1}', NULL, '2026-03-01T10:00:01.5Z', '2026-03-01T10:00:02Z', '2026-03-01T10:00:01Z'),
@@ -295,8 +354,34 @@ describe("GET /workflows/runs/workflows/{id}", () => {
         started_at: "2026-03-01T10:00:01.5Z",
         finished_at: "2026-03-01T10:00:02Z",
         action_runs: [
-          { id: actions[1].id, step_id: "first", name: "pipe", status: "success", skipped_reason: null, error: null, attempts: 1, config: null, result: null, result_truncated: false, started_at: "2026-03-01T10:00:01.5Z", finished_at: "2026-03-01T10:00:01.75Z" },
-          { id: actions[0].id, step_id: "second", name: "pipe", status: "success", skipped_reason: null, error: null, attempts: 1, config: null, result: null, result_truncated: false, started_at: "2026-03-01T10:00:01.75Z", finished_at: "2026-03-01T10:00:02Z" },
+          {
+            id: actions[1].id,
+            step_id: "first",
+            name: "pipe",
+            status: "success",
+            skipped_reason: null,
+            error: null,
+            attempts: 1,
+            config: null,
+            result: null,
+            result_truncated: false,
+            started_at: "2026-03-01T10:00:01.5Z",
+            finished_at: "2026-03-01T10:00:01.75Z",
+          },
+          {
+            id: actions[0].id,
+            step_id: "second",
+            name: "pipe",
+            status: "success",
+            skipped_reason: null,
+            error: null,
+            attempts: 1,
+            config: null,
+            result: null,
+            result_truncated: false,
+            started_at: "2026-03-01T10:00:01.75Z",
+            finished_at: "2026-03-01T10:00:02Z",
+          },
         ],
         action_log: [],
       },
@@ -310,14 +395,41 @@ describe("GET /workflows/runs/workflows/{id}", () => {
         output: null,
         started_at: "2026-03-01T10:00:02Z",
         finished_at: "2026-03-01T10:00:03Z",
-        action_runs: [{ id: actions[2].id, step_id: null, name: "http", status: "error", skipped_reason: null, error: failure, attempts: 3, config: null, result: null, result_truncated: false, started_at: "2026-03-01T10:00:02Z", finished_at: "2026-03-01T10:00:03Z" }],
+        action_runs: [
+          {
+            id: actions[2].id,
+            step_id: null,
+            name: "http",
+            status: "error",
+            skipped_reason: null,
+            error: failure,
+            attempts: 3,
+            config: null,
+            result: null,
+            result_truncated: false,
+            started_at: "2026-03-01T10:00:02Z",
+            finished_at: "2026-03-01T10:00:03Z",
+          },
+        ],
         action_log: [
           { step_id: null, name: "http", status: "running", error: null, at: "2026-03-01T10:00:02Z" },
           { step_id: null, name: "http", status: "error", error: failure, at: "2026-03-01T10:00:03Z" },
         ],
       },
     ]);
-    expect(Object.keys(res.json.data.job_runs[0])).toEqual(["id", "job_id", "status", "skipped_reason", "error", "input", "output", "started_at", "finished_at", "action_runs", "action_log"]);
+    expect(Object.keys(res.json.data.job_runs[0])).toEqual([
+      "id",
+      "job_id",
+      "status",
+      "skipped_reason",
+      "error",
+      "input",
+      "output",
+      "started_at",
+      "finished_at",
+      "action_runs",
+      "action_log",
+    ]);
     expect(Object.keys(res.json.data.job_runs[0].action_runs[0])).toEqual([
       "id",
       "step_id",
@@ -344,7 +456,9 @@ describe("GET /workflows/runs/workflows/{id}", () => {
     expect(res.json.data.context.input).toBeNull();
     expectError(await call("GET", `/workflows/runs/workflows/${crypto.randomUUID()}`, { auth: t.auth }), 404, "NOT_FOUND");
     expectError(await call("GET", `/workflows/runs/workflows/${run}`, { auth: other.auth }), 404, "NOT_FOUND");
-    expect(expectError(await call("GET", "/workflows/runs/workflows/nope", { auth: t.auth }), 422, "VALIDATION_FAILED").details.errors).toEqual(["id: must be a UUID"]);
+    expect(expectError(await call("GET", "/workflows/runs/workflows/nope", { auth: t.auth }), 422, "VALIDATION_FAILED").details.errors).toEqual([
+      "id: must be a UUID",
+    ]);
     expectError(await call("GET", "/workflows/runs/workflows/%00", { auth: t.auth }), 422, "VALIDATION_FAILED");
   });
 });
@@ -381,7 +495,11 @@ describe("POST /workflows/runs/workflows/{id}/cancel and /retry", () => {
 
     const res = await post(t, running, "cancel");
     expect(res.status, res.text).toBe(200);
-    expect([res.json.data.status, res.json.data.job_runs[0].status, res.json.data.job_runs[0].action_runs[0].status]).toEqual(["cancelled", "cancelled", "cancelled"]);
+    expect([res.json.data.status, res.json.data.job_runs[0].status, res.json.data.job_runs[0].action_runs[0].status]).toEqual([
+      "cancelled",
+      "cancelled",
+      "cancelled",
+    ]);
     const rows = await runRows(t.tenantId);
     expect(expectError(await post(t, done, "cancel"), 409, "CONFLICT").details.run_status).toBe("success");
     expect(expectError(await post(t, running, "cancel"), 409, "CONFLICT").details.run_status).toBe("cancelled");
@@ -401,20 +519,45 @@ describe("POST /workflows/runs/workflows/{id}/cancel and /retry", () => {
     const res = await post(t, run, "retry");
     expect(res.status, res.text).toBe(200);
     // Back to pending, then its object walked it as far as it goes: into the awaitInput.
-    expect(res.json.data).toMatchObject({ id: run, status: "running", attempt: 1, finished_at: null, error: null, outputs: null, created_at: "2026-03-01T10:00:00Z" });
+    expect(res.json.data).toMatchObject({
+      id: run,
+      status: "running",
+      attempt: 1,
+      finished_at: null,
+      error: null,
+      outputs: null,
+      created_at: "2026-03-01T10:00:00Z",
+    });
     expect(res.json.data.started_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(res.json.data.context).toEqual({ input: 1, trigger: { id: "manual", type: "webhook" }, run: { id: run } });
-    expect(res.json.data.job_runs.map((j: any) => [j.job_id, j.status, j.action_runs.map((a: any) => [a.step_id, a.status])])).toEqual([["a", "waiting", [["ask", "waiting"]]]]);
+    expect(res.json.data.job_runs.map((j: any) => [j.job_id, j.status, j.action_runs.map((a: any) => [a.step_id, a.status])])).toEqual([
+      ["a", "waiting", [["ask", "waiting"]]],
+    ]);
     expect(expectError(await post(t, run, "retry"), 409, "CONFLICT").details.run_status).toBe("running");
     // The list and the record agree on the new state.
-    expect((await list(t, "status_in=running")).json.data.map((r: any) => [r.id, r.attempt]).sort()).toEqual([[run, 1], [running, 0]].sort());
+    expect((await list(t, "status_in=running")).json.data.map((r: any) => [r.id, r.attempt]).sort()).toEqual(
+      [
+        [run, 1],
+        [running, 0],
+      ].sort(),
+    );
   });
 
   it("retries every finished status, counting attempts; job runs stay, a `continue` job's result is reused and an `allow` job runs again", async () => {
     const t = await createTenant();
     const trigger = await manualWorkflow(t, [
-      { id: "kept", rerunPolicy: "continue", input: { n: "{{ context.input.n }}" }, actions: [{ stepId: "one", name: "pipe", config: { value: "{{ input.n }}" } }] },
-      { id: "again", dependencies: ["kept"], input: { n: "{{ outputs.kept.one }}" }, actions: [{ stepId: "two", name: "pipe", config: { value: "{{ input.n + 1 }}" } }] },
+      {
+        id: "kept",
+        rerunPolicy: "continue",
+        input: { n: "{{ context.input.n }}" },
+        actions: [{ stepId: "one", name: "pipe", config: { value: "{{ input.n }}" } }],
+      },
+      {
+        id: "again",
+        dependencies: ["kept"],
+        input: { n: "{{ outputs.kept.one }}" },
+        actions: [{ stepId: "two", name: "pipe", config: { value: "{{ input.n + 1 }}" } }],
+      },
     ]);
     const run = await dispatched(t, trigger.workflowId, { n: 1 });
     const first = await runRecord(t, run);
@@ -443,7 +586,10 @@ describe("POST /workflows/runs/workflows/{id}/cancel and /retry", () => {
     const trigger = await manualWorkflow(t);
     const [run] = await startRuns(t, trigger, [{ input: 1 }]);
     // The run starts in an hour (as a cron run with an offset), so the retried run stays pending.
-    const [{ not_before }] = await systemQuery<{ not_before: string | Date }>(`UPDATE workflow_runs SET not_before = now() + interval '1 hour' WHERE id = $1 RETURNING not_before`, [run]);
+    const [{ not_before }] = await systemQuery<{ not_before: string | Date }>(
+      `UPDATE workflow_runs SET not_before = now() + interval '1 hour' WHERE id = $1 RETURNING not_before`,
+      [run],
+    );
     const cancels = await Promise.all([post(t, run, "cancel"), post(t, run, "cancel")]);
     expect(cancels.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(cancels.find((r) => r.status === 409)!.json.error.details.run_status).toBe("cancelled");
@@ -479,7 +625,15 @@ describe("GET /workflows/schedules", () => {
   it("lists each cron trigger's schedule with the trigger's state, filtered by workflow_id and paged", async () => {
     const t = await createTenant();
     const other = await createTenant();
-    const nightly = await activeWorkflow(t, minimalDefinition({ triggers: [{ id: "nightly", cron: "0 3 * * *" }, { id: "manual", webhook: { methods: ["POST"] } }] }));
+    const nightly = await activeWorkflow(
+      t,
+      minimalDefinition({
+        triggers: [
+          { id: "nightly", cron: "0 3 * * *" },
+          { id: "manual", webhook: { methods: ["POST"] } },
+        ],
+      }),
+    );
     const hourly = await activeWorkflow(t, minimalDefinition({ triggers: [{ id: "hourly", cron: "15 * * * *" }] }));
     await activeWorkflow(other, minimalDefinition({ triggers: [{ id: "theirs", cron: "* * * * *" }] }));
     const nightlyTrigger = nightly.activation.triggers.find((tr) => tr.id === "nightly")!.trigger_id;
@@ -493,7 +647,15 @@ describe("GET /workflows/schedules", () => {
     expect(all.json.data.map((s: { trigger_id: string }) => s.trigger_id)).toEqual([nightlyTrigger, hourlyTrigger]);
     const row = all.json.data[0];
     expect(Object.keys(row)).toEqual(["id", "workflow_id", "trigger_id", "cron", "next_run_at", "last_run_at", "enabled"]);
-    expect(row).toEqual({ id: scheduleOf(nightlyTrigger).id, workflow_id: nightly.id, trigger_id: nightlyTrigger, cron: "0 3 * * *", next_run_at: scheduleOf(nightlyTrigger).next_run_at, last_run_at: null, enabled: true });
+    expect(row).toEqual({
+      id: scheduleOf(nightlyTrigger).id,
+      workflow_id: nightly.id,
+      trigger_id: nightlyTrigger,
+      cron: "0 3 * * *",
+      next_run_at: scheduleOf(nightlyTrigger).next_run_at,
+      last_run_at: null,
+      enabled: true,
+    });
     expect(row.next_run_at).toMatch(/T03:00:00Z$/);
 
     expect((await call("PUT", `/workflows/${nightly.id}/triggers/nightly/disable`, { auth: t.auth })).status).toBe(200);
@@ -508,7 +670,11 @@ describe("GET /workflows/schedules", () => {
 
   it("refuses bad query parameters", async () => {
     const t = await createTenant();
-    for (const [query, path] of [["workflow_id=x", "workflow_id"], ["limit=5000", "limit"], ["cron=1", "cron"]]) {
+    for (const [query, path] of [
+      ["workflow_id=x", "workflow_id"],
+      ["limit=5000", "limit"],
+      ["cron=1", "cron"],
+    ]) {
       const err = expectError(await call("GET", `/workflows/schedules?${query}`, { auth: t.auth }), 422, "VALIDATION_FAILED");
       expect(err.details.validation_errors[0], query).toMatch(new RegExp(`^${path}: `));
     }

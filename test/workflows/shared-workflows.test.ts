@@ -141,22 +141,41 @@ describe("a workflow shared with another tenant", () => {
   it("the target activates it as its own: its env, policy, triggers and schedules; job bindings stay the owner's", async () => {
     const missing = expectError(await call("POST", `/workflows/${wf}/activate`, { auth: target.auth, body: {} }), 422, "VALIDATION_FAILED");
     expect(missing.details.missing_env_vars).toEqual(["LABEL"]);
-    const rebind = await call("POST", `/workflows/${wf}/activate`, { auth: target.auth, body: { env: { LABEL: "target" }, job_bindings: { q: crypto.randomUUID() } } });
+    const rebind = await call("POST", `/workflows/${wf}/activate`, {
+      auth: target.auth,
+      body: { env: { LABEL: "target" }, job_bindings: { q: crypto.randomUUID() } },
+    });
     expect(expectError(rebind, 422, "VALIDATION_FAILED").details.errors[0]).toMatch(/^job_bindings: the workflow is shared with this tenant/);
 
     targetActivation = await activateWorkflow(target, wf, { env: { LABEL: "target" } });
-    expect(targetActivation).toMatchObject({ workflow_id: wf, status: "active", version: 1, env: { LABEL: "target" }, required_permissions: ["entity:read:Order"] });
+    expect(targetActivation).toMatchObject({
+      workflow_id: wf,
+      status: "active",
+      version: 1,
+      env: { LABEL: "target" },
+      required_permissions: ["entity:read:Order"],
+    });
     expect(targetActivation.policy_id).not.toBe(ownerActivation.policy_id);
     for (const key of ["manual", "on", "nightly"]) expect(trigger(targetActivation, key).trigger_id).not.toBe(trigger(ownerActivation, key).trigger_id);
     expect(trigger(targetActivation, "manual").webhook_url).toBe(`http://platform.test/workflows/hooks/${trigger(targetActivation, "manual").trigger_id}`);
 
     const activations = await systemQuery("SELECT tenant_id, env, policy_id FROM workflow_activations WHERE workflow_id = $1", [wf]);
-    expect(new Map(activations.map((a) => [a.tenant_id, a.env.LABEL]))).toEqual(new Map([[owner.tenantId, "owner"], [target.tenantId, "target"]]));
+    expect(new Map(activations.map((a) => [a.tenant_id, a.env.LABEL]))).toEqual(
+      new Map([
+        [owner.tenantId, "owner"],
+        [target.tenantId, "target"],
+      ]),
+    );
     const [policy] = await systemQuery("SELECT tenant_id, name FROM policies WHERE id = $1", [targetActivation.policy_id]);
     expect(policy.tenant_id).toBe(target.tenantId);
     // The target's event trigger names its own Order type, the owner's the owner's.
     const events = await systemQuery("SELECT tenant_id, entity_type_id FROM workflow_triggers WHERE workflow_id = $1 AND key = 'on'", [wf]);
-    expect(new Map(events.map((t) => [t.tenant_id, t.entity_type_id]))).toEqual(new Map([[owner.tenantId, orderTypes.owner], [target.tenantId, orderTypes.target]]));
+    expect(new Map(events.map((t) => [t.tenant_id, t.entity_type_id]))).toEqual(
+      new Map([
+        [owner.tenantId, orderTypes.owner],
+        [target.tenantId, orderTypes.target],
+      ]),
+    );
     const schedules = await call("GET", `/workflows/schedules?workflow_id=${wf}`, { auth: target.auth });
     expect(schedules.json.data.map((s: { trigger_id: string }) => s.trigger_id)).toEqual([trigger(targetActivation, "nightly").trigger_id]);
 

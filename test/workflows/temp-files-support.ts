@@ -22,7 +22,8 @@ export async function download(t: TenantCreds, id: string): Promise<Uint8Array> 
   return res.bytes;
 }
 
-export const tempFileCount = async (t: TenantCreds) => Number((await systemQuery("SELECT count(*) AS n FROM temp_files WHERE tenant_id = $1", [t.tenantId]))[0].n);
+export const tempFileCount = async (t: TenantCreds) =>
+  Number((await systemQuery("SELECT count(*) AS n FROM temp_files WHERE tenant_id = $1", [t.tenantId]))[0].n);
 
 /**
  * Runs one action `name` with `config` under a policy granting `permissions`;
@@ -43,7 +44,12 @@ export async function succeeded(t: TenantCreds, name: string, config: unknown): 
 }
 
 /** The action's error, failing when the run did not end in error. */
-export async function failed(t: TenantCreds, name: string, config: unknown, permissions = TEMP_FILES): Promise<{ status: number; code: string; message: string; details: any }> {
+export async function failed(
+  t: TenantCreds,
+  name: string,
+  config: unknown,
+  permissions = TEMP_FILES,
+): Promise<{ status: number; code: string; message: string; details: any }> {
   const { run, action } = await runStep(t, name, config, permissions);
   expect([run.status, action.status], JSON.stringify(run.outputs)).toEqual(["error", "error"]);
   return action.error;

@@ -14,7 +14,8 @@ import { policyGranting } from "./actions-support";
 import { activateWorkflow, createWorkflow } from "./fixture";
 import { descendants, dispatched, manualWorkflow, runRecord } from "./orchestrator-support";
 
-const testRun = (auth: string, workflowId: string, body?: object) => call("POST", `/definition/workflows/${workflowId}/test-runs`, { auth, ...(body && { body }) });
+const testRun = (auth: string, workflowId: string, body?: object) =>
+  call("POST", `/definition/workflows/${workflowId}/test-runs`, { auth, ...(body && { body }) });
 
 /** Starts a test run and waits for its object to have walked it as far as it goes; answers its record. */
 async function tested(t: TenantCreds, workflowId: string, body?: object, auth = t.auth) {
@@ -26,7 +27,8 @@ async function tested(t: TenantCreds, workflowId: string, body?: object, auth = 
   return runRecord(t, runId);
 }
 
-const runCount = (workflowId: string) => systemQuery(`SELECT count(*)::int AS n FROM workflow_runs WHERE workflow_id = $1`, [workflowId]).then((r) => r[0].n as number);
+const runCount = (workflowId: string) =>
+  systemQuery(`SELECT count(*)::int AS n FROM workflow_runs WHERE workflow_id = $1`, [workflowId]).then((r) => r[0].n as number);
 
 /** One job echoing what a step sees: the env value, the input, the trigger and the trigger's context data. */
 const ECHO = {
@@ -60,8 +62,18 @@ describe("POST /definition/workflows/{id}/test-runs", () => {
       outputs: { a: { echo: { text: "hello ann!", trigger: { id: null, type: "test" } } } },
       error: null,
     });
-    const [row] = await systemQuery(`SELECT test, trigger_id, trigger_key, trigger_type, test_env, caller_token_id, depth FROM workflow_runs WHERE id = $1`, [run.id]);
-    expect(row).toEqual({ test: true, trigger_id: null, trigger_key: null, trigger_type: "test", test_env: { GREETING: "hello" }, caller_token_id: t.tokenId, depth: 0 });
+    const [row] = await systemQuery(`SELECT test, trigger_id, trigger_key, trigger_type, test_env, caller_token_id, depth FROM workflow_runs WHERE id = $1`, [
+      run.id,
+    ]);
+    expect(row).toEqual({
+      test: true,
+      trigger_id: null,
+      trigger_key: null,
+      trigger_type: "test",
+      test_env: { GREETING: "hello" },
+      caller_token_id: t.tokenId,
+      depth: 0,
+    });
     // The definition is still a draft: nothing was activated, no trigger row made.
     expect((await call("GET", `/definition/workflows/${id}`, { auth: t.auth })).json.data.status).toBe("draft");
     expect(await systemQuery(`SELECT id FROM workflow_triggers WHERE workflow_id = $1`, [id])).toEqual([]);
@@ -85,7 +97,10 @@ describe("POST /definition/workflows/{id}/test-runs", () => {
     const t = await createTenant();
     const { id } = await createWorkflow(t, ECHO);
     await activateWorkflow(t, id, { env: { GREETING: "from-activation" } });
-    const saved = await call("PUT", `/definition/workflows/${id}`, { auth: t.auth, body: { name: `wf-${id.slice(0, 8)}`, definition_json: { ...ECHO, config: { env: { GREETING: null, PUNCT: "." } } } } });
+    const saved = await call("PUT", `/definition/workflows/${id}`, {
+      auth: t.auth,
+      body: { name: `wf-${id.slice(0, 8)}`, definition_json: { ...ECHO, config: { env: { GREETING: null, PUNCT: "." } } } },
+    });
     expect(saved.status, saved.text).toBe(200);
     // The activation's GREETING does not count: the test run must set it.
     const missing = expectError(await testRun(t.auth, id, { input: { who: "cy" } }), 422, "VALIDATION_FAILED");
@@ -96,7 +111,12 @@ describe("POST /definition/workflows/{id}/test-runs", () => {
     const normal = await runRecord(t, await dispatched(t, id, { who: "di" }));
     expect([normal.workflow_version, normal.test, normal.outputs.a.echo.text]).toEqual([1, false, "from-activation di!"]);
     const list = await call("GET", `/workflows/runs/workflows?workflow_id=${id}`, { auth: t.auth });
-    expect(list.json.data.map((r: any) => [r.id, r.test]).sort()).toEqual([[run.id, true], [normal.id, false]].sort());
+    expect(list.json.data.map((r: any) => [r.id, r.test]).sort()).toEqual(
+      [
+        [run.id, true],
+        [normal.id, false],
+      ].sort(),
+    );
   });
 
   it("acts with the caller's permissions, not the workflow's policy", async () => {
@@ -123,7 +143,10 @@ describe("POST /definition/workflows/{id}/test-runs", () => {
     const other = await createTenant();
     const { id } = await createWorkflow(t, ECHO);
     const reader = await roleToken(t.auth, ["workflow:read", "definition:read"]);
-    expect(expectError(await testRun(reader.auth, id, { env: { GREETING: "x" } }), 403, "FORBIDDEN").details).toMatchObject({ resource: "workflow", action: "create" });
+    expect(expectError(await testRun(reader.auth, id, { env: { GREETING: "x" } }), 403, "FORBIDDEN").details).toMatchObject({
+      resource: "workflow",
+      action: "create",
+    });
     expectError(await testRun(other.auth, id, { env: { GREETING: "x" } }), 404, "NOT_FOUND");
     expectError(await testRun(t.auth, crypto.randomUUID(), { env: { GREETING: "x" } }), 404, "NOT_FOUND");
     const unknown = expectError(await testRun(t.auth, id, { trigger_id: "nope", env: { GREETING: "x" } }), 422, "UNPROCESSABLE_ENTITY");
@@ -134,7 +157,13 @@ describe("POST /definition/workflows/{id}/test-runs", () => {
       const missing = expectError(await testRun(t.auth, id, body), 422, "VALIDATION_FAILED");
       expect(missing.details.missing_env_vars).toEqual(["GREETING"]);
     }
-    for (const body of [{ env: "GREETING=x" }, { trigger_id: 7, env: { GREETING: "x" } }, { trigger_id: "", env: { GREETING: "x" } }, { env: { GREETING: "x" }, extra: 1 }, { env: { "bad name": 1 } }]) {
+    for (const body of [
+      { env: "GREETING=x" },
+      { trigger_id: 7, env: { GREETING: "x" } },
+      { trigger_id: "", env: { GREETING: "x" } },
+      { env: { GREETING: "x" }, extra: 1 },
+      { env: { "bad name": 1 } },
+    ]) {
       expectError(await testRun(t.auth, id, body), 422, "VALIDATION_FAILED");
     }
     expect(await runCount(id)).toBe(0);
@@ -143,9 +172,17 @@ describe("POST /definition/workflows/{id}/test-runs", () => {
   it("bounds a definition that invokes itself: the chain stops MAX_INVOKE_DEPTH runs below the test run, the last one failing with a clear error", async () => {
     const t = await createTenant();
     // The workflow names itself, so it is saved once to learn its id, then saved again naming it.
-    const looping = await manualWorkflow(t, [{ id: "again", actions: [{ stepId: "self", name: "pipe", config: {} }] }], {}, { policy_id: await policyGranting(t, ["workflow:create"]) });
+    const looping = await manualWorkflow(
+      t,
+      [{ id: "again", actions: [{ stepId: "self", name: "pipe", config: {} }] }],
+      {},
+      { policy_id: await policyGranting(t, ["workflow:create"]) },
+    );
     const jobs = [{ id: "again", actions: [{ stepId: "self", name: "invokeWorkflow", config: { workflowId: looping.id, input: { from: "{{ input }}" } } }] }];
-    const saved = await call("PUT", `/definition/workflows/${looping.id}`, { auth: t.auth, body: { name: `loop-${looping.id.slice(0, 8)}`, definition_json: { jobs, triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] } } });
+    const saved = await call("PUT", `/definition/workflows/${looping.id}`, {
+      auth: t.auth,
+      body: { name: `loop-${looping.id.slice(0, 8)}`, definition_json: { jobs, triggers: [{ id: "manual", webhook: { methods: ["POST"] } }] } },
+    });
     expect(saved.status, saved.text).toBe(200);
     await activateWorkflow(t, looping.id);
 

@@ -27,7 +27,9 @@ async function seam(tenantId: string, profile: ResolvedOAuth2, at: number, excha
 
 const tenant = () => crypto.randomUUID();
 const get = (tenantId: string, profile: ResolvedOAuth2, rejected?: string) => oauth2Token(env, tenantId, profile, { rejected });
-const token = (n: number, expiresIn?: unknown): ScriptedResponse => ({ json: { access_token: `tok-${n}`, token_type: "Bearer", ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) } });
+const token = (n: number, expiresIn?: unknown): ScriptedResponse => ({
+  json: { access_token: `tok-${n}`, token_type: "Bearer", ...(expiresIn === undefined ? {} : { expires_in: expiresIn }) },
+});
 
 function failed(answer: TokenAnswer) {
   if (!("error" in answer)) throw new Error(`expected an error, got a token`);
@@ -243,7 +245,12 @@ describe("TokenCache: failed exchanges", () => {
   it("the token URL's query never shows in the error", async () => {
     const s = await tokenEndpoint([{ status: 500, body: "down" }]);
     const profile = { ...s.profile, tokenUrl: `${s.profile.tokenUrl}?key=abc` };
-    expect(failed(await get(tenant(), profile)).details).toEqual({ code: "HTTP_AUTH_TOKEN_EXCHANGE_FAILED", status: 500, token_url: s.profile.tokenUrl, body_preview: "down" });
+    expect(failed(await get(tenant(), profile)).details).toEqual({
+      code: "HTTP_AUTH_TOKEN_EXCHANGE_FAILED",
+      status: 500,
+      token_url: s.profile.tokenUrl,
+      body_preview: "down",
+    });
   });
 
   it("a token URL the guard refuses fails as a refused target, nothing sent", async () => {

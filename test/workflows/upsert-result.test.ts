@@ -10,6 +10,13 @@ describe("upsertActionResult", () => {
   });
 
   it("leaves the ids out past it, saying how many there were", () => {
-    expect(upsertActionResult(answer(MAX_RESULT_IDS + 1))).toEqual({ created: MAX_RESULT_IDS + 1, updated: 0, unchanged: 0, ignored: 0, errors: [], ids_omitted: MAX_RESULT_IDS + 1 });
+    expect(upsertActionResult(answer(MAX_RESULT_IDS + 1))).toEqual({
+      created: MAX_RESULT_IDS + 1,
+      updated: 0,
+      unchanged: 0,
+      ignored: 0,
+      errors: [],
+      ids_omitted: MAX_RESULT_IDS + 1,
+    });
   });
 });

@@ -11,7 +11,8 @@ const IDENTITY_LIMIT = 3;
 
 const freshIp = () => `2001:db8:${crypto.randomUUID().slice(0, 4)}::${crypto.randomUUID().slice(0, 4)}`;
 
-const hook = (uuid: string) => call("POST", `/workflows/hooks/${uuid}`, { rawBody: "{}", headers: { "Content-Type": "application/json", "CF-Connecting-IP": freshIp() } });
+const hook = (uuid: string) =>
+  call("POST", `/workflows/hooks/${uuid}`, { rawBody: "{}", headers: { "Content-Type": "application/json", "CF-Connecting-IP": freshIp() } });
 
 describe("webhook budgets", () => {
   it("a trigger's 4th call in the window is 429 {scope: identity, limit}; another trigger of the same workflow keeps its own budget", async () => {
@@ -35,7 +36,9 @@ describe("webhook budgets", () => {
     const limited = await hook(a);
     expect(expectError(limited, 429, "TOO_MANY_REQUESTS").details).toEqual({ scope: "identity", limit: IDENTITY_LIMIT, request_id: expect.any(String) });
     expect((await hook(b)).status).toBe(202);
-    const runs = await systemQuery("SELECT trigger_key, count(*)::int AS n FROM workflow_runs WHERE tenant_id = $1 GROUP BY trigger_key ORDER BY trigger_key", [t.tenantId]);
+    const runs = await systemQuery("SELECT trigger_key, count(*)::int AS n FROM workflow_runs WHERE tenant_id = $1 GROUP BY trigger_key ORDER BY trigger_key", [
+      t.tenantId,
+    ]);
     expect(runs).toEqual([
       { trigger_key: "a", n: IDENTITY_LIMIT },
       { trigger_key: "b", n: 1 },

@@ -36,7 +36,16 @@ async function mintSecret(t: TenantCreds, workflowId: string, ref: string): Prom
 }
 
 const runsOf = (tenantId: string) =>
-  systemQuery<{ id: string; status: string; trigger_id: string; trigger_key: string; trigger_type: string; workflow_version: number; context: any; idempotency_key: string | null }>(
+  systemQuery<{
+    id: string;
+    status: string;
+    trigger_id: string;
+    trigger_key: string;
+    trigger_type: string;
+    workflow_version: number;
+    context: any;
+    idempotency_key: string | null;
+  }>(
     `SELECT id, status, trigger_id, trigger_key, trigger_type, workflow_version, context, idempotency_key FROM workflow_runs WHERE tenant_id = $1 ORDER BY created_at, id`,
     [tenantId],
   );
@@ -66,7 +75,15 @@ describe("accepted calls", () => {
     // The route kicks the run once it answered; a second kick waits behind that walk, so the run has ended.
     await kickRuns(env, [{ tenantId: t.tenantId, runId }]);
     const [run] = await runsOf(t.tenantId);
-    expect(run).toMatchObject({ id: runId, status: "success", trigger_id: uuid("manual"), trigger_key: "manual", trigger_type: "webhook", workflow_version: 1, idempotency_key: null });
+    expect(run).toMatchObject({
+      id: runId,
+      status: "success",
+      trigger_id: uuid("manual"),
+      trigger_key: "manual",
+      trigger_type: "webhook",
+      workflow_version: 1,
+      idempotency_key: null,
+    });
     expect(Object.keys(run.context.input).sort()).toEqual(["body", "headers", "method", "query"]);
     expect(run.context.input.body).toEqual({ order: { id: 7, tags: ["a"] } });
     expect(run.context.input.method).toBe("POST");
@@ -152,7 +169,12 @@ describe("refused calls", () => {
       "a: must not contain NUL characters or unpaired surrogates",
     ]);
     await refused(t, () => post(hook, '{"a":"\\ud800"}'), 422, "VALIDATION_FAILED");
-    const text = await refused(t, () => call("POST", hookPath(hook), { rawBody: "nul\u0000here", headers: { "Content-Type": "text/plain" } }), 422, "VALIDATION_FAILED");
+    const text = await refused(
+      t,
+      () => call("POST", hookPath(hook), { rawBody: "nul\u0000here", headers: { "Content-Type": "text/plain" } }),
+      422,
+      "VALIDATION_FAILED",
+    );
     expect(text.err.details.errors).toEqual(["body: must not contain NUL characters or unpaired surrogates"]);
     const query = await refused(t, () => post(hook, "{}", { query: "?q=a%00b" }), 422, "VALIDATION_FAILED");
     expect(query.err.details.errors).toEqual(["query.q: must not contain NUL characters or unpaired surrogates"]);
@@ -165,7 +187,11 @@ describe("challenge", () => {
     const { uuid } = await hooks(t, [
       {
         id: "hub",
-        webhook: { methods: ["POST"], verification: { location: "header", key: "X-Sig", method: "hmac-sha256" }, challenge: { enabled: true, queryParam: "hub.challenge", responseType: "text/plain" } },
+        webhook: {
+          methods: ["POST"],
+          verification: { location: "header", key: "X-Sig", method: "hmac-sha256" },
+          challenge: { enabled: true, queryParam: "hub.challenge", responseType: "text/plain" },
+        },
       },
     ]);
     for (const method of ["GET", "POST"]) {
@@ -201,7 +227,9 @@ describe("verification", () => {
 
   it("before a secret is minted every call is 401, saying so; the activation reports secret_missing", async () => {
     const t = await createTenant();
-    const { uuid, activation } = await hooks(t, [{ id: "signed", webhook: { methods: ["POST"], verification: { location: "header", key: "X-Sig", method: "hmac-sha256" } } }]);
+    const { uuid, activation } = await hooks(t, [
+      { id: "signed", webhook: { methods: ["POST"], verification: { location: "header", key: "X-Sig", method: "hmac-sha256" } } },
+    ]);
     expect(activation.triggers[0].config_status).toBe("secret_missing");
     const { err } = await refused(t, () => post(uuid("signed"), body, { headers: { "X-Sig": "00".repeat(32) } }), 401, "UNAUTHORIZED");
     expect(err.message).toBe(`Webhook trigger ${uuid("signed")} has no secret yet, so no signature can be checked`);
@@ -209,7 +237,9 @@ describe("verification", () => {
 
   it("hmac-sha256 in a header: bare, sha256=-prefixed and uppercase hex pass; a wrong one, sha1= and a missing header are 401", async () => {
     const t = await createTenant();
-    const { id, uuid } = await hooks(t, [{ id: "signed", webhook: { methods: ["POST"], verification: { location: "header", key: "X-Hub-Signature-256", method: "hmac-sha256" } } }]);
+    const { id, uuid } = await hooks(t, [
+      { id: "signed", webhook: { methods: ["POST"], verification: { location: "header", key: "X-Hub-Signature-256", method: "hmac-sha256" } } },
+    ]);
     const secret = await mintSecret(t, id, "signed");
     const hex = await hexHmac("SHA-256", secret, body);
     for (const sig of [hex, `sha256=${hex}`, hex.toUpperCase()]) expectAccepted(await post(uuid("signed"), body, { headers: { "X-Hub-Signature-256": sig } }));
@@ -228,7 +258,9 @@ describe("verification", () => {
 
   it("hmac-sha1 in the query parameter passes with and without sha1=; a sha256 there is 401", async () => {
     const t = await createTenant();
-    const { id, uuid } = await hooks(t, [{ id: "q", webhook: { methods: ["POST"], verification: { location: "query", key: "signature", method: "hmac-sha1" } } }]);
+    const { id, uuid } = await hooks(t, [
+      { id: "q", webhook: { methods: ["POST"], verification: { location: "query", key: "signature", method: "hmac-sha1" } } },
+    ]);
     const secret = await mintSecret(t, id, "q");
     const hex = await hexHmac("SHA-1", secret, body);
     expectAccepted(await post(uuid("q"), body, { query: `?signature=${hex}` }));
@@ -265,7 +297,9 @@ describe("verification", () => {
 describe("secrets", () => {
   it("rotation takes effect at once: the old secret is 401 from the next call, the new one passes; by definition id or uuid", async () => {
     const t = await createTenant();
-    const { id, uuid } = await hooks(t, [{ id: "signed", webhook: { methods: ["POST"], verification: { location: "header", key: "X-Sig", method: "hmac-sha256" } } }]);
+    const { id, uuid } = await hooks(t, [
+      { id: "signed", webhook: { methods: ["POST"], verification: { location: "header", key: "X-Sig", method: "hmac-sha256" } } },
+    ]);
     const first = await mintSecret(t, id, "signed");
     const sign = async (secret: string) => ({ "X-Sig": await hexHmac("SHA-256", secret, "{}") });
     expectAccepted(await post(uuid("signed"), "{}", { headers: await sign(first) }));
@@ -281,7 +315,10 @@ describe("secrets", () => {
     const t = await createTenant();
     const { id, uuid } = await hooks(t, [{ id: "signed", webhook: { methods: ["POST"], verification: { location: "query", key: "t", method: "exact" } } }]);
     const secret = await mintSecret(t, id, "signed");
-    const [row] = await systemQuery("SELECT encode(secret_ciphertext, 'hex') AS hex, octet_length(secret_ciphertext) AS len FROM workflow_triggers WHERE id = $1", [uuid("signed")]);
+    const [row] = await systemQuery(
+      "SELECT encode(secret_ciphertext, 'hex') AS hex, octet_length(secret_ciphertext) AS len FROM workflow_triggers WHERE id = $1",
+      [uuid("signed")],
+    );
     expect(row.len).toBe(1 + 12 + secret.length + 16);
     const plainHex = [...encoder.encode(secret)].map((x) => x.toString(16).padStart(2, "0")).join("");
     expect(row.hex).not.toContain(plainHex);
@@ -293,7 +330,10 @@ describe("secrets", () => {
     await refused(t, () => post(uuid("signed"), "{}", { query: `?t=${secret}` }), 401, "UNAUTHORIZED");
     // A ciphertext moved to another trigger does not open there, even for the right secret: a server fault, never a pass.
     const { uuid: other } = await hooks(t, [{ id: "copy", webhook: { methods: ["POST"], verification: { location: "query", key: "t", method: "exact" } } }]);
-    await systemQuery("UPDATE workflow_triggers SET secret_ciphertext = (SELECT secret_ciphertext FROM workflow_triggers WHERE id = $1) WHERE id = $2", [uuid("signed"), other("copy")]);
+    await systemQuery("UPDATE workflow_triggers SET secret_ciphertext = (SELECT secret_ciphertext FROM workflow_triggers WHERE id = $1) WHERE id = $2", [
+      uuid("signed"),
+      other("copy"),
+    ]);
     await refused(t, () => post(other("copy"), "{}", { query: `?t=${rotated}` }), 500, "INTERNAL_ERROR");
     expect((await runsOf(t.tenantId)).length).toBe(0);
   });
@@ -308,14 +348,18 @@ describe("secrets", () => {
     const secretRoute = (creds: TenantCreds, wf: string, ref: string) => call("POST", `/workflows/${wf}/triggers/${ref}/secret`, { auth: creds.auth });
     const secrets = () => systemQuery("SELECT key, secret_ciphertext IS NOT NULL AS has FROM workflow_triggers WHERE workflow_id = $1 ORDER BY key", [id]);
     const before = await secrets();
-    expect(expectError(await secretRoute(t, id, "manual"), 404, "NOT_FOUND").message).toBe(`Trigger manual of workflow ${id} declares no webhook verification, so it has no secret`);
+    expect(expectError(await secretRoute(t, id, "manual"), 404, "NOT_FOUND").message).toBe(
+      `Trigger manual of workflow ${id} declares no webhook verification, so it has no secret`,
+    );
     expectError(await secretRoute(t, id, "nope"), 404, "NOT_FOUND");
     expectError(await secretRoute(t, id, crypto.randomUUID()), 404, "NOT_FOUND");
     expectError(await secretRoute(other, id, "signed"), 404, "NOT_FOUND");
     expectError(await secretRoute(other, id, uuid("signed")), 404, "NOT_FOUND");
     const { id: otherWf } = await hooks(other, [{ id: "x", webhook: { methods: ["POST"] } }]);
     expectError(await secretRoute(t, otherWf, uuid("signed")), 404, "NOT_FOUND");
-    expect(expectError(await secretRoute(t, id, "bad%00ref"), 422, "VALIDATION_FAILED").details.errors).toEqual(["triggerId: must not contain NUL characters or unpaired surrogates"]);
+    expect(expectError(await secretRoute(t, id, "bad%00ref"), 422, "VALIDATION_FAILED").details.errors).toEqual([
+      "triggerId: must not contain NUL characters or unpaired surrogates",
+    ]);
     expectError(await secretRoute(t, "not-a-uuid", "signed"), 422, "VALIDATION_FAILED");
     expect(await secrets()).toEqual(before);
     expect(before).toEqual([

@@ -32,13 +32,22 @@ export async function createCompany(tenant: TenantDb, input: CompanyInput) {
     return await tenant.tx(async ({ db }) => {
       const [row] = await db
         .insert(externalCompanies)
-        .values({ tenantId: tenant.tenantId, provider: input.provider, externalId: input.external_id, name: input.name ?? null, metadata: input.metadata ?? null })
+        .values({
+          tenantId: tenant.tenantId,
+          provider: input.provider,
+          externalId: input.external_id,
+          name: input.name ?? null,
+          metadata: input.metadata ?? null,
+        })
         .returning(columns);
       return row;
     });
   } catch (e) {
     if (pgCode(e) === "23505") {
-      throw new ApiError("CONFLICT", `External company ${input.external_id} of provider ${input.provider} already exists`, { provider: input.provider, external_id: input.external_id });
+      throw new ApiError("CONFLICT", `External company ${input.external_id} of provider ${input.provider} already exists`, {
+        provider: input.provider,
+        external_id: input.external_id,
+      });
     }
     throw e;
   }
@@ -56,7 +65,10 @@ export async function listCompanies(tenant: TenantDb, filter: { provider?: strin
       .orderBy(desc(externalCompanies.createdAt), desc(externalCompanies.id))
       .limit(page.limit)
       .offset(offsetOf(page));
-    const [{ total }] = await db.select({ total: count() }).from(externalCompanies).where(and(...where));
+    const [{ total }] = await db
+      .select({ total: count() })
+      .from(externalCompanies)
+      .where(and(...where));
     return paginated(rows, page, total);
   });
 }

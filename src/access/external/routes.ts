@@ -11,7 +11,19 @@ import { pageOf } from "../../lib/pagination";
 import { validate, validationFailed } from "../../lib/validate";
 import { createCompany, getCompany, listCompanies, updateCompany } from "./companies";
 import { createExternalUser, getExternalUser, listExternalUsers, updateExternalUser } from "./users";
-import { provider, externalId, companyItem, externalUserItem, companyChange, externalUserChange, COMPANY_IDENTITY, EXTERNAL_USER_IDENTITY, byId, companyBody, externalUserBody } from "./schemas";
+import {
+  provider,
+  externalId,
+  companyItem,
+  externalUserItem,
+  companyChange,
+  externalUserChange,
+  COMPANY_IDENTITY,
+  EXTERNAL_USER_IDENTITY,
+  byId,
+  companyBody,
+  externalUserBody,
+} from "./schemas";
 
 /**
  * A change body, read by the handler so that naming the identity fields says
@@ -20,7 +32,11 @@ import { provider, externalId, companyItem, externalUserItem, companyChange, ext
 async function changeBody<T>(c: Context<HonoEnv>, schema: object, identity: readonly string[]): Promise<T> {
   const raw = await readJson(c);
   const named = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? identity.filter((k) => k in raw) : [];
-  if (named.length) throw validationFailed(named.map((k) => `${k}: cannot be changed`), `${named.join(" and ")} cannot be changed`);
+  if (named.length)
+    throw validationFailed(
+      named.map((k) => `${k}: cannot be changed`),
+      `${named.join(" and ")} cannot be changed`,
+    );
   return validate<T>(schema, raw);
 }
 
@@ -34,7 +50,10 @@ export const externalRoutes = [
     permission: ["access", "create"],
     idempotent: true,
     body: companyBody,
-    responses: { 201: { description: "Created", schema: dataEnvelope(companyItem) }, 409: { description: "This provider's external_id is already registered" } },
+    responses: {
+      201: { description: "Created", schema: dataEnvelope(companyItem) },
+      409: { description: "This provider's external_id is already registered" },
+    },
     handler: async (c, { body }) => c.json({ data: await createCompany(c.var.ctx.tenant, body) }, 201),
   }),
   route({
@@ -84,7 +103,10 @@ export const externalRoutes = [
     body: externalUserBody,
     responses: {
       201: { description: "Created (and the tenant user, unless one was linked)", schema: dataEnvelope(externalUserItem) },
-      200: { description: "This provider's external_id is already mapped, for this company (or unbound, without one), and active: the existing mapping", schema: dataEnvelope(externalUserItem) },
+      200: {
+        description: "This provider's external_id is already mapped, for this company (or unbound, without one), and active: the existing mapping",
+        schema: dataEnvelope(externalUserItem),
+      },
       409: { description: "EMAIL_LINK_REFUSED or EXTERNAL_USER_INACTIVE" },
       422: { description: "Invalid body, or no company company_external_id of this provider is registered in this tenant" },
     },
@@ -100,7 +122,17 @@ export const externalRoutes = [
     tag: "access",
     summary: "List external users",
     permission: ["access", "read"],
-    query: { type: "object", additionalProperties: false, properties: { provider, external_id: externalId, company_external_id: externalId, email: { type: "string", minLength: 1, maxLength: 320 }, ...paginationQuery } },
+    query: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        provider,
+        external_id: externalId,
+        company_external_id: externalId,
+        email: { type: "string", minLength: 1, maxLength: 320 },
+        ...paginationQuery,
+      },
+    },
     responses: { 200: { description: "External users, newest first", schema: listEnvelope(externalUserItem) } },
     handler: async (c, { query }) => c.json(await listExternalUsers(c.var.ctx.tenant, query, pageOf(query))),
   }),

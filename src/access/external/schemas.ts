@@ -78,7 +78,8 @@ export const externalUserBody = {
     external_id: externalId,
     company_external_id: {
       ...externalId,
-      description: "The provider's company (registered in /access/external-companies) the person belongs to; without it the first render binds the mapping to its company",
+      description:
+        "The provider's company (registered in /access/external-companies) the person belongs to; without it the first render binds the mapping to its company",
     },
     email,
     first_name: { type: "string", minLength: 1, maxLength: 100 },

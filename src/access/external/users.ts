@@ -30,7 +30,10 @@ export type ExternalUserInput = FromSchema<typeof externalUserBody, { keepDefaul
 const sameEmail = (email: string) => sql`lower(${users.email}) = lower(${email})`;
 
 function emailRefused(email: string, userId: string): ApiError {
-  return new ApiError({ code: "EMAIL_LINK_REFUSED", email, user_id: userId }, `The email ${email} belongs to tenant user ${userId}; send link_existing_email: true to link it`);
+  return new ApiError(
+    { code: "EMAIL_LINK_REFUSED", email, user_id: userId },
+    `The email ${email} belongs to tenant user ${userId}; send link_existing_email: true to link it`,
+  );
 }
 
 /** Who a mapping is: a company of null is the unbound mapping. */
@@ -40,7 +43,11 @@ export interface MappingKey {
   externalId: string;
 }
 
-const keyOf = (input: ExternalUserInput): MappingKey => ({ provider: input.provider, companyExternalId: input.company_external_id ?? null, externalId: input.external_id });
+const keyOf = (input: ExternalUserInput): MappingKey => ({
+  provider: input.provider,
+  companyExternalId: input.company_external_id ?? null,
+  externalId: input.external_id,
+});
 
 const isKey = (key: MappingKey) =>
   and(
@@ -52,7 +59,10 @@ const isKey = (key: MappingKey) =>
 async function existingMapping({ db }: Sql, key: MappingKey) {
   const [row] = await db.select(columns).from(externalUsers).where(isKey(key));
   if (row && !row.is_active) {
-    throw new ApiError({ code: "EXTERNAL_USER_INACTIVE", external_user_id: row.id }, `External user ${key.externalId} of provider ${key.provider} is deactivated`);
+    throw new ApiError(
+      { code: "EXTERNAL_USER_INACTIVE", external_user_id: row.id },
+      `External user ${key.externalId} of provider ${key.provider} is deactivated`,
+    );
   }
   return row;
 }
@@ -64,7 +74,10 @@ async function requireCompany({ db }: Sql, provider: string, companyExternalId: 
     .from(externalCompanies)
     .where(and(eq(externalCompanies.provider, provider), eq(externalCompanies.externalId, companyExternalId)));
   if (!company) {
-    throw new ApiError("UNPROCESSABLE_ENTITY", `No company ${companyExternalId} of provider ${provider} is registered in this tenant`, { provider, company_external_id: companyExternalId });
+    throw new ApiError("UNPROCESSABLE_ENTITY", `No company ${companyExternalId} of provider ${provider} is registered in this tenant`, {
+      provider,
+      company_external_id: companyExternalId,
+    });
   }
 }
 
@@ -100,7 +113,13 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput, options: Crea
     let emailHeld: EmailHeld | undefined;
     if (input.email !== undefined) {
       const [holder] = await tx.db.select({ id: users.id }).from(users).where(sameEmail(input.email));
-      const decision: EmailHeld | undefined = !holder ? undefined : options.whenEmailHeld ? await options.whenEmailHeld(tx, holder.id) : input.link_existing_email ? "link" : "refuse";
+      const decision: EmailHeld | undefined = !holder
+        ? undefined
+        : options.whenEmailHeld
+          ? await options.whenEmailHeld(tx, holder.id)
+          : input.link_existing_email
+            ? "link"
+            : "refuse";
       emailHeld = decision;
       if (holder && decision === "refuse") {
         // Each statement reads its own snapshot: the holder may be the user of an
@@ -119,7 +138,14 @@ async function attempt(tenant: TenantDb, input: ExternalUserInput, options: Crea
     }
     const [row] = await tx.db
       .insert(externalUsers)
-      .values({ tenantId: tenant.tenantId, provider: key.provider, externalId: key.externalId, companyExternalId: key.companyExternalId, email: input.email ?? null, userId })
+      .values({
+        tenantId: tenant.tenantId,
+        provider: key.provider,
+        externalId: key.externalId,
+        companyExternalId: key.companyExternalId,
+        email: input.email ?? null,
+        userId,
+      })
       .returning(columns);
     return { row, created: true, emailHeld };
   });
@@ -183,7 +209,11 @@ export async function claimMapping(tenant: TenantDb, key: MappingKey & { company
   }
 }
 
-export async function listExternalUsers(tenant: TenantDb, filter: { provider?: string; external_id?: string; company_external_id?: string; email?: string }, page: Page) {
+export async function listExternalUsers(
+  tenant: TenantDb,
+  filter: { provider?: string; external_id?: string; company_external_id?: string; email?: string },
+  page: Page,
+) {
   const where: SQL[] = [];
   if (filter.provider !== undefined) where.push(eq(externalUsers.provider, filter.provider));
   if (filter.external_id !== undefined) where.push(eq(externalUsers.externalId, filter.external_id));
@@ -197,7 +227,10 @@ export async function listExternalUsers(tenant: TenantDb, filter: { provider?: s
       .orderBy(desc(externalUsers.createdAt), desc(externalUsers.id))
       .limit(page.limit)
       .offset(offsetOf(page));
-    const [{ total }] = await db.select({ total: count() }).from(externalUsers).where(and(...where));
+    const [{ total }] = await db
+      .select({ total: count() })
+      .from(externalUsers)
+      .where(and(...where));
     return paginated(rows, page, total);
   });
 }
@@ -220,7 +253,10 @@ export async function updateExternalUser(tenant: TenantDb, id: string, change: {
       const [current] = await db.select({ userId: externalUsers.userId }).from(externalUsers).where(eq(externalUsers.id, id));
       if (!current) throw notFound("External user", id);
       if (change.email !== undefined) {
-        const [holder] = await db.select({ id: users.id }).from(users).where(and(sameEmail(change.email), ne(users.id, current.userId)));
+        const [holder] = await db
+          .select({ id: users.id })
+          .from(users)
+          .where(and(sameEmail(change.email), ne(users.id, current.userId)));
         if (holder) throw emailRefused(change.email, holder.id);
         await db.update(users).set({ email: change.email, updatedAt: sql`now()` }).where(eq(users.id, current.userId));
       }

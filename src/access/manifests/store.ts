@@ -35,7 +35,10 @@ export function manifestShares(block: unknown): { index: number; share: Manifest
     const type = entry.resourceType ?? "spec";
     if (!MANIFEST_RESOURCE_TYPES.includes(type as ManifestResourceType)) return;
     const name = typeof entry.resourceName === "string" ? entry.resourceName : null;
-    const actions = Array.isArray(entry.actions) && entry.actions.every((a) => typeof a === "string") && entry.actions.length ? [...new Set(entry.actions as string[])] : ["read"];
+    const actions =
+      Array.isArray(entry.actions) && entry.actions.every((a) => typeof a === "string") && entry.actions.length
+        ? [...new Set(entry.actions as string[])]
+        : ["read"];
     out.push({ index, share: { tenant_id: entry.tenantId, resource_type: type as ManifestResourceType, resource_name: name, actions } });
   });
   return out;
@@ -52,10 +55,21 @@ export async function existingTenants({ query }: Sql, ids: string[]): Promise<Se
 export async function resolveOwnResource({ db }: Sql, tenantId: string, type: ManifestResourceType, name: string): Promise<string | undefined> {
   const [row] =
     type === "entity_type"
-      ? await db.select({ id: entityTypes.id }).from(entityTypes).where(and(eq(entityTypes.tenantId, tenantId), eq(entityTypes.name, name)))
+      ? await db
+          .select({ id: entityTypes.id })
+          .from(entityTypes)
+          .where(and(eq(entityTypes.tenantId, tenantId), eq(entityTypes.name, name)))
       : type === "schema"
-        ? await db.select({ id: schemas.id }).from(schemas).where(and(eq(schemas.tenantId, tenantId), eq(schemas.name, name))).orderBy(desc(schemas.version)).limit(1)
-        : await db.select({ id: appSpecs.id }).from(appSpecs).where(and(eq(appSpecs.tenantId, tenantId), eq(appSpecs.name, name)));
+        ? await db
+            .select({ id: schemas.id })
+            .from(schemas)
+            .where(and(eq(schemas.tenantId, tenantId), eq(schemas.name, name)))
+            .orderBy(desc(schemas.version))
+            .limit(1)
+        : await db
+            .select({ id: appSpecs.id })
+            .from(appSpecs)
+            .where(and(eq(appSpecs.tenantId, tenantId), eq(appSpecs.name, name)));
   return row?.id;
 }
 
@@ -83,7 +97,10 @@ export async function reconcileManifests(sql: Sql, tenantId: string): Promise<vo
   const wanted = new Map<string, { resourceType: ManifestResourceType; resourceId: string; target: string; actions: Set<string> }>();
   for (const { specId, share } of declared) {
     if (!live.has(share.tenant_id) || share.tenant_id === tenantId) continue;
-    const resourceId = share.resource_type === "spec" && share.resource_name === null ? specId : await resolveOwnResource(sql, tenantId, share.resource_type, share.resource_name ?? "");
+    const resourceId =
+      share.resource_type === "spec" && share.resource_name === null
+        ? specId
+        : await resolveOwnResource(sql, tenantId, share.resource_type, share.resource_name ?? "");
     if (!resourceId) continue;
     const key = `${share.resource_type}/${resourceId}/${share.tenant_id}`;
     const at = wanted.get(key) ?? { resourceType: share.resource_type, resourceId, target: share.tenant_id, actions: new Set<string>() };

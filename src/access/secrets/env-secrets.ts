@@ -77,7 +77,9 @@ export async function resolveSecretReferences<T>(
   const found = wanted.length ? await resolveSecrets(tenant, masterKey, wanted) : { values: new Map<string, string>(), missing: [] };
   const values = found.values;
   const missing = [...new Set([...found.missing, ...refused])];
-  const resolved = replaced(value, (text) => text.replace(REFERENCE, (_, scope: SecretScope, name: string) => values.get(secretRef(scope, name)) ?? missingSecretMarker(secretRef(scope, name))));
+  const resolved = replaced(value, (text) =>
+    text.replace(REFERENCE, (_, scope: SecretScope, name: string) => values.get(secretRef(scope, name)) ?? missingSecretMarker(secretRef(scope, name))),
+  );
   return { value: resolved as T, values: [...values.values()], markers: missing.map(missingSecretMarker) };
 }
 

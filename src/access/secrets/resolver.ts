@@ -47,7 +47,11 @@ export async function resolveSecrets(tenant: Pick<TenantDb, "tenantId" | "tx">, 
       .where(
         or(
           ...lookups.map((a) =>
-            and(eq(secrets.scope, a.scope), a.principalId === null ? isNull(secrets.principalId) : eq(secrets.principalId, a.principalId), eq(secrets.name, a.name)),
+            and(
+              eq(secrets.scope, a.scope),
+              a.principalId === null ? isNull(secrets.principalId) : eq(secrets.principalId, a.principalId),
+              eq(secrets.name, a.name),
+            ),
           ),
         ),
       ),
@@ -56,7 +60,11 @@ export async function resolveSecrets(tenant: Pick<TenantDb, "tenantId" | "tx">, 
   const values = new Map<string, string>();
   for (const row of rows) {
     const ref = secretRef(row.scope, row.name);
-    const value = await openSecret(key, { tenantId: tenant.tenantId, scope: row.scope, principalId: row.principalId, name: row.name }, new Uint8Array(row.ciphertext));
+    const value = await openSecret(
+      key,
+      { tenantId: tenant.tenantId, scope: row.scope, principalId: row.principalId, name: row.name },
+      new Uint8Array(row.ciphertext),
+    );
     if (value === null) {
       // Bytes this service did not seal for this row (tampered, or moved from another): a server fault.
       log.error("stored secret failed its integrity check", { tenant: tenant.tenantId, secret: ref });

@@ -50,7 +50,11 @@ export async function sealSecret(key: CryptoKey, address: SecretAddress, value: 
 export async function openSecret(key: CryptoKey, address: SecretAddress, stored: Uint8Array): Promise<string | null> {
   if (stored[0] !== FORMAT || stored.byteLength < 1 + IV_BYTES + 16) return null;
   try {
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: stored.subarray(1, 1 + IV_BYTES), additionalData: additionalData(address) }, key, stored.subarray(1 + IV_BYTES));
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: stored.subarray(1, 1 + IV_BYTES), additionalData: additionalData(address) },
+      key,
+      stored.subarray(1 + IV_BYTES),
+    );
     return decoder.decode(plain);
   } catch {
     return null;

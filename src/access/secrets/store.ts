@@ -65,7 +65,10 @@ export async function listSecrets(tenant: TenantDb, filter: { scope?: SecretScop
       .orderBy(desc(secrets.createdAt), desc(secrets.id))
       .limit(page.limit)
       .offset(offsetOf(page));
-    const [{ total }] = await db.select({ total: count() }).from(secrets).where(and(...where));
+    const [{ total }] = await db
+      .select({ total: count() })
+      .from(secrets)
+      .where(and(...where));
     return paginated(rows, page, total);
   });
 }

@@ -50,7 +50,10 @@ const TABLES = {
 async function ownsResource({ db }: Sql, tenantId: string, type: ResourceType, id: string): Promise<boolean> {
   const found = TABLES[type];
   const live = "live" in found ? found.live : undefined;
-  const [row] = await db.select({ id: found.table.id }).from(found.table).where(and(eq(found.table.id, id), eq(found.table.tenantId, tenantId), live));
+  const [row] = await db
+    .select({ id: found.table.id })
+    .from(found.table)
+    .where(and(eq(found.table.id, id), eq(found.table.tenantId, tenantId), live));
   return row !== undefined;
 }
 
@@ -63,7 +66,14 @@ export async function createShare(tenant: TenantDb, input: ShareInput) {
       if (!(await ownsResource(sql, tenant.tenantId, input.resource_type, input.resource_id))) throw notFound(resourceName, input.resource_id);
       const [created] = await sql.db
         .insert(shares)
-        .values({ tenantId: tenant.tenantId, resourceType: input.resource_type, resourceId: input.resource_id, targetTenantId: input.target_tenant_id, actions, source: "api" })
+        .values({
+          tenantId: tenant.tenantId,
+          resourceType: input.resource_type,
+          resourceId: input.resource_id,
+          targetTenantId: input.target_tenant_id,
+          actions,
+          source: "api",
+        })
         .onConflictDoNothing({ target: [shares.tenantId, shares.resourceType, shares.resourceId, shares.targetTenantId, shares.source] })
         .returning(columns);
       if (created) return created;
@@ -120,14 +130,24 @@ export function listReceived(tenant: TenantDb, filter: Omit<ShareFilter, "target
 }
 
 export async function getShare(tenant: TenantDb, id: string) {
-  const [row] = await tenant.tx(({ db }) => db.select(columns).from(shares).where(and(eq(shares.id, id), eq(shares.tenantId, tenant.tenantId))));
+  const [row] = await tenant.tx(({ db }) =>
+    db
+      .select(columns)
+      .from(shares)
+      .where(and(eq(shares.id, id), eq(shares.tenantId, tenant.tenantId))),
+  );
   if (!row) throw notFound("Share", id);
   return row;
 }
 
 /** Revokes a share; the target loses access with this commit (its access version is bumped by trigger). */
 export async function deleteShare(tenant: TenantDb, id: string) {
-  const [row] = await tenant.tx(({ db }) => db.delete(shares).where(and(eq(shares.id, id), eq(shares.tenantId, tenant.tenantId))).returning({ id: shares.id }));
+  const [row] = await tenant.tx(({ db }) =>
+    db
+      .delete(shares)
+      .where(and(eq(shares.id, id), eq(shares.tenantId, tenant.tenantId)))
+      .returning({ id: shares.id }),
+  );
   if (!row) throw notFound("Share", id);
   return { id: row.id, deleted: true as const };
 }

@@ -100,7 +100,9 @@ export const STANDARD_1 = {
     description: "One tab per child, titled by the child's title; one shown at a time",
     config: { type: "object", properties: { selected: { type: "integer", minimum: 0 } } },
     state: { type: "object", properties: { selected: { type: "integer", minimum: 0 } } },
-    handlers: { change: { payload: { type: "object", required: ["index"], properties: { index: { type: "integer", minimum: 0 } }, additionalProperties: false } } },
+    handlers: {
+      change: { payload: { type: "object", required: ["index"], properties: { index: { type: "integer", minimum: 0 } }, additionalProperties: false } },
+    },
   },
   header: {
     description: "The page's title bar (top level only)",
@@ -182,7 +184,11 @@ export const STANDARD_1 = {
   },
   stat: {
     description: "One figure with its label",
-    config: { type: "object", required: ["label", "value"], properties: { label: text, value: { type: ["string", "number", "null"] }, unit: text, trend: { enum: ["up", "down", "flat"] } } },
+    config: {
+      type: "object",
+      required: ["label", "value"],
+      properties: { label: text, value: { type: ["string", "number", "null"] }, unit: text, trend: { enum: ["up", "down", "flat"] } },
+    },
     state: empty,
     handlers: {},
   },
@@ -249,7 +255,12 @@ export const STANDARD_1 = {
     config: {
       type: "object",
       required: ["kind", "x", "y"],
-      properties: { kind: { enum: ["bar", "line", "pie"] }, x: { ...text, description: "The dotted row path of each point's label" }, y: { ...text, description: "The dotted row path of each point's number" }, title: text },
+      properties: {
+        kind: { enum: ["bar", "line", "pie"] },
+        x: { ...text, description: "The dotted row path of each point's label" },
+        y: { ...text, description: "The dotted row path of each point's number" },
+        title: text,
+      },
     },
     state: empty,
     handlers: {},

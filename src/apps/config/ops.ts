@@ -17,7 +17,9 @@ function listAt(config: ConfigObject, path: string[], op: ConfigOp, index: numbe
   const current = valueAt(config, path);
   if (current === undefined) return [];
   if (!Array.isArray(current)) {
-    throw new ApiError("UNPROCESSABLE_ENTITY", `ops[${index}]: ${op.path} holds ${current === null ? "null" : typeof current}, not a list`, { field: `ops[${index}].path` });
+    throw new ApiError("UNPROCESSABLE_ENTITY", `ops[${index}]: ${op.path} holds ${current === null ? "null" : typeof current}, not a list`, {
+      field: `ops[${index}].path`,
+    });
   }
   return current;
 }
@@ -49,11 +51,14 @@ export function opsPatch(effective: ConfigObject, ops: readonly ConfigOp[]): Con
   const touched = new Map<string, string[]>();
   ops.forEach((op, index) => {
     const path = op.path.split(".");
-    if (path.some((part) => part === "")) throw new ApiError("UNPROCESSABLE_ENTITY", `ops[${index}].path ${JSON.stringify(op.path)} is not a dotted path`, { field: `ops[${index}].path` });
+    if (path.some((part) => part === ""))
+      throw new ApiError("UNPROCESSABLE_ENTITY", `ops[${index}].path ${JSON.stringify(op.path)} is not a dotted path`, { field: `ops[${index}].path` });
     for (let depth = 1; depth < path.length; depth++) {
       const parent = valueAt(working, path.slice(0, depth));
       if (parent !== undefined && !isObject(parent)) {
-        throw new ApiError("UNPROCESSABLE_ENTITY", `ops[${index}]: ${path.slice(0, depth).join(".")} is not an object, so ${op.path} cannot be a list`, { field: `ops[${index}].path` });
+        throw new ApiError("UNPROCESSABLE_ENTITY", `ops[${index}]: ${path.slice(0, depth).join(".")} is not an object, so ${op.path} cannot be a list`, {
+          field: `ops[${index}].path`,
+        });
       }
     }
     const list = applied(listAt(working, path, op, index), op);

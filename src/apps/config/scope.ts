@@ -54,7 +54,8 @@ function immutableViolations(rules: ScopeRules, effective: ConfigObject): string
   walkProperties(rules.schema, (path, property) => {
     if (property["x-immutable"] !== true) return;
     const fixed = valueAt(rules.definition, path);
-    if (fixed !== undefined && !sameJson(valueAt(effective, path), fixed)) lines.push(`${path.join(".")}: is immutable: the definition sets it to ${JSON.stringify(fixed)}`);
+    if (fixed !== undefined && !sameJson(valueAt(effective, path), fixed))
+      lines.push(`${path.join(".")}: is immutable: the definition sets it to ${JSON.stringify(fixed)}`);
   });
   return lines;
 }

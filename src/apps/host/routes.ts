@@ -25,7 +25,9 @@ export const hostRoutes = [
     tag: "apps",
     summary: "The host SDK: an ES module that draws a render answer into a page, posts actions and state back and uploads files (docs/hosts.md)",
     auth: noAuth,
-    responses: { 200: { description: "text/javascript: the SDK's ES module, cacheable for a year", contentType: "text/javascript", schema: { type: "string" } } },
+    responses: {
+      200: { description: "text/javascript: the SDK's ES module, cacheable for a year", contentType: "text/javascript", schema: { type: "string" } },
+    },
     handler: async () => new Response(source, { status: 200, headers: HEADERS }),
   }),
 ];

@@ -31,7 +31,13 @@ export interface RenderBody {
 }
 
 /** The answer of `POST /apps/run/{integrationId}` for a verified app user, from what its identity step loaded of the target. */
-export function renderForHost(ctx: RequestContext, bindings: Env, identity: RenderIdentity, target: Pick<RenderTarget, "specVisible" | "app">, body: RenderBody): Promise<RenderAnswer> {
+export function renderForHost(
+  ctx: RequestContext,
+  bindings: Env,
+  identity: RenderIdentity,
+  target: Pick<RenderTarget, "specVisible" | "app">,
+  body: RenderBody,
+): Promise<RenderAnswer> {
   // A spec the tenant's own reads no longer see (a share withdrawn) is not found, as any read of it answers.
   if (!target.specVisible) throw notFound("App spec", identity.specId);
   return render(ctx, bindings, identity, target.app, body, { author: false, access: { masterKey: bindings.MASTER_KEY, readable: true } });
@@ -77,7 +83,11 @@ export async function previewForAuthor(ctx: RequestContext, bindings: Env, specI
     },
     app,
     body,
-    { author: true, access: { masterKey: bindings.MASTER_KEY, readable: allowsApp(caller, "update", instance.activation.id) }, overrides: { spec, config: body.config } },
+    {
+      author: true,
+      access: { masterKey: bindings.MASTER_KEY, readable: allowsApp(caller, "update", instance.activation.id) },
+      overrides: { spec, config: body.config },
+    },
   );
 }
 
@@ -103,7 +113,14 @@ interface RenderMode {
 function logFailures(ctx: RequestContext, identity: RenderIdentity, notifications: RenderNotifications, secrets: Redactor): void {
   for (const failure of notifications.failures()) {
     const { widget, source, code, message } = failure;
-    ctx.log.warn("app widget dropped", { integration: identity.integrationId ?? null, spec: identity.specId, widget, source: source ?? null, code, message: secrets.text(message) });
+    ctx.log.warn("app widget dropped", {
+      integration: identity.integrationId ?? null,
+      spec: identity.specId,
+      widget,
+      source: source ?? null,
+      code,
+      message: secrets.text(message),
+    });
   }
 }
 

@@ -88,12 +88,18 @@ export function commandWorld(input: WorldInput): CommandWorld {
         inline(scope),
       ),
     job: async (request, scope) =>
-      runInlineJob({ job: jobSource(request.job), input: request.input, additionalAllowed: request.additionalAllowed, denied: denied(request.denied) }, inline(scope)),
+      runInlineJob(
+        { job: jobSource(request.job), input: request.input, additionalAllowed: request.additionalAllowed, denied: denied(request.denied) },
+        inline(scope),
+      ),
     setPrincipalConfig: (write) => writeRenderPrincipal(deps, render, write),
     setSecret: (target, value) => setRenderSecret(deps, render, ctx.secret, target, value),
     uploadSlots: (request) => mintUploadSlots({ tenant: ctx.tenant, secret: ctx.secret, clock: ctx.clock }, { identity, origin: ctx.origin, spec, ...request }),
     uploadPreview: (uploadId) =>
-      uploadPreview({ database: ctx.database, secret: ctx.secret, origin: ctx.origin, clock: ctx.clock }, identity.tenantId, uploadId, { integrationId: identity.integrationId, userId: identity.userId }),
+      uploadPreview({ database: ctx.database, secret: ctx.secret, origin: ctx.origin, clock: ctx.clock }, identity.tenantId, uploadId, {
+        integrationId: identity.integrationId,
+        userId: identity.userId,
+      }),
   };
   return { services, reloadContext: input.reloadContext };
 }

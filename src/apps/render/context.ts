@@ -55,7 +55,11 @@ async function secretNames(sql: Sql, principals: { user: string; company: string
     and(eq(secrets.scope, "company"), eq(secrets.principalId, principals.company))!,
   ];
   if (principals.team) owners.push(and(eq(secrets.scope, "team"), eq(secrets.principalId, principals.team))!);
-  const rows = await sql.db.select({ scope: secrets.scope, name: secrets.name }).from(secrets).where(or(...owners)).orderBy(secrets.name);
+  const rows = await sql.db
+    .select({ scope: secrets.scope, name: secrets.name })
+    .from(secrets)
+    .where(or(...owners))
+    .orderBy(secrets.name);
   const names = Object.fromEntries(SECRET_SCOPES.map((scope) => [scope, [] as string[]])) as RenderContext["secretsSet"];
   for (const row of rows) names[row.scope].push(row.name);
   return names;
@@ -113,11 +117,14 @@ function principalScopes(sql: Sql, activationId: string, owner: ConfigOwner): Pr
 function configOf(app: RenderApp, spec: SpecDocument, owner: ConfigOwner, principals: (ConfigObject | undefined)[]): RenderConfig {
   const definition = spec.config ?? {};
   const inUse = app.inUse.config ?? {};
-  const scope = (name: "company" | "team" | "user", value: ConfigObject | undefined) => effectiveConfig(definition[name] as ConfigObject | undefined, value ?? {});
+  const scope = (name: "company" | "team" | "user", value: ConfigObject | undefined) =>
+    effectiveConfig(definition[name] as ConfigObject | undefined, value ?? {});
   const [company, user, team] = principals;
   return {
     app: effectiveConfig(inUse.app, app.activation.config),
-    integration: app.integration ? effectiveConfig(inUse.integration, app.integration.config) : effectiveConfig(definition.integration as ConfigObject | undefined, {}),
+    integration: app.integration
+      ? effectiveConfig(inUse.integration, app.integration.config)
+      : effectiveConfig(definition.integration as ConfigObject | undefined, {}),
     company: scope("company", company),
     user: scope("user", user),
     team: teamOf(owner.identity) ? scope("team", team) : {},
@@ -130,7 +137,14 @@ function configOf(app: RenderApp, spec: SpecDocument, owner: ConfigOwner, princi
  * a secret. A render without an integration (a preview) sees the
  * definition's `integration` values only.
  */
-export async function loadRender(deps: Pick<AppDeps, "tenant">, identity: RenderIdentity, app: RenderApp, hostContext: unknown, access: SecretAccess, overrides: RenderOverrides = {}): Promise<LoadedRender> {
+export async function loadRender(
+  deps: Pick<AppDeps, "tenant">,
+  identity: RenderIdentity,
+  app: RenderApp,
+  hostContext: unknown,
+  access: SecretAccess,
+  overrides: RenderOverrides = {},
+): Promise<LoadedRender> {
   const spec = overrides.spec ?? app.inUse;
   // One transaction for the stored scopes and secret names: each is a round trip on the render's one connection.
   // The secrets the scopes reference (none in most renders) are read once the effective scopes are known.
@@ -140,7 +154,11 @@ export async function loadRender(deps: Pick<AppDeps, "tenant">, identity: Render
   }));
   // A reference resolves for the render's own principals (a job's env resolves the tenant's only, acting for nobody).
   const team = teamOf(identity.identity);
-  const owners: SecretOwners = { user: identity.userId, ...(identity.companyExternalId !== "" && { company: identity.companyExternalId }), ...(team && { team }) };
+  const owners: SecretOwners = {
+    user: identity.userId,
+    ...(identity.companyExternalId !== "" && { company: identity.companyExternalId }),
+    ...(team && { team }),
+  };
   const merged = withOverrides(configOf(app, spec, identity, principals), overrides.config);
   const readable = access.readable ? owners : null;
   // The app user writes its own config (setPrincipalConfig, self-service): a reference there reaches the user's own secrets only.

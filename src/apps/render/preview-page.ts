@@ -35,7 +35,9 @@ export function previewOutline(spec: SpecDocument): PreviewOutline {
   const dashboards: PreviewOutline["dashboards"] = {};
   for (const [key, dashboard] of Object.entries(spec.dashboards)) {
     const view = new DashboardView(key, dashboard, spec);
-    const shared = Object.fromEntries(Object.entries(view.widgets).flatMap(([id, widget]) => (handlerNames(widget).length ? [[id, handlerNames(widget)]] : [])));
+    const shared = Object.fromEntries(
+      Object.entries(view.widgets).flatMap(([id, widget]) => (handlerNames(widget).length ? [[id, handlerNames(widget)]] : [])),
+    );
     const byKey = (docs: Record<string, { widgets?: Record<string, { actionHandlers?: Record<string, unknown> }> }>) =>
       Object.fromEntries(Object.entries(docs).map(([k, doc]) => [k, ownHandlers(doc?.widgets)]));
     dashboards[key] = { pages: Object.keys(view.pages), shared, pageWidgets: byKey(view.pages), modalWidgets: byKey(view.modals) };

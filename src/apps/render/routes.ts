@@ -24,7 +24,10 @@ export const renderRoutes = [
     responses: {
       200: { description: "The screens to show", schema: dataEnvelope(renderAnswer) },
       401: { description: "No valid credential for this integration (app token or identity token), or no user in the request" },
-      403: { description: "A disabled integration, an inactive company or user (details.code EXTERNAL_USER_INACTIVE), another company, an unlisted Origin, or an unknown user without autoCreateUsers" },
+      403: {
+        description:
+          "A disabled integration, an inactive company or user (details.code EXTERNAL_USER_INACTIVE), another company, an unlisted Origin, or an unknown user without autoCreateUsers",
+      },
       422: { description: "A body that is not a JSON object, or an action naming no widget and handler on the current page or top modal" },
     },
     handler: async (c, { body, auth }) => {
@@ -55,7 +58,10 @@ export const renderRoutes = [
       403: { description: "Without app:read on the activation, or an Origin other than the service's own" },
       415: { description: "A body or Content-Type other than application/json" },
       404: { description: "Unknown spec, or not activated in this tenant" },
-      422: { description: "A spec_document the publish checks refuse, an unknown spec_version, or an action naming no widget and handler on the current page or top modal" },
+      422: {
+        description:
+          "A spec_document the publish checks refuse, an unknown spec_version, or an action naming no widget and handler on the current page or top modal",
+      },
     },
     handler: async (c, { params, body }) => c.json({ data: await previewForAuthor(c.var.ctx, c.env, params.specId, (body ?? {}) as PreviewBody) }),
   }),
@@ -64,12 +70,14 @@ export const renderRoutes = [
     method: "get",
     path: "/apps/:specId/preview",
     tag: "apps",
-    summary: "An HTML page for a browser that draws the activation's spec with the host SDK through POST /apps/{specId}/preview, beside a panel of its notifications (with details), state and referenceData",
+    summary:
+      "An HTML page for a browser that draws the activation's spec with the host SDK through POST /apps/{specId}/preview, beside a panel of its notifications (with details), state and referenceData",
     permission: ["app", "read"],
     params: { specId: uuidSchema },
     responses: {
       200: {
-        description: "text/html: a page (inline style and module script under a Content-Security-Policy nonce, importing the SDK from GET /apps/host/v1.js on the same origin) that posts to POST /apps/{specId}/preview with the browser's credentials",
+        description:
+          "text/html: a page (inline style and module script under a Content-Security-Policy nonce, importing the SDK from GET /apps/host/v1.js on the same origin) that posts to POST /apps/{specId}/preview with the browser's credentials",
         contentType: "text/html",
         schema: { type: "string" },
       },
@@ -80,7 +88,10 @@ export const renderRoutes = [
     handler: async (c, { params }) => {
       const outline = previewOutline(await previewedSpec(c.var.ctx, params.specId));
       const nonce = base64url(randomBytes(18));
-      return new Response(previewPage(params.specId, nonce, outline), { status: 200, headers: previewPageHeaders(nonce, sdkSources(c.req.url, c.env.PUBLIC_URL)) });
+      return new Response(previewPage(params.specId, nonce, outline), {
+        status: 200,
+        headers: previewPageHeaders(nonce, sdkSources(c.req.url, c.env.PUBLIC_URL)),
+      });
     },
   }),
 ];

@@ -13,7 +13,10 @@ export const renderBody = {
   },
 } as const;
 
-const block = { ...anyObject, description: "A widget { id, widgetComponent, props }, a row { component: row, children }, or an inline node { component, id?, config?, children? }" } as const;
+const block = {
+  ...anyObject,
+  description: "A widget { id, widgetComponent, props }, a row { component: row, children }, or an inline node { component, id?, config?, children? }",
+} as const;
 
 const surface = {
   type: "object",
@@ -27,7 +30,12 @@ const surface = {
     blocks: { type: "array", items: block },
     modals: {
       type: "array",
-      items: { type: "object", required: ["page", "wide", "blocks"], additionalProperties: false, properties: { page: { type: "string" }, wide: { type: "boolean" }, blocks: { type: "array", items: block } } },
+      items: {
+        type: "object",
+        required: ["page", "wide", "blocks"],
+        additionalProperties: false,
+        properties: { page: { type: "string" }, wide: { type: "boolean" }, blocks: { type: "array", items: block } },
+      },
     },
   },
 } as const;
@@ -39,7 +47,15 @@ export const renderAnswer = {
   properties: {
     surfaces: { type: "array", items: surface },
     state: { ...anyObject, description: "{ dashboard, page, params, data, widgets, modals }: post it back as `state`" },
-    referenceData: { type: "object", additionalProperties: { type: "object", required: ["rows", "total"], additionalProperties: false, properties: { rows: { type: "array", items: {} }, total: { type: "integer" } } } },
+    referenceData: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        required: ["rows", "total"],
+        additionalProperties: false,
+        properties: { rows: { type: "array", items: {} }, total: { type: "integer" } },
+      },
+    },
     notifications: {
       type: "array",
       items: {
@@ -54,7 +70,8 @@ export const renderAnswer = {
             type: "object",
             required: ["code"],
             additionalProperties: false,
-            description: "On widget-error-<id> and widget-timeout-<id>: the cause's details.code or error code, the data source's name, and (an author's preview only) the cause's message",
+            description:
+              "On widget-error-<id> and widget-timeout-<id>: the cause's details.code or error code, the data source's name, and (an author's preview only) the cause's message",
             properties: { code: { type: "string" }, source: { type: "string" }, message: { type: "string" } },
           },
         },
@@ -71,7 +88,10 @@ export const previewBody = {
   type: "object",
   additionalProperties: false,
   properties: {
-    identity: { ...anyObject, description: "The identity keys as the provider's extractors would give them (user_external_id, company_external_id, team_id, ...)" },
+    identity: {
+      ...anyObject,
+      description: "The identity keys as the provider's extractors would give them (user_external_id, company_external_id, team_id, ...)",
+    },
     config: {
       type: "object",
       additionalProperties: false,

@@ -25,9 +25,13 @@ export async function mintAppToken(deps: AppDeps, specId: string, integrationId:
     const revoked = rotate ? await sql.db.update(appTokens).set({ revokedAt: sql_`now()` }).where(live).returning({ id: appTokens.id }) : [];
     const [held] = rotate ? [] : await sql.db.select({ id: appTokens.id }).from(appTokens).where(live);
     if (held) {
-      throw new ApiError("CONFLICT", `Integration ${integrationId} has a live app token; mint with ?rotate=true to replace it (the old token stops working at once)`, {
-        integration_id: integrationId,
-      });
+      throw new ApiError(
+        "CONFLICT",
+        `Integration ${integrationId} has a live app token; mint with ?rotate=true to replace it (the old token stops working at once)`,
+        {
+          integration_id: integrationId,
+        },
+      );
     }
     const [token] = await sql.db
       .insert(appTokens)

@@ -62,7 +62,8 @@ async function linkTenant(ctx: RequestContext, uploadId: string, params: Capabil
     return await verifyLink(ctx.secret, "app-upload", uploadId, params, ctx.clock.now());
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    if (e.details.code !== "LINK_EXPIRED") throw new ApiError("FORBIDDEN", `This upload link is not valid: ${e.message.replace(/^The link/, "the link")}`, { reason: e.details.code });
+    if (e.details.code !== "LINK_EXPIRED")
+      throw new ApiError("FORBIDDEN", `This upload link is not valid: ${e.message.replace(/^The link/, "the link")}`, { reason: e.details.code });
     if (refuseExpired) throw new ApiError("GONE", "This upload link has expired: ask for a new one", { expired_at: e.details.expired_at });
     return params.tenant!;
   }
@@ -109,7 +110,11 @@ class UploadSite {
         userId: slot.user_id,
         identity: slot.identity,
       });
-      const value = await resolveSmartValue(override, { ...root, provider: { provider: slot.provider, identity: slot.identity }, config }, { functions: this.spec.functions });
+      const value = await resolveSmartValue(
+        override,
+        { ...root, provider: { provider: slot.provider, identity: slot.identity }, config },
+        { functions: this.spec.functions },
+      );
       return value === undefined ? fallback : value;
     } catch {
       return fallback;
@@ -158,7 +163,10 @@ function capped(limit: number): TransformStream<Uint8Array, Uint8Array> {
 /** Claims the slot for this upload; 409 once used, 410 once expired. */
 async function claim(tenant: TenantDb, slotId: string, now: string): Promise<void> {
   const outcome = await tenant.tx(async (sql) => {
-    const { rows } = await sql.query<{ id: string }>(`UPDATE app_upload_slots SET claimed_at = $2 WHERE id = $1 AND claimed_at IS NULL AND expires_at > $2 RETURNING id`, [slotId, now]);
+    const { rows } = await sql.query<{ id: string }>(
+      `UPDATE app_upload_slots SET claimed_at = $2 WHERE id = $1 AND claimed_at IS NULL AND expires_at > $2 RETURNING id`,
+      [slotId, now],
+    );
     if (rows.length) return "claimed";
     const { rows: state } = await sql.query<{ expired: boolean }>(`SELECT expires_at <= $2 AS expired FROM app_upload_slots WHERE id = $1`, [slotId, now]);
     return state[0]?.expired === false ? "used" : "expired";
@@ -187,7 +195,9 @@ export async function receiveUpload(c: Context<HonoEnv>, params: { integrationId
   const contentType = part.contentType && part.contentType.length <= 255 && CONTENT_TYPE.test(part.contentType) ? part.contentType : OCTET_STREAM;
   if (!acceptsFile(slot.accept, name, contentType)) {
     await part.body.cancel();
-    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `This upload takes only ${slot.accept.join(", ")}; ${name} (${contentType}) is neither`, { accept: slot.accept });
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `This upload takes only ${slot.accept.join(", ")}; ${name} (${contentType}) is neither`, {
+      accept: slot.accept,
+    });
   }
   try {
     await claim(ctx.tenant, slot.id, isoTimestamp(ctx.clock.now()));
@@ -195,17 +205,21 @@ export async function receiveUpload(c: Context<HonoEnv>, params: { integrationId
     await part.body.cancel();
     throw e;
   }
-  const file = await createTempFile(ctx, { id: slot.id, name, contentType, upload: { body: part.body.pipeThrough(capped(slot.max_file_size)) } }).catch(async (e) => {
-    // The failure is what the uploader is told; a cleanup that fails too is only logged.
-    const cleanupFailed = (err: unknown) => ctx.log.error("upload cleanup failed", { upload_id: slot.id, error: (err as Error).message });
-    await ctx.files.delete([tempFileStorageKey(ctx.tenant.tenantId, slot.id)]).catch(cleanupFailed);
-    await ctx.tenant.tx((sql) => sql.query(`UPDATE app_upload_slots SET claimed_at = NULL WHERE id = $1`, [slot.id])).catch(cleanupFailed);
-    throw e;
-  });
+  const file = await createTempFile(ctx, { id: slot.id, name, contentType, upload: { body: part.body.pipeThrough(capped(slot.max_file_size)) } }).catch(
+    async (e) => {
+      // The failure is what the uploader is told; a cleanup that fails too is only logged.
+      const cleanupFailed = (err: unknown) => ctx.log.error("upload cleanup failed", { upload_id: slot.id, error: (err as Error).message });
+      await ctx.files.delete([tempFileStorageKey(ctx.tenant.tenantId, slot.id)]).catch(cleanupFailed);
+      await ctx.tenant.tx((sql) => sql.query(`UPDATE app_upload_slots SET claimed_at = NULL WHERE id = $1`, [slot.id])).catch(cleanupFailed);
+      throw e;
+    },
+  );
   // The file is stored: whatever shaping the answer meets, the upload has succeeded.
   const fallback = { uploadId: file.id };
   const upload = { id: file.id, filename: file.name, contentType: file.content_type, size: file.size, expiresAt: file.expires_at };
-  const site = await UploadSite.load(ctx, ctx.tenant, slot).catch((e) => void ctx.log.error("upload answer falls back", { upload_id: slot.id, error: (e as Error).message }));
+  const site = await UploadSite.load(ctx, ctx.tenant, slot).catch(
+    (e) => void ctx.log.error("upload answer falls back", { upload_id: slot.id, error: (e as Error).message }),
+  );
   const body = site ? await site.body("props", { upload }, fallback) : fallback;
   return c.json(body as object, 200, ANSWER_HEADERS);
 }

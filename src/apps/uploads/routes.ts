@@ -22,7 +22,11 @@ export const uploadRoutes = [
     documentedRequest: {
       content: {
         "multipart/form-data": {
-          schema: { type: "object", required: ["file"], properties: { file: { ...binarySchema, description: "The file; its part's filename (its last path segment) and Content-Type are recorded" } } },
+          schema: {
+            type: "object",
+            required: ["file"],
+            properties: { file: { ...binarySchema, description: "The file; its part's filename (its last path segment) and Content-Type are recorded" } },
+          },
         },
       },
     },
@@ -30,7 +34,10 @@ export const uploadRoutes = [
     notFound: false,
     // Failures answer in the provider's error body (errorAnswer), documented for every status below.
     responses: {
-      200: { description: "The provider's upload body: by default { uploadId }, the temp file's id; a provider's `props` override shapes it", schema: defaultUploadBody },
+      200: {
+        description: "The provider's upload body: by default { uploadId }, the temp file's id; a provider's `props` override shapes it",
+        schema: defaultUploadBody,
+      },
       400: { description: "Not multipart/form-data, no `file` part with a filename, or a body cut off before its closing boundary" },
       403: { description: "The link is missing, malformed or tampered with, or names another integration's slot" },
       409: { description: "The slot has already taken a file" },

@@ -57,7 +57,9 @@ function refused(message: string, errors: string[]): ApiError {
 function ttlOf(ttl: unknown): number {
   if (ttl === undefined) return UPLOAD_TTL.default;
   if (!Number.isInteger(ttl) || (ttl as number) < 1 || (ttl as number) > UPLOAD_TTL.max) {
-    throw refused(`An upload link's ttl is a whole number of seconds from 1 to ${UPLOAD_TTL.max}`, [`ttl: must be an integer from 1 to ${UPLOAD_TTL.max}, got ${JSON.stringify(ttl)}`]);
+    throw refused(`An upload link's ttl is a whole number of seconds from 1 to ${UPLOAD_TTL.max}`, [
+      `ttl: must be an integer from 1 to ${UPLOAD_TTL.max}, got ${JSON.stringify(ttl)}`,
+    ]);
   }
   return ttl as number;
 }
@@ -70,7 +72,8 @@ function slotsOf(slots: unknown): SlotInput[] {
       if (seen.has(slot.name)) errors.push(`slots[${i}].name: ${JSON.stringify(slot.name)} names an earlier slot too; slot names are unique`);
       seen.add(slot.name);
       slot.accept?.forEach((entry, j) => {
-        if (!ACCEPT_EXTENSION.test(entry) && !ACCEPT_MIME.test(entry)) errors.push(`slots[${i}].accept[${j}]: ${JSON.stringify(entry)} is neither an extension (.pdf) nor a MIME type (application/pdf, image/*)`);
+        if (!ACCEPT_EXTENSION.test(entry) && !ACCEPT_MIME.test(entry))
+          errors.push(`slots[${i}].accept[${j}]: ${JSON.stringify(entry)} is neither an extension (.pdf) nor a MIME type (application/pdf, image/*)`);
       });
     });
   }
@@ -89,12 +92,16 @@ function uploadTypeOf(spec: SpecDocument, provider: string, type: unknown): stri
   const declared = declaredUploadTypes(spec, provider);
   if (type === undefined) {
     if (declared.length === 1) return declared[0];
-    const why = declared.length ? `declares several upload types (${declared.join(", ")}): name one with type` : "declares no upload type (providers.<name>.upload)";
+    const why = declared.length
+      ? `declares several upload types (${declared.join(", ")}): name one with type`
+      : "declares no upload type (providers.<name>.upload)";
     throw refused(`Provider ${provider} ${why}`, [`type: provider ${provider} ${why}`]);
   }
   if (typeof type !== "string" || !declared.includes(type)) {
     const known = (UPLOAD_TYPES as readonly unknown[]).includes(type) ? "is not declared by" : "is not an upload type of";
-    throw refused(`Upload type ${JSON.stringify(type)} ${known} provider ${provider}`, [`type: ${JSON.stringify(type)} ${known} provider ${provider} (declared: ${declared.join(", ") || "none"})`]);
+    throw refused(`Upload type ${JSON.stringify(type)} ${known} provider ${provider}`, [
+      `type: ${JSON.stringify(type)} ${known} provider ${provider} (declared: ${declared.join(", ") || "none"})`,
+    ]);
   }
   return type;
 }
@@ -129,7 +136,17 @@ export async function mintUploadSlots(deps: SlotDeps, request: MintRequest): Pro
         `INSERT INTO app_upload_slots (id, tenant_id, integration_id, activation_id, user_id, provider, type, name, max_file_size, accept, identity, expires_at)
          SELECT s.id, $1, $2, $3, $4, $5, $6, s.name, s.max_file_size, s.accept, $7, $8
            FROM jsonb_to_recordset($9::jsonb) AS s(id uuid, name text, max_file_size integer, accept jsonb)`,
-        [deps.tenant.tenantId, integrationId, identity.activationId, identity.userId, identity.provider, type, JSON.stringify(identity.identity), isoTimestamp(expires * 1000), JSON.stringify(rows)],
+        [
+          deps.tenant.tenantId,
+          integrationId,
+          identity.activationId,
+          identity.userId,
+          identity.provider,
+          type,
+          JSON.stringify(identity.identity),
+          isoTimestamp(expires * 1000),
+          JSON.stringify(rows),
+        ],
       ),
     );
   }
@@ -219,5 +236,7 @@ export async function uploadPreview(
 
 /** Cron: removes slots a week past their expiry (their files, if any, are long gone). */
 export async function sweepUploadSlots(database: Database, now: Date): Promise<void> {
-  await database.system((sql) => sql.query(`DELETE FROM app_upload_slots WHERE expires_at < $1::timestamptz - make_interval(days => $2)`, [now.toISOString(), SLOT_RETENTION_DAYS]));
+  await database.system((sql) =>
+    sql.query(`DELETE FROM app_upload_slots WHERE expires_at < $1::timestamptz - make_interval(days => $2)`, [now.toISOString(), SLOT_RETENTION_DAYS]),
+  );
 }

@@ -12,9 +12,17 @@ const PROFILE_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const PROFILE_LITERALS = ["type", "grant", "in", "name", "clientAuth"];
 
 /** What a root profile's templates may read. */
-export const profileScope = (reads: readonly string[]): ReadScope => ({ reads, code: "auth_profile_scope", explanation: `a profile may read only ${listed(reads.map((read) => `${read}.*`))}` });
+export const profileScope = (reads: readonly string[]): ReadScope => ({
+  reads,
+  code: "auth_profile_scope",
+  explanation: `a profile may read only ${listed(reads.map((read) => `${read}.*`))}`,
+});
 /** What an inline auth block's templates may read: its field's scope. */
-export const inlineProfileScope = (reads: readonly string[]): ReadScope => ({ reads, code: "auth_profile_scope", explanation: `an inline auth block may read only ${listed(reads)}` });
+export const inlineProfileScope = (reads: readonly string[]): ReadScope => ({
+  reads,
+  code: "auth_profile_scope",
+  explanation: `an inline auth block may read only ${listed(reads)}`,
+});
 
 /** The shape rules every profile block follows, wherever it is declared; its expressions are collected. */
 function checkProfileBlock(found: Collector, profile: Obj, path: string, scope: ReadScope, expressions: Expressions): void {
@@ -66,7 +74,14 @@ function headerNames(headers: unknown): Map<string, string> {
  * credential. `declared` is null when the document has no root map of its
  * own (a job published alone): names resolve against the runner's map later.
  */
-export function checkRequestAuth(found: Collector, config: Obj, path: string, declared: Map<string, Obj> | null, inline: ReadScope, expressions: Expressions): void {
+export function checkRequestAuth(
+  found: Collector,
+  config: Obj,
+  path: string,
+  declared: Map<string, Obj> | null,
+  inline: ReadScope,
+  expressions: Expressions,
+): void {
   const auth = config.auth;
   if (auth === undefined) return;
   const at = child(path, "auth");
@@ -76,7 +91,11 @@ export function checkRequestAuth(found: Collector, config: Obj, path: string, de
     profile = declared.get(auth);
     if (!profile) {
       const names = [...declared.keys()];
-      found.add(at, "auth_profile_unknown_reference", `names the profile ${JSON.stringify(auth)}, which the root auth map does not declare (${names.length ? `declared: ${names.join(", ")}` : "it declares none"})`);
+      found.add(
+        at,
+        "auth_profile_unknown_reference",
+        `names the profile ${JSON.stringify(auth)}, which the root auth map does not declare (${names.length ? `declared: ${names.join(", ")}` : "it declares none"})`,
+      );
       return;
     }
   } else if (isObject(auth)) {
@@ -87,11 +106,14 @@ export function checkRequestAuth(found: Collector, config: Obj, path: string, de
   const headers = headerNames(config.headers);
   const headersAt = child(path, "headers");
   const authorization = headers.get("authorization");
-  if (authorization !== undefined) found.add(child(headersAt, authorization), "auth_conflict", "is set by hand while auth is set; the profile sends Authorization");
+  if (authorization !== undefined)
+    found.add(child(headersAt, authorization), "auth_conflict", "is set by hand while auth is set; the profile sends Authorization");
   if (profile.type === "apiKey" && typeof profile.name === "string") {
     const name = profile.name;
     const header = headers.get(name.toLowerCase());
-    if (profile.in === "header" && header !== undefined) found.add(child(headersAt, header), "auth_conflict", `is set by hand; the apiKey profile sends the ${name} header`);
-    if (profile.in === "query" && isObject(config.query) && has(config.query, name)) found.add(child(child(path, "query"), name), "auth_conflict", `is set by hand; the apiKey profile sends the ${name} query parameter`);
+    if (profile.in === "header" && header !== undefined)
+      found.add(child(headersAt, header), "auth_conflict", `is set by hand; the apiKey profile sends the ${name} header`);
+    if (profile.in === "query" && isObject(config.query) && has(config.query, name))
+      found.add(child(child(path, "query"), name), "auth_conflict", `is set by hand; the apiKey profile sends the ${name} query parameter`);
   }
 }

@@ -10,7 +10,8 @@ export type Obj = Record<string, unknown>;
 export const items = (v: unknown, max: number): unknown[] => (Array.isArray(v) ? v.slice(0, max) : []);
 export const has = (o: Obj, key: string) => Object.hasOwn(o, key) && o[key] !== undefined;
 /** A spec value decided when it is resolved: a string with a `{{ }}` template, or a `$`-directive. */
-export const templated = (value: unknown) => (typeof value === "string" && value.includes("{{")) || (isObject(value) && Object.keys(value).some((key) => key.startsWith("$")));
+export const templated = (value: unknown) =>
+  (typeof value === "string" && value.includes("{{")) || (isObject(value) && Object.keys(value).some((key) => key.startsWith("$")));
 
 /** `.key` for identifiers (`key` at the root, path ""), `["key"]` for anything else (spaces, dots, NUL). */
 export function child(path: string, key: string | number): string {

@@ -2,7 +2,15 @@
 // it (bare expression fields, and every expression of a smart value as the
 // directive registry declares them), then compiled together: a syntax error,
 // a read of `secrets` and a read outside the field's scope are refused.
-import { compileExpression, ExpressionSyntaxError, expressionsIn, refusedFunctionsOf, rootNamesOf, SMART_VALUE_DIRECTIVES, type DirectiveRegistry } from "../../lib/smart-values";
+import {
+  compileExpression,
+  ExpressionSyntaxError,
+  expressionsIn,
+  refusedFunctionsOf,
+  rootNamesOf,
+  SMART_VALUE_DIRECTIVES,
+  type DirectiveRegistry,
+} from "../../lib/smart-values";
 import { child, type Collector, type IssueCode, type Obj } from "./collector";
 import { SECRET_TEXT } from "./secrets";
 
@@ -62,7 +70,8 @@ export class Expressions {
     if (value === undefined) return;
     try {
       // A `$pipe` step's expression reads its row, not the field's scope.
-      for (const e of expressionsIn(value, path, this.directives)) this.found.push({ path: e.path, text: e.text, scope: e.input === "row" ? undefined : scope });
+      for (const e of expressionsIn(value, path, this.directives))
+        this.found.push({ path: e.path, text: e.text, scope: e.input === "row" ? undefined : scope });
     } catch (e) {
       if (!(e instanceof ExpressionSyntaxError)) throw e;
       // The message already names the path.
@@ -86,7 +95,8 @@ export class Expressions {
       // A text repeated across a document (every row of a large spec) is analysed once.
       let analysis = analysed.get(text);
       if (!analysis) analysed.set(text, (analysis = { refused: refusedFunctionsOf(text), roots: rootNamesOf(text) }));
-      for (const { name, position, reason } of analysis.refused) found.add(path, "function_refused", `uses $${name} (at character ${position}), which expressions cannot use: ${reason}`);
+      for (const { name, position, reason } of analysis.refused)
+        found.add(path, "function_refused", `uses $${name} (at character ${position}), which expressions cannot use: ${reason}`);
       const roots = analysis.roots;
       if (roots.includes("secrets")) found.secret(path);
       if (scope) {

@@ -41,10 +41,16 @@ export function refusedLines(lines: string[], code: IssueCode): DocumentProblems
 }
 
 /** The checked layers of one document: guard, schema, semantics (given the schema layer's lines). */
-export function documentProblems<D>(value: unknown, schema: object, semantics: (doc: Record<string, unknown>, schemaLines: string[]) => Findings, base = BASE): DocumentProblems<D> {
+export function documentProblems<D>(
+  value: unknown,
+  schema: object,
+  semantics: (doc: Record<string, unknown>, schemaLines: string[]) => Findings,
+  base = BASE,
+): DocumentProblems<D> {
   const guard = jsonProblems(value, { base });
   // A value the service cannot store (NUL, lone surrogates, runaway nesting) is not read any further.
-  if (guard.length) return { problems: problemLines(guard), issues: guard.map((p) => ({ path: p.path, code: "input_refused", message: p.reason })), secretRef: false };
+  if (guard.length)
+    return { problems: problemLines(guard), issues: guard.map((p) => ({ path: p.path, code: "input_refused", message: p.reason })), secretRef: false };
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     const issue: Issue = { path: base, code: "schema_violation", message: "must be an object" };
     return { problems: [issueLine(issue)], issues: [issue], secretRef: false };
@@ -68,8 +74,12 @@ export function refused(result: DocumentProblems<unknown>, what: string, kind: D
   const errors = result.problems;
   const issues = DOCUMENT_KINDS[kind].answersIssues ? { issues: result.issues } : {};
   if (result.secretRef) {
-    return new ApiError({ code: "SECRET_REF_IN_DEFINITION", errors, validation_errors: errors, ...issues }, `The ${what} references secrets; set secret references as env values at activation`);
+    return new ApiError(
+      { code: "SECRET_REF_IN_DEFINITION", errors, validation_errors: errors, ...issues },
+      `The ${what} references secrets; set secret references as env values at activation`,
+    );
   }
-  if (DOCUMENT_KINDS[kind].answersIssues) return new ApiError({ code: "SPEC_STRUCTURE_INVALID", issues: result.issues, errors, validation_errors: errors }, `The ${what} is invalid`);
+  if (DOCUMENT_KINDS[kind].answersIssues)
+    return new ApiError({ code: "SPEC_STRUCTURE_INVALID", issues: result.issues, errors, validation_errors: errors }, `The ${what} is invalid`);
   return validationFailed(errors, `The ${what} is invalid`);
 }

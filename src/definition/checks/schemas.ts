@@ -10,7 +10,8 @@ export function checkContracts(found: Collector, owner: Obj, path: string): void
   for (const side of ["input", "output"]) {
     const embedded = `${side}Schema`;
     const named = `${side}SchemaName`;
-    if (has(owner, embedded) && has(owner, named)) found.add(child(path, named), "contract_conflict", `cannot be set together with ${embedded}; use one form for the ${side} contract`);
+    if (has(owner, embedded) && has(owner, named))
+      found.add(child(path, named), "contract_conflict", `cannot be set together with ${embedded}; use one form for the ${side} contract`);
     const schema = owner[embedded];
     if (!isObject(schema) && typeof schema !== "boolean") continue;
     for (const line of schemaProblems(schema, child(path, embedded))) found.addLine(line, "contract_schema_invalid");

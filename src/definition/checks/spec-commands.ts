@@ -24,7 +24,11 @@ function checkSynchronous(checks: SpecChecks, actions: unknown, path: string, wh
       if (!isObject(action)) return;
       const here = child(at, i);
       if (typeof action.name === "string" && WAITING_ACTIONS.has(action.name)) {
-        checks.found.add(child(here, "name"), "action_not_synchronous", `${action.name} waits for a later event, but ${where} runs its actions while the render waits; run it from a workflow`);
+        checks.found.add(
+          child(here, "name"),
+          "action_not_synchronous",
+          `${action.name} waits for a later event, but ${where} runs its actions while the render waits; run it from a workflow`,
+        );
       }
       stack.push([action.onSuccess, child(here, "onSuccess")], [action.onError, child(here, "onError")]);
     });
@@ -55,7 +59,8 @@ function checkSlots(checks: SpecChecks, slots: unknown, path: string): void {
     if (!isObject(slot) || typeof slot.name !== "string") return;
     const at = child(child(path, i), "name");
     const first = names.get(slot.name);
-    if (first) checks.found.add(at, "duplicate_upload_slot", `${JSON.stringify(slot.name)} is already the name of ${first}; each slot of one step has its own name`);
+    if (first)
+      checks.found.add(at, "duplicate_upload_slot", `${JSON.stringify(slot.name)} is already the name of ${first}; each slot of one step has its own name`);
     else names.set(slot.name, at);
   });
 }
@@ -63,7 +68,11 @@ function checkSlots(checks: SpecChecks, slots: unknown, path: string): void {
 /** A literal `createTempFileUploadUrl.ttl` out of range; a computed one is checked when the step runs. */
 function checkTtl(checks: SpecChecks, ttl: unknown, path: string): void {
   if (ttl === undefined || templated(ttl) || (Number.isInteger(ttl) && (ttl as number) >= 1 && (ttl as number) <= UPLOAD_TTL.max)) return;
-  checks.found.add(path, "schema_violation", `must be an integer from 1 to ${UPLOAD_TTL.max}, or a {{ }} template or $jsonata directive, got ${JSON.stringify(ttl)}`);
+  checks.found.add(
+    path,
+    "schema_violation",
+    `must be an integer from 1 to ${UPLOAD_TTL.max}, or a {{ }} template or $jsonata directive, got ${JSON.stringify(ttl)}`,
+  );
 }
 
 /**
@@ -76,7 +85,8 @@ function checkKindFields(checks: SpecChecks, command: Obj, path: string): void {
   if (typeof kind !== "string" || !Object.hasOwn(COMMAND_FIELDS, kind)) return;
   const fields: { required?: readonly string[]; properties: object } = COMMAND_FIELDS[kind as keyof typeof COMMAND_FIELDS];
   for (const key of Object.keys(command)) {
-    if (!COMMAND_STRUCTURE.has(key) && !Object.hasOwn(fields.properties, key)) checks.found.add(child(path, key), "schema_violation", `is not a field of a ${kind} command`);
+    if (!COMMAND_STRUCTURE.has(key) && !Object.hasOwn(fields.properties, key))
+      checks.found.add(child(path, key), "schema_violation", `is not a field of a ${kind} command`);
   }
   for (const key of fields.required ?? []) if (!has(command, key)) checks.found.add(child(path, key), "schema_violation", "is required");
 }
@@ -86,7 +96,12 @@ function checkCommand(checks: SpecChecks, command: Obj, path: string, place: Pla
   const { found, expressions } = checks;
   if (typeof command.stepId === "string") {
     const first = stepIds.get(command.stepId);
-    if (first) found.add(child(path, "stepId"), "duplicate_step_id", `${JSON.stringify(command.stepId)} is already the stepId of ${first}; outputs.<stepId> names one step`);
+    if (first)
+      found.add(
+        child(path, "stepId"),
+        "duplicate_step_id",
+        `${JSON.stringify(command.stepId)} is already the stepId of ${first}; outputs.<stepId> names one step`,
+      );
     else stepIds.set(command.stepId, path);
   }
   expressions.bare(command, "if", path);
@@ -99,11 +114,19 @@ function checkCommand(checks: SpecChecks, command: Obj, path: string, place: Pla
     expressions.smartValue(value, child(path, key));
   }
   if (kind === "navigate" && typeof command.page === "string" && !command.page.includes("{{") && !checks.names.hasPage(command.page, place)) {
-    found.add(child(path, "page"), "unknown_page", `names ${JSON.stringify(command.page)}, which is no page or modal of ${place.dashboard ? "the dashboard or the spec" : "the spec or of every dashboard"}`);
+    found.add(
+      child(path, "page"),
+      "unknown_page",
+      `names ${JSON.stringify(command.page)}, which is no page or modal of ${place.dashboard ? "the dashboard or the spec" : "the spec or of every dashboard"}`,
+    );
   }
   if (kind === "job" && typeof command.job === "string" && !Object.hasOwn(checks.jobs, command.job)) {
     const keys = Object.keys(checks.jobs);
-    found.add(child(path, "job"), "unknown_job", `names ${JSON.stringify(command.job)}, which is not a key of jobs (${keys.length ? `keys: ${keys.slice(0, 20).join(", ")}` : "the spec declares none"})`);
+    found.add(
+      child(path, "job"),
+      "unknown_job",
+      `names ${JSON.stringify(command.job)}, which is not a key of jobs (${keys.length ? `keys: ${keys.slice(0, 20).join(", ")}` : "the spec declares none"})`,
+    );
   }
   if (kind === "actions") checkInlineActions(checks, command.actions, child(path, "actions"), "an actions command");
   if (kind === "createTempFileUploadUrl") {

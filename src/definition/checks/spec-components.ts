@@ -33,7 +33,10 @@ export function checkDefinitions(found: Collector, providers: Obj): void {
     for (const [name, entry] of Object.entries(components.define)) {
       if (!isObject(entry)) continue;
       const at = child(definesAt, name);
-      const schemas: [string, unknown][] = [["config", entry.config], ["state", entry.state]];
+      const schemas: [string, unknown][] = [
+        ["config", entry.config],
+        ["state", entry.state],
+      ];
       if (isObject(entry.handlers)) for (const [h, d] of Object.entries(entry.handlers)) if (isObject(d)) schemas.push([`handlers.${h}.payload`, d.payload]);
       for (const [where, schema] of schemas) {
         if (schema === undefined) continue;
@@ -80,7 +83,11 @@ export function checkComponent(
     const whose = `the catalogue of provider${providers.length > 1 ? "s" : ""} ${providers.join(", ")}`;
     if (!Object.hasOwn(catalogue, place.component)) {
       const known = Object.keys(catalogue);
-      found.add(place.componentAt, "unknown_component", `is ${JSON.stringify(place.component)}, which ${whose} does not declare (components: ${known.slice(0, 40).join(", ")}${known.length > 40 ? ", ..." : ""})`);
+      found.add(
+        place.componentAt,
+        "unknown_component",
+        `is ${JSON.stringify(place.component)}, which ${whose} does not declare (components: ${known.slice(0, 40).join(", ")}${known.length > 40 ? ", ..." : ""})`,
+      );
       continue;
     }
     const declaration = catalogue[place.component];
@@ -88,14 +95,19 @@ export function checkComponent(
       const smart = smartPaths(place.config, place.configAt);
       for (const line of checkAll(declaration.config, place.config ?? {}, place.configAt)) {
         const path = line.slice(0, line.indexOf(": "));
-        if (!smart.some((prefix) => under(path, prefix))) found.add(path, "component_config_invalid", `${line.slice(path.length + 2)} (${place.component} in ${whose})`);
+        if (!smart.some((prefix) => under(path, prefix)))
+          found.add(path, "component_config_invalid", `${line.slice(path.length + 2)} (${place.component} in ${whose})`);
       }
     }
     if (place.handlers && place.handlersAt) {
       const handlers = Object.keys(declaration.handlers);
       for (const handler of Object.keys(place.handlers)) {
         if (Object.hasOwn(declaration.handlers, handler)) continue;
-        found.add(child(place.handlersAt, handler), "unknown_handler", `is not a handler of ${place.component} in ${whose} (${handlers.length ? `handlers: ${handlers.join(", ")}` : "it has none"})`);
+        found.add(
+          child(place.handlersAt, handler),
+          "unknown_handler",
+          `is not a handler of ${place.component} in ${whose} (${handlers.length ? `handlers: ${handlers.join(", ")}` : "it has none"})`,
+        );
       }
     }
   }

@@ -7,8 +7,12 @@ import type { SpecChecks } from "./spec-names";
 
 /** JSONata's built-in functions (jsonata 2.x): a spec function of the same name would shadow one. */
 const BUILT_INS = new Set([
-  ..."sum count max min average string substring substringBefore substringAfter lowercase uppercase length trim pad match contains replace split join".split(" "),
-  ..."formatNumber formatBase formatInteger parseInteger number floor ceil round abs sqrt power random boolean not map zip filter single reduce sift".split(" "),
+  ..."sum count max min average string substring substringBefore substringAfter lowercase uppercase length trim pad match contains replace split join".split(
+    " ",
+  ),
+  ..."formatNumber formatBase formatInteger parseInteger number floor ceil round abs sqrt power random boolean not map zip filter single reduce sift".split(
+    " ",
+  ),
   ..."keys lookup append exists spread merge reverse each error assert type sort shuffle distinct base64encode base64decode encodeUrlComponent".split(" "),
   ..."encodeUrl decodeUrlComponent decodeUrl eval toMillis fromMillis clone now millis".split(" "),
 ]);

@@ -24,27 +24,41 @@ function checkFileFields(checks: SpecChecks, config: unknown, path: string, plac
     const at = child(fieldsAt, i);
     const size = field.maxFileSize;
     if (size !== undefined && !templated(size) && !(Number.isInteger(size) && (size as number) >= 1 && (size as number) <= MAX_UPLOAD_BYTES)) {
-      checks.found.add(child(at, "maxFileSize"), "file_field_max_size", `must be a whole number of bytes from 1 to ${MAX_UPLOAD_BYTES} (25 MiB), got ${JSON.stringify(size)}`);
+      checks.found.add(
+        child(at, "maxFileSize"),
+        "file_field_max_size",
+        `must be a whole number of bytes from 1 to ${MAX_UPLOAD_BYTES} (25 MiB), got ${JSON.stringify(size)}`,
+      );
     }
     const accept = field.accept;
     if (accept !== undefined && !templated(accept)) {
-      if (!Array.isArray(accept)) checks.found.add(child(at, "accept"), "file_field_accept", "must be an array of extensions (.pdf) or MIME types (application/pdf, image/*)");
+      if (!Array.isArray(accept))
+        checks.found.add(child(at, "accept"), "file_field_accept", "must be an array of extensions (.pdf) or MIME types (application/pdf, image/*)");
       else
         accept.forEach((entry, j) => {
           if (typeof entry === "string" && (ACCEPT_EXTENSION.test(entry) || ACCEPT_MIME.test(entry))) return;
-          checks.found.add(child(child(at, "accept"), j), "file_field_accept", `${JSON.stringify(entry)} is neither an extension (.pdf) nor a MIME type (application/pdf, image/*)`);
+          checks.found.add(
+            child(child(at, "accept"), j),
+            "file_field_accept",
+            `${JSON.stringify(entry)} is neither an extension (.pdf) nor a MIME type (application/pdf, image/*)`,
+          );
         });
     }
     const preview = field.previewPage;
     if (typeof preview === "string" && !templated(preview) && !checks.names.hasPage(preview, place, true)) {
-      checks.found.add(child(at, "previewPage"), "file_field_preview_page", `names ${JSON.stringify(preview)}, which is no modal of ${place.dashboard ? "the dashboard or the spec" : "the spec or of every dashboard"}; a preview opens as a modal`);
+      checks.found.add(
+        child(at, "previewPage"),
+        "file_field_preview_page",
+        `names ${JSON.stringify(preview)}, which is no modal of ${place.dashboard ? "the dashboard or the spec" : "the spec or of every dashboard"}; a preview opens as a modal`,
+      );
     }
   });
 }
 
 /** One widget where it is declared; a page-level widget's source is checked against its page here. */
 function checkWidget(checks: SpecChecks, widget: Obj, path: string, place: Place): void {
-  for (const [handler, list] of Object.entries(mapOf(widget, "actionHandlers"))) checkCommandList(checks, list, child(child(path, "actionHandlers"), handler), place);
+  for (const [handler, list] of Object.entries(mapOf(widget, "actionHandlers")))
+    checkCommandList(checks, list, child(child(path, "actionHandlers"), handler), place);
   checks.expressions.smartValue(widget.config, child(path, "config"));
   checkComponent(checks.found, checks.components, {
     component: widget.widgetComponent,
@@ -57,7 +71,11 @@ function checkWidget(checks: SpecChecks, widget: Obj, path: string, place: Place
   if (widget.widgetComponent === "form") checkFileFields(checks, widget.config, child(path, "config"), place);
   const source = widget.dataSource;
   if (place.page && typeof source === "string" && !Object.hasOwn(place.page.sources, source)) {
-    checks.found.add(child(path, "dataSource"), "unknown_data_source", `names ${JSON.stringify(source)}, which is no source of this page${sourcesListed(place.page.sources)}`);
+    checks.found.add(
+      child(path, "dataSource"),
+      "unknown_data_source",
+      `names ${JSON.stringify(source)}, which is no source of this page${sourcesListed(place.page.sources)}`,
+    );
   }
 }
 
@@ -75,13 +93,21 @@ function checkReference(checks: SpecChecks, id: unknown, path: string, place: Pl
   if (typeof id !== "string" || id === "") return;
   const resolved = checks.names.resolveWidget(id, place);
   if (!resolved) {
-    const where = place.dashboard ? "the page, the dashboard or the spec" : place.page ? "the page or the spec, nor of every dashboard showing the page" : "the spec";
+    const where = place.dashboard
+      ? "the page, the dashboard or the spec"
+      : place.page
+        ? "the page or the spec, nor of every dashboard showing the page"
+        : "the spec";
     checks.found.add(path, "unknown_widget", `names ${JSON.stringify(id)}, which is no widget of ${where}`);
     return;
   }
   const source = resolved.widget?.dataSource;
   if (resolved.level !== "page" && place.page && typeof source === "string" && !Object.hasOwn(place.page.sources, source)) {
-    checks.found.add(path, "unknown_data_source", `places ${JSON.stringify(id)}, whose dataSource ${JSON.stringify(source)} is no source of this page${sourcesListed(place.page.sources)}`);
+    checks.found.add(
+      path,
+      "unknown_data_source",
+      `places ${JSON.stringify(id)}, whose dataSource ${JSON.stringify(source)} is no source of this page${sourcesListed(place.page.sources)}`,
+    );
   }
 }
 
@@ -99,9 +125,13 @@ function checkNode(checks: SpecChecks, root: Obj, rootPath: string, place: Place
   while (stack.length) {
     const [node, path, top] = stack.pop()!;
     const component = node.component;
-    if (component === "tabs" && (typeof node.id !== "string" || node.id === "")) found.add(child(path, "id"), "tabs_id_required", "is required on tabs: the selected tab is kept under it");
-    if (!top && typeof component === "string" && TOP_ONLY.includes(component)) found.add(child(path, "component"), "container_not_top_level", `is ${component}, which only a top-level layout entry may be`);
-    for (const key of WIDGET_ONLY_KEYS) if (has(node, key)) found.add(child(path, key), "inline_node_forbidden_key", `is not allowed on an inline node; declare a widget for ${key} and place its id`);
+    if (component === "tabs" && (typeof node.id !== "string" || node.id === ""))
+      found.add(child(path, "id"), "tabs_id_required", "is required on tabs: the selected tab is kept under it");
+    if (!top && typeof component === "string" && TOP_ONLY.includes(component))
+      found.add(child(path, "component"), "container_not_top_level", `is ${component}, which only a top-level layout entry may be`);
+    for (const key of WIDGET_ONLY_KEYS)
+      if (has(node, key))
+        found.add(child(path, key), "inline_node_forbidden_key", `is not allowed on an inline node; declare a widget for ${key} and place its id`);
     checks.expressions.smartValue(node.config, child(path, "config"));
     checkComponent(found, checks.components, { component, config: node.config, componentAt: child(path, "component"), configAt: child(path, "config") });
     items(node.children, Infinity).forEach((item, i) => {
@@ -156,7 +186,8 @@ function checkSurfaces(checks: SpecChecks, surfaces: unknown, path: string, dash
   if (has(surfaces, "scanCard")) {
     const card = surfaces.scanCard;
     const at = child(path, "scanCard");
-    if (!isObject(card)) found.add(at, "scan_card_shape", "must be { page, if?, props }; a scanCard has no string shorthand (its props carry at least a title)");
+    if (!isObject(card))
+      found.add(at, "scan_card_shape", "must be { page, if?, props }; a scanCard has no string shorthand (its props carry at least a title)");
     else {
       if (!has(card, "props")) found.add(child(at, "props"), "scan_card_shape", "is required: a scanCard shows props (at least a title)");
       else checks.expressions.smartValue(card.props, child(at, "props"));

@@ -5,7 +5,7 @@
 // dashboards once, so resolving a spec-level reference is one lookup however
 // many dashboards there are (the checks stay linear in the document's size).
 import type { DeclaredCatalogues } from "./spec-components";
-import { type Collector, type Obj } from "./collector";
+import type { Collector, Obj } from "./collector";
 import type { Expressions } from "./expressions";
 import { isObject } from "../../lib/is-object";
 
@@ -64,7 +64,8 @@ export class SpecNames {
       for (const key of new Set([...Object.keys(level.pages), ...Object.keys(level.modals)])) bump(this.pageOrModal, key);
       for (const key of Object.keys(level.modals)) bump(this.modal, key);
       for (const key of Object.keys(level.widgets)) bump(this.widget, key);
-      for (const kind of ["pages", "modals"] as const) for (const key of Object.keys(level[kind])) if (Object.hasOwn(this.spec[kind], key)) bump(this.replaced, `${kind}:${key}`);
+      for (const kind of ["pages", "modals"] as const)
+        for (const key of Object.keys(level[kind])) if (Object.hasOwn(this.spec[kind], key)) bump(this.replaced, `${kind}:${key}`);
     }
   }
 

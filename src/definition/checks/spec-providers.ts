@@ -31,14 +31,23 @@ function checkIdentity(checks: SpecChecks, identity: Obj, path: string, type: st
   for (const [key, value] of Object.entries(identity)) {
     const at = child(path, key);
     if (!isExtractor(value)) {
-      if (FIXED_KEYS.includes(key)) found.add(at, "provider_identity_fixed_path", `is a smart value; ${key} is read by an extractor { source, path } only, so a render cannot compute whom it acts for`);
+      if (FIXED_KEYS.includes(key))
+        found.add(
+          at,
+          "provider_identity_fixed_path",
+          `is a smart value; ${key} is read by an extractor { source, path } only, so a render cannot compute whom it acts for`,
+        );
       expressions.smartValue(value, at);
       continue;
     }
     const source = value.source;
     if (typeof source !== "string") continue;
     if (type !== undefined && TOKEN_TYPES.has(type) && source !== "jwt_claim") {
-      found.add(child(at, "source"), "provider_extractor_source", `is ${source}; an ${type} provider reads identity from the verified token's claims (jwt_claim) only`);
+      found.add(
+        child(at, "source"),
+        "provider_extractor_source",
+        `is ${source}; an ${type} provider reads identity from the verified token's claims (jwt_claim) only`,
+      );
     }
     if (type === "bearer" && source === "jwt_claim") {
       found.add(child(at, "source"), "provider_extractor_source", "is jwt_claim; a bearer provider has no identity token (read body, header or query)");
@@ -46,7 +55,12 @@ function checkIdentity(checks: SpecChecks, identity: Obj, path: string, type: st
   }
   const required = type === "bearer" ? FIXED_KEYS : FIXED_KEYS.slice(0, 1);
   for (const key of required) {
-    if (!has(identity, key)) found.add(child(path, key), "provider_identity_required", `is required${key === "company_external_id" ? " on a bearer provider" : ""}: a render is matched to its ${key === "user_external_id" ? "user" : "company"} by it`);
+    if (!has(identity, key))
+      found.add(
+        child(path, key),
+        "provider_identity_required",
+        `is required${key === "company_external_id" ? " on a bearer provider" : ""}: a render is matched to its ${key === "user_external_id" ? "user" : "company"} by it`,
+      );
   }
 }
 
@@ -59,7 +73,11 @@ export function checkProviders(checks: SpecChecks, providers: Obj, path: string)
     const type = typeof auth.type === "string" ? auth.type : undefined;
     checkIdentity(checks, isObject(provider.identity) ? provider.identity : {}, child(at, "identity"), type);
     if (typeof auth.jwksUriTemplate === "string" && tidOutsidePathOrQuery(auth.jwksUriTemplate)) {
-      found.add(child(child(at, "auth"), "jwksUriTemplate"), "jwks_uri_template_tid", "places {tid} outside the path and query; the token's tenant may choose only the path or query of the JWKS URL, never its host");
+      found.add(
+        child(child(at, "auth"), "jwksUriTemplate"),
+        "jwks_uri_template_tid",
+        "places {tid} outside the path and query; the token's tenant may choose only the path or query of the JWKS URL, never its host",
+      );
     }
     if (isObject(provider.upload)) {
       for (const [uploadType, upload] of Object.entries(provider.upload)) {

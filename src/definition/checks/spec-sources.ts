@@ -20,7 +20,11 @@ function checkPipe(checks: SpecChecks, pipe: unknown, path: string, sources: Obj
     checks.expressions.bare(step, "filter", at);
     const join = step.leftJoin;
     if (isObject(join) && typeof join.source === "string" && !Object.hasOwn(sources, join.source)) {
-      checks.found.add(child(child(at, "leftJoin"), "source"), "unknown_data_source", `names ${JSON.stringify(join.source)}, which is no source of this page (sources: ${Object.keys(sources).join(", ")})`);
+      checks.found.add(
+        child(child(at, "leftJoin"), "source"),
+        "unknown_data_source",
+        `names ${JSON.stringify(join.source)}, which is no source of this page (sources: ${Object.keys(sources).join(", ")})`,
+      );
     }
   });
 }

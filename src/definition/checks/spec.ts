@@ -43,7 +43,11 @@ function checkPolicies(checks: SpecChecks, doc: Obj): void {
   const policies = mapOf(doc, "policies");
   if (Object.hasOwn(policies, doc.defaultPolicy)) return;
   const keys = Object.keys(policies);
-  checks.found.add("defaultPolicy", "default_policy_unknown", `names ${JSON.stringify(doc.defaultPolicy)}, which is not a key of policies (${keys.length ? `keys: ${keys.slice(0, 20).join(", ")}` : "the spec declares none"})`);
+  checks.found.add(
+    "defaultPolicy",
+    "default_policy_unknown",
+    `names ${JSON.stringify(doc.defaultPolicy)}, which is not a key of policies (${keys.length ? `keys: ${keys.slice(0, 20).join(", ")}` : "the spec declares none"})`,
+  );
 }
 
 /** The semantic problems of a spec document, given the schema layer's lines. */
@@ -52,7 +56,15 @@ function specFindings(doc: Obj, schemaLines: string[]): Findings {
   const expressions = new Expressions(found);
   const declared = checkRootProfiles(found, doc.auth, "auth", rootProfileScope("app"), LIMITS.profiles, expressions);
   const providers = mapOf(doc, "providers");
-  const checks: SpecChecks = { found, expressions, names: new SpecNames(doc), declared, jobs: mapOf(doc, "jobs"), configLines: [], components: declaredCatalogues(providers) };
+  const checks: SpecChecks = {
+    found,
+    expressions,
+    names: new SpecNames(doc),
+    declared,
+    jobs: mapOf(doc, "jobs"),
+    configLines: [],
+    components: declaredCatalogues(providers),
+  };
   checkScopes(checks, doc);
   checkPolicies(checks, doc);
   checkProviders(checks, providers, "providers");

@@ -103,7 +103,8 @@ function checkSequence(found: Collector, sequence: unknown, path: string, depth:
     return;
   }
   sequence.forEach((action, i) => {
-    if (job.count++ === LIMITS.actionsPerJob) found.add(path, "too_many_actions", `a job holds at most ${LIMITS.actionsPerJob} actions, onSuccess and onError included`);
+    if (job.count++ === LIMITS.actionsPerJob)
+      found.add(path, "too_many_actions", `a job holds at most ${LIMITS.actionsPerJob} actions, onSuccess and onError included`);
     if (job.count > LIMITS.actionsPerJob || !isObject(action)) return;
     const at = child(path, i);
     if (typeof action.stepId === "string") {
@@ -119,7 +120,8 @@ function checkSequence(found: Collector, sequence: unknown, path: string, depth:
       // An inline auth block is collected with its narrower scope; the rest of the config is a smart value.
       const { auth, ...rest } = config;
       job.expressions.smartValue(rest, configAt, job.configScope);
-      if (typeof action.name === "string" && OUTBOUND_ACTIONS.has(action.name)) checkRequestAuth(found, config, configAt, job.declared, ACTION_AUTH_SCOPE, job.expressions);
+      if (typeof action.name === "string" && OUTBOUND_ACTIONS.has(action.name))
+        checkRequestAuth(found, config, configAt, job.declared, ACTION_AUTH_SCOPE, job.expressions);
       else job.expressions.smartValue(auth, child(configAt, "auth"), job.configScope);
       if (action.name === "http") checkHttpKnobs(found, config, configAt);
     }
@@ -135,7 +137,14 @@ function checkSequence(found: Collector, sequence: unknown, path: string, depth:
  * `declared`, literal configs (their lines land in `configLines`, for
  * configChecked); config reads are not scope-checked.
  */
-export function checkActionList(found: Collector, actions: unknown, path: string, declared: Map<string, Obj>, expressions: Expressions, configLines: string[]): void {
+export function checkActionList(
+  found: Collector,
+  actions: unknown,
+  path: string,
+  declared: Map<string, Obj>,
+  expressions: Expressions,
+  configLines: string[],
+): void {
   checkSequence(found, actions, path, 0, { declared, stepIds: new Map(), count: 0, expressions, configLines });
 }
 
@@ -194,13 +203,25 @@ function checkSteps(found: Collector, jobs: unknown, path: string, declared: Map
     deps.forEach((dep, j) => {
       if (!ids.has(dep)) found.add(child(child(at, "dependencies"), j), "unknown_dependency", `names ${JSON.stringify(dep)}, which is not a step id`);
     });
-    if (typeof step.id === "string" && ids.get(step.id) === at) graph.set(step.id, deps.filter((d) => ids.has(d)));
+    if (typeof step.id === "string" && ids.get(step.id) === at)
+      graph.set(
+        step.id,
+        deps.filter((d) => ids.has(d)),
+      );
     expressions.bare(step, "condition", at);
     expressions.smartValue(step.input, child(at, "input"));
     expressions.smartValue(step.output, child(at, "output"));
     checkContracts(found, step, at);
     // A reference step's job is checked when it is published.
-    if (inline) checkSequence(found, step.actions, child(at, "actions"), 0, { declared, stepIds: new Map(), count: 0, expressions, configLines, configScope: ACTION_CONFIG_SCOPE });
+    if (inline)
+      checkSequence(found, step.actions, child(at, "actions"), 0, {
+        declared,
+        stepIds: new Map(),
+        count: 0,
+        expressions,
+        configLines,
+        configScope: ACTION_CONFIG_SCOPE,
+      });
   });
   const cycle = findCycle(graph);
   if (cycle) found.add(path, "dependency_cycle", `the dependencies form a cycle: ${cycle.join(" -> ")}`);
@@ -228,7 +249,11 @@ function checkTriggers(found: Collector, triggers: unknown, path: string, expres
     }
     const verification = isObject(trigger.webhook) ? trigger.webhook.verification : undefined;
     if (isObject(verification) && verification.location === "body" && typeof verification.method === "string" && verification.method.startsWith("hmac-")) {
-      found.add(child(child(child(at, "webhook"), "verification"), "location"), "webhook_signature_location", `body cannot carry a ${verification.method} signature (a signature cannot sign the body that holds it); use header or query`);
+      found.add(
+        child(child(child(at, "webhook"), "verification"), "location"),
+        "webhook_signature_location",
+        `body cannot carry a ${verification.method} signature (a signature cannot sign the body that holds it); use header or query`,
+      );
     }
     expressions.bare(trigger, "condition", at);
     expressions.smartValue(trigger.contextData, child(at, "contextData"));
@@ -271,7 +296,14 @@ export function jobFindings(doc: Obj, base: string, schemaLines: string[] = []):
   expressions.smartValue(doc.output, child(base, "output"));
   checkContracts(found, doc, base);
   const configLines: string[] = [];
-  checkSequence(found, doc.actions, child(base, "actions"), 0, { declared: null, stepIds: new Map(), count: 0, expressions, configLines, configScope: ACTION_CONFIG_SCOPE });
+  checkSequence(found, doc.actions, child(base, "actions"), 0, {
+    declared: null,
+    stepIds: new Map(),
+    count: 0,
+    expressions,
+    configLines,
+    configScope: ACTION_CONFIG_SCOPE,
+  });
   expressions.check();
   configChecked(found, configLines, schemaLines);
   secretTexts(found, doc, base);

@@ -54,12 +54,16 @@ const smartValue = { description: "A smart value: a literal, {{ }} JSONata templ
 const dotted = { type: "string", minLength: 1, description: "A dotted path" } as const;
 const map = (value: object, description: string) => ({ type: "object", description, propertyNames: key, additionalProperties: value }) as const;
 /** An object keyed by config scope. */
-const scoped = (value: object, description: string) => ({ type: "object", description, properties: Object.fromEntries(CONFIG_SCOPES.map((scope) => [scope, value])), additionalProperties: false }) as const;
+const scoped = (value: object, description: string) =>
+  ({ type: "object", description, properties: Object.fromEntries(CONFIG_SCOPES.map((scope) => [scope, value])), additionalProperties: false }) as const;
 const actionNames = { type: "array", uniqueItems: true, items: { enum: ACTION_NAMES } } as const;
 
 /** A command's own fields beside those every command has. */
 export const COMMAND_FIELDS = {
-  navigate: { required: ["page"], properties: { page: { ...smartValue, description: "A page or modal key (literal or smart value)" }, params: smartValue, modal: { type: "boolean" } } },
+  navigate: {
+    required: ["page"],
+    properties: { page: { ...smartValue, description: "A page or modal key (literal or smart value)" }, params: smartValue, modal: { type: "boolean" } },
+  },
   refresh: { properties: { includeModal: { type: "boolean" } } },
   setPageData: { required: ["data"], properties: { data: smartValue, inModal: { type: "boolean" } } },
   setWidgetState: { required: ["widgetId", "state"], properties: { widgetId: key, state: smartValue } },
@@ -75,7 +79,10 @@ export const COMMAND_FIELDS = {
       denied: actionNames,
     },
   },
-  job: { required: ["job"], properties: { job: { ...key, description: "A key of the spec's jobs" }, input: smartValue, additionalAllowed: actionNames, denied: actionNames } },
+  job: {
+    required: ["job"],
+    properties: { job: { ...key, description: "A key of the spec's jobs" }, input: smartValue, additionalAllowed: actionNames, denied: actionNames },
+  },
   setPrincipalConfig: {
     required: ["principalType"],
     properties: {
@@ -95,7 +102,10 @@ export const COMMAND_FIELDS = {
   },
   setSecret: {
     required: ["target", "value"],
-    properties: { target: { type: "string", pattern: "^(user|company|team)\\.[A-Za-z_][A-Za-z0-9_]*$", description: "<user|company|team>.<NAME>" }, value: smartValue },
+    properties: {
+      target: { type: "string", pattern: "^(user|company|team)\\.[A-Za-z_][A-Za-z0-9_]*$", description: "<user|company|team>.<NAME>" },
+      value: smartValue,
+    },
   },
   createTempFileUploadUrl: {
     required: ["slots"],
@@ -114,7 +124,11 @@ export const COMMAND_FIELDS = {
         additionalProperties: false,
       },
       type: { enum: UPLOAD_TYPES },
-      ttl: { ...smartValue, default: UPLOAD_TTL.default, description: `Seconds the links live, 1 to ${UPLOAD_TTL.max}: an integer, or a smart value checked when the step runs` },
+      ttl: {
+        ...smartValue,
+        default: UPLOAD_TTL.default,
+        description: `Seconds the links live, 1 to ${UPLOAD_TTL.max}: an integer, or a smart value checked when the step runs`,
+      },
     },
   },
   closeModal: { properties: { result: smartValue } },
@@ -156,7 +170,11 @@ const defs = {
     type: "object",
     description: "A command: kind, its fields (see COMMAND_FIELDS), and stepId, if, onSuccess, onError",
     required: ["kind"],
-    properties: { ...COMMON_COMMAND_FIELDS, kind: { enum: COMMAND_KINDS }, ...Object.assign({}, ...Object.values(COMMAND_FIELDS).map((fields) => fields.properties)) },
+    properties: {
+      ...COMMON_COMMAND_FIELDS,
+      kind: { enum: COMMAND_KINDS },
+      ...Object.assign({}, ...Object.values(COMMAND_FIELDS).map((fields) => fields.properties)),
+    },
     additionalProperties: false,
   },
   widget: {
@@ -278,7 +296,10 @@ const defs = {
       properties: {
         map: expression,
         filter: expression,
-        orderBy: { type: "array", items: { type: "object", required: ["path"], properties: { path: dotted, direction: { enum: ["asc", "desc"] } }, additionalProperties: false } },
+        orderBy: {
+          type: "array",
+          items: { type: "object", required: ["path"], properties: { path: dotted, direction: { enum: ["asc", "desc"] } }, additionalProperties: false },
+        },
         orderByList: { type: "object", required: ["path", "list"], properties: { path: dotted, list: { type: "array" } }, additionalProperties: false },
         leftJoin: {
           type: "object",
@@ -307,7 +328,10 @@ const defs = {
           include: smartValue,
           limit: smartValue,
           single: { type: "boolean" },
-          paged: { type: "boolean", description: "Pages on the server as the data_grid bound to the source asks (its page, pageSize, sorting, filters); the total is the exact count" },
+          paged: {
+            type: "boolean",
+            description: "Pages on the server as the data_grid bound to the source asks (its page, pageSize, sorting, filters); the total is the exact count",
+          },
           distinctOn: smartValue,
           search: smartValue,
         },
@@ -344,7 +368,11 @@ const defs = {
   extractor: {
     description: "An extractor { source, path } or a smart value",
     if: { type: "object", required: ["source"], additionalProperties: true },
-    then: { required: ["source", "path"], properties: { source: { enum: ["body", "header", "query", "jwt_claim"] }, path: dotted }, additionalProperties: false },
+    then: {
+      required: ["source", "path"],
+      properties: { source: { enum: ["body", "header", "query", "jwt_claim"] }, path: dotted },
+      additionalProperties: false,
+    },
   },
   upload: {
     type: "object",
@@ -405,7 +433,14 @@ const defs = {
       description: { type: "string" },
       config: { type: "object", description: "A JSON Schema of the resolved config", additionalProperties: true },
       state: { type: "object", description: "A JSON Schema of the widget state a host posts back", additionalProperties: true },
-      handlers: map({ type: "object", properties: { payload: { type: "object", description: "A JSON Schema of the handler's payload", additionalProperties: true } }, additionalProperties: false }, "Handlers by name"),
+      handlers: map(
+        {
+          type: "object",
+          properties: { payload: { type: "object", description: "A JSON Schema of the handler's payload", additionalProperties: true } },
+          additionalProperties: false,
+        },
+        "Handlers by name",
+      ),
     },
     additionalProperties: false,
   },

@@ -72,7 +72,11 @@ const expression = { type: "string", minLength: 1, maxLength: 10_000 } as const;
 /** A smart value: a literal, `{{ }}` templates, or `$`-directives. */
 const smartValue = { description: "A smart value: a literal, {{ }} JSONata templates, or $jsonata / $literal / $rows directives" } as const;
 const policy = { enum: ["continue", "abort", "fail"], default: "fail" } as const;
-const embeddedSchema = { type: ["object", "boolean"], additionalProperties: true, description: "An embedded JSON Schema; $ref only within the same document (#...)" } as const;
+const embeddedSchema = {
+  type: ["object", "boolean"],
+  additionalProperties: true,
+  description: "An embedded JSON Schema; $ref only within the same document (#...)",
+} as const;
 const schemaName = { type: "string", minLength: 1, maxLength: 200, description: "A registered schema name" } as const;
 
 /** The contract and shape fields shared by a workflow's inline step and a published job. */
@@ -121,7 +125,11 @@ const defs = {
     properties: {
       stepId: id,
       name: { enum: ACTION_NAMES },
-      config: { type: "object", additionalProperties: true, description: "The action's config, a smart value checked against the action's own schema when it runs" },
+      config: {
+        type: "object",
+        additionalProperties: true,
+        description: "The action's config, a smart value checked against the action's own schema when it runs",
+      },
       if: expression,
       errorWhen: expression,
       onSuccess: sequence,
@@ -165,7 +173,10 @@ const defs = {
             operator: { enum: ATTRIBUTE_FILTER_OPERATORS },
             path: {
               description: "Relative to the entity's attributes: a dotted path (`address.city`) or an array of segments",
-              anyOf: [{ type: "string", minLength: 1 }, { type: "array", minItems: 1, items: { type: "string", minLength: 1 } }],
+              anyOf: [
+                { type: "string", minLength: 1 },
+                { type: "array", minItems: 1, items: { type: "string", minLength: 1 } },
+              ],
             },
             value: true,
           },

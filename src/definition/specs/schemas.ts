@@ -15,7 +15,12 @@ export const specBody = {
   properties: { name: SPEC_NAME, description: DESCRIPTION, spec_document: freeFormObject },
 } as const;
 
-export const validateSpecBody = { type: "object", additionalProperties: false, required: ["spec_document"], properties: { spec_document: freeFormObject } } as const;
+export const validateSpecBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["spec_document"],
+  properties: { spec_document: freeFormObject },
+} as const;
 
 export const specItem = {
   type: "object",

@@ -33,7 +33,9 @@ const columns = {
   updated_at: appSpecs.updatedAt,
 };
 
-type SpecRow = { [K in keyof typeof columns]: K extends "spec_document" ? unknown : K extends "description" ? string | null : K extends "version" ? number : string };
+type SpecRow = {
+  [K in keyof typeof columns]: K extends "spec_document" ? unknown : K extends "description" ? string | null : K extends "version" ? number : string;
+};
 
 /** A row as answered: one another tenant shares is marked so. */
 function present(tenantId: string, { owner, ...row }: SpecRow & { owner: string }) {
@@ -60,16 +62,25 @@ async function databaseIssues(tenant: TenantDb, doc: Record<string, unknown>, na
   return tenant.sharedRead(async (sql) => {
     const issues: Issue[] = [];
     const wanted = [...new Set(scopes.map(([, schema]) => schema))];
-    const visible = wanted.length ? new Set((await sql.db.selectDistinct({ name: schemas.name }).from(schemas).where(inArray(schemas.name, wanted))).map((r) => r.name)) : new Set<string>();
+    const visible = wanted.length
+      ? new Set((await sql.db.selectDistinct({ name: schemas.name }).from(schemas).where(inArray(schemas.name, wanted))).map((r) => r.name))
+      : new Set<string>();
     for (const [scope, schema] of scopes) {
-      if (!visible.has(schema)) issues.push({ path: child("configSchemas", scope), code: "unknown_schema", message: `names no schema registered in this tenant or shared with it (${schema})` });
+      if (!visible.has(schema))
+        issues.push({
+          path: child("configSchemas", scope),
+          code: "unknown_schema",
+          message: `names no schema registered in this tenant or shared with it (${schema})`,
+        });
     }
     const tenants = await existingTenants(sql, [...new Set(entries.map((e) => e.share.tenant_id).filter(isUuid))]);
     for (const { index, share } of entries) {
       const at = child("shares", index);
-      if (share.tenant_id === tenant.tenantId) issues.push({ path: `${at}.tenantId`, code: "share_own_tenant", message: "is the spec's own tenant; a share goes to another tenant" });
+      if (share.tenant_id === tenant.tenantId)
+        issues.push({ path: `${at}.tenantId`, code: "share_own_tenant", message: "is the spec's own tenant; a share goes to another tenant" });
       // A tenantId that is not a uuid is the schema layer's issue already.
-      else if (isUuid(share.tenant_id) && !tenants.has(share.tenant_id)) issues.push({ path: `${at}.tenantId`, code: "share_unknown_tenant", message: `names no tenant (${share.tenant_id})` });
+      else if (isUuid(share.tenant_id) && !tenants.has(share.tenant_id))
+        issues.push({ path: `${at}.tenantId`, code: "share_unknown_tenant", message: `names no tenant (${share.tenant_id})` });
       issues.push(...(await resourceIssues(sql, tenant.tenantId, at, share, name)));
     }
     return issues;
@@ -78,7 +89,13 @@ async function databaseIssues(tenant: TenantDb, doc: Record<string, unknown>, na
 
 const RESOURCE_WORDS = { spec: "spec", entity_type: "entity type", schema: "schema" } as const;
 
-async function resourceIssues(sql: Sql, tenantId: string, at: string, share: ReturnType<typeof manifestShares>[number]["share"], name: string | undefined): Promise<Issue[]> {
+async function resourceIssues(
+  sql: Sql,
+  tenantId: string,
+  at: string,
+  share: ReturnType<typeof manifestShares>[number]["share"],
+  name: string | undefined,
+): Promise<Issue[]> {
   const what = RESOURCE_WORDS[share.resource_type];
   if (share.resource_name === null) {
     return share.resource_type === "spec" ? [] : [{ path: `${at}.resourceName`, code: "required", message: `is required: the ${what} to share` }];
@@ -130,13 +147,23 @@ export async function createSpec(tenant: TenantDb, input: SpecInput) {
  * with it (read-only here), 404 for one it cannot see at all.
  */
 async function refuseNotOwn(tenant: TenantDb, id: string, verb: string): Promise<never> {
-  const [shared] = await tenant.sharedRead(({ db }) => db.select({ id: appSpecs.id }).from(appSpecs).where(and(eq(appSpecs.id, id), ne(appSpecs.tenantId, tenant.tenantId))));
+  const [shared] = await tenant.sharedRead(({ db }) =>
+    db
+      .select({ id: appSpecs.id })
+      .from(appSpecs)
+      .where(and(eq(appSpecs.id, id), ne(appSpecs.tenantId, tenant.tenantId))),
+  );
   if (shared) throw new ApiError("FORBIDDEN", `Spec ${id} is shared with this tenant read-only; only its owner may ${verb} it`, { spec_id: id });
   throw notFound("Spec", id);
 }
 
 async function ownSpecExists(tenant: TenantDb, id: string): Promise<boolean> {
-  const [row] = await tenant.tx(({ db }) => db.select({ id: appSpecs.id }).from(appSpecs).where(and(eq(appSpecs.id, id), eq(appSpecs.tenantId, tenant.tenantId))));
+  const [row] = await tenant.tx(({ db }) =>
+    db
+      .select({ id: appSpecs.id })
+      .from(appSpecs)
+      .where(and(eq(appSpecs.id, id), eq(appSpecs.tenantId, tenant.tenantId))),
+  );
   return row !== undefined;
 }
 
@@ -147,11 +174,21 @@ export async function updateSpec(tenant: TenantDb, id: string, input: SpecInput)
   try {
     return await tenant.tx(async (sql) => {
       // The row lock orders concurrent publishes, so each takes its own next version.
-      const [current] = await sql.db.select({ id: appSpecs.id }).from(appSpecs).where(and(eq(appSpecs.id, id), eq(appSpecs.tenantId, tenant.tenantId))).for("update");
+      const [current] = await sql.db
+        .select({ id: appSpecs.id })
+        .from(appSpecs)
+        .where(and(eq(appSpecs.id, id), eq(appSpecs.tenantId, tenant.tenantId)))
+        .for("update");
       if (!current) throw notFound("Spec", id);
       const [row] = await sql.db
         .update(appSpecs)
-        .set({ name: input.name, description: input.description ?? null, specDocument: input.spec_document, version: dsql`${appSpecs.version} + 1`, updatedAt: dsql`now()` })
+        .set({
+          name: input.name,
+          description: input.description ?? null,
+          specDocument: input.spec_document,
+          version: dsql`${appSpecs.version} + 1`,
+          updatedAt: dsql`now()`,
+        })
         .where(eq(appSpecs.id, id))
         .returning(columns);
       await recordVersion(sql, tenant.tenantId, row);
@@ -181,7 +218,13 @@ export async function getSpec(tenant: TenantDb, id: string) {
 export async function listSpecs(tenant: TenantDb, filter: { name?: string }, page: Page) {
   return tenant.sharedRead(async ({ db }) => {
     const where = filter.name === undefined ? undefined : eq(appSpecs.name, filter.name);
-    const rows = await db.select(visibleColumns).from(appSpecs).where(where).orderBy(desc(appSpecs.createdAt), desc(appSpecs.id)).limit(page.limit).offset(offsetOf(page));
+    const rows = await db
+      .select(visibleColumns)
+      .from(appSpecs)
+      .where(where)
+      .orderBy(desc(appSpecs.createdAt), desc(appSpecs.id))
+      .limit(page.limit)
+      .offset(offsetOf(page));
     const [{ total }] = await db.select({ total: count() }).from(appSpecs).where(where);
     return paginated(
       rows.map((row) => present(tenant.tenantId, row)),
@@ -234,12 +277,20 @@ export async function deleteSpec(tenant: TenantDb, id: string): Promise<void> {
   if (!(await ownSpecExists(tenant, id))) await refuseNotOwn(tenant, id, "delete");
   await tenant.tx(async (sql) => {
     // Locked first: another tenant's activation must wait (its foreign key check) until this ends.
-    const [spec] = await sql.db.select({ id: appSpecs.id }).from(appSpecs).where(and(eq(appSpecs.id, id), eq(appSpecs.tenantId, tenant.tenantId))).for("update");
+    const [spec] = await sql.db
+      .select({ id: appSpecs.id })
+      .from(appSpecs)
+      .where(and(eq(appSpecs.id, id), eq(appSpecs.tenantId, tenant.tenantId)))
+      .for("update");
     if (!spec) throw notFound("Spec", id);
     const { rows } = await sql.query<{ n: number }>("SELECT platform_spec_foreign_activations($1) AS n", [id]);
     const activations = rows[0].n;
     if (activations > 0) {
-      throw new ApiError("CONFLICT", `Spec ${id} is activated by ${activations} other tenant${activations === 1 ? "" : "s"}; it cannot be deleted while they use it`, { activations });
+      throw new ApiError(
+        "CONFLICT",
+        `Spec ${id} is activated by ${activations} other tenant${activations === 1 ? "" : "s"}; it cannot be deleted while they use it`,
+        { activations },
+      );
     }
     await sql.db.delete(appSpecs).where(eq(appSpecs.id, id));
     await sql.db.delete(shares).where(and(eq(shares.tenantId, tenant.tenantId), eq(shares.resourceType, "spec"), eq(shares.resourceId, id)));

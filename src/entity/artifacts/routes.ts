@@ -9,7 +9,17 @@ import { capability, capabilityQuery } from "../../lib/files/capability";
 import { attachment, fileResponse, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { artifactVersionSchema, linkSchema } from "../../lib/files/schemas";
-import { artifactDownloadUrl, confirmArtifact, createUploadUrl, deleteArtifact, listArtifacts, readArtifact, readLinkedVersion, receiveUpload, type StoredFile } from "./service";
+import {
+  artifactDownloadUrl,
+  confirmArtifact,
+  createUploadUrl,
+  deleteArtifact,
+  listArtifacts,
+  readArtifact,
+  readLinkedVersion,
+  receiveUpload,
+  type StoredFile,
+} from "./service";
 import { artifactSchema, downloadUrlInput, confirmBody, uploadUrlBody } from "./schemas";
 
 function download(file: StoredFile): Response {

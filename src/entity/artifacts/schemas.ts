@@ -9,7 +9,8 @@ import { contentTypeSchema, fileNameSchema } from "../../lib/files/schemas";
 export const UPLOAD_TTL = { default: 1800, max: 7200 } as const;
 export const DOWNLOAD_TTL = { default: 900, max: 7200 } as const;
 
-export const ttlSchema = (ttl: { default: number; max: number }) => ({ type: "integer", minimum: 1, maximum: ttl.max, default: ttl.default, description: "Seconds the link is valid" }) as const;
+export const ttlSchema = (ttl: { default: number; max: number }) =>
+  ({ type: "integer", minimum: 1, maximum: ttl.max, default: ttl.default, description: "Seconds the link is valid" }) as const;
 
 export const versionFields = {
   content_type: { type: "string" },
@@ -32,16 +33,26 @@ export const artifactSchema = {
     artifact_type: { type: "string" },
     filename: { type: "string" },
     ...versionFields,
-    versions: { type: "array", description: "Every version, newest first (include_versions=true)", items: { type: "object", required: versionRequired, properties: versionFields } },
+    versions: {
+      type: "array",
+      description: "Every version, newest first (include_versions=true)",
+      items: { type: "object", required: versionRequired, properties: versionFields },
+    },
   },
 } as const;
 
-export const downloadUrlInput = { type: "object", additionalProperties: false, properties: { ttl: ttlSchema(DOWNLOAD_TTL), version: artifactVersionSchema } } as const;
+export const downloadUrlInput = {
+  type: "object",
+  additionalProperties: false,
+  properties: { ttl: ttlSchema(DOWNLOAD_TTL), version: artifactVersionSchema },
+} as const;
 
 export const confirmBody = {
   type: "object",
   additionalProperties: false,
-  properties: { checksum: { type: "string", pattern: "^(sha256:)?[0-9a-f]{64}$", description: "Lowercase hex SHA-256 of the bytes, optionally prefixed sha256:" } },
+  properties: {
+    checksum: { type: "string", pattern: "^(sha256:)?[0-9a-f]{64}$", description: "Lowercase hex SHA-256 of the bytes, optionally prefixed sha256:" },
+  },
 } as const;
 
 export const uploadUrlBody = {

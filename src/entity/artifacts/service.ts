@@ -28,7 +28,6 @@ export interface ArtifactDeps {
   clock: Clock;
 }
 
-
 interface ArtifactRow {
   id: string;
   entity_id: string;
@@ -51,7 +50,15 @@ const COLUMNS = `a.id, a.entity_id, a.artifact_type, a.filename, a.created_at,
   v.created_at AS version_created_at, v.confirmed_at`;
 
 function presentVersion(r: ArtifactRow) {
-  return { version: r.version, status: r.status, content_type: r.content_type, size: r.size, checksum: r.sha256, created_at: r.version_created_at, confirmed_at: r.confirmed_at };
+  return {
+    version: r.version,
+    status: r.status,
+    content_type: r.content_type,
+    size: r.size,
+    checksum: r.sha256,
+    created_at: r.version_created_at,
+    confirmed_at: r.confirmed_at,
+  };
 }
 
 /** The artifact with the fields of one of its versions (the newest confirmed one, unless said otherwise). */
@@ -167,7 +174,8 @@ function sizeMismatch(declared: number, actual: number) {
 
 const alreadyConfirmed = () => new ApiError({ code: "ALREADY_CONFIRMED" }, "This version is already confirmed; request a new upload URL to change the file");
 
-const uploadGone = (versionId: string) => new ApiError("NOT_FOUND", `Upload ${versionId} not found (replaced by a newer upload URL, or its artifact or entity deleted)`);
+const uploadGone = (versionId: string) =>
+  new ApiError("NOT_FOUND", `Upload ${versionId} not found (replaced by a newer upload URL, or its artifact or entity deleted)`);
 
 /**
  * The bytes PUT to an upload URL. They go to a fresh R2 object that is swapped
@@ -228,7 +236,12 @@ export async function receiveUpload(deps: Pick<ArtifactDeps, "tenant" | "files">
  * between. An upload URL opened for the same artifact meanwhile wins: this
  * one then fails as a REST client's PUT or confirm would.
  */
-export async function storeArtifactVersion(deps: Pick<ArtifactDeps, "tenant" | "files">, entityId: string, input: Omit<UploadUrlInput, "ttl" | "size">, upload: Upload) {
+export async function storeArtifactVersion(
+  deps: Pick<ArtifactDeps, "tenant" | "files">,
+  entityId: string,
+  input: Omit<UploadUrlInput, "ttl" | "size">,
+  upload: Upload,
+) {
   const opened = await openVersion(deps, entityId, { ...input, size: upload.length });
   const received = await receiveUpload(deps, opened.version_id, upload);
   return confirmArtifact(deps, entityId, opened.id, received.checksum!);
@@ -332,7 +345,12 @@ async function open(deps: Pick<ArtifactDeps, "tenant" | "files">, row: ArtifactR
   return { body, filename: row.filename, contentType: row.content_type, size: row.size!, version: row.version };
 }
 
-export async function readArtifact(deps: Pick<ArtifactDeps, "tenant" | "files">, entityId: string, artifactId: string, version: number | undefined): Promise<StoredFile> {
+export async function readArtifact(
+  deps: Pick<ArtifactDeps, "tenant" | "files">,
+  entityId: string,
+  artifactId: string,
+  version: number | undefined,
+): Promise<StoredFile> {
   return open(deps, await deps.tenant.tx((sql) => confirmedVersion(deps.tenant.access, sql, entityId, artifactId, version)));
 }
 
@@ -371,7 +389,9 @@ export async function deleteArtifact(deps: Pick<ArtifactDeps, "tenant" | "files"
     await requireEntity(deps.tenant.access, sql, entityId, true);
     const { rows: found } = await sql.query("SELECT id FROM artifacts WHERE id = $1 AND entity_id = $2", [artifactId, entityId]);
     if (!found.length) throw notFound("Artifact", artifactId);
-    const { rows } = await sql.query<{ storage_key: string | null }>("DELETE FROM artifact_versions WHERE artifact_id = $1 RETURNING storage_key", [artifactId]);
+    const { rows } = await sql.query<{ storage_key: string | null }>("DELETE FROM artifact_versions WHERE artifact_id = $1 RETURNING storage_key", [
+      artifactId,
+    ]);
     await sql.query("DELETE FROM artifacts WHERE id = $1", [artifactId]);
     return rows.flatMap((r) => (r.storage_key ? [r.storage_key] : []));
   });
@@ -422,7 +442,9 @@ async function removeEmptied(database: Database, artifactIds: string[]): Promise
     await sql.query("BEGIN");
     try {
       await sql.query("SELECT id FROM artifacts WHERE id = ANY($1::uuid[]) FOR UPDATE", [artifactIds]);
-      await sql.query("DELETE FROM artifacts a WHERE a.id = ANY($1::uuid[]) AND NOT EXISTS (SELECT 1 FROM artifact_versions v WHERE v.artifact_id = a.id)", [artifactIds]);
+      await sql.query("DELETE FROM artifacts a WHERE a.id = ANY($1::uuid[]) AND NOT EXISTS (SELECT 1 FROM artifact_versions v WHERE v.artifact_id = a.id)", [
+        artifactIds,
+      ]);
       await sql.query("COMMIT");
     } catch (e) {
       await sql.query("ROLLBACK").catch(() => {});

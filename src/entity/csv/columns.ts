@@ -105,7 +105,8 @@ export function csvLine(values: readonly unknown[], escapeFormulas = false): str
 
 /** Sets a nested attribute; defined as own data so a `__proto__` column stays a plain key. */
 export function setAtPath(attributes: Record<string, unknown>, path: string[], value: unknown): void {
-  const own = (obj: Record<string, unknown>, key: string, v: unknown) => Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
+  const own = (obj: Record<string, unknown>, key: string, v: unknown) =>
+    Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
   let cur = attributes;
   for (const seg of path.slice(0, -1)) {
     const next = Object.hasOwn(cur, seg) ? cur[seg] : undefined;

@@ -39,7 +39,15 @@ export async function prepareExport(tenant: TenantDb, input: ExportInput): Promi
   });
 }
 
-type Row = { id: string; tenant_id: string; name: string; identifier_key: string; created_at: string; updated_at: string; attributes: Record<string, unknown> } & Record<string, unknown>;
+type Row = {
+  id: string;
+  tenant_id: string;
+  name: string;
+  identifier_key: string;
+  created_at: string;
+  updated_at: string;
+  attributes: Record<string, unknown>;
+} & Record<string, unknown>;
 
 /** Dotted names of the leaves of some rows' attributes (for a type whose schema names none). */
 function discoveredColumns(rows: Row[]): string[] {
@@ -55,7 +63,10 @@ function discoveredColumns(rows: Row[]): string[] {
 }
 
 function line(row: Row, columns: Column[], escapeFormulas: boolean): string {
-  return csvLine(columns.map((c) => ("field" in c ? row[c.field] : valueAt(row.attributes, c.attribute))), escapeFormulas);
+  return csvLine(
+    columns.map((c) => ("field" in c ? row[c.field] : valueAt(row.attributes, c.attribute))),
+    escapeFormulas,
+  );
 }
 
 /** One page after `position`, and the position of its last row. */
@@ -82,23 +93,26 @@ export function exportStream(tenant: TenantDb, prepared: Prepared, input: Export
   const done = (async () => {
     try {
       await tenant.withOwnConnection((own) =>
-        own.read(async (reader) => {
-          const header = (names: string[]) => writer.write(encoder.encode(csvLine(names, escapeFormulas)));
-          let names = prepared.columns;
-          if (names) await header(names);
-          let position: unknown[] | null = null;
-          for (;;) {
-            const { rows, last } = await page(reader, prepared, input, position);
-            if (!names) {
-              names = discoveredColumns(rows);
-              await header(names);
+        own.read(
+          async (reader) => {
+            const header = (names: string[]) => writer.write(encoder.encode(csvLine(names, escapeFormulas)));
+            let names = prepared.columns;
+            if (names) await header(names);
+            let position: unknown[] | null = null;
+            for (;;) {
+              const { rows, last } = await page(reader, prepared, input, position);
+              if (!names) {
+                names = discoveredColumns(rows);
+                await header(names);
+              }
+              const columns = names.map(columnOf);
+              if (rows.length) await writer.write(encoder.encode(rows.map((r) => line(r, columns, escapeFormulas)).join("")));
+              if (rows.length < EXPORT_PAGE) return;
+              position = last;
             }
-            const columns = names.map(columnOf);
-            if (rows.length) await writer.write(encoder.encode(rows.map((r) => line(r, columns, escapeFormulas)).join("")));
-            if (rows.length < EXPORT_PAGE) return;
-            position = last;
-          }
-        }, { snapshot: true }),
+          },
+          { snapshot: true },
+        ),
       );
       await writer.close();
     } catch (e) {

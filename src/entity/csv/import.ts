@@ -99,13 +99,19 @@ function delimiterHint(header: string[], delimiter: string): string[] {
   if (!likely) return [];
   const shown = JSON.stringify(header[0].length > 60 ? `${header[0].slice(0, 60)}…` : header[0]);
   const d = JSON.stringify(likely.d);
-  return [`header: read with delimiter ${JSON.stringify(delimiter)} as the one column ${shown}, which seems to use ${d}: set "delimiter": ${d} in X-Import-Config`];
+  return [
+    `header: read with delimiter ${JSON.stringify(delimiter)} as the one column ${shown}, which seems to use ${d}: set "delimiter": ${d} in X-Import-Config`,
+  ];
 }
 
 /** Maps the header row: explicit mapping when given, else every column by its own name. */
 function mapHeader(header: string[], config: ImportConfig): MappedColumn[] {
   const mapping = config.column_mapping;
-  const problems = mapping ? Object.keys(mapping).filter((k) => !header.includes(k)).map((m) => `column_mapping.${m}: no such column in the header`) : [];
+  const problems = mapping
+    ? Object.keys(mapping)
+        .filter((k) => !header.includes(k))
+        .map((m) => `column_mapping.${m}: no such column in the header`)
+    : [];
   const mapped = header.flatMap((h, index) => {
     const target = mapping ? mapping[h] : h;
     if (target === undefined) return [];
@@ -159,7 +165,9 @@ async function readRows(body: ReadableStream<Uint8Array>, config: ImportConfig, 
     }
   };
   // csv-parse reads Node Buffers; the body arrives as Uint8Array chunks.
-  const buffers = new TransformStream<Uint8Array, Buffer>({ transform: (chunk, out) => out.enqueue(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) });
+  const buffers = new TransformStream<Uint8Array, Buffer>({
+    transform: (chunk, out) => out.enqueue(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+  });
   const records = body.pipeThrough(buffers).pipeThrough(parser as unknown as TransformStream<Buffer, { record: Cell[]; info: { lines: number } }>);
   try {
     for await (const { record, info } of records as unknown as AsyncIterable<{ record: Cell[]; info: { lines: number } }>) {

@@ -48,7 +48,11 @@ export const csvRoutes = [
     summary: "Export the entities of a type as CSV, filtered and sorted by the query compiler, streamed",
     permission: ["entity", "read"],
     body: exportBody,
-    responses: { 200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv", schema: { type: "string" } }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter or sort" } },
+    responses: {
+      200: { description: "RFC 4180 CSV with a header row", contentType: "text/csv", schema: { type: "string" } },
+      404: { description: "Unknown type_name" },
+      422: { description: "Invalid filter or sort" },
+    },
     handler: async (c, { body }) => {
       const prepared = await prepareExport(c.var.ctx.tenant, body);
       const { body: csv, done } = exportStream(c.var.ctx.tenant, prepared, body);

@@ -22,7 +22,8 @@ export const exportBody = {
     escape_formulas: {
       type: "boolean",
       default: true,
-      description: "Prefix with ' every text cell (header included) starting with =, +, -, @, tab or carriage return, so a spreadsheet does not run it as a formula (OWASP). Numbers are never prefixed. Export with false to import the file back unchanged.",
+      description:
+        "Prefix with ' every text cell (header included) starting with =, +, -, @, tab or carriage return, so a spreadsheet does not run it as a formula (OWASP). Numbers are never prefixed. Export with false to import the file back unchanged.",
     },
   },
 } as const;

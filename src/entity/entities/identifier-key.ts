@@ -39,7 +39,11 @@ export function oversizedKey(identifierKey: string[], attributes: Record<string,
 
 export function identifierKey(identifierKeyPaths: string[], attributes: Record<string, unknown>, at = "attributes"): string {
   const result = tryIdentifierKey(identifierKeyPaths, attributes);
-  if ("missing" in result) throw validationFailed(result.missing.map((p) => `${at}.${p}: is required to compute the identifier key`), "Identifier key attribute missing");
+  if ("missing" in result)
+    throw validationFailed(
+      result.missing.map((p) => `${at}.${p}: is required to compute the identifier key`),
+      "Identifier key attribute missing",
+    );
   const oversized = oversizedKey(identifierKeyPaths, attributes, result.key, at);
   if (oversized) throw validationFailed([oversized], "Identifier key too large to index");
   return result.key;

@@ -5,16 +5,7 @@ import { pageOf } from "../../lib/pagination";
 import { validate, validationFailed } from "../../lib/validate";
 import { guardJson } from "../../lib/input-guard";
 import { TYPE_NAME } from "../entity-types/schemas";
-import {
-  bulkDeleteEntities,
-  createEntity,
-  deleteEntity,
-  getEntity,
-  listEntities,
-  patchEntity,
-  replaceEntity,
-  type IncludeQuery,
-} from "./service";
+import { bulkDeleteEntities, createEntity, deleteEntity, getEntity, listEntities, patchEntity, replaceEntity, type IncludeQuery } from "./service";
 import { entitySchema, includeSpecsSchema, includeQuery, mergeOptions, bulkDeleteBody } from "./schemas";
 
 /** include_specs travels in a query string as JSON; parse and check it like any body. */
@@ -41,7 +32,10 @@ export const entityRoutes = [
     summary: "List entities of one type",
     permission: ["entity", "read"],
     query: { type: "object", additionalProperties: false, required: ["type_name"], properties: { type_name: TYPE_NAME, ...paginationQuery, ...includeQuery } },
-    responses: { 200: { description: "Entities", schema: listEnvelope(entitySchema) }, 404: { description: "Unknown type_name (or an include names an unknown type or rule)" } },
+    responses: {
+      200: { description: "Entities", schema: listEnvelope(entitySchema) },
+      404: { description: "Unknown type_name (or an include names an unknown type or rule)" },
+    },
     handler: async (c, { query }) =>
       c.json(await listEntities(c.var.ctx.tenant, { ...query, include_specs: parseIncludeSpecs(query.include_specs) }, pageOf(query))),
   }),
@@ -60,7 +54,11 @@ export const entityRoutes = [
       properties: { type_name: TYPE_NAME, type_id: uuidSchema, name: { type: "string", minLength: 1, maxLength: 1000 }, attributes: attributesSchema },
       ...exactlyOneOf("type_name", "type_id"),
     },
-    responses: { 201: { description: "Created", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown type_name" }, 409: { description: "identifier_key taken by a live entity" } },
+    responses: {
+      201: { description: "Created", schema: dataEnvelope(entitySchema) },
+      404: { description: "Unknown type_name" },
+      409: { description: "identifier_key taken by a live entity" },
+    },
     handler: async (c, { body }) => c.json({ data: await createEntity(c.var.ctx, body) }, 201),
   }),
   route({
@@ -71,7 +69,11 @@ export const entityRoutes = [
     summary: "Get an entity, optionally with relationships",
     permission: ["entity", "read"],
     params: { id: uuidSchema },
-    query: { type: "object", additionalProperties: false, properties: { ...includeQuery, include_rule_ids: { type: "array", items: uuidSchema, maxItems: 50 } } },
+    query: {
+      type: "object",
+      additionalProperties: false,
+      properties: { ...includeQuery, include_rule_ids: { type: "array", items: uuidSchema, maxItems: 50 } },
+    },
     responses: { 200: { description: "Entity", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" } },
     handler: async (c, { params, query }) =>
       c.json({ data: await getEntity(c.var.ctx.tenant, params.id, { ...query, include_specs: parseIncludeSpecs(query?.include_specs) }) }),
@@ -90,7 +92,11 @@ export const entityRoutes = [
       required: ["attributes"],
       properties: { name: { type: "string", minLength: 1, maxLength: 1000 }, attributes: attributesSchema, ...mergeOptions },
     },
-    responses: { 200: { description: "Updated", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" }, 409: { description: "Key collision with merge_on_conflict false" } },
+    responses: {
+      200: { description: "Updated", schema: dataEnvelope(entitySchema) },
+      404: { description: "Unknown entity" },
+      409: { description: "Key collision with merge_on_conflict false" },
+    },
     handler: async (c, { params, body }) => c.json({ data: await replaceEntity(c.var.ctx, params.id, body) }),
   }),
   route({
@@ -107,7 +113,11 @@ export const entityRoutes = [
       required: ["attributes"],
       properties: { attributes: attributesSchema, expected_updated_at: { type: "string", format: "date-time" } },
     },
-    responses: { 200: { description: "Updated", schema: dataEnvelope(entitySchema) }, 404: { description: "Unknown entity" }, 409: { description: "CONCURRENT_MODIFICATION" } },
+    responses: {
+      200: { description: "Updated", schema: dataEnvelope(entitySchema) },
+      404: { description: "Unknown entity" },
+      409: { description: "CONCURRENT_MODIFICATION" },
+    },
     handler: async (c, { params, body }) => c.json({ data: await patchEntity(c.var.ctx, params.id, body) }),
   }),
   route({

@@ -26,7 +26,11 @@ export const entitySchema = {
         required: ["rule", "entity", "direction"],
         properties: {
           rule: named,
-          entity: { type: "object", required: ["id", "name", "type", "attributes"], properties: { id: uuidSchema, name: { type: "string" }, type: named, attributes: freeFormObject } },
+          entity: {
+            type: "object",
+            required: ["id", "name", "type", "attributes"],
+            properties: { id: uuidSchema, name: { type: "string" }, type: named, attributes: freeFormObject },
+          },
           direction: { enum: ["to", "from"] },
         },
       },
@@ -55,4 +59,9 @@ export const mergeOptions = {
 } as const;
 
 /** POST /entity/entities/bulk-delete; the removeEntities action takes the same body. */
-export const bulkDeleteBody = { type: "object", additionalProperties: false, required: ["ids"], properties: { ids: { type: "array", items: uuidSchema, minItems: 1, maxItems: 100 } } } as const;
+export const bulkDeleteBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["ids"],
+  properties: { ids: { type: "array", items: uuidSchema, minItems: 1, maxItems: 100 } },
+} as const;

@@ -150,7 +150,11 @@ export async function getEntity(tenant: TenantDb, id: string, q: IncludeQuery) {
     if (!row || !tenant.access.allowsRow("read", row.type_name, row.id)) throw notFound("Entity", id);
     const shared = row.tenant_id !== tenant.tenantId;
     const specs = includeSpecs(q, GET_MAX_RELATIONSHIPS);
-    const scope = tenant.access.readScope(row.tenant_id, undefined, shared ? await sharesFrom({ run: sql.run, tenantId: tenant.tenantId }, row.tenant_id) : null);
+    const scope = tenant.access.readScope(
+      row.tenant_id,
+      undefined,
+      shared ? await sharesFrom({ run: sql.run, tenantId: tenant.tenantId }, row.tenant_id) : null,
+    );
     const rels = specs ? (await loadRelationships(sql, scope, [id], specs)).get(id) : undefined;
     return presentEntity(row, rels, shared);
   });
@@ -177,15 +181,24 @@ export async function listEntities(tenant: TenantDb, q: IncludeQuery & { type_na
       `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE ${where} ORDER BY e.created_at, e.id LIMIT $2 OFFSET $3`,
       [typeId, page.limit, offsetOf(page), ...params.values],
     );
-    const { rows: counted } = await sql.query<{ total: number }>(`SELECT count(*)::int AS total FROM entities e WHERE ${where} AND $2::int IS NOT NULL AND $3::int IS NOT NULL`, [
-      typeId,
-      page.limit,
-      offsetOf(page),
-      ...params.values,
-    ]);
+    const { rows: counted } = await sql.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM entities e WHERE ${where} AND $2::int IS NOT NULL AND $3::int IS NOT NULL`,
+      [typeId, page.limit, offsetOf(page), ...params.values],
+    );
     const specs = includeSpecs(q, LIST_MAX_RELATIONSHIPS);
-    const rels = specs ? await loadRelationships(sql, scope, rows.map((r) => r.id), specs) : undefined;
-    return paginated(rows.map((r) => presentEntity(r, rels?.get(r.id), theirs !== null)), page, counted[0].total);
+    const rels = specs
+      ? await loadRelationships(
+          sql,
+          scope,
+          rows.map((r) => r.id),
+          specs,
+        )
+      : undefined;
+    return paginated(
+      rows.map((r) => presentEntity(r, rels?.get(r.id), theirs !== null)),
+      page,
+      counted[0].total,
+    );
   });
 }
 
@@ -265,7 +278,11 @@ async function commitRewrite(deps: EntityDeps, id: string, build: (sql: Sql, cur
   return presentEntity(done.row);
 }
 
-export function replaceEntity(deps: EntityDeps, id: string, input: { name?: string; attributes: Record<string, unknown>; merge_on_conflict?: boolean; merge_cardinality?: MergeCardinality }) {
+export function replaceEntity(
+  deps: EntityDeps,
+  id: string,
+  input: { name?: string; attributes: Record<string, unknown>; merge_on_conflict?: boolean; merge_cardinality?: MergeCardinality },
+) {
   return commitRewrite(deps, id, () => ({ ...input }), true);
 }
 
@@ -310,7 +327,11 @@ export async function deleteEntities(deps: EntityDeps, ids: string[]) {
          FROM del JOIN entity_types t ON t.id = del.type_id`,
       [ids],
     );
-    await recordEvents(sql, deps.tenant.tenantId, result.rows.map((r) => event(r, "deleted", {}, true)));
+    await recordEvents(
+      sql,
+      deps.tenant.tenantId,
+      result.rows.map((r) => event(r, "deleted", {}, true)),
+    );
     return result;
   });
   return rows;

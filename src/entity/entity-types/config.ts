@@ -100,7 +100,10 @@ const either = (words: string[]) => `${words.slice(0, -1).join(", ")} or ${words
  * format that it holds one. `text_array` filters compare strings.
  */
 export const INDEX_TYPE_READS: Record<IndexedType, { needs: string; reads: Partial<Record<string, (node: SchemaNode) => boolean>> }> = {
-  text: { needs: "a string, number, integer or boolean (text_array reads arrays of strings)", reads: { string: always, number: always, integer: always, boolean: always } },
+  text: {
+    needs: "a string, number, integer or boolean (text_array reads arrays of strings)",
+    reads: { string: always, number: always, integer: always, boolean: always },
+  },
   numeric: {
     needs: `a number, an integer or a string with format ${either(NUMERIC_FORMATS)}`,
     reads: { number: always, integer: always, string: (node) => NUMERIC_FORMATS.includes(node.format as string) },

@@ -25,7 +25,11 @@ export const entityTypeItem = {
     id: { type: "string" },
     name: { type: "string" },
     status: { enum: ["draft", "active"] },
-    schema: { type: ["object", "boolean"], additionalProperties: true, description: "The JSON Schema entities are validated against (a registered one may be a boolean)" },
+    schema: {
+      type: ["object", "boolean"],
+      additionalProperties: true,
+      description: "The JSON Schema entities are validated against (a registered one may be a boolean)",
+    },
     schema_name: { type: ["string", "null"] },
     config: storedConfig,
     created_at: { type: "string" },

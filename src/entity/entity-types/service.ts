@@ -24,22 +24,24 @@ export type PatchTypeInput = FromSchema<typeof patchTypeBody>;
 async function reconcileIndexes(tenant: TenantDb, type: EntityType): Promise<void> {
   const wanted = await desiredIndexes(type.id, type.config);
   const wantedNames = new Set(wanted.map((w) => w.name));
-  await tenant.ddl((sql) => withEntitiesDdlLock(sql.query, async (query) => {
-    const { rows } = await query<{ name: string; valid: boolean }>(
-      `SELECT c.relname AS name, i.indisvalid AS valid
+  await tenant.ddl((sql) =>
+    withEntitiesDdlLock(sql.query, async (query) => {
+      const { rows } = await query<{ name: string; valid: boolean }>(
+        `SELECT c.relname AS name, i.indisvalid AS valid
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
         WHERE i.indrelid = 'entities'::regclass AND c.relname LIKE $1`,
-      [`${indexPrefix(type.id)}%`],
-    );
-    const present = new Map(rows.map((r) => [r.name, r.valid]));
-    for (const [name, valid] of present) {
-      if (!wantedNames.has(name) || !valid) await query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
-    }
-    for (const index of wanted) {
-      if (present.get(index.name) !== true) await query(index.ddl);
-    }
-    await reconcileStatistics(query);
-  }));
+        [`${indexPrefix(type.id)}%`],
+      );
+      const present = new Map(rows.map((r) => [r.name, r.valid]));
+      for (const [name, valid] of present) {
+        if (!wantedNames.has(name) || !valid) await query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+      }
+      for (const index of wanted) {
+        if (present.get(index.name) !== true) await query(index.ddl);
+      }
+      await reconcileStatistics(query);
+    }),
+  );
 }
 
 /** A type write waits for another tenant's index build this many times DDL_LOCK_POLL_MS (30 s) before answering 503. */
@@ -58,7 +60,8 @@ async function withEntitiesDdlLock(query: Sql["query"], fn: (query: Sql["query"]
   for (let tries = 1; ; tries++) {
     const { rows } = await query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('entities-ddl')) AS locked");
     if (rows[0].locked) break;
-    if (tries >= DDL_LOCK_TRIES) throw new ApiError("SERVICE_UNAVAILABLE", "Another entity type's indexes are being built; try again", { retry_after_seconds: 1 });
+    if (tries >= DDL_LOCK_TRIES)
+      throw new ApiError("SERVICE_UNAVAILABLE", "Another entity type's indexes are being built; try again", { retry_after_seconds: 1 });
     await new Promise((r) => setTimeout(r, DDL_LOCK_POLL_MS));
   }
   try {
@@ -75,7 +78,9 @@ async function withEntitiesDdlLock(query: Sql["query"], fn: (query: Sql["query"]
  */
 async function reconcileStatistics(query: Sql["query"]): Promise<void> {
   const { rows: configs } = await query<{ config: EntityType["config"] }>("SELECT config FROM entity_types");
-  const wanted = new Map((await Promise.all(configs.map((r: { config: EntityType["config"] }) => desiredStatistics(r.config)))).flat().map((d) => [d.name, d.ddl]));
+  const wanted = new Map(
+    (await Promise.all(configs.map((r: { config: EntityType["config"] }) => desiredStatistics(r.config)))).flat().map((d) => [d.name, d.ddl]),
+  );
   const { rows: present } = await query<{ name: string }>(
     "SELECT stxname AS name FROM pg_statistic_ext WHERE stxrelid = 'entities'::regclass AND stxname LIKE $1",
     [`${STATISTICS_PREFIX}%`],
@@ -125,7 +130,11 @@ export async function listTypes(tenant: TenantDb, filter: { name?: string; statu
     const where = and(filter.name ? eq(entityTypes.name, filter.name) : undefined, filter.status ? eq(entityTypes.status, filter.status) : undefined);
     const rows = await db.select().from(entityTypes).where(where).orderBy(entityTypes.name).limit(page.limit).offset(offsetOf(page));
     const [{ total }] = await db.select({ total: count() }).from(entityTypes).where(where);
-    return paginated(rows.map((r) => present(toEntityType(r))), page, total);
+    return paginated(
+      rows.map((r) => present(toEntityType(r))),
+      page,
+      total,
+    );
   });
 }
 
@@ -153,11 +162,7 @@ export async function patchType(tenant: TenantDb, id: string, input: PatchTypeIn
     }
     // The type the patch would leave is checked whole: a new schema can strand the kept identifier key or indexes.
     assertConfigFits(config, schema);
-    const [row] = await sql.db
-      .update(entityTypes)
-      .set({ config, schema, schemaName, updatedAt: dsql`now()` })
-      .where(eq(entityTypes.id, id))
-      .returning();
+    const [row] = await sql.db.update(entityTypes).set({ config, schema, schemaName, updatedAt: dsql`now()` }).where(eq(entityTypes.id, id)).returning();
     return toEntityType(row);
   });
   await reconcileIndexes(tenant, updated);

@@ -38,7 +38,10 @@ export function present(t: EntityType) {
 
 export async function findType(sql: Sql, ref: { type_id?: string; type_name?: string }): Promise<EntityType | undefined> {
   const where = ref.type_id ? eq(entityTypes.id, ref.type_id) : eq(entityTypes.name, ref.type_name ?? "");
-  const [row] = await sql.db.select().from(entityTypes).where(and(where, tenantOf(sql)));
+  const [row] = await sql.db
+    .select()
+    .from(entityTypes)
+    .where(and(where, tenantOf(sql)));
   return row && toEntityType(row);
 }
 
@@ -56,6 +59,7 @@ export async function requireType(sql: Sql, ref: { type_id?: string; type_name?:
 /** Only active types accept entities; a draft type is activated first. */
 export async function requireActiveType(sql: Sql, ref: { type_id?: string; type_name?: string }): Promise<EntityType> {
   const t = await requireType(sql, ref);
-  if (t.status !== "active") throw new ApiError("UNPROCESSABLE_ENTITY", `Entity type ${t.name} is a draft; activate it before writing entities`, { type: t.name, status: t.status });
+  if (t.status !== "active")
+    throw new ApiError("UNPROCESSABLE_ENTITY", `Entity type ${t.name} is a draft; activate it before writing entities`, { type: t.name, status: t.status });
   return t;
 }

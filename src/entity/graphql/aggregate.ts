@@ -30,11 +30,16 @@ const listOf = <T extends GraphQLOutputType | GraphQLInputType>(t: T) => new Gra
 
 const AggregateFunction = new GraphQLEnumType({
   name: "AggregateFunction",
-  description: "count (rows, or with a path the values there), count_distinct, and over numeric values sum and avg, over numeric and timestamp values min and max",
+  description:
+    "count (rows, or with a path the values there), count_distinct, and over numeric values sum and avg, over numeric and timestamp values min and max",
   values: Object.fromEntries(AGGREGATE_FUNCTIONS.map((f) => [f, {}])),
 });
 
-const TimeBucket = new GraphQLEnumType({ name: "TimeBucket", description: "A timestamp truncated in UTC (a week starts on Monday)", values: Object.fromEntries(BUCKETS.map((b) => [b, {}])) });
+const TimeBucket = new GraphQLEnumType({
+  name: "TimeBucket",
+  description: "A timestamp truncated in UTC (a week starts on Monday)",
+  values: Object.fromEntries(BUCKETS.map((b) => [b, {}])),
+});
 
 const AggregateSpec = new GraphQLInputObjectType({
   name: "AggregateSpec",
@@ -98,7 +103,11 @@ function aggregateResolver(typeName: string, shapes: Map<string, WhereShape>): G
 }
 
 /** The root field of one type's aggregates; `where` is the type's own where input. */
-export function aggregateField(typeName: string, where: GraphQLInputObjectType, shapes: Map<string, WhereShape>): GraphQLFieldConfig<unknown, GraphqlContext, AggregateArgs> {
+export function aggregateField(
+  typeName: string,
+  where: GraphQLInputObjectType,
+  shapes: Map<string, WhereShape>,
+): GraphQLFieldConfig<unknown, GraphqlContext, AggregateArgs> {
   return {
     type: AggregateGroups,
     description: `Groups of ${typeName} entities with their aggregates: what POST /entity/query/aggregate answers for type_name ${typeName} and the same arguments`,

@@ -68,7 +68,9 @@ export async function executeGraphql(caller: Caller, request: GraphqlRequest): P
     }
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
     if (coerced.errors) return failed(coerced.errors, "GRAPHQL_VALIDATION_FAILED");
-    const fragments = Object.fromEntries(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+    const fragments = Object.fromEntries(
+      document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    );
     const limited = checkLimits(schema, operation, fragments, coerced.coerced);
     if (limited) return failed([limited], "QUERY_TOO_COMPLEX");
   }

@@ -28,9 +28,15 @@ interface Tally {
   loads: number;
 }
 
-const tooComplex = (message: string, extensions: Record<string, number>) => new GraphQLError(message, { extensions: { code: "QUERY_TOO_COMPLEX", ...extensions } });
+const tooComplex = (message: string, extensions: Record<string, number>) =>
+  new GraphQLError(message, { extensions: { code: "QUERY_TOO_COMPLEX", ...extensions } });
 
-export function checkLimits(schema: GraphQLSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, variables: Record<string, unknown>): GraphQLError | undefined {
+export function checkLimits(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+): GraphQLError | undefined {
   const tally: Tally = { depth: 0, nodes: 0, loads: 0 };
 
   // Stops as soon as a limit is passed, so the walk is as bounded as what it allows.
@@ -65,7 +71,9 @@ export function checkLimits(schema: GraphQLSchema, operation: OperationDefinitio
   walk(operation.selectionSet, schema.getQueryType()!, 1, 1, new Set());
 
   if (tally.depth > MAX_DEPTH) return tooComplex(`The query nests fields more than ${MAX_DEPTH} levels deep`, { max_depth: MAX_DEPTH });
-  if (tally.loads > MAX_LOADS) return tooComplex(`The query has more than ${MAX_LOADS} fields that load entities (type fields and relationship fields)`, { max_loads: MAX_LOADS });
-  if (tally.nodes > MAX_NODES) return tooComplex(`The query's limits allow more than ${MAX_NODES} entities; lower the limit arguments`, { max_nodes: MAX_NODES });
+  if (tally.loads > MAX_LOADS)
+    return tooComplex(`The query has more than ${MAX_LOADS} fields that load entities (type fields and relationship fields)`, { max_loads: MAX_LOADS });
+  if (tally.nodes > MAX_NODES)
+    return tooComplex(`The query's limits allow more than ${MAX_NODES} entities; lower the limit arguments`, { max_nodes: MAX_NODES });
   return undefined;
 }

@@ -55,7 +55,12 @@ export interface Link {
 }
 
 /** The filter of a field's where and filter arguments (both must hold), or undefined when it has neither. */
-export function filterInput(typeName: string, args: Pick<ListArgs, "where" | "filter">, shapes: Map<string, WhereShape>, info: GraphQLResolveInfo): Filter | undefined {
+export function filterInput(
+  typeName: string,
+  args: Pick<ListArgs, "where" | "filter">,
+  shapes: Map<string, WhereShape>,
+  info: GraphQLResolveInfo,
+): Filter | undefined {
   const whereNode = info.fieldNodes[0].arguments?.find((a) => a.name.value === "where")?.value;
   if (whereNode) checkVariablesSet(whereNode, info.variableValues, "where");
   const filters = [args.filter, args.where == null ? undefined : whereToFilter(args.where, typeName, shapes)].filter((f) => f != null) as Filter[];
@@ -73,7 +78,8 @@ function listInput(typeName: string, args: ListArgs, shapes: Map<string, WhereSh
 
 function sortEntry(order: OrderArg, i: number): SortEntry {
   const path = order.field ?? order.path;
-  if (path == null || (order.field != null && order.path != null)) throw validationFailed([`sort[${i}]: exactly one of field and path is required`], "Sort is invalid");
+  if (path == null || (order.field != null && order.path != null))
+    throw validationFailed([`sort[${i}]: exactly one of field and path is required`], "Sort is invalid");
   return { path, direction: order.direction };
 }
 
@@ -101,8 +107,18 @@ export function connectionResolver(typeName: string, shapes: Map<string, WhereSh
     // A count costs a statement; run it only when the selection reads it.
     if (selects(info, "count") || selects(info, "count_strategy")) body.include_count = true;
     // Without page the answer is keyset-paged: next_cursor, and count when asked.
-    const { data, ...paging } = (await runQuery(ctx.tenant, ctx.cursorSecret, validate<QueryInput>(queryBody, body))) as { data: PresentedEntity[]; next_cursor?: string; count?: number; count_strategy?: string };
-    return { nodes: data, next_cursor: paging.next_cursor ?? null, count: paging.count ?? null, count_strategy: paging.count_strategy ?? null } satisfies Connection;
+    const { data, ...paging } = (await runQuery(ctx.tenant, ctx.cursorSecret, validate<QueryInput>(queryBody, body))) as {
+      data: PresentedEntity[];
+      next_cursor?: string;
+      count?: number;
+      count_strategy?: string;
+    };
+    return {
+      nodes: data,
+      next_cursor: paging.next_cursor ?? null,
+      count: paging.count ?? null,
+      count_strategy: paging.count_strategy ?? null,
+    } satisfies Connection;
   };
 }
 
@@ -120,20 +136,40 @@ const ANCHORS_PER_QUERY = 1000;
  * a relationship field lists what a REST include lists. One more statement
  * reads the linked rows in full, since a GraphQL node has every entity field.
  */
-async function loadLinked(ctx: GraphqlContext, link: Link, args: ListArgs, shapes: Map<string, WhereShape>, info: GraphQLResolveInfo, anchorIds: string[]): Promise<Map<string, PresentedEntity[]>> {
+async function loadLinked(
+  ctx: GraphqlContext,
+  link: Link,
+  args: ListArgs,
+  shapes: Map<string, WhereShape>,
+  info: GraphQLResolveInfo,
+  anchorIds: string[],
+): Promise<Map<string, PresentedEntity[]>> {
   const { limit, ...rest } = listInput(link.target, args, shapes, info);
   const spec: IncludeSpecInput = { type_name: link.target, rule_name: link.rule, ...rest, limit };
   const linked = new Map<string, string[]>();
   for (let i = 0; i < anchorIds.length; i += ANCHORS_PER_QUERY) {
     const chunk = anchorIds.slice(i, i + ANCHORS_PER_QUERY);
-    const body = { type_name: link.source, filter: { operator: "in", path: ["id"], value: chunk }, limit: chunk.length, include_specs: [spec], max_relationships: limit };
+    const body = {
+      type_name: link.source,
+      filter: { operator: "in", path: ["id"], value: chunk },
+      limit: chunk.length,
+      include_specs: [spec],
+      max_relationships: limit,
+    };
     const { data } = await runQuery(ctx.tenant, ctx.cursorSecret, validate<QueryInput>(queryBody, body));
     // A rule from a type to itself links both ways; the field is one side of it.
-    for (const e of data) linked.set(e.id, (e.relationships ?? []).filter((r) => r.direction === link.direction).map((r) => r.entity.id));
+    for (const e of data)
+      linked.set(
+        e.id,
+        (e.relationships ?? []).filter((r) => r.direction === link.direction).map((r) => r.entity.id),
+      );
   }
   const ids = [...new Set([...linked.values()].flat())];
   const { rows } = await ctx.tenant.tx((sql) =>
-    sql.query<EntityRow & Record<string, unknown>>(`SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL`, [ids]),
+    sql.query<EntityRow & Record<string, unknown>>(
+      `SELECT ${ENTITY_COLUMNS} FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL`,
+      [ids],
+    ),
   );
   const byId = new Map(rows.map((r) => [r.id, presentEntity(r)]));
   return new Map([...linked].map(([anchor, related]) => [anchor, related.flatMap((id) => byId.get(id) ?? [])]));

@@ -124,7 +124,8 @@ function attributeField(field: string, key: string, prop: unknown): AttributeFie
   if (jsonType(p) === "array" && isObject(p.items)) {
     const item = scalarOf(p.items);
     // Items stay nullable: the schema may allow null items, and a list cannot hold a missing one.
-    if (item) return { field, key, output: new GraphQLList(item.scalar), kind: item.kind === "string" ? "string_list" : undefined, sortable: false, description };
+    if (item)
+      return { field, key, output: new GraphQLList(item.scalar), kind: item.kind === "string" ? "string_list" : undefined, sortable: false, description };
   }
   return { field, key, output: GraphQLJSON, sortable: false, description };
 }
@@ -160,8 +161,20 @@ function plan(catalog: Catalog): Map<string, Plan> {
     // Types and rules are two reads; a rule may name a type the first did not see active.
     if (!from || !to) continue;
     const name = graphqlName(rule.name);
-    from.links.push({ field: fieldNames.get(from.type.name)!.claim(name, "rel_"), source: from.type.name, rule: rule.name, target: to.type.name, direction: "to" });
-    to.links.push({ field: fieldNames.get(to.type.name)!.claim(`${name}_inverse`, "rel_"), source: to.type.name, rule: rule.name, target: from.type.name, direction: "from" });
+    from.links.push({
+      field: fieldNames.get(from.type.name)!.claim(name, "rel_"),
+      source: from.type.name,
+      rule: rule.name,
+      target: to.type.name,
+      direction: "to",
+    });
+    to.links.push({
+      field: fieldNames.get(to.type.name)!.claim(`${name}_inverse`, "rel_"),
+      source: to.type.name,
+      rule: rule.name,
+      target: from.type.name,
+      direction: "from",
+    });
     from.related.add(to.type.name);
     to.related.add(from.type.name);
   }
@@ -228,8 +241,8 @@ export function buildSchema(catalog: Catalog): GraphQLSchema {
 
     const related = p.related.size
       ? new GraphQLInputObjectType({
-        name: p.names.related,
-        description: `Entities linked to ${typeName} entities under any rule, in either direction: a field holds when at least one linked entity of its type matches ({} matches any).`,
+          name: p.names.related,
+          description: `Entities linked to ${typeName} entities under any rule, in either direction: a field holds when at least one linked entity of its type matches ({} matches any).`,
           fields: () => Object.fromEntries([...p.related].sort().map((r) => [r, { type: wheres.get(r)! }])),
         })
       : undefined;
@@ -268,7 +281,10 @@ export function buildSchema(catalog: Catalog): GraphQLSchema {
         name: p.names.connection,
         fields: () => ({
           nodes: { type: nn(listOf(objects.get(typeName)!)) },
-          next_cursor: { type: GraphQLString, description: "Present only when a full page came back; pass it as cursor with the same arguments for the next page" },
+          next_cursor: {
+            type: GraphQLString,
+            description: "Present only when a full page came back; pass it as cursor with the same arguments for the next page",
+          },
           count: { type: GraphQLInt, description: "The number of matching entities, by count_strategy" },
           count_strategy: { type: CountStrategy },
         }),
@@ -279,7 +295,9 @@ export function buildSchema(catalog: Catalog): GraphQLSchema {
   const typeNames = [...plans.keys()];
   // `<Type>_aggregate` per type, unless another type holds that name: then it is prefixed.
   const rootFields = new Namespace(["_entity_types", ...typeNames]);
-  const aggregateFields = typeNames.map((typeName) => [rootFields.claim(`${typeName}_aggregate`, "agg_"), aggregateField(typeName, wheres.get(typeName)!, shapes)] as const);
+  const aggregateFields = typeNames.map(
+    (typeName) => [rootFields.claim(`${typeName}_aggregate`, "agg_"), aggregateField(typeName, wheres.get(typeName)!, shapes)] as const,
+  );
   const query = new GraphQLObjectType<unknown, GraphqlContext>({
     name: "Query",
     fields: () => ({

@@ -7,7 +7,10 @@ export const formattedError = {
   required: ["message", "extensions"],
   properties: {
     message: { type: "string" },
-    locations: { type: "array", items: { type: "object", required: ["line", "column"], properties: { line: { type: "integer" }, column: { type: "integer" } } } },
+    locations: {
+      type: "array",
+      items: { type: "object", required: ["line", "column"], properties: { line: { type: "integer" }, column: { type: "integer" } } },
+    },
     path: { type: "array", items: { type: ["string", "integer"] } },
     extensions: {
       type: "object",

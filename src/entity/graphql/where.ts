@@ -65,7 +65,8 @@ export function checkVariablesSet(node: ValueNode, variables: Record<string, unk
 }
 
 function checkSet(node: ValueNode, variables: Record<string, unknown>, at: string): void {
-  if (node.kind === Kind.VARIABLE && !Object.hasOwn(variables, node.name.value)) throw bad(at, `variable $${node.name.value} is not set (an unset variable would leave the condition out)`);
+  if (node.kind === Kind.VARIABLE && !Object.hasOwn(variables, node.name.value))
+    throw bad(at, `variable $${node.name.value} is not set (an unset variable would leave the condition out)`);
   checkVariablesSet(node, variables, at);
 }
 

@@ -27,7 +27,10 @@ export async function distinctValues(tenant: TenantDb, input: DistinctInput): Pr
     const path = input.attribute_name.split(".");
     const attr = indexedAttribute(type, path);
     if (!attr) {
-      throw validationFailed([`attribute_name: ${input.attribute_name} is not an indexed attribute of ${type.name}`], "attribute_name must name an indexed attribute");
+      throw validationFailed(
+        [`attribute_name: ${input.attribute_name} is not an indexed attribute of ${type.name}`],
+        "attribute_name must name an indexed attribute",
+      );
     }
     const params = new Params();
     const c = newCompilation(params, scope, (name) => types.get(name));

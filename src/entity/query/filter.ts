@@ -146,7 +146,8 @@ function checkParticle(node: Record<string, unknown>, at: string): Particle {
     checkText(seg, `${at}.path[${i}]`);
   });
   if (optional !== undefined && typeof optional !== "boolean") throw bad(`${at}.optional`, "must be a boolean");
-  if (threshold !== undefined && (typeof threshold !== "number" || threshold < 0 || threshold > 1)) throw bad(`${at}.threshold`, "must be a number from 0 to 1");
+  if (threshold !== undefined && (typeof threshold !== "number" || threshold < 0 || threshold > 1))
+    throw bad(`${at}.threshold`, "must be a number from 0 to 1");
   if (threshold !== undefined && node.operator !== "fuzzy") throw bad(`${at}.threshold`, "only applies to fuzzy");
   if (node.operator !== "rel_exists") checkValueText(node.value, `${at}.value`);
   return node as unknown as Particle;
@@ -243,7 +244,8 @@ function linkedExists(anchor: string, related: QueryType, relatedCond: string, c
     return `(${side("from_entity_id", "to_entity_id")} OR ${side("to_entity_id", "from_entity_id")})`;
   }
   const matches = `${alias}_ids`;
-  const side = (near: string, far: string) => `SELECT r.${near} FROM relationships r JOIN ${matches} m ON m.id = r.${far} WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL`;
+  const side = (near: string, far: string) =>
+    `SELECT r.${near} FROM relationships r JOIN ${matches} m ON m.id = r.${far} WHERE r.tenant_id = ${c.tenant} AND r.deleted_at IS NULL`;
   return `(${anchor}.id IN (WITH ${matches} AS (SELECT ${alias}.id FROM entities ${alias} WHERE ${alias}.tenant_id = ${c.tenant} AND ${alias}.type_id = ${typeId} AND ${alias}.deleted_at IS NULL AND ${cond})
       ${side("from_entity_id", "to_entity_id")} UNION ALL ${side("to_entity_id", "from_entity_id")}))`;
 }
@@ -353,7 +355,9 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:
 function isTimestamp(v: string): boolean {
   const m = TIMESTAMP.exec(v);
   if (!m) return false;
-  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x))) as number[];
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m
+    .slice(1)
+    .map((x) => (x === undefined ? undefined : Number(x))) as number[];
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
   return year >= 1 && days !== undefined && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 15 && offsetMinutes <= 59;
@@ -383,7 +387,13 @@ function onIndexed(o: Extract<Operand, { kind: "indexed" }>, p: Particle, c: Com
 
   const scalarType = o.type;
   const fits = (v: unknown): boolean =>
-    scalarType === "numeric" ? typeof v === "number" : scalarType === "boolean" ? typeof v === "boolean" : scalarType === "timestamptz" ? typeof v === "string" && isTimestamp(v) : typeof v === "string";
+    scalarType === "numeric"
+      ? typeof v === "number"
+      : scalarType === "boolean"
+        ? typeof v === "boolean"
+        : scalarType === "timestamptz"
+          ? typeof v === "string" && isTimestamp(v)
+          : typeof v === "string";
   const need = { text: "a string", numeric: "a number", timestamptz: "an RFC 3339 timestamp", boolean: "a boolean" }[o.type];
   if (p.operator === "in") {
     const values = requireArray(p, at);
@@ -425,7 +435,8 @@ function onAttribute(o: Extract<Operand, { kind: "attribute" }>, p: Particle, c:
     case "lt":
     case "lte": {
       const v = requireScalar(p, at);
-      if (typeof v === "number") return `((CASE WHEN jsonb_typeof(${value.json}) = 'number' THEN (${value.text})::numeric END) ${RANGE[p.operator]} ${c.params.add(v, "numeric")})`;
+      if (typeof v === "number")
+        return `((CASE WHEN jsonb_typeof(${value.json}) = 'number' THEN (${value.text})::numeric END) ${RANGE[p.operator]} ${c.params.add(v, "numeric")})`;
       if (typeof v === "string") return `(${asString()} ${RANGE[p.operator]} ${c.params.add(v, "text")})`;
       throw bad(`${at}.value`, `must be a string or number for ${p.operator}`);
     }
@@ -434,7 +445,12 @@ function onAttribute(o: Extract<Operand, { kind: "attribute" }>, p: Particle, c:
       values.forEach((v, i) => {
         if (typeof v !== "string" && typeof v !== "number") throw bad(`${at}.value[${i}]`, "must be a string or number");
       });
-      return values.length ? `(${value.json} = ANY(${c.params.add(values.map((v) => JSON.stringify(v)), "jsonb[]")}))` : FALSE;
+      return values.length
+        ? `(${value.json} = ANY(${c.params.add(
+            values.map((v) => JSON.stringify(v)),
+            "jsonb[]",
+          )}))`
+        : FALSE;
     }
     case "like":
     case "ilike":

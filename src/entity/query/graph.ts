@@ -204,7 +204,10 @@ export async function runGraphQuery(tenant: TenantDb, cursorSecret: string, inpu
     const types = await loadTypes(readerFor(reader, plan.tenantId), names);
     const tree = compileTree(plan.readScope, include, types, [input.type_name], "include");
     await applyTrigramThreshold(reader, plan.query.compilation, ...branches(tree).map((b) => b.compilation));
-    const { rows, paging: { warnings: _, ...paging } } = await fetchPage(reader, cursorSecret, plan, input.include_count);
+    const {
+      rows,
+      paging: { warnings: _, ...paging },
+    } = await fetchPage(reader, cursorSecret, plan, input.include_count);
 
     // The page is what was asked for, so it is never cut; it does count against the budget.
     const graph = new Graph(node_budget, plan.readScope);

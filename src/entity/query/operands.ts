@@ -94,7 +94,9 @@ export function operandOf(path: string[], type: QueryType, alias: string, c: Com
 }
 
 function namesNothing(path: string[], c: Compilation, where: string): null {
-  c.warnings.push(`${where}: ${path.join(".")} names no field of an entity (a path starts with name, id, created_at, updated_at, type.name, attributes or relationships)`);
+  c.warnings.push(
+    `${where}: ${path.join(".")} names no field of an entity (a path starts with name, id, created_at, updated_at, type.name, attributes or relationships)`,
+  );
   return null;
 }
 

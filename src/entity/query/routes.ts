@@ -17,7 +17,11 @@ export const queryRoutes = [
     permission: ["entity", "read"],
     readsOnly: true,
     body: queryBody,
-    responses: { 200: { description: "A page of entities", schema: queryAnswer }, 404: { description: "Unknown type_name" }, 422: { description: "Invalid filter, sort, cursor or paging" } },
+    responses: {
+      200: { description: "A page of entities", schema: queryAnswer },
+      404: { description: "Unknown type_name" },
+      422: { description: "Invalid filter, sort, cursor or paging" },
+    },
     handler: async (c, { body }) => {
       const { json, paging } = await queryPage(c.var.ctx.tenant, c.env.MASTER_KEY, body);
       return c.body(objectWithRaw("data", json, paging), 200, { "Content-Type": "application/json" });
@@ -48,7 +52,10 @@ export const queryRoutes = [
         schema: {
           type: "object",
           required: ["data"],
-          properties: { data: { type: "array", items: { description: "A value as the attribute's indexed type gives it: text, number, boolean or timestamp text" } }, warnings: warningsSchema },
+          properties: {
+            data: { type: "array", items: { description: "A value as the attribute's indexed type gives it: text, number, boolean or timestamp text" } },
+            warnings: warningsSchema,
+          },
         },
       },
       404: { description: "Unknown type_name" },

@@ -16,7 +16,11 @@ export const sortSchema = {
   items: { type: "object", additionalProperties: false, required: ["path"], properties: { path: pathSchema, direction: { enum: ["asc", "desc"] } } },
 } as const;
 
-export const filterSchema = { type: "object", additionalProperties: true, description: "A particle { operator, path, value, optional?, threshold? } or a composite { operator: and|or|not, filters }" } as const;
+export const filterSchema = {
+  type: "object",
+  additionalProperties: true,
+  description: "A particle { operator, path, value, optional?, threshold? } or a composite { operator: and|or|not, filters }",
+} as const;
 
 export const queryBody = {
   type: "object",
@@ -37,7 +41,13 @@ export const queryBody = {
         type: "object",
         additionalProperties: false,
         required: ["type_name"],
-        properties: { type_name: TYPE_NAME, rule_name: { type: "string", minLength: 1 }, filter: filterSchema, sort: sortSchema, limit: { type: "integer", minimum: 1, maximum: 1000 } },
+        properties: {
+          type_name: TYPE_NAME,
+          rule_name: { type: "string", minLength: 1 },
+          filter: filterSchema,
+          sort: sortSchema,
+          limit: { type: "integer", minimum: 1, maximum: 1000 },
+        },
       },
     },
     max_relationships: { type: "integer", minimum: 1, maximum: 1000 },
@@ -132,7 +142,11 @@ export const graphData = {
       items: {
         type: "object",
         required: ["rule", "from_id", "to_id"],
-        properties: { rule: { type: "object", required: ["id", "name"], properties: { id: uuidSchema, name: { type: "string" } } }, from_id: uuidSchema, to_id: uuidSchema },
+        properties: {
+          rule: { type: "object", required: ["id", "name"], properties: { id: uuidSchema, name: { type: "string" } } },
+          from_id: uuidSchema,
+          to_id: uuidSchema,
+        },
       },
     },
     page_info: {
@@ -143,7 +157,11 @@ export const graphData = {
         truncations: {
           type: "array",
           description: "The include entries the node budget cut",
-          items: { type: "object", required: ["path", "depth"], properties: { path: { type: "array", items: { type: "string" } }, depth: { type: "integer" } } },
+          items: {
+            type: "object",
+            required: ["path", "depth"],
+            properties: { path: { type: "array", items: { type: "string" } }, depth: { type: "integer" } },
+          },
         },
         next_cursor: { type: "string", description: "Keyset paging: present only when a full page came back" },
         pagination: { ...paginationSchema, description: "Offset paging (the body had page)" },

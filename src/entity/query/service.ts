@@ -179,7 +179,11 @@ export function compileIncludeWhere(
  * brings nothing and its filter is not compiled against a schema the caller
  * may not see.
  */
-function includeSpecsOf(scope: ReadScope, input: QueryInput, types: Map<string, QueryType>): { specs: IncludeSpec[] | null; compilations: Compilation[]; warnings: string[] } {
+function includeSpecsOf(
+  scope: ReadScope,
+  input: QueryInput,
+  types: Map<string, QueryType>,
+): { specs: IncludeSpec[] | null; compilations: Compilation[]; warnings: string[] } {
   const max = input.max_relationships ?? LIST_MAX_RELATIONSHIPS;
   const compilations: Compilation[] = [];
   const warnings: string[] = [];
@@ -234,7 +238,12 @@ export interface PlannedQuery {
  * Reads the types a query names (in one statement, or from `reader`'s
  * cache) and compiles its page statement.
  */
-export async function planQuery(reader: TenantReader, cursorSecret: string, input: QueryInput, typeReader = new TypeReader(reader, false)): Promise<PlannedQuery> {
+export async function planQuery(
+  reader: TenantReader,
+  cursorSecret: string,
+  input: QueryInput,
+  typeReader = new TypeReader(reader, false),
+): Promise<PlannedQuery> {
   if (input.cursor !== undefined && input.page !== undefined) throw validationFailed(["cursor: cannot be combined with page"]);
   const { page, limit } = pageOf(input);
   const planned = await compilePlan(reader, input, typeReader);
@@ -254,7 +263,11 @@ export async function planQuery(reader: TenantReader, cursorSecret: string, inpu
 /** A plan's parts that come before its page statement: the types, the compiled filter and order, the includes. */
 type CompiledPlan = Omit<PlannedQuery, "text" | "values" | "keyset" | "page" | "limit" | "strategy" | "scope">;
 
-async function compilePlan(reader: TenantReader, input: QueryInput, typeReader: TypeReader): Promise<{ plan: CompiledPlan; query: CompiledQuery; root: EntityType }> {
+async function compilePlan(
+  reader: TenantReader,
+  input: QueryInput,
+  typeReader: TypeReader,
+): Promise<{ plan: CompiledPlan; query: CompiledQuery; root: EntityType }> {
   const names = relatedTypeNames(input.filter);
   for (const name of input.include ?? []) names.add(name);
   for (const s of input.include_specs ?? []) {
@@ -264,7 +277,15 @@ async function compilePlan(reader: TenantReader, input: QueryInput, typeReader: 
   const { root, types, scope: readScope, cachedTypes } = await readTypes(reader, typeReader, input.type_name, names);
   const query = compileQuery(readScope, root, types, input);
   const { specs, compilations: includeCompilations, warnings: includeWarnings } = includeSpecsOf(readScope, input, types);
-  const plan = { tenantId: readScope.tenantId, readScope, query, specs, includeCompilations, cachedTypes, warnings: [...query.compilation.warnings, ...includeWarnings] };
+  const plan = {
+    tenantId: readScope.tenantId,
+    readScope,
+    query,
+    specs,
+    includeCompilations,
+    cachedTypes,
+    warnings: [...query.compilation.warnings, ...includeWarnings],
+  };
   return { plan, query, root };
 }
 
@@ -277,7 +298,14 @@ type Paging = { next_cursor?: string; pagination?: Pagination; count?: number; c
  * `pagination` (offset), then `count` and `count_strategy` when asked, then
  * `warnings` when there are any.
  */
-async function pagingOf(cursorSecret: string, plan: PlannedQuery, size: number, lastKeys: unknown[] | null, count: number | undefined, includeCount: boolean): Promise<Paging> {
+async function pagingOf(
+  cursorSecret: string,
+  plan: PlannedQuery,
+  size: number,
+  lastKeys: unknown[] | null,
+  count: number | undefined,
+  includeCount: boolean,
+): Promise<Paging> {
   const { keyset, page, limit, strategy, warnings } = plan;
   const extra = { ...(includeCount ? { count, count_strategy: strategy } : {}), ...warningsField(warnings) };
   if (!keyset) return { pagination: paginationOf({ page, limit }, count!), ...extra };
@@ -423,7 +451,11 @@ async function windowAttempt(reader: TenantReader, input: QueryInput, window: Qu
  * a last page each skip at most a page's rows; a middle page skips up to half
  * the count. `page`, `limit` and `cursor` of `input` are not read.
  */
-export async function queryWindow(tenant: TenantDb, input: QueryInput, window: QueryWindow): Promise<{ data: PresentedEntity[]; count: number; warnings: string[] }> {
+export async function queryWindow(
+  tenant: TenantDb,
+  input: QueryInput,
+  window: QueryWindow,
+): Promise<{ data: PresentedEntity[]; count: number; warnings: string[] }> {
   return tenant.read(async (reader) => {
     let { plan, page, count } = await windowAttempt(reader, input, window, new TypeReader(reader, true));
     if (!page.types_current) {

@@ -82,7 +82,12 @@ export function linksStatement(scope: ReadScope, anchorIds: string[], spec: Incl
 }
 
 /** Under a tenant transaction or on the owner path (a TenantReader). */
-export async function loadRelationships(sql: Pick<Sql, "run">, scope: ReadScope, anchorIds: string[], specs: IncludeSpec[]): Promise<Map<string, RelationshipEntry[]>> {
+export async function loadRelationships(
+  sql: Pick<Sql, "run">,
+  scope: ReadScope,
+  anchorIds: string[],
+  specs: IncludeSpec[],
+): Promise<Map<string, RelationshipEntry[]>> {
   const out = new Map<string, RelationshipEntry[]>(anchorIds.map((id) => [id, []]));
   if (!anchorIds.length) return out;
   for (const spec of specs) {

@@ -47,7 +47,15 @@ export async function removeLinksBetween(tenant: TenantDb, input: RuleRef & { fr
       `SELECT id FROM relationships WHERE rule_id = $1 AND from_entity_id = $2 AND ($3::uuid IS NULL OR to_entity_id = $3) AND deleted_at IS NULL ORDER BY created_at, id`,
       [rule.id, input.from_entity_id, input.to_entity_id ?? null],
     );
-    const removed = new Set((await retireLinks(tenant, sql, rows.map((r) => r.id))).map((r) => r.id));
+    const removed = new Set(
+      (
+        await retireLinks(
+          tenant,
+          sql,
+          rows.map((r) => r.id),
+        )
+      ).map((r) => r.id),
+    );
     return { deleted: rows.map((r) => r.id).filter((id) => removed.has(id)) };
   });
   if ("missing" in done) return refuseMissing(tenant, [done.missing!]);
@@ -95,8 +103,22 @@ export async function syncLinks(tenant: TenantDb, input: SyncLinksInput) {
     if (adding.length) tenant.access.requireRow("update", { id: input.entity_id, type_name: typeName[side] });
     for (const id of adding) tenant.access.requireRow("update", { id, type_name: typeName[far] });
 
-    const retired = new Map((await retireLinks(tenant, sql, extra.map((l) => l.id))).map((r) => [r.id, r.deleted_at]));
-    await refuseOverCap(sql, rule, { ruleId: rule.id, side, entityId: input.entity_id }, adding.length, adding.map((id) => ({ ruleId: rule.id, side: far, entityId: id })));
+    const retired = new Map(
+      (
+        await retireLinks(
+          tenant,
+          sql,
+          extra.map((l) => l.id),
+        )
+      ).map((r) => [r.id, r.deleted_at]),
+    );
+    await refuseOverCap(
+      sql,
+      rule,
+      { ruleId: rule.id, side, entityId: input.entity_id },
+      adding.length,
+      adding.map((id) => ({ ruleId: rule.id, side: far, entityId: id })),
+    );
     const added = await insertLinks(sql, tenant.tenantId, rule, side, input.entity_id, adding);
     return {
       result: {

@@ -32,7 +32,13 @@ export function wrongTypes(rule: RuleRow): ApiError {
 }
 
 export function presentLink(link: LinkRow, rule: RuleRow) {
-  return { id: link.id, rule: { id: rule.id, name: rule.name }, from_entity_id: link.from_entity_id, to_entity_id: link.to_entity_id, created_at: link.created_at };
+  return {
+    id: link.id,
+    rule: { id: rule.id, name: rule.name },
+    from_entity_id: link.from_entity_id,
+    to_entity_id: link.to_entity_id,
+    created_at: link.created_at,
+  };
 }
 
 export async function createLink(tenant: TenantDb, input: CreateLinkInput) {
@@ -49,7 +55,8 @@ export async function createLink(tenant: TenantDb, input: CreateLinkInput) {
       "SELECT id FROM relationships WHERE rule_id = $1 AND from_entity_id = $2 AND to_entity_id = $3 AND deleted_at IS NULL",
       [rule.id, input.from_entity_id, input.to_entity_id],
     );
-    if (existing.rows.length) throw new ApiError({ code: "LINK_EXISTS", relationship_id: existing.rows[0].id }, "These entities are already linked by this rule");
+    if (existing.rows.length)
+      throw new ApiError({ code: "LINK_EXISTS", relationship_id: existing.rows[0].id }, "These entities are already linked by this rule");
 
     // Room for this one more link at both ends?
     const over = await overCap(

@@ -17,8 +17,14 @@ export const relationshipRoutes = [
     permission: ["entity_type", "create"],
     idempotent: true,
     body: createRuleBody,
-    examples: { request: { name: "made_by", from_entity_type_name: "Product", to_entity_type_name: "Maker", max_from_cardinality: 1, max_to_cardinality: null } },
-    responses: { 201: { description: "Created", schema: dataEnvelope(ruleItem) }, 404: { description: "An entity type named by name or id is unknown" }, 409: { description: "Name taken" } },
+    examples: {
+      request: { name: "made_by", from_entity_type_name: "Product", to_entity_type_name: "Maker", max_from_cardinality: 1, max_to_cardinality: null },
+    },
+    responses: {
+      201: { description: "Created", schema: dataEnvelope(ruleItem) },
+      404: { description: "An entity type named by name or id is unknown" },
+      409: { description: "Name taken" },
+    },
     handler: async (c, { body }) => c.json({ data: await createRule(c.var.ctx.tenant, body) }, 201),
   }),
   route({

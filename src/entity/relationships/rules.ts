@@ -40,10 +40,9 @@ export function presentRule(r: RuleRow) {
 }
 
 export async function findRule(sql: Sql, ref: { rule_id?: string; rule_name?: string }): Promise<RuleRow | undefined> {
-  const { rows } = await sql.query<RuleRow & Record<string, unknown>>(
-    ref.rule_id ? `${RULE_SELECT} WHERE r.id = $1` : `${RULE_SELECT} WHERE r.name = $1`,
-    [ref.rule_id ?? ref.rule_name],
-  );
+  const { rows } = await sql.query<RuleRow & Record<string, unknown>>(ref.rule_id ? `${RULE_SELECT} WHERE r.id = $1` : `${RULE_SELECT} WHERE r.name = $1`, [
+    ref.rule_id ?? ref.rule_name,
+  ]);
   return rows[0];
 }
 
@@ -82,7 +81,11 @@ export async function listRules(tenant: TenantDb, filter: { entity_type_name?: s
   return tenant.tx(async (sql) => {
     const where = `WHERE ($1::text IS NULL OR f.name = $1 OR t.name = $1) AND ($2::text IS NULL OR r.name = $2)`;
     const params = [filter.entity_type_name ?? null, filter.name ?? null];
-    const { rows } = await sql.query<RuleRow & Record<string, unknown>>(`${RULE_SELECT} ${where} ORDER BY r.name LIMIT $3 OFFSET $4`, [...params, page.limit, offsetOf(page)]);
+    const { rows } = await sql.query<RuleRow & Record<string, unknown>>(`${RULE_SELECT} ${where} ORDER BY r.name LIMIT $3 OFFSET $4`, [
+      ...params,
+      page.limit,
+      offsetOf(page),
+    ]);
     const { rows: counted } = await sql.query<{ total: number }>(
       `SELECT count(*)::int AS total FROM relationship_rules r JOIN entity_types f ON f.id = r.from_type_id JOIN entity_types t ON t.id = r.to_type_id ${where}`,
       params,

@@ -50,7 +50,8 @@ function tempFileResponse(file: TempFileView, body: ReadableStream<Uint8Array>, 
 }
 
 const binary = {
-  description: "The bytes as application/octet-stream; X-Temp-File-Name (percent-encoded beyond printable ASCII) and X-Temp-File-Content-Type carry the recorded name and type",
+  description:
+    "The bytes as application/octet-stream; X-Temp-File-Name (percent-encoded beyond printable ASCII) and X-Temp-File-Content-Type carry the recorded name and type",
   contentType: OCTET_STREAM,
   schema: binarySchema,
 };
@@ -113,7 +114,8 @@ export const tempFileRoutes = [
     method: "get",
     path: "/entity/temp-files/:id/download",
     tag: "temp-files",
-    summary: "Download link, until it expires: PNG, JPEG, GIF, WebP, PDF and plain text inline under their recorded type, anything else an application/octet-stream attachment; authorised by the signed link",
+    summary:
+      "Download link, until it expires: PNG, JPEG, GIF, WebP, PDF and plain text inline under their recorded type, anything else an application/octet-stream attachment; authorised by the signed link",
     auth: capability("temp-file-download", "id"),
     params: { id: uuidSchema },
     query: capabilityQuery,

@@ -11,4 +11,8 @@ export const tempFileSchema = {
   properties: { id: uuidSchema, name: { type: "string" }, content_type: { type: "string" }, size: { type: "integer" }, expires_at: { type: "string" } },
 } as const;
 
-export const downloadUrlBody = { type: "object", additionalProperties: false, properties: { ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max, default: LINK_TTL.default } } } as const;
+export const downloadUrlBody = {
+  type: "object",
+  additionalProperties: false,
+  properties: { ttl: { type: "integer", minimum: 1, maximum: LINK_TTL.max, default: LINK_TTL.default } },
+} as const;

@@ -80,7 +80,10 @@ export async function createTempFile(deps: TempFileDeps, input: NewTempFile): Pr
 
 /** A live temp file; one past its expiry is gone even before the cron tick removes it. */
 async function liveTempFile(tenant: TenantDb, id: string): Promise<TempFileRow> {
-  const row = await tenant.tx(async (sql) => (await sql.query<TempFileRow & Record<string, unknown>>(`SELECT ${COLUMNS} FROM temp_files WHERE id = $1 AND expires_at > now()`, [id])).rows[0]);
+  const row = await tenant.tx(
+    async (sql) =>
+      (await sql.query<TempFileRow & Record<string, unknown>>(`SELECT ${COLUMNS} FROM temp_files WHERE id = $1 AND expires_at > now()`, [id])).rows[0],
+  );
   if (!row) throw notFound("Temp file", id);
   return row;
 }
@@ -93,7 +96,11 @@ export async function readTempFile(deps: TempFileDeps, id: string): Promise<{ fi
 }
 
 /** A download link valid for `ttl` seconds, shortened to the file's remaining life. */
-export async function tempFileDownloadUrl(deps: { tenant: TenantDb; secret: string; origin: string; clock: Clock }, id: string, ttl: number = LINK_TTL.default): Promise<Link> {
+export async function tempFileDownloadUrl(
+  deps: { tenant: TenantDb; secret: string; origin: string; clock: Clock },
+  id: string,
+  ttl: number = LINK_TTL.default,
+): Promise<Link> {
   const row = await liveTempFile(deps.tenant, id);
   const expires = Math.min(expiresIn(ttl, deps.clock.now()), Math.floor(Date.parse(row.expires_at) / 1000));
   return signLink(deps.secret, "temp-file-download", deps.tenant.tenantId, id, deps.origin, `/entity/temp-files/${id}/download`, expires);
@@ -117,7 +124,10 @@ export async function sweepExpiredTempFiles(database: Database, files: FileStore
   let removed = 0;
   for (let round = 0; round < SWEEP_ROUNDS; round++) {
     const { rows } = await database.system((sql) =>
-      sql.query<{ id: string; storage_key: string }>("SELECT id, storage_key FROM temp_files WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2", [now.toISOString(), SWEEP_BATCH]),
+      sql.query<{ id: string; storage_key: string }>("SELECT id, storage_key FROM temp_files WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2", [
+        now.toISOString(),
+        SWEEP_BATCH,
+      ]),
     );
     if (!rows.length) break;
     await files.delete(rows.map((r) => r.storage_key));

@@ -6,8 +6,14 @@
 import { ApiError } from "../../lib/errors";
 import { guardJson } from "../../lib/input-guard";
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, COLON = 0x3a;
-const OPEN_OBJ = 0x7b, CLOSE_OBJ = 0x7d, OPEN_ARR = 0x5b, CLOSE_ARR = 0x5d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COMMA = 0x2c,
+  COLON = 0x3a;
+const OPEN_OBJ = 0x7b,
+  CLOSE_OBJ = 0x7d,
+  OPEN_ARR = 0x5b,
+  CLOSE_ARR = 0x5d;
 
 const malformed = (at: number) => new ApiError("BAD_REQUEST", "Request body is not valid JSON", { reason: `unexpected input at byte ${at}` });
 

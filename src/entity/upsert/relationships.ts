@@ -59,7 +59,13 @@ interface LinkingRow {
  * are the keys the request itself writes (by-key rows), which count as
  * resolvable targets of the row type.
  */
-export async function planLinks(sql: Sql, access: EntityAccess, rowType: EntityType, withRels: LinkingRow[], ownKeys: Set<string>): Promise<{ links: PlannedLink[]; unresolved: Unresolved[] }> {
+export async function planLinks(
+  sql: Sql,
+  access: EntityAccess,
+  rowType: EntityType,
+  withRels: LinkingRow[],
+  ownKeys: Set<string>,
+): Promise<{ links: PlannedLink[]; unresolved: Unresolved[] }> {
   if (!withRels.length) return { links: [], unresolved: [] };
   const rels = withRels.flatMap((r) => r.relationships.map((rel) => ({ row: r, rel })));
 
@@ -171,7 +177,10 @@ export async function writeLinks(sql: Sql, tenantId: string, links: PlannedLink[
     const rowId = idOf(l.rowIndex);
     return l.rowSide === "from" ? [l.ruleId, rowId, targetId] : [l.ruleId, targetId, rowId];
   });
-  await lockEntities(sql, triples.flatMap(([, f, t]) => [f, t]));
+  await lockEntities(
+    sql,
+    triples.flatMap(([, f, t]) => [f, t]),
+  );
   const { rows: inserted } = await sql.query<{ n: number }>(
     `WITH ins AS (
        INSERT INTO relationships (tenant_id, rule_id, from_entity_id, to_entity_id)

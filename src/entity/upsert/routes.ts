@@ -20,8 +20,14 @@ export const upsertRoutes = [
     responses: {
       200: { description: "Counts, ids in input order, skipped relationship errors", schema: dataEnvelope(upsertResult) },
       404: { description: "A row id matches no live entity" },
-      409: { description: "on_conflict raise hit an existing entity; key collision with merge_on_conflict false; cardinality. After a committed batch, details.committed names the rows that stay written" },
-      422: { description: "Rows failed validation (every problem of every row, twenty lines and a count), the row cap was exceeded, or a relationship did not resolve" },
+      409: {
+        description:
+          "on_conflict raise hit an existing entity; key collision with merge_on_conflict false; cardinality. After a committed batch, details.committed names the rows that stay written",
+      },
+      422: {
+        description:
+          "Rows failed validation (every problem of every row, twenty lines and a count), the row cap was exceeded, or a relationship did not resolve",
+      },
     },
     handler: async (c) => {
       const body = scanUpsertBody(new Uint8Array(await c.req.arrayBuffer()));

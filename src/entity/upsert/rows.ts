@@ -152,7 +152,8 @@ export class RowChecker {
 
   /** The prepared rows, or 422 VALIDATION_FAILED listing the problems of every row. */
   done(): PreparedRows {
-    if (this.badRows) throw validationFailed(this.problems.lines(), `${this.badRows} of ${this.prepared.count + this.refused} rows failed validation; nothing was written`);
+    if (this.badRows)
+      throw validationFailed(this.problems.lines(), `${this.badRows} of ${this.prepared.count + this.refused} rows failed validation; nothing was written`);
     return this.prepared;
   }
 }

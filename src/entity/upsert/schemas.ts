@@ -38,7 +38,11 @@ export const upsertResult = {
     errors: {
       type: "array",
       description: "Relationships skipped with skip_unresolved_relationships",
-      items: { type: "object", required: ["index", "code", "message"], properties: { index: { type: "integer" }, code: { const: "UNRESOLVED_RELATIONSHIP" }, message: { type: "string" } } },
+      items: {
+        type: "object",
+        required: ["index", "code", "message"],
+        properties: { index: { type: "integer" }, code: { const: "UNRESOLVED_RELATIONSHIP" }, message: { type: "string" } },
+      },
     },
   },
 } as const;

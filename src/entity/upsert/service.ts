@@ -120,7 +120,13 @@ export async function upsertEntities(deps: EntityDeps, input: UpsertInput, sourc
  * the batches. `source` gives each row's text again for its batch, and its
  * label for messages.
  */
-export async function writeRows(deps: EntityDeps, input: UpsertInput, type: EntityType, prepared: PreparedRows, source: Pick<RowSource, "count" | "text" | "label">): Promise<UpsertResult> {
+export async function writeRows(
+  deps: EntityDeps,
+  input: UpsertInput,
+  type: EntityType,
+  prepared: PreparedRows,
+  source: Pick<RowSource, "count" | "text" | "label">,
+): Promise<UpsertResult> {
   const count = source.count;
   const onConflict = input.on_conflict ?? "replace";
   const suppress = input.suppress_events ?? false;
@@ -131,13 +137,21 @@ export async function writeRows(deps: EntityDeps, input: UpsertInput, type: Enti
 
   const pre: Preflight = await deps.tenant.tx(async (sql) => {
     if (byId.length) {
-      const { rows: live } = await sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND type_id = $2 AND deleted_at IS NULL", [byId.map(idOf), type.id]);
+      const { rows: live } = await sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND type_id = $2 AND deleted_at IS NULL", [
+        byId.map(idOf),
+        type.id,
+      ]);
       const liveIds = new Set(live.map((r) => r.id));
       const missing = byId.map(idOf).filter((id) => !liveIds.has(id));
-      if (missing.length) throw new ApiError("NOT_FOUND", `${missing.length} row id(s) match no live ${type.name}; nothing was written`, { missing_ids: missing.slice(0, 20) });
+      if (missing.length)
+        throw new ApiError("NOT_FOUND", `${missing.length} row id(s) match no live ${type.name}; nothing was written`, { missing_ids: missing.slice(0, 20) });
       // Refused here, before anything is written; the batches check again under their key locks.
       if (input.merge_on_conflict === false) {
-        const collisions = await keyHolders(sql, type.id, byId.map((i) => ({ index: i, id: idOf(i), key: keyOf(i) })));
+        const collisions = await keyHolders(
+          sql,
+          type.id,
+          byId.map((i) => ({ index: i, id: idOf(i), key: keyOf(i) })),
+        );
         if (collisions.size) throw mergeRefused(collisions);
       }
     }
@@ -146,7 +160,10 @@ export async function writeRows(deps: EntityDeps, input: UpsertInput, type: Enti
         "SELECT identifier_key FROM entities WHERE type_id = $1 AND identifier_key = ANY($2::text[]) AND deleted_at IS NULL LIMIT 20",
         [type.id, byKey.map(keyOf)],
       );
-      if (taken.length) throw new ApiError("CONFLICT", "Rows match existing entities and on_conflict is raise; nothing was written", { identifier_keys: taken.map((r) => r.identifier_key) });
+      if (taken.length)
+        throw new ApiError("CONFLICT", "Rows match existing entities and on_conflict is raise; nothing was written", {
+          identifier_keys: taken.map((r) => r.identifier_key),
+        });
     }
     const linking = [...prepared.relationships].map(([index, relationships]) => ({ index, relationships }));
     const { links, unresolved } = await planLinks(sql, deps.tenant.access, type, linking, new Set(byKey.map(keyOf)));
@@ -190,15 +207,29 @@ export async function writeRows(deps: EntityDeps, input: UpsertInput, type: Enti
       // onto one of these keys has either committed (and is merged) or waits.
       const result = await retryKeyRace(() =>
         deps.tenant.tx(async (sql) => {
-          await lockKeys(sql, type.id, batch.map((r) => r.key));
-          const collisions = await keyHolders(sql, type.id, batch.map((r) => ({ index: r.index, id: r.id!, key: r.key })));
+          await lockKeys(
+            sql,
+            type.id,
+            batch.map((r) => r.key),
+          );
+          const collisions = await keyHolders(
+            sql,
+            type.id,
+            batch.map((r) => ({ index: r.index, id: r.id!, key: r.key })),
+          );
           if (collisions.size && input.merge_on_conflict === false) throw mergeRefused(collisions);
           const merged: NewEvent[] = [];
           for (const row of batch) {
             const holder = collisions.get(row.index);
             if (!holder) continue;
             await absorb(sql, row.id!, holder, input.merge_cardinality ?? "raise");
-            merged.push({ entityId: row.id!, entityTypeId: type.id, action: "merged", suppressed: suppress, payload: { entity: { id: row.id, type: { id: type.id, name: type.name } }, merged_entity_id: holder } });
+            merged.push({
+              entityId: row.id!,
+              entityTypeId: type.id,
+              action: "merged",
+              suppressed: suppress,
+              payload: { entity: { id: row.id, type: { id: type.id, name: type.name } }, merged_entity_id: holder },
+            });
           }
           const mergedIds = await recordEvents(sql, tenantId, merged);
           const r = await writeById(sql, tenantId, type, batch, suppress);

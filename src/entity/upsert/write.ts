@@ -83,8 +83,17 @@ function conflictClause(onConflict: OnConflict): string {
  * Rows matched by key: insert, or on a live key collision apply on_conflict.
  * Rows that collide but change nothing are left alone (no write, no event).
  */
-export async function writeByKey(sql: Sql, tenantId: string, type: EntityType, rows: PreparedRow[], onConflict: OnConflict, suppress: boolean): Promise<BatchResult> {
-  const { rows: [out] } = await sql.query<BatchRow & Record<string, unknown>>(
+export async function writeByKey(
+  sql: Sql,
+  tenantId: string,
+  type: EntityType,
+  rows: PreparedRow[],
+  onConflict: OnConflict,
+  suppress: boolean,
+): Promise<BatchResult> {
+  const {
+    rows: [out],
+  } = await sql.query<BatchRow & Record<string, unknown>>(
     `WITH input AS (${INPUT}), w AS (
        INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
        SELECT $1, $2, name, attributes, identifier_key FROM input ORDER BY identifier_key
@@ -108,7 +117,9 @@ export async function writeByKey(sql: Sql, tenantId: string, type: EntityType, r
 
 /** Rows matched by id: always a full replace with the key recomputed (collisions were merged before). */
 export async function writeById(sql: Sql, tenantId: string, type: EntityType, rows: PreparedRow[], suppress: boolean): Promise<BatchResult> {
-  const { rows: [out] } = await sql.query<BatchRow & Record<string, unknown>>(
+  const {
+    rows: [out],
+  } = await sql.query<BatchRow & Record<string, unknown>>(
     `WITH input AS (${INPUT}), w AS (
        UPDATE entities e SET name = i.name, attributes = i.attributes, identifier_key = i.identifier_key, updated_at = now()
          FROM input i

@@ -45,7 +45,15 @@ export interface Link {
 }
 
 /** A link to `${origin}${path}` valid until `expires` (Unix seconds). */
-export async function signLink(secret: string, purpose: Purpose, tenantId: string, resourceId: string, origin: string, path: string, expires: number): Promise<Link> {
+export async function signLink(
+  secret: string,
+  purpose: Purpose,
+  tenantId: string,
+  resourceId: string,
+  origin: string,
+  path: string,
+  expires: number,
+): Promise<Link> {
   const signature = await sign(secret, purpose, tenantId, resourceId, expires);
   const query = new URLSearchParams({ tenant: tenantId, expires: String(expires), signature });
   return { url: `${origin}${path}?${query}`, expires_at: isoTimestamp(expires * 1000) };

@@ -4,247 +4,236 @@
 // and the Worker fetches nothing at validation time.
 
 export const META_SCHEMA_DRAFT_07: object = {
-  "$schema": "http://json-schema.org/draft-07/schema#",
-  "$id": "http://json-schema.org/draft-07/schema#",
-  "title": "Core schema meta-schema",
-  "definitions": {
-    "schemaArray": {
-      "type": "array",
-      "minItems": 1,
-      "items": {
-        "$ref": "#"
-      }
-    },
-    "nonNegativeInteger": {
-      "type": "integer",
-      "minimum": 0
-    },
-    "nonNegativeIntegerDefault0": {
-      "allOf": [
-        {
-          "$ref": "#/definitions/nonNegativeInteger"
-        },
-        {
-          "default": 0
-        }
-      ]
-    },
-    "simpleTypes": {
-      "enum": [
-        "array",
-        "boolean",
-        "integer",
-        "null",
-        "number",
-        "object",
-        "string"
-      ]
-    },
-    "stringArray": {
-      "type": "array",
-      "items": {
-        "type": "string"
+  $schema: "http://json-schema.org/draft-07/schema#",
+  $id: "http://json-schema.org/draft-07/schema#",
+  title: "Core schema meta-schema",
+  definitions: {
+    schemaArray: {
+      type: "array",
+      minItems: 1,
+      items: {
+        $ref: "#",
       },
-      "uniqueItems": true,
-      "default": []
-    }
-  },
-  "type": [
-    "object",
-    "boolean"
-  ],
-  "properties": {
-    "$id": {
-      "type": "string",
-      "format": "uri-reference"
     },
-    "$schema": {
-      "type": "string",
-      "format": "uri"
+    nonNegativeInteger: {
+      type: "integer",
+      minimum: 0,
     },
-    "$ref": {
-      "type": "string",
-      "format": "uri-reference"
-    },
-    "$comment": {
-      "type": "string"
-    },
-    "title": {
-      "type": "string"
-    },
-    "description": {
-      "type": "string"
-    },
-    "default": true,
-    "readOnly": {
-      "type": "boolean",
-      "default": false
-    },
-    "writeOnly": {
-      "type": "boolean",
-      "default": false
-    },
-    "examples": {
-      "type": "array",
-      "items": true
-    },
-    "multipleOf": {
-      "type": "number",
-      "exclusiveMinimum": 0
-    },
-    "maximum": {
-      "type": "number"
-    },
-    "exclusiveMaximum": {
-      "type": "number"
-    },
-    "minimum": {
-      "type": "number"
-    },
-    "exclusiveMinimum": {
-      "type": "number"
-    },
-    "maxLength": {
-      "$ref": "#/definitions/nonNegativeInteger"
-    },
-    "minLength": {
-      "$ref": "#/definitions/nonNegativeIntegerDefault0"
-    },
-    "pattern": {
-      "type": "string",
-      "format": "regex"
-    },
-    "additionalItems": {
-      "$ref": "#"
-    },
-    "items": {
-      "anyOf": [
+    nonNegativeIntegerDefault0: {
+      allOf: [
         {
-          "$ref": "#"
+          $ref: "#/definitions/nonNegativeInteger",
         },
         {
-          "$ref": "#/definitions/schemaArray"
-        }
+          default: 0,
+        },
       ],
-      "default": true
     },
-    "maxItems": {
-      "$ref": "#/definitions/nonNegativeInteger"
+    simpleTypes: {
+      enum: ["array", "boolean", "integer", "null", "number", "object", "string"],
     },
-    "minItems": {
-      "$ref": "#/definitions/nonNegativeIntegerDefault0"
-    },
-    "uniqueItems": {
-      "type": "boolean",
-      "default": false
-    },
-    "contains": {
-      "$ref": "#"
-    },
-    "maxProperties": {
-      "$ref": "#/definitions/nonNegativeInteger"
-    },
-    "minProperties": {
-      "$ref": "#/definitions/nonNegativeIntegerDefault0"
-    },
-    "required": {
-      "$ref": "#/definitions/stringArray"
-    },
-    "additionalProperties": {
-      "$ref": "#"
-    },
-    "definitions": {
-      "type": "object",
-      "additionalProperties": {
-        "$ref": "#"
+    stringArray: {
+      type: "array",
+      items: {
+        type: "string",
       },
-      "default": {}
+      uniqueItems: true,
+      default: [],
     },
-    "properties": {
-      "type": "object",
-      "additionalProperties": {
-        "$ref": "#"
-      },
-      "default": {}
+  },
+  type: ["object", "boolean"],
+  properties: {
+    $id: {
+      type: "string",
+      format: "uri-reference",
     },
-    "patternProperties": {
-      "type": "object",
-      "additionalProperties": {
-        "$ref": "#"
-      },
-      "propertyNames": {
-        "format": "regex"
-      },
-      "default": {}
+    $schema: {
+      type: "string",
+      format: "uri",
     },
-    "dependencies": {
-      "type": "object",
-      "additionalProperties": {
-        "anyOf": [
-          {
-            "$ref": "#"
-          },
-          {
-            "$ref": "#/definitions/stringArray"
-          }
-        ]
-      }
+    $ref: {
+      type: "string",
+      format: "uri-reference",
     },
-    "propertyNames": {
-      "$ref": "#"
+    $comment: {
+      type: "string",
     },
-    "const": true,
-    "enum": {
-      "type": "array",
-      "items": true,
-      "minItems": 1,
-      "uniqueItems": true
+    title: {
+      type: "string",
     },
-    "type": {
-      "anyOf": [
+    description: {
+      type: "string",
+    },
+    default: true,
+    readOnly: {
+      type: "boolean",
+      default: false,
+    },
+    writeOnly: {
+      type: "boolean",
+      default: false,
+    },
+    examples: {
+      type: "array",
+      items: true,
+    },
+    multipleOf: {
+      type: "number",
+      exclusiveMinimum: 0,
+    },
+    maximum: {
+      type: "number",
+    },
+    exclusiveMaximum: {
+      type: "number",
+    },
+    minimum: {
+      type: "number",
+    },
+    exclusiveMinimum: {
+      type: "number",
+    },
+    maxLength: {
+      $ref: "#/definitions/nonNegativeInteger",
+    },
+    minLength: {
+      $ref: "#/definitions/nonNegativeIntegerDefault0",
+    },
+    pattern: {
+      type: "string",
+      format: "regex",
+    },
+    additionalItems: {
+      $ref: "#",
+    },
+    items: {
+      anyOf: [
         {
-          "$ref": "#/definitions/simpleTypes"
+          $ref: "#",
         },
         {
-          "type": "array",
-          "items": {
-            "$ref": "#/definitions/simpleTypes"
+          $ref: "#/definitions/schemaArray",
+        },
+      ],
+      default: true,
+    },
+    maxItems: {
+      $ref: "#/definitions/nonNegativeInteger",
+    },
+    minItems: {
+      $ref: "#/definitions/nonNegativeIntegerDefault0",
+    },
+    uniqueItems: {
+      type: "boolean",
+      default: false,
+    },
+    contains: {
+      $ref: "#",
+    },
+    maxProperties: {
+      $ref: "#/definitions/nonNegativeInteger",
+    },
+    minProperties: {
+      $ref: "#/definitions/nonNegativeIntegerDefault0",
+    },
+    required: {
+      $ref: "#/definitions/stringArray",
+    },
+    additionalProperties: {
+      $ref: "#",
+    },
+    definitions: {
+      type: "object",
+      additionalProperties: {
+        $ref: "#",
+      },
+      default: {},
+    },
+    properties: {
+      type: "object",
+      additionalProperties: {
+        $ref: "#",
+      },
+      default: {},
+    },
+    patternProperties: {
+      type: "object",
+      additionalProperties: {
+        $ref: "#",
+      },
+      propertyNames: {
+        format: "regex",
+      },
+      default: {},
+    },
+    dependencies: {
+      type: "object",
+      additionalProperties: {
+        anyOf: [
+          {
+            $ref: "#",
           },
-          "minItems": 1,
-          "uniqueItems": true
-        }
-      ]
+          {
+            $ref: "#/definitions/stringArray",
+          },
+        ],
+      },
     },
-    "format": {
-      "type": "string"
+    propertyNames: {
+      $ref: "#",
     },
-    "contentMediaType": {
-      "type": "string"
+    const: true,
+    enum: {
+      type: "array",
+      items: true,
+      minItems: 1,
+      uniqueItems: true,
     },
-    "contentEncoding": {
-      "type": "string"
+    type: {
+      anyOf: [
+        {
+          $ref: "#/definitions/simpleTypes",
+        },
+        {
+          type: "array",
+          items: {
+            $ref: "#/definitions/simpleTypes",
+          },
+          minItems: 1,
+          uniqueItems: true,
+        },
+      ],
     },
-    "if": {
-      "$ref": "#"
+    format: {
+      type: "string",
     },
-    "then": {
-      "$ref": "#"
+    contentMediaType: {
+      type: "string",
     },
-    "else": {
-      "$ref": "#"
+    contentEncoding: {
+      type: "string",
     },
-    "allOf": {
-      "$ref": "#/definitions/schemaArray"
+    if: {
+      $ref: "#",
     },
-    "anyOf": {
-      "$ref": "#/definitions/schemaArray"
+    then: {
+      $ref: "#",
     },
-    "oneOf": {
-      "$ref": "#/definitions/schemaArray"
+    else: {
+      $ref: "#",
     },
-    "not": {
-      "$ref": "#"
-    }
+    allOf: {
+      $ref: "#/definitions/schemaArray",
+    },
+    anyOf: {
+      $ref: "#/definitions/schemaArray",
+    },
+    oneOf: {
+      $ref: "#/definitions/schemaArray",
+    },
+    not: {
+      $ref: "#",
+    },
   },
-  "default": true
+  default: true,
 };

@@ -10,9 +10,7 @@ import { errorValue, type ErrorValue } from "../errors";
 import { oauth2Token, type ResolvedOAuth2, type TokenCacheEnv } from "./token-cache-client";
 
 /** What a profile adds to a request; `oauth2` needs its token fetched per send. */
-export type Credentials =
-  | { kind: "static"; headers: Record<string, string>; query: [string, string][] }
-  | { kind: "oauth2"; profile: ResolvedOAuth2 };
+export type Credentials = { kind: "static"; headers: Record<string, string>; query: [string, string][] } | { kind: "oauth2"; profile: ResolvedOAuth2 };
 
 /** The parts of a request a profile may collide with. */
 export interface RequestShape {
@@ -64,15 +62,32 @@ function hasHeader(headers: Record<string, string>, name: string): string | unde
  * `missingSecrets` (the references its fields read without a value) is not
  * empty, then HTTP_AUTH_CONFLICT, then HTTP_AUTH_INVALID_CREDENTIAL.
  */
-export function credentialsOf(label: string, resolved: Record<string, unknown>, missingSecrets: string[], request: RequestShape, ctx: Pick<ProfileContext, "conceal">): { credentials: Credentials } | { error: ErrorValue } {
+export function credentialsOf(
+  label: string,
+  resolved: Record<string, unknown>,
+  missingSecrets: string[],
+  request: RequestShape,
+  ctx: Pick<ProfileContext, "conceal">,
+): { credentials: Credentials } | { error: ErrorValue } {
   const type = resolved.type as AuthProfile["type"];
   // Concealed before any check can fail: whatever is recorded from here on masks them.
   for (const field of SECRET_FIELDS[type]) if (typeof resolved[field] === "string") ctx.conceal(resolved[field] as string);
   if (missingSecrets.length) {
-    return { error: errorValue({ code: "HTTP_AUTH_SECRET_MISSING", profile: label, missing_secrets: missingSecrets }, `The auth profile ${label} reads secrets that are not set: ${missingSecrets.join(", ")}`) };
+    return {
+      error: errorValue(
+        { code: "HTTP_AUTH_SECRET_MISSING", profile: label, missing_secrets: missingSecrets },
+        `The auth profile ${label} reads secrets that are not set: ${missingSecrets.join(", ")}`,
+      ),
+    };
   }
   const conflict = conflictOf(type, resolved, request);
-  if (conflict) return { error: errorValue({ code: "HTTP_AUTH_CONFLICT", ...conflict }, `The request sets the ${conflict.conflict} ${conflict.name} by hand, which the auth profile ${label} sends`) };
+  if (conflict)
+    return {
+      error: errorValue(
+        { code: "HTTP_AUTH_CONFLICT", ...conflict },
+        `The request sets the ${conflict.conflict} ${conflict.name} by hand, which the auth profile ${label} sends`,
+      ),
+    };
   for (const field of REQUIRED_FIELDS[type]) {
     if (text(resolved[field]) === "") return { error: invalid(label, field, "is empty") };
   }
@@ -112,7 +127,12 @@ function apply(type: AuthProfile["type"], p: Record<string, unknown>, ctx: Pick<
         ? { kind: "static", headers: { [text(p.name)]: text(p.value) }, query: [] }
         : { kind: "static", headers: {}, query: [[text(p.name), text(p.value)]] };
     case "oauth2": {
-      const profile: ResolvedOAuth2 = { tokenUrl: text(p.tokenUrl), clientId: text(p.clientId), clientSecret: text(p.clientSecret), clientAuth: p.clientAuth === "body" ? "body" : "basic" };
+      const profile: ResolvedOAuth2 = {
+        tokenUrl: text(p.tokenUrl),
+        clientId: text(p.clientId),
+        clientSecret: text(p.clientSecret),
+        clientAuth: p.clientAuth === "body" ? "body" : "basic",
+      };
       // An optional field that resolves empty is left out, as if it were not written.
       if (text(p.scope) !== "") profile.scope = text(p.scope);
       if (text(p.audience) !== "") profile.audience = text(p.audience);

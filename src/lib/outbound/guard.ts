@@ -58,7 +58,8 @@ function allowlist(env: OutboundEnv): { address: Address; port: number }[] {
       const address = parseAddress(entry.slice(0, colon));
       const port = Number(entry.slice(colon + 1));
       // A mistyped entry must not silently let nothing (or something else) through.
-      if (colon < 0 || !address || !Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`OUTBOUND_ALLOWLIST entry "${entry}" is not address:port`);
+      if (colon < 0 || !address || !Number.isInteger(port) || port < 1 || port > 65535)
+        throw new Error(`OUTBOUND_ALLOWLIST entry "${entry}" is not address:port`);
       return { address, port };
     });
 }

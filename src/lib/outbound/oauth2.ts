@@ -110,7 +110,13 @@ const TOKEN_VALUES = [/("(?:access_token|refresh_token|id_token)"\s*:\s*")((?:[^
  */
 export function bodyPreview(body: string, profile: ResolvedOAuth2): string {
   const secret = profile.clientSecret;
-  const redactor = new Redactor([secret, formEncoded(secret), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), basicCredential(profile).slice("Basic ".length)]);
+  const redactor = new Redactor([
+    secret,
+    formEncoded(secret),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+    basicCredential(profile).slice("Basic ".length),
+  ]);
   for (const pattern of TOKEN_VALUES) for (const match of body.matchAll(pattern)) redactor.conceal(match[2]);
   let preview = redactor.text(body);
   for (const pattern of TOKEN_VALUES) preview = preview.replace(pattern, "$1***");
@@ -131,7 +137,13 @@ export function shownTokenUrl(tokenUrl: string): string {
 export function exchangeFailed(profile: ResolvedOAuth2, status: number, bodyText: string, reason?: string): ErrorValue {
   const tokenUrl = shownTokenUrl(profile.tokenUrl);
   return errorValue(
-    { code: "HTTP_AUTH_TOKEN_EXCHANGE_FAILED", status, token_url: tokenUrl, ...(reason === undefined ? {} : { reason }), body_preview: bodyPreview(bodyText, profile) },
+    {
+      code: "HTTP_AUTH_TOKEN_EXCHANGE_FAILED",
+      status,
+      token_url: tokenUrl,
+      ...(reason === undefined ? {} : { reason }),
+      body_preview: bodyPreview(bodyText, profile),
+    },
     `The OAuth2 token exchange with ${tokenUrl} failed${status ? ` (status ${status})` : ""}${reason ? `: ${reason}` : ""}`,
   );
 }

@@ -35,7 +35,11 @@ async function resolveRoot(profile: AuthProfile, ctx: ProfileSource): Promise<Re
  * HTTP_AUTH_PROFILE_UNKNOWN, then the checks of credentialsOf, or 422 for a
  * template that cannot be evaluated.
  */
-export async function credentialsFor(auth: string | AuthProfile | undefined, request: RequestShape, ctx: ProfileSource & Pick<ProfileContext, "conceal">): Promise<{ credentials?: Credentials } | { error: ErrorValue }> {
+export async function credentialsFor(
+  auth: string | AuthProfile | undefined,
+  request: RequestShape,
+  ctx: ProfileSource & Pick<ProfileContext, "conceal">,
+): Promise<{ credentials?: Credentials } | { error: ErrorValue }> {
   if (auth === undefined) return {};
   if (typeof auth !== "string") return credentialsOf(INLINE, { ...auth }, missingSecretsIn(auth), request, ctx);
   const profile = Object.hasOwn(ctx.authProfiles, auth) ? ctx.authProfiles[auth] : undefined;

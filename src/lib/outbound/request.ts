@@ -99,7 +99,12 @@ export interface Payload {
  * deduplicating by it applies the action once. GET and HEAD change nothing
  * to deduplicate.
  */
-export async function prepare(config: RequestConfig, payload: Payload, ctx: OutboundContext, idempotencyKey: string): Promise<Prepared | { error: ErrorValue }> {
+export async function prepare(
+  config: RequestConfig,
+  payload: Payload,
+  ctx: OutboundContext,
+  idempotencyKey: string,
+): Promise<Prepared | { error: ErrorValue }> {
   let url: URL;
   try {
     url = new URL(config.url);
@@ -165,7 +170,13 @@ async function sendOnce(req: Prepared, authHeaders: Record<string, string>, auth
  * 429, 5xx and a failed connection (never a timeout), while this attempt is
  * within `maxRetries`, after the back-off.
  */
-export function retryAt(sent: Sent, attempt: number, knobs: Knobs, bounds: { initial: number; max: number }, ctx: Pick<OutboundContext, "now">): number | undefined {
+export function retryAt(
+  sent: Sent,
+  attempt: number,
+  knobs: Knobs,
+  bounds: { initial: number; max: number },
+  ctx: Pick<OutboundContext, "now">,
+): number | undefined {
   if ("error" in sent) return undefined;
   const retryable = "failure" in sent ? isRetryable(sent.failure) : isRetryable(sent.response);
   if (!retryable || attempt > (knobs.maxRetries ?? DEFAULTS.maxRetries)) return undefined;
@@ -180,7 +191,10 @@ export function failureError(sent: { failure: OutboundError } | { error: ErrorVa
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /** A response as a result: `{ status, headers, body }`, the body parsed when it says JSON, else text. */
-export function responseResult(response: OutboundResponse, ctx: Pick<OutboundContext, "redact">): { status: number; headers: Record<string, string>; body: unknown } {
+export function responseResult(
+  response: OutboundResponse,
+  ctx: Pick<OutboundContext, "redact">,
+): { status: number; headers: Record<string, string>; body: unknown } {
   const text = new TextDecoder().decode(response.body);
   let body: unknown = text;
   if (JSON_TYPE.test(response.headers["content-type"] ?? "") && text.trim() !== "") {

@@ -16,4 +16,3 @@ export function isRetryable(outcome: { status: number } | OutboundError): boolea
   if (outcome instanceof OutboundError) return outcome.kind === "connection";
   return RETRYABLE_STATUS.has(outcome.status) || (outcome.status >= 500 && outcome.status <= 599);
 }
-

@@ -120,9 +120,13 @@ function harden(expr: jsonata.Expression): void {
     },
     "<s?s?:s>",
   );
-  expr.registerFunction("millis", function (this: Focus) {
-    return guardOf(this.environment).startedAt;
-  }, "<:n>");
+  expr.registerFunction(
+    "millis",
+    function (this: Focus) {
+      return guardOf(this.environment).startedAt;
+    },
+    "<:n>",
+  );
   expr.registerFunction(
     "distinct",
     function (this: Focus, arr: unknown) {
@@ -175,7 +179,8 @@ export function compileExpression(text: string): CompiledExpression {
     cache.set(text, hit);
     return hit;
   }
-  if (text.length > MAX_EXPRESSION_LENGTH) throw new ExpressionSyntaxError(`expression is longer than ${MAX_EXPRESSION_LENGTH} characters`, MAX_EXPRESSION_LENGTH);
+  if (text.length > MAX_EXPRESSION_LENGTH)
+    throw new ExpressionSyntaxError(`expression is longer than ${MAX_EXPRESSION_LENGTH} characters`, MAX_EXPRESSION_LENGTH);
   if (text.trim() === "") throw new ExpressionSyntaxError("expression is empty", 0);
   let expr: jsonata.Expression;
   try {

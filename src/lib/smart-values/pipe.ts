@@ -59,7 +59,13 @@ function stepProblem(step: unknown, joins: boolean): { below: string; reason: st
     case "orderBy":
       if (!Array.isArray(value) || value.length === 0) reason = "must be a non-empty array of { path, direction }";
       else {
-        const bad = value.findIndex((entry) => !isObject(entry) || !isText(entry.path) || Object.keys(entry).some((k) => k !== "path" && k !== "direction") || (entry.direction !== undefined && entry.direction !== "asc" && entry.direction !== "desc"));
+        const bad = value.findIndex(
+          (entry) =>
+            !isObject(entry) ||
+            !isText(entry.path) ||
+            Object.keys(entry).some((k) => k !== "path" && k !== "direction") ||
+            (entry.direction !== undefined && entry.direction !== "asc" && entry.direction !== "desc"),
+        );
         if (bad >= 0) return { below: item(key, bad), reason: 'must be { path, direction } with a non-empty path and direction "asc" or "desc"' };
       }
       break;
@@ -184,7 +190,12 @@ export function guardedProject(rows: unknown[], fields: Readonly<Record<string, 
 }
 
 /** Each row with `as` set to the first foreign row whose `foreignKey` equals its `localKey` (null when none or when its key is missing). */
-export function leftJoin(rows: unknown[], foreign: readonly unknown[], spec: { localKey: string; foreignKey: string; as: string }, fail: (reason: string) => never): unknown[] {
+export function leftJoin(
+  rows: unknown[],
+  foreign: readonly unknown[],
+  spec: { localKey: string; foreignKey: string; as: string },
+  fail: (reason: string) => never,
+): unknown[] {
   const first = new Map<string, unknown>();
   for (const row of foreign) {
     const key = valueAt(row, spec.foreignKey);
@@ -212,9 +223,11 @@ export async function runPipe(use: DirectiveRun, rows: unknown[], join: PipeJoin
   if (!Array.isArray(pipe)) throw new ExpressionSyntaxError(at(under(use.path, "$pipe"), NOT_A_PIPE));
   let out = rows;
   for (const [i, step] of stepsOf(use, pipe, join !== undefined).entries()) {
-    const fail = (below: string) => (reason: string): never => {
-      throw new ExpressionError(at(under(use.path, stepPath(i, below)), reason));
-    };
+    const fail =
+      (below: string) =>
+      (reason: string): never => {
+        throw new ExpressionError(at(under(use.path, stepPath(i, below)), reason));
+      };
     if ("map" in step) {
       const mapped: unknown[] = [];
       // A map is row for row: a row the expression selects nothing for stays as null.
@@ -224,7 +237,11 @@ export async function runPipe(use: DirectiveRun, rows: unknown[], join: PipeJoin
       const kept: unknown[] = [];
       for (const row of out) if (isTruthy(await use.rowExpression(stepPath(i, "filter"), step.filter, row))) kept.push(row);
       out = kept;
-    } else if ("orderBy" in step) out = orderBy(out, step.orderBy.map((key) => ({ path: key.path, direction: key.direction ?? "asc" })));
+    } else if ("orderBy" in step)
+      out = orderBy(
+        out,
+        step.orderBy.map((key) => ({ path: key.path, direction: key.direction ?? "asc" })),
+      );
     else if ("orderByList" in step) out = orderByList(out, step.orderByList.path, step.orderByList.list);
     else if ("distinct" in step) out = distinct(out, step.distinct);
     else if ("guardedProject" in step) out = guardedProject(out, step.guardedProject);

@@ -3,7 +3,7 @@
 // engine would let `$match(s, /(a+)+$/)` hold the isolate in a single step,
 // where no step or time bound can interrupt it.
 import { RE2JS } from "re2js";
-import { linearRegExp, toRe2, UnsupportedPattern } from "../linear-regexp";
+import { linearRegExp, toRe2, type UnsupportedPattern } from "../linear-regexp";
 import { ExpressionError } from "./errors";
 
 const MAX_CACHED = 1000;

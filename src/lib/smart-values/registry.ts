@@ -72,7 +72,8 @@ export class DirectiveRegistry {
   constructor(readonly directives: readonly Directive[]) {
     for (const directive of directives) {
       const shape = shapeOf(directive.keys);
-      if (directive.keys.length === 0 || directive.keys.some((key) => !key.startsWith("$"))) throw new Error(`a directive is spelled by $-keys, not ${JSON.stringify(directive.keys)}`);
+      if (directive.keys.length === 0 || directive.keys.some((key) => !key.startsWith("$")))
+        throw new Error(`a directive is spelled by $-keys, not ${JSON.stringify(directive.keys)}`);
       if (this.byShape.has(shape)) throw new Error(`the directive ${shape} is registered twice`);
       this.byShape.set(shape, directive);
       for (const key of directive.keys) this.keys.add(key);

@@ -96,7 +96,10 @@ function visit(node: Node | undefined, atRoot: boolean, names: Set<string>): voi
       children([node.pattern, node.update, node.delete], false);
       break;
     case "sort":
-      children(node.terms?.map((term) => term.expression), false);
+      children(
+        node.terms?.map((term) => term.expression),
+        false,
+      );
       break;
   }
   visitRelatives(node, names);
@@ -140,5 +143,7 @@ export function regexLiterals(ast: jsonata.ExprNode): { re: RegExp; position: nu
 
 /** Every use of a variable named in `names` (`$eval` is the variable `eval`), called or not, with its position. */
 export function variablesNamed(ast: jsonata.ExprNode, names: ReadonlySet<string>): { name: string; position: number }[] {
-  return collect(ast, (node) => (node.type === "variable" && typeof node.value === "string" && names.has(node.value) ? { name: node.value, position: node.position ?? 0 } : undefined));
+  return collect(ast, (node) =>
+    node.type === "variable" && typeof node.value === "string" && names.has(node.value) ? { name: node.value, position: node.position ?? 0 } : undefined,
+  );
 }

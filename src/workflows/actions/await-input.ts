@@ -45,7 +45,13 @@ export const awaitInput = action({
     // A schema that cannot evaluate would refuse every input: fail now, not at the first post.
     const problems = config.schema === undefined ? [] : schemaProblems(config.schema, "config.schema");
     if (problems.length) {
-      return { kind: "error", error: errorValue("VALIDATION_FAILED", "The config of action awaitInput does not satisfy its schema", { errors: problems, validation_errors: problems }) };
+      return {
+        kind: "error",
+        error: errorValue("VALIDATION_FAILED", "The config of action awaitInput does not satisfy its schema", {
+          errors: problems,
+          validation_errors: problems,
+        }),
+      };
     }
     const until = config.timeoutMs === undefined ? undefined : ctx.now() + config.timeoutMs;
     return { kind: "wait", until, detail: { schema: config.schema } };

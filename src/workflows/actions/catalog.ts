@@ -51,7 +51,10 @@ export async function executeAction(invocation: ActionInvocation, ctx: ActionCon
   if (!module) throw new Error(`action ${name} has no module in the catalog`);
   const errors = check(module.configSchema, invocation.config, "config");
   if (errors.length) {
-    return { kind: "error", error: errorValue("VALIDATION_FAILED", `The config of action ${name} does not satisfy its schema`, { errors, validation_errors: errors }) };
+    return {
+      kind: "error",
+      error: errorValue("VALIDATION_FAILED", `The config of action ${name} does not satisfy its schema`, { errors, validation_errors: errors }),
+    };
   }
   const permissions = module.permissions(invocation.config as Record<string, unknown>);
   // An action that needs nothing of the policy never reads it.

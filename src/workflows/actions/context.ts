@@ -6,7 +6,7 @@ import { tenantDb, type Database, type TenantDb } from "../../db/client";
 import type { AuthProfile } from "../../lib/outbound/profile-schema";
 import type { Principal } from "../../gateway/principal";
 import { errorValue, type ErrorValue } from "../../lib/errors";
-import { Redactor } from "../../lib/redact";
+import type { Redactor } from "../../lib/redact";
 import { policyPrincipal } from "../../access/policy-principal";
 import { confinedServices, type ServiceHolder } from "../../access/confined-services";
 import { tokenPrincipal } from "../../auth/credentials";
@@ -125,5 +125,13 @@ export function requestDeadlinePassed(action: string): ErrorValue {
  * refused before they run.
  */
 export function requestActionContext(s: RequestContextSources): ActionContext {
-  return contextOf({ ...s, runId: s.requestId, parentRunId: null, policyId: null, principal: async () => s.principal, holder: "app", persist: async () => undefined });
+  return contextOf({
+    ...s,
+    runId: s.requestId,
+    parentRunId: null,
+    policyId: null,
+    principal: async () => s.principal,
+    holder: "app",
+    persist: async () => undefined,
+  });
 }

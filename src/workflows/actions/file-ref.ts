@@ -41,6 +41,10 @@ export async function saveTempFile(
 ): Promise<FileRef> {
   const bytes = file.body instanceof Uint8Array ? file.body : undefined;
   const body = bytes ? new Blob([bytes]).stream() : (file.body as ReadableStream<Uint8Array>);
-  const view = await createTempFile(services, { name: file.name, contentType: file.contentType, upload: { body, length: bytes ? bytes.byteLength : file.length } });
+  const view = await createTempFile(services, {
+    name: file.name,
+    contentType: file.contentType,
+    upload: { body, length: bytes ? bytes.byteLength : file.length },
+  });
   return fileRef(view);
 }

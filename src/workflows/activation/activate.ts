@@ -33,14 +33,14 @@ type DefinitionRow = {
     config?: { env?: Env };
     configSchemas?: { env?: string };
   };
-}
+};
 
 type ActivationRow = {
   version: number;
   env: Env;
   job_bindings: Record<string, string>;
   policy_id: string | null;
-}
+};
 
 /**
  * The definition, locked when it is the caller's own (a lock orders the
@@ -59,7 +59,9 @@ async function lockedDefinition(sql: Sql, workflowId: string): Promise<Definitio
 
 /** The caller's tenant's activation: row-level security confines the read to it. */
 async function activationOf(sql: Sql, workflowId: string): Promise<ActivationRow | undefined> {
-  const { rows } = await sql.query<ActivationRow>(`SELECT version, env, job_bindings, policy_id FROM workflow_activations WHERE workflow_id = $1`, [workflowId]);
+  const { rows } = await sql.query<ActivationRow>(`SELECT version, env, job_bindings, policy_id FROM workflow_activations WHERE workflow_id = $1`, [
+    workflowId,
+  ]);
   return rows[0];
 }
 
@@ -167,7 +169,8 @@ async function provisioned(sql: Sql, caller: Principal, definition: DefinitionRo
     sql,
     caller,
     [{ existing: existing?.id, permissions: needs.permissions }],
-    (permission) => `Activating would give the workflow's runs ${permission}, which the caller does not hold; bind a policy with policy_id, or activate as someone who holds it`,
+    (permission) =>
+      `Activating would give the workflow's runs ${permission}, which the caller does not hold; bind a policy with policy_id, or activate as someone who holds it`,
   );
   return provisionPolicy(sql.db, sql.tenantId!, definition.id, `workflow:${definition.name}`, grantsOf(needs.permissions));
 }

@@ -24,7 +24,12 @@ export interface Needs {
 }
 
 /** The job documents the version's reference steps are bound to (its save's refs under the activation's bindings), by step id. */
-export async function boundJobs(sql: Sql, workflowId: string, version: number, bindings: Record<string, string>): Promise<Record<string, { actions?: unknown[] }>> {
+export async function boundJobs(
+  sql: Sql,
+  workflowId: string,
+  version: number,
+  bindings: Record<string, string>,
+): Promise<Record<string, { actions?: unknown[] }>> {
   const { rows } = await sql.query<{ step_id: string; definition_json: { actions?: unknown[] } }>(
     `SELECT b.key AS step_id, j.definition_json
        FROM workflow_versions v
@@ -42,7 +47,9 @@ function collect(actions: unknown, stepId: string, into: Map<string, string[]>):
     if (!isObject(action)) continue;
     const module = catalog[action.name as ActionName];
     // A whole-config template is read as an empty config: whatever it names is known only when it runs.
-    if (module) for (const p of module.permissions(isObject(action.config) ? action.config : {})) into.set(p, [...(into.get(p) ?? []), `${module.name} in step ${stepId}`]);
+    if (module)
+      for (const p of module.permissions(isObject(action.config) ? action.config : {}))
+        into.set(p, [...(into.get(p) ?? []), `${module.name} in step ${stepId}`]);
     collect(action.onSuccess, stepId, into);
     collect(action.onError, stepId, into);
   }
@@ -73,6 +80,8 @@ export function warningsOf(missing: string[], needs: Needs, policy: "bound" | "n
   const which = policy === "none" ? "The workflow has no policy, so it lacks" : "The bound policy does not grant";
   return [
     ...missing.map((p) => `${which} ${p}, which ${needs.neededBy.get(p)!.join(", ")} needs; runs fail that action with 403 FORBIDDEN`),
-    ...needs.unbound.map((u) => `Step ${u.stepId} references job ${u.jobName}, which has no published version bound to it; runs fail that step with JOB_UNBOUND`),
+    ...needs.unbound.map(
+      (u) => `Step ${u.stepId} references job ${u.jobName}, which has no published version bound to it; runs fail that step with JOB_UNBOUND`,
+    ),
   ];
 }

@@ -8,7 +8,11 @@ import { handOverRuns } from "../runs/run-client";
 import { systemClock } from "../../lib/clock";
 import { envPatch, bindingsPatch, triggerItem, activation, activationAnswer, idParams, triggerParams, activateBody, dispatchBody } from "./schemas";
 
-function toggle(operation: "enableTrigger" | "disableTrigger", path: "/workflows/:id/triggers/:triggerId/enable" | "/workflows/:id/triggers/:triggerId/disable", enabled: boolean): RouteSpec {
+function toggle(
+  operation: "enableTrigger" | "disableTrigger",
+  path: "/workflows/:id/triggers/:triggerId/enable" | "/workflows/:id/triggers/:triggerId/disable",
+  enabled: boolean,
+): RouteSpec {
   return route({
     operation,
     method: "put",
@@ -57,7 +61,8 @@ export const activationRoutes: RouteSpec[] = [
     method: "post",
     path: "/workflows/:id/activate",
     tag: "workflows",
-    summary: "Activate a workflow definition (idempotent): env merged, jobs and policy bound (without policy_id, the workflow's own provisioned with what its actions need), triggers and schedules reconciled",
+    summary:
+      "Activate a workflow definition (idempotent): env merged, jobs and policy bound (without policy_id, the workflow's own provisioned with what its actions need), triggers and schedules reconciled",
     permission: ["workflow", "update"],
     params: idParams,
     bodyOptional: true,
@@ -75,7 +80,10 @@ export const activationRoutes: RouteSpec[] = [
     permission: ["workflow", "update"],
     params: idParams,
     body: { type: "object", additionalProperties: false, minProperties: 1, properties: { env: envPatch, job_bindings: bindingsPatch } },
-    responses: { 200: { description: "The activation", schema: dataEnvelope(activation) }, 409: { description: "The workflow is not activated; activate it first" } },
+    responses: {
+      200: { description: "The activation", schema: dataEnvelope(activation) },
+      409: { description: "The workflow is not activated; activate it first" },
+    },
     handler: async (c, { params, body }) => c.json({ data: await configureWorkflow(c.var.ctx.tenant, params.id, body, c.var.ctx.origin) }),
   }),
   toggle("enableTrigger", "/workflows/:id/triggers/:triggerId/enable", true),

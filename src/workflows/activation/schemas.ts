@@ -41,7 +41,11 @@ export const activation = {
     workflow_id: { type: "string" },
     status: { const: "active" },
     version: { type: "integer", description: "The definition version runs follow" },
-    env: { type: "object", additionalProperties: true, description: "Effective env: the definition's defaults with the stored values over them; secret references as written" },
+    env: {
+      type: "object",
+      additionalProperties: true,
+      description: "Effective env: the definition's defaults with the stored values over them; secret references as written",
+    },
     job_bindings: { type: "object", additionalProperties: { type: "string" }, description: "Job step id → job definition id" },
     policy_id: { type: ["string", "null"] },
     triggers: { type: "array", items: triggerItem },
@@ -62,7 +66,8 @@ export const activationAnswer = {
     warnings: {
       type: "array",
       items: { type: "string" },
-      description: "Each needed permission the bound policy lacks (runs fail that action with 403), and each reference step bound to no published job (runs fail it with JOB_UNBOUND)",
+      description:
+        "Each needed permission the bound policy lacks (runs fail that action with 403), and each reference step bound to no published job (runs fail it with JOB_UNBOUND)",
     },
   },
 } as const;
@@ -79,7 +84,8 @@ export const activateBody = {
     job_bindings: bindingsPatch,
     policy_id: {
       anyOf: [uuidSchema, { type: "null" }],
-      description: "The access policy every run acts with; null unbinds (runs then may do nothing); left out keeps a bound policy, or provisions and reconciles the workflow's own (`workflow:<name>`)",
+      description:
+        "The access policy every run acts with; null unbinds (runs then may do nothing); left out keeps a bound policy, or provisions and reconciles the workflow's own (`workflow:<name>`)",
     },
   },
 } as const;

@@ -15,7 +15,7 @@ export type TriggerRow = {
   enabled: boolean;
   definition: TriggerBlock;
   has_secret: boolean;
-}
+};
 
 export function triggerType(block: TriggerBlock): TriggerType {
   if (block.source) return "event";
@@ -78,11 +78,18 @@ async function targetSources(sql: Sql, workflowId: string, blocks: TriggerBlock[
       if (source[field] === undefined) continue;
       const target = byOwnerId.get(String(source[field]));
       if (target?.own_id) source[field] = target.own_id;
-      else errors.push(`definition_json.triggers[${i}].source.${field}: ${target ? `no ${noun} named ${target.name} in this tenant` : `no ${noun} ${String(source[field])} of the owner`}`);
+      else
+        errors.push(
+          `definition_json.triggers[${i}].source.${field}: ${target ? `no ${noun} named ${target.name} in this tenant` : `no ${noun} ${String(source[field])} of the owner`}`,
+        );
     }
     return { ...b, source };
   });
-  if (errors.length) throw new ApiError("VALIDATION_FAILED", "The shared workflow's event triggers name entity types or rules this tenant lacks", { errors, validation_errors: errors });
+  if (errors.length)
+    throw new ApiError("VALIDATION_FAILED", "The shared workflow's event triggers name entity types or rules this tenant lacks", {
+      errors,
+      validation_errors: errors,
+    });
   return mapped;
 }
 
@@ -91,7 +98,14 @@ async function targetSources(sql: Sql, workflowId: string, blocks: TriggerBlock[
  * confines every statement) and cron schedules match `blocks`; answers the
  * rows in definition order. `shared`: the workflow is another tenant's.
  */
-export async function reconcileTriggers(sql: Sql, tenantId: string, workflowId: string, written: TriggerBlock[], now: Date, shared = false): Promise<TriggerRow[]> {
+export async function reconcileTriggers(
+  sql: Sql,
+  tenantId: string,
+  workflowId: string,
+  written: TriggerBlock[],
+  now: Date,
+  shared = false,
+): Promise<TriggerRow[]> {
   const blocks = shared ? await targetSources(sql, workflowId, written) : written;
   await checkEventTargets(sql, blocks);
   const desired = blocks.map((b) => ({

@@ -37,7 +37,16 @@ export function closedRecords(jobs: readonly StepDocument[], journal: Journal, n
       const key = `${job.id}/${i}`;
       const prior = journal.actions[key];
       if (prior && prior.status !== "pending") return;
-      actions.push({ key, jobId: job.id, stepId: action.stepId, name: action.name, status: "skipped", skippedReason: "run_ended", attempt: prior?.attempt ?? 0, finishedAt: now });
+      actions.push({
+        key,
+        jobId: job.id,
+        stepId: action.stepId,
+        name: action.name,
+        status: "skipped",
+        skippedReason: "run_ended",
+        attempt: prior?.attempt ?? 0,
+        finishedAt: now,
+      });
     });
   }
   return { steps, actions };

@@ -4,7 +4,7 @@
 // resumed after a crash replays its recorded outcomes and executes only what
 // was never recorded as finished.
 import type { ActionDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
-import { type ErrorValue } from "../../lib/errors";
+import type { ErrorValue } from "../../lib/errors";
 
 /** Everything a run needs, loaded once when it starts and kept with it. */
 export interface RunDocument {

@@ -190,7 +190,13 @@ export class Walker {
     const { budget, functions } = this.options;
     const secrets = this.effects.secrets;
     const watch = secrets?.size
-      ? { secrets: { size: secrets.size, reveals: (text: string) => secrets.reveals(text), derived: (v: unknown) => void concealed.push(...secrets.derived(v)) } }
+      ? {
+          secrets: {
+            size: secrets.size,
+            reveals: (text: string) => secrets.reveals(text),
+            derived: (v: unknown) => void concealed.push(...secrets.derived(v)),
+          },
+        }
       : {};
     return resolveSmartValue(value, scope, { functions, ...watch, ...(budget && { budget }) });
   }
@@ -256,7 +262,8 @@ export class Walker {
       rec = { status: "running", input, startedAt, ...(concealed.length ? { concealed } : {}) };
       // A secret the input reads must resolve: the job cannot run on a marker.
       const missing = missingSecretsIn(input);
-      if (missing.length) return this.stepFailed(step, { status: "running", startedAt }, errorValue("UNPROCESSABLE_ENTITY", "Missing secrets.", { missing_secrets: missing }));
+      if (missing.length)
+        return this.stepFailed(step, { status: "running", startedAt }, errorValue("UNPROCESSABLE_ENTITY", "Missing secrets.", { missing_secrets: missing }));
       const invalid = await validated(this.effects, input, step.inputSchema, step.inputSchemaName, "input");
       if (invalid) return this.stepFailed(step, rec, invalid);
       await this.recordStep(step.id, rec);
@@ -379,12 +386,27 @@ export class Walker {
       return this.recordAction({ ...base, status: "error", attempt, error: expressionError(e, "config"), startedAt: now(), finishedAt: now() });
     }
     const idempotencyKey = `${this.doc.runId}:${key}:${attempt + 1}`;
-    const rec = await this.recordAction({ ...base, status: "running", attempt: attempt + 1, idempotencyKey, config, ...(concealed.length ? { concealed } : {}), startedAt: now() });
+    const rec = await this.recordAction({
+      ...base,
+      status: "running",
+      attempt: attempt + 1,
+      idempotencyKey,
+      config,
+      ...(concealed.length ? { concealed } : {}),
+      startedAt: now(),
+    });
     return this.executeAction(action, key, rec, input, outputs, false);
   }
 
   /** One execution of a running action to a terminal record, or JobSuspended. */
-  private async executeAction(action: ActionDocument, key: string, rec: ActionRecord, input: unknown, outputs: Record<string, unknown>, resent: boolean): Promise<ActionRecord> {
+  private async executeAction(
+    action: ActionDocument,
+    key: string,
+    rec: ActionRecord,
+    input: unknown,
+    outputs: Record<string, unknown>,
+    resent: boolean,
+  ): Promise<ActionRecord> {
     const now = () => this.effects.now();
     const outcome = await this.effects.execute({ record: rec, action, config: rec.config, idempotencyKey: idempotencyKeyOf(this.doc.runId, rec), resent });
     if (outcome.kind === "wait") {

@@ -17,9 +17,19 @@ export type Admission = { refused: ErrorValue } | { write: ActionRecord };
  * an open run and the data satisfies its schema; the action then succeeds
  * with the data as its result.
  */
-export function admitInput(doc: RunDocument | undefined, journal: Journal, state: RunState | undefined, { tenantId, runId }: RunRef, stepId: string, data: unknown, now: number): Admission {
+export function admitInput(
+  doc: RunDocument | undefined,
+  journal: Journal,
+  state: RunState | undefined,
+  { tenantId, runId }: RunRef,
+  stepId: string,
+  data: unknown,
+  now: number,
+): Admission {
   const unknown = { refused: errorValue("NOT_FOUND", `Run ${runId} has no awaitInput action ${stepId}`, { step_id: stepId }) };
-  const notWaiting = (status: string) => ({ refused: errorValue("CONFLICT", `Action ${stepId} of run ${runId} is ${status}, not waiting for input`, { step_status: status }) });
+  const notWaiting = (status: string) => ({
+    refused: errorValue("CONFLICT", `Action ${stepId} of run ${runId} is ${status}, not waiting for input`, { step_status: status }),
+  });
   if (!doc || doc.tenantId !== tenantId) return unknown;
   const candidates = Object.values(journal.actions).filter((a) => a.name === "awaitInput" && a.stepId === stepId);
   if (!candidates.length) return unknown;
@@ -27,7 +37,10 @@ export function admitInput(doc: RunDocument | undefined, journal: Journal, state
   if (!waiting) return notWaiting(candidates[0].status);
   if (isFinished(state)) return notWaiting(state.status);
   const problems = inputProblems((waiting.config ?? {}) as AwaitInputConfig, data);
-  if (problems.length) return { refused: errorValue("VALIDATION_FAILED", `The input for ${stepId} does not satisfy its schema`, { errors: problems, validation_errors: problems }) };
+  if (problems.length)
+    return {
+      refused: errorValue("VALIDATION_FAILED", `The input for ${stepId} does not satisfy its schema`, { errors: problems, validation_errors: problems }),
+    };
   return { write: { ...waiting, status: "success", result: data, until: undefined, finishedAt: now } };
 }
 
@@ -36,7 +49,16 @@ export function admitInput(doc: RunDocument | undefined, journal: Journal, state
  * attempt waits, unanswered, in an open run. The action keeps the payload
  * and is due at once (its next execution decides its outcome).
  */
-export function admitDelivery(doc: RunDocument | undefined, rec: ActionRecord | undefined, state: RunState | undefined, { tenantId, runId }: RunRef, key: string, attempt: number, payload: unknown, now: number): Admission {
+export function admitDelivery(
+  doc: RunDocument | undefined,
+  rec: ActionRecord | undefined,
+  state: RunState | undefined,
+  { tenantId, runId }: RunRef,
+  key: string,
+  attempt: number,
+  payload: unknown,
+  now: number,
+): Admission {
   if (!doc || doc.tenantId !== tenantId || !rec) return { refused: errorValue("NOT_FOUND", `Run ${runId} has no action ${key}`) };
   const current = callbackAttempt(rec);
   if (rec.status !== "waiting" || current !== attempt || rec.delivered !== undefined || isFinished(state)) {

@@ -7,7 +7,7 @@
 // every record, so the round trips a tenant transaction adds would multiply.
 import type { Database, Sql } from "../../db/client";
 import type { JobDocument, StepDocument, WorkflowDocument } from "../../definition/language/workflow-schema";
-import { type ErrorValue } from "../../lib/errors";
+import type { ErrorValue } from "../../lib/errors";
 import { effectiveEnv } from "../../lib/env-merge";
 import type { ActionRecord, RunDocument, StepRecord } from "../engine/types";
 import type { RunStatus } from "./record";
@@ -48,7 +48,9 @@ function inlined(step: StepDocument, bindings: Record<string, string>, jobs: Rec
   const job = jobs[bindings[step.id]];
   if (!job) return step;
   const { actions, input, output, inputSchema, outputSchema, inputSchemaName, outputSchemaName } = job;
-  const contract = Object.fromEntries(Object.entries({ input, output, inputSchema, outputSchema, inputSchemaName, outputSchemaName }).filter(([, v]) => v !== undefined));
+  const contract = Object.fromEntries(
+    Object.entries({ input, output, inputSchema, outputSchema, inputSchemaName, outputSchemaName }).filter(([, v]) => v !== undefined),
+  );
   return { ...contract, ...step, actions };
 }
 
@@ -135,14 +137,19 @@ export async function claimRun(database: Database, { tenantId, runId }: RunRef):
 /** What the latest retry of the run asked for: `{ config?, from_step? }`; null for a retry without a body (or a run never retried). */
 export async function retryRequest(database: Database, { tenantId, runId }: RunRef): Promise<{ config?: "original" | "current"; from_step?: string } | null> {
   const { rows } = await database.system((sql) =>
-    sql.query<{ retry_request: { config?: "original" | "current"; from_step?: string } | null }>(`SELECT retry_request FROM workflow_runs WHERE id = $1 AND tenant_id = $2`, [runId, tenantId]),
+    sql.query<{ retry_request: { config?: "original" | "current"; from_step?: string } | null }>(
+      `SELECT retry_request FROM workflow_runs WHERE id = $1 AND tenant_id = $2`,
+      [runId, tenantId],
+    ),
   );
   return rows[0]?.retry_request ?? null;
 }
 
 /** The run row's status; undefined for a run that is gone. */
 export async function runStatus(database: Database, { tenantId, runId }: RunRef): Promise<RunStatus | undefined> {
-  const { rows } = await database.system((sql) => sql.query<{ status: RunStatus }>(`SELECT status FROM workflow_runs WHERE id = $1 AND tenant_id = $2`, [runId, tenantId]));
+  const { rows } = await database.system((sql) =>
+    sql.query<{ status: RunStatus }>(`SELECT status FROM workflow_runs WHERE id = $1 AND tenant_id = $2`, [runId, tenantId]),
+  );
   return rows[0]?.status;
 }
 

@@ -76,7 +76,10 @@ const runFields = {
   context: { ...freeFormObject, description: "{ input, trigger, run, data? }" },
   outputs: { type: ["object", "null"], additionalProperties: true, description: "Job outputs by job id" },
   error: storedError,
-  errors_continued: { type: "integer", description: "The failures `errorPolicy: continue` consumed (actions' and steps'), counted as the run ends; 0 when none" },
+  errors_continued: {
+    type: "integer",
+    description: "The failures `errorPolicy: continue` consumed (actions' and steps'), counted as the run ends; 0 when none",
+  },
   created_at: timestamp,
   started_at: nullableTimestamp,
   finished_at: nullableTimestamp,
@@ -119,7 +122,10 @@ const jobRun = {
     id: uuidSchema,
     job_id: { type: "string", description: "The step id in the definition" },
     status: stepStatus,
-    skipped_reason: { enum: ["condition_false", "run_ended", null], description: "Why a `skipped` step did not run: its condition was false, or the run ended first" },
+    skipped_reason: {
+      enum: ["condition_false", "run_ended", null],
+      description: "Why a `skipped` step did not run: its condition was false, or the run ended first",
+    },
     error: storedError,
     input: { description: "The step's resolved input, any JSON (secrets masked); null until it resolved" },
     output: { description: "The job's output, any JSON; null until it has one" },

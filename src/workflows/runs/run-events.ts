@@ -164,7 +164,11 @@ export class RunEvents {
   async follow(row: RunRow): Promise<Following> {
     const max = this.maxFollowers;
     if (this.followers.size >= max) {
-      return { refused: errorValue("TOO_MANY_REQUESTS", `The run has ${max} event streams open, the most it serves at once; close one and try again`, { max_streams: max }) };
+      return {
+        refused: errorValue("TOO_MANY_REQUESTS", `The run has ${max} event streams open, the most it serves at once; close one and try again`, {
+          max_streams: max,
+        }),
+      };
     }
     let follower!: Follower;
     const events = new ReadableStream<Uint8Array>({

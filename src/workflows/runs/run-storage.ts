@@ -96,7 +96,10 @@ export class RunStorage {
   /** Replaces every step and action record with `journal`'s (a retried run's). */
   async replaceJournal(journal: Journal): Promise<void> {
     const keys = [...(await this.ctx.storage.list({ prefix: STEP })).keys(), ...(await this.ctx.storage.list({ prefix: ACTION })).keys()];
-    const kept = [...Object.entries(journal.steps).map(([id, rec]) => [STEP + id, rec] as const), ...Object.values(journal.actions).map((rec) => [ACTION + rec.key, rec] as const)];
+    const kept = [
+      ...Object.entries(journal.steps).map(([id, rec]) => [STEP + id, rec] as const),
+      ...Object.values(journal.actions).map((rec) => [ACTION + rec.key, rec] as const),
+    ];
     for (let i = 0; i < keys.length; i += KEYS_PER_CALL) await this.ctx.storage.delete(keys.slice(i, i + KEYS_PER_CALL));
     for (let i = 0; i < kept.length; i += KEYS_PER_CALL) await this.put(Object.fromEntries(kept.slice(i, i + KEYS_PER_CALL)));
   }

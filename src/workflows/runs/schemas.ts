@@ -23,13 +23,15 @@ export const retryBody = {
   properties: {
     config: {
       enum: ["original", "current"],
-      description: "original (the default): the env and job bindings the run started with; current: the activation's as they are now (the definition version stays the run's)",
+      description:
+        "original (the default): the env and job bindings the run started with; current: the activation's as they are now (the definition version stays the run's)",
     },
     from_step: {
       type: "string",
       minLength: 1,
       maxLength: 200,
-      description: "A job id of the run's version: that job and every job depending on it run again, whatever their rerunPolicy; the others keep their records and outputs",
+      description:
+        "A job id of the run's version: that job and every job depending on it run again, whatever their rerunPolicy; the others keep their records and outputs",
     },
   },
 } as const;

@@ -62,7 +62,10 @@ export async function selectRun(sql: Sql, id: string): Promise<Record<string, un
 
 /** A run's status and end, or 404: what an event stream needs of its row. */
 export async function selectRunRow(sql: Sql, id: string): Promise<RunRow> {
-  const { rows } = await sql.query<RunRow & Record<string, unknown>>(`SELECT r.status, ${ts("r.finished_at")} AS finished_at FROM workflow_runs r WHERE r.id = $1`, [id]);
+  const { rows } = await sql.query<RunRow & Record<string, unknown>>(
+    `SELECT r.status, ${ts("r.finished_at")} AS finished_at FROM workflow_runs r WHERE r.id = $1`,
+    [id],
+  );
   if (!rows[0]) throw notFound("Workflow run", id);
   return rows[0];
 }
@@ -73,7 +76,14 @@ export async function selectRunRow(sql: Sql, id: string): Promise<RunRow> {
  * the whole record as it now is. A run in another status is 409 CONFLICT
  * naming it; an unknown run is 404.
  */
-async function moveRun(sql: Sql, id: string, from: readonly RunStatus[], set: string, refusal: string, values: unknown[] = []): Promise<Record<string, unknown>> {
+async function moveRun(
+  sql: Sql,
+  id: string,
+  from: readonly RunStatus[],
+  set: string,
+  refusal: string,
+  values: unknown[] = [],
+): Promise<Record<string, unknown>> {
   const { rows } = await sql.query<{ record: Record<string, unknown> }>(
     `UPDATE workflow_runs r SET ${set}, updated_at = now()
       WHERE r.id = $1 AND r.status = ANY($2::text[])
@@ -140,7 +150,12 @@ export type ScheduleRow = {
 };
 
 /** One page of cron schedules, oldest first, with the count of all that match. */
-export async function selectSchedules(sql: Sql, workflowId: string | undefined, limit: number, offset: number): Promise<{ total: number; rows: ScheduleRow[] }> {
+export async function selectSchedules(
+  sql: Sql,
+  workflowId: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: ScheduleRow[] }> {
   const { rows } = await sql.query<ScheduleRow & { total: number }>(
     `SELECT c.total, p.id, p.workflow_id, p.trigger_id, p.cron, p.next_run_at, p.last_run_at, p.enabled
        FROM (SELECT count(*)::int AS total FROM cron_schedules s WHERE $1::uuid IS NULL OR s.workflow_id = $1) c

@@ -60,7 +60,11 @@ export async function sweepRuns(database: Database, env: Env, now: Date): Promis
         LIMIT $4`,
       [now.toISOString(), LOST_KICK_MS / 1000, STALLED_MS / 1000, KICK_LIMIT],
     );
-    return { expired: expired.rowCount ?? 0, lost: refs(rows.filter((r) => r.status === "pending")), stalled: refs(rows.filter((r) => r.status === "running")) };
+    return {
+      expired: expired.rowCount ?? 0,
+      lost: refs(rows.filter((r) => r.status === "pending")),
+      stalled: refs(rows.filter((r) => r.status === "running")),
+    };
   });
   await Promise.all([kickRuns(env, lost), resyncRuns(env, stalled)]);
   return { kicked: lost.length + stalled.length, expired };

@@ -94,7 +94,10 @@ async function dispatchOne(schedule: DueSchedule, tick: Date): Promise<{ runs: N
   }
   if (!schedule.live) return { runs: [], advance: advance(next, false), failed: false };
   try {
-    const runs = await runsOf(schedule, occurrencesToDispatch({ cron: schedule.cron, catchUp: schedule.catch_up, nextRunAt: new Date(schedule.next_run_at) }, tick));
+    const runs = await runsOf(
+      schedule,
+      occurrencesToDispatch({ cron: schedule.cron, catchUp: schedule.catch_up, nextRunAt: new Date(schedule.next_run_at) }, tick),
+    );
     return { runs, advance: advance(next, runs.length > 0), failed: false };
   } catch (e) {
     reportFailure(schedule, e);

@@ -100,7 +100,13 @@ export function attributeFilterProblems(filters: unknown, at: string): string[] 
     }
     if (!pathSegments(path)) return problems.push(`${here}.path: must be a dotted string or an array of 1 to ${MAX_PATH} non-empty strings`);
     try {
-      compileFilter(queryFilter([f]).filters[0], queryType(NO_TYPE, null), "e", newCompilation(new Params(), EntityAccess.everything.readScope(NO_TYPE), () => undefined), here);
+      compileFilter(
+        queryFilter([f]).filters[0],
+        queryType(NO_TYPE, null),
+        "e",
+        newCompilation(new Params(), EntityAccess.everything.readScope(NO_TYPE), () => undefined),
+        here,
+      );
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       problems.push(...((e.details.errors as string[] | undefined) ?? [`${here}: ${e.message}`]));
@@ -122,7 +128,8 @@ interface Pair {
   trigger: CandidateTrigger;
 }
 
-const skip = (pair: Pair, reason: string) => log.warn("event trigger skipped", { event_id: pair.event.id, trigger_id: pair.trigger.id, workflow_id: pair.trigger.workflow_id, reason });
+const skip = (pair: Pair, reason: string) =>
+  log.warn("event trigger skipped", { event_id: pair.event.id, trigger_id: pair.trigger.id, workflow_id: pair.trigger.workflow_id, reason });
 
 /**
  * The pairs whose trigger names a relationship rule or attribute filters and
@@ -147,7 +154,9 @@ async function narrowInSql(sql: Sql, tenantId: string, pairs: Pair[]): Promise<P
       if (source.attributeFilters?.length) {
         const problems = attributeFilterProblems(source.attributeFilters, "attributeFilters");
         if (problems.length) throw new Error(problems.join("; "));
-        parts.push(compileFilter(queryFilter(source.attributeFilters), queryType(trigger.entity_type_id, trigger.type_config), "e", compilation, "attributeFilters"));
+        parts.push(
+          compileFilter(queryFilter(source.attributeFilters), queryType(trigger.entity_type_id, trigger.type_config), "e", compilation, "attributeFilters"),
+        );
       }
     } catch (e) {
       // Postgres refuses a parameter no statement refers to: the failed trigger's values go.
@@ -160,7 +169,8 @@ async function narrowInSql(sql: Sql, tenantId: string, pairs: Pair[]): Promise<P
       // A live link of the rule with the entity at either end, when the event is delivered.
       const rule = params.add(source.relationshipRuleId, "uuid");
       tenant ??= params.add(tenantId, "uuid");
-      const side = (end: string) => `EXISTS (SELECT 1 FROM relationships r WHERE r.tenant_id = ${tenant} AND r.${end} = e.id AND r.rule_id = ${rule} AND r.deleted_at IS NULL)`;
+      const side = (end: string) =>
+        `EXISTS (SELECT 1 FROM relationships r WHERE r.tenant_id = ${tenant} AND r.${end} = e.id AND r.rule_id = ${rule} AND r.deleted_at IS NULL)`;
       parts.push(`(${side("from_entity_id")} OR ${side("to_entity_id")})`);
     }
     compiledTriggers.add(trigger);

@@ -12,7 +12,8 @@ const runAccepted = dataEnvelope({
 
 const hookResponses = {
   200: {
-    description: "A challenge answered: the value of the challenge's query parameter, as text or as `{ <queryParam>: <value> }` for a JSON response type (the content type is the challenge's `responseType`)",
+    description:
+      "A challenge answered: the value of the challenge's query parameter, as text or as `{ <queryParam>: <value> }` for a JSON response type (the content type is the challenge's `responseType`)",
     contentType: "text/plain",
     schema: { type: "string" } as const,
   },
@@ -59,7 +60,14 @@ export const webhookRoutes: RouteSpec[] = [
     permission: ["workflow", "update"],
     params: { id: uuidSchema, triggerId: { type: "string", minLength: 1, maxLength: 200, description: "The definition's trigger id or the trigger's uuid" } },
     responses: {
-      201: { description: "The new secret", schema: dataEnvelope({ type: "object", required: ["secret"], properties: { secret: { type: "string", pattern: "^whsec_", examples: ["whsec_3q2-7wEAAAAB9kd8Zx0qLw"] } } }) },
+      201: {
+        description: "The new secret",
+        schema: dataEnvelope({
+          type: "object",
+          required: ["secret"],
+          properties: { secret: { type: "string", pattern: "^whsec_", examples: ["whsec_3q2-7wEAAAAB9kd8Zx0qLw"] } },
+        }),
+      },
       404: { description: "No such trigger in the workflow, or it declares no verification" },
     },
     handler: async (c, { params }) => {

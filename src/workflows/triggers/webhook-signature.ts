@@ -91,12 +91,15 @@ export async function verifySignature(v: Verification, secret: string, req: Sign
   let hex = presented;
   const prefix = PREFIX.exec(presented)?.[0];
   if (prefix) {
-    if (prefix.toLowerCase() !== spec.prefix) return { ok: false, reason: `The signature (${where}) is prefixed ${prefix} but the trigger verifies ${v.method}` };
+    if (prefix.toLowerCase() !== spec.prefix)
+      return { ok: false, reason: `The signature (${where}) is prefixed ${prefix} but the trigger verifies ${v.method}` };
     hex = presented.slice(prefix.length);
   }
   const expected = await hmac(spec.hash, secret, req.raw);
   const given = fromHex(hex, spec.bytes);
   // Compared even when malformed, so a malformed signature costs what a wrong one does.
   const matches = timingSafeEqual(given ?? new Uint8Array(spec.bytes), expected) && given !== null;
-  return matches ? { ok: true } : { ok: false, reason: `The signature (${where}) is not the ${v.method} of the body as hex${given ? "" : ` (${spec.bytes * 2} hex digits expected)`}` };
+  return matches
+    ? { ok: true }
+    : { ok: false, reason: `The signature (${where}) is not the ${v.method} of the body as hex${given ? "" : ` (${spec.bytes * 2} hex digits expected)`}` };
 }

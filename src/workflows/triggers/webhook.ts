@@ -33,7 +33,10 @@ function webhookConfig(block: TriggerBlock): WebhookConfig {
     verification: webhook.verification as Verification | undefined,
     challenge:
       challenge?.enabled === true && typeof challenge.queryParam === "string"
-        ? { queryParam: challenge.queryParam, responseType: typeof challenge.responseType === "string" && MEDIA_TYPE.test(challenge.responseType) ? challenge.responseType : "text/plain" }
+        ? {
+            queryParam: challenge.queryParam,
+            responseType: typeof challenge.responseType === "string" && MEDIA_TYPE.test(challenge.responseType) ? challenge.responseType : "text/plain",
+          }
         : undefined,
   };
 }
@@ -162,7 +165,14 @@ async function verifyWebhookCall(c: Context<HonoEnv>, triggerId: string): Promis
 /** The run a verified call starts, written and kicked. */
 export async function startWebhookRun(c: Context<HonoEnv>, call: Exclude<WebhookCall, { handshake: Response }>): Promise<Response> {
   const { triggerId, hook } = call;
-  const trigger: FiringTrigger = { id: triggerId, key: hook.key, type: "webhook", workflowId: hook.workflow_id, workflowVersion: hook.version, definition: hook.definition };
+  const trigger: FiringTrigger = {
+    id: triggerId,
+    key: hook.key,
+    type: "webhook",
+    workflowId: hook.workflow_id,
+    workflowVersion: hook.version,
+    definition: hook.definition,
+  };
   // A condition gates event triggers only, so a webhook firing always yields a run.
   const run = (await runFor(trigger, { input: call.input }))!;
   // One autocommitted INSERT as the connecting role, not a tenant transaction

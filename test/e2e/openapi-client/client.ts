@@ -76,12 +76,20 @@ export async function scenario(client: Client, typeName: string, skus: string[],
     schema: { type: "object", required: ["sku", "price"], properties: { sku: { type: "string" }, price: { type: "number" } } },
     config: { identifier_key: ["sku"], indexed_attributes: [{ path: ["price"], type: "numeric", sortable: true }] },
   });
-  const upserted = await client.upsert({ type_name: type.name, data: skus.map((sku, i) => ({ name: `Item ${sku}`, attributes: { sku, price: 10 * (skus.length - i) } })) });
+  const upserted = await client.upsert({
+    type_name: type.name,
+    data: skus.map((sku, i) => ({ name: `Item ${sku}`, attributes: { sku, price: 10 * (skus.length - i) } })),
+  });
 
   const pages: Entity[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.query({ type_name: type.name, sort: [{ path: ["attributes", "price"], direction: "asc" }], limit: pageSize, ...(cursor ? { cursor } : {}) });
+    const page = await client.query({
+      type_name: type.name,
+      sort: [{ path: ["attributes", "price"], direction: "asc" }],
+      limit: pageSize,
+      ...(cursor ? { cursor } : {}),
+    });
     pages.push(page.data);
     cursor = page.next_cursor;
   } while (cursor);

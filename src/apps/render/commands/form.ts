@@ -95,7 +95,9 @@ export async function previewUpload(request: PreviewRequest): Promise<{ page: st
   const fieldId = isObject(payload) ? payload.fieldId : undefined;
   const field = typeof fieldId === "string" ? fields.find((f) => f.id === fieldId) : undefined;
   if (!field || field.type !== "file" || typeof field.previewPage !== "string") {
-    throw new ApiError("UNPROCESSABLE_ENTITY", `A preview names a file field of ${widgetId} with a previewPage in payload.fieldId`, { field: "action.payload.fieldId" });
+    throw new ApiError("UNPROCESSABLE_ENTITY", `A preview names a file field of ${widgetId} with a previewPage in payload.fieldId`, {
+      field: "action.payload.fieldId",
+    });
   }
   const label = fieldName(field);
   const uploadId = values[field.id];

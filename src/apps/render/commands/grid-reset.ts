@@ -14,7 +14,11 @@ export function resetGridPaging(view: DashboardView, state: RenderState, acting:
   const sources = acting.page.document.dataSources;
   if (!isObject(sources)) return;
   const reads = new RegExp(`\\bwidgets\\.${widgetId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`);
-  const readers = new Set(Object.entries(sources).filter(([, source]) => reads.test(JSON.stringify(source))).map(([name]) => name));
+  const readers = new Set(
+    Object.entries(sources)
+      .filter(([, source]) => reads.test(JSON.stringify(source)))
+      .map(([name]) => name),
+  );
   if (!readers.size) return;
   for (const id of Object.keys(widgets)) {
     const widget = view.widget(acting.page.document, id);

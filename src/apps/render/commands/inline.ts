@@ -35,7 +35,10 @@ export const job = command({
   kind: "job",
   async run(step, ctx) {
     const scope = await ctx.scopeFor(step);
-    const outcome = await ctx.services.job({ job: step.job, input: step.input, additionalAllowed: step.additionalAllowed ?? [], denied: step.denied ?? [] }, scope);
+    const outcome = await ctx.services.job(
+      { job: step.job, input: step.input, additionalAllowed: step.additionalAllowed ?? [], denied: step.denied ?? [] },
+      scope,
+    );
     return settled(outcome, ctx);
   },
 });

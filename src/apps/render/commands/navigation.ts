@@ -43,7 +43,8 @@ export const closeModal = command({
     const below = state.modals.slice(0, top).findLastIndex((modal) => modal.surface === ctx.acting.surface);
     const holder = below < 0 ? state : state.modals[below];
     const merged = result === undefined ? holder.data : mergePatch(holder.data, result);
-    if (!isObject(merged) || sizeOf(merged) > MAX_STATE_PART) throw fail(`closeModal.result must resolve to an object that keeps the page data under ${MAX_STATE_PART} characters`);
+    if (!isObject(merged) || sizeOf(merged) > MAX_STATE_PART)
+      throw fail(`closeModal.result must resolve to an object that keeps the page data under ${MAX_STATE_PART} characters`);
     state.modals.splice(top, 1);
     holder.data = merged;
     return { page: closed.page };

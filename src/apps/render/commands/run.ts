@@ -10,7 +10,15 @@
 import type { CommandDocument } from "../../../definition/language/spec-schema";
 import { ApiError, errorValue, type ErrorValue } from "../../../lib/errors";
 import { runSequence, type SequenceEffects, type StepOutcome } from "../../../lib/sequence";
-import { evaluateExpression, expressionsIn, ExpressionError, ExpressionSyntaxError, resolveSmartValue, withFunctions, type Scope } from "../../../lib/smart-values";
+import {
+  evaluateExpression,
+  expressionsIn,
+  ExpressionError,
+  ExpressionSyntaxError,
+  resolveSmartValue,
+  withFunctions,
+  type Scope,
+} from "../../../lib/smart-values";
 import type { RenderContext } from "../contracts";
 import type { RenderNotifications } from "../pages/notifications";
 import { DeadlineExceeded, type PageInput, type PageScope, type RenderRun } from "../pages/page-scope";
@@ -186,14 +194,21 @@ class CommandRun {
       // A refused config's first line says what to fix.
       const lines = error.details.errors;
       const first = Array.isArray(lines) && typeof lines[0] === "string" ? ` (${lines[0]}${lines.length > 1 ? `; ${lines.length - 1} more` : ""})` : "";
-      this.stage.notes.notify({ id, level: "ERROR", message: `The ${step.command.kind} step ${step.stepId ?? key} failed: ${error.message}${first}` }, { code, message: error.message, status: error.status });
+      this.stage.notes.notify(
+        { id, level: "ERROR", message: `The ${step.command.kind} step ${step.stepId ?? key} failed: ${error.message}${first}` },
+        { code, message: error.message, status: error.status },
+      );
     }
     return { status: "error", error };
   }
 
   private async step(step: Sequenced, key: string): Promise<StepOutcome<ErrorValue>> {
     if (++this.steps > MAX_COMMAND_STEPS) {
-      return this.failed(step, key, errorValue("UNPROCESSABLE_ENTITY", `One request runs at most ${MAX_COMMAND_STEPS} command steps`, { limit: MAX_COMMAND_STEPS }));
+      return this.failed(
+        step,
+        key,
+        errorValue("UNPROCESSABLE_ENTITY", `One request runs at most ${MAX_COMMAND_STEPS} command steps`, { limit: MAX_COMMAND_STEPS }),
+      );
     }
     try {
       return { status: "success", result: await executeCommand(step.command, this.context(key)) };
@@ -210,13 +225,21 @@ class CommandRun {
     const missing = missingRequired(fields, values);
     if (missing.length) {
       const names = missing.map(fieldName).join(", ");
-      this.stage.notes.notify({ id: `form-required-${widgetId}`, level: "ERROR", message: `Fill in the required field${missing.length > 1 ? "s" : ""} ${names} of ${widgetId}.` });
+      this.stage.notes.notify({
+        id: `form-required-${widgetId}`,
+        level: "ERROR",
+        message: `Fill in the required field${missing.length > 1 ? "s" : ""} ${names} of ${widgetId}.`,
+      });
       return;
     }
     const foreign = await foreignFiles(fields, values, this.world.services);
     if (foreign.length) {
       const names = foreign.map(fieldName).join(", ");
-      this.stage.notes.notify({ id: `form-file-invalid-${widgetId}`, level: "ERROR", message: `Upload the file${foreign.length > 1 ? "s" : ""} for ${names} of ${widgetId} again: no live upload of yours holds it.` });
+      this.stage.notes.notify({
+        id: `form-file-invalid-${widgetId}`,
+        level: "ERROR",
+        message: `Upload the file${foreign.length > 1 ? "s" : ""} for ${names} of ${widgetId} again: no live upload of yours holds it.`,
+      });
       return;
     }
     await this.run(commands, { form: values });
@@ -236,7 +259,8 @@ class CommandRun {
     if (!opened) return;
     if (!this.stage.view.modal(opened.page)) throw new ApiError("UNPROCESSABLE_ENTITY", `The previewPage ${opened.page} is no modal of this dashboard`);
     const state = this.stage.state;
-    if (state.modals.length >= MAX_MODALS) return void this.stage.notes.notify({ id: `form-preview-error-${widgetId}`, level: "ERROR", message: `At most ${MAX_MODALS} modals are open at once.` });
+    if (state.modals.length >= MAX_MODALS)
+      return void this.stage.notes.notify({ id: `form-preview-error-${widgetId}`, level: "ERROR", message: `At most ${MAX_MODALS} modals are open at once.` });
     state.modals.push({ page: opened.page, params: opened.params, data: {}, surface: this.acting.surface });
   }
 }
@@ -252,4 +276,3 @@ export async function runAction(stage: CommandStage, world: CommandWorld, posted
   if (acting.widget.widgetComponent === "form" && submits(acting.widget, acting.action.handler)) return run.submit(acting.commands);
   return run.run(acting.commands);
 }
-

@@ -42,7 +42,8 @@ export const setWidgetState = command({
     const merged = mergePatch(widgets[id] ?? {}, patch);
     const others = Object.entries(widgets).reduce((sum, [other, value]) => (other === id ? sum : sum + sizeOf(value)), 0);
     const size = sizeOf(merged);
-    if (size > MAX_STATE_PART || others + size > MAX_WIDGET_STATE) throw fail(`The state of ${id} would be over the ${MAX_STATE_PART} characters one widget may hold`);
+    if (size > MAX_STATE_PART || others + size > MAX_WIDGET_STATE)
+      throw fail(`The state of ${id} would be over the ${MAX_STATE_PART} characters one widget may hold`);
     widgets[id] = merged;
     ctx.widgets[id] = { state: merged };
     return merged;

@@ -90,5 +90,8 @@ export function locateAction(posted: unknown, view: DashboardView, state: Render
     if (!Array.isArray(commands) && !builtIn) throw refuse(`The widget ${action.widgetId} has no handler ${action.handler}`, "action.handler");
     return { action: { widgetId: action.widgetId, handler: action.handler, payload: action.payload }, surface: placement.type, page, widget, commands };
   }
-  throw refuse(`The widget ${action.widgetId} is not on the current page or the top modal${action.surface === undefined ? "" : ` of the ${action.surface}`}`, "action.widgetId");
+  throw refuse(
+    `The widget ${action.widgetId} is not on the current page or the top modal${action.surface === undefined ? "" : ` of the ${action.surface}`}`,
+    "action.widgetId",
+  );
 }

@@ -19,7 +19,8 @@ export const setPrincipalConfig = command({
   kind: "setPrincipalConfig",
   async run(step, ctx) {
     const principalId = step.principalId === undefined ? undefined : await ctx.written(step.principalId, "string");
-    if (principalId !== undefined && (typeof principalId !== "string" || principalId === "")) throw fail("setPrincipalConfig.principalId must resolve to a non-empty string");
+    if (principalId !== undefined && (typeof principalId !== "string" || principalId === ""))
+      throw fail("setPrincipalConfig.principalId must resolve to a non-empty string");
     const hasConfig = step.config !== undefined;
     if (hasConfig === (step.ops !== undefined)) throw fail("setPrincipalConfig takes either config or ops");
     const config = hasConfig ? await ctx.written(step.config) : undefined;

@@ -13,9 +13,7 @@ import type { Claims } from "./token-checks";
 export const RESERVED_BODY_KEYS = ["state", "action", "context"] as const;
 
 /** What extractors read: the request (bearer) or the verified claims (oidc, exchange). */
-export type IdentitySource =
-  | { kind: "request"; body: Record<string, unknown>; headers: Headers; query: URLSearchParams }
-  | { kind: "claims"; claims: Claims };
+export type IdentitySource = { kind: "request"; body: Record<string, unknown>; headers: Headers; query: URLSearchParams } | { kind: "claims"; claims: Claims };
 
 /** The body as identity sees it: the host's keys without the reserved ones. */
 export function identityBody(body: Record<string, unknown>): Record<string, unknown> {

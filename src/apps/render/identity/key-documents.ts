@@ -73,7 +73,10 @@ async function fetchDocument(url: string, deps: KeyDocumentDeps): Promise<Kept> 
   if (!budget.allowed) throw refused("key document fetch budget spent");
   let document: unknown;
   try {
-    const res = await outboundFetch({ url, method: "GET", headers: { Accept: "application/json" }, redirect: "follow", timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: MAX_DOCUMENT_BYTES }, deps.env);
+    const res = await outboundFetch(
+      { url, method: "GET", headers: { Accept: "application/json" }, redirect: "follow", timeoutMs: FETCH_TIMEOUT_MS, maxResponseBytes: MAX_DOCUMENT_BYTES },
+      deps.env,
+    );
     if (res.status !== 200) throw new Error(`answered ${res.status}`);
     document = JSON.parse(new TextDecoder().decode(res.body));
   } catch {

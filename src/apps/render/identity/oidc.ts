@@ -17,13 +17,23 @@ function jwkNamed(kid: string) {
     const keys = (document as { keys?: unknown } | null)?.keys;
     if (!Array.isArray(keys)) return undefined;
     return keys.find(
-      (k: JWK) => typeof k === "object" && k !== null && k.kid === kid && k.kty === "RSA" && (k.alg === undefined || k.alg === "RS256") && (k.use === undefined || k.use === "sig"),
+      (k: JWK) =>
+        typeof k === "object" &&
+        k !== null &&
+        k.kid === kid &&
+        k.kty === "RSA" &&
+        (k.alg === undefined || k.alg === "RS256") &&
+        (k.use === undefined || k.use === "sig"),
     );
   };
 }
 
 const present = (value: unknown) =>
-  value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0) && !(typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
+  value !== undefined &&
+  value !== null &&
+  value !== "" &&
+  !(Array.isArray(value) && value.length === 0) &&
+  !(typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
 
 /**
  * What a `{tid}` may be. The value comes from a token not yet verified, so

@@ -21,7 +21,9 @@ export function checkOrigin(integration: { allowedOrigins: string[] }, origin: s
 /** The origins the integration lists; none for an id that names no integration. Read as the connecting role: no tenant is known yet. */
 async function allowedOrigins(database: Database, integrationId: string): Promise<string[]> {
   if (!isUuid(integrationId)) return [];
-  const { rows } = await database.system((sql) => sql.query<{ allowed_origins: string[] }>(`SELECT allowed_origins FROM app_integrations WHERE id = $1`, [integrationId]));
+  const { rows } = await database.system((sql) =>
+    sql.query<{ allowed_origins: string[] }>(`SELECT allowed_origins FROM app_integrations WHERE id = $1`, [integrationId]),
+  );
   return rows[0]?.allowed_origins ?? [];
 }
 

@@ -37,7 +37,8 @@ export async function verifiedClaims(token: string, key: CryptoKey, audience: st
     claims = (await jwtVerify(token, key, { algorithms: ["RS256"], clockTolerance: CLOCK_SKEW_SECONDS, currentDate: new Date(now) })).payload as Claims;
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw failedCheck("expired");
-    if (error instanceof errors.JWTClaimValidationFailed) throw failedCheck(error.claim === "nbf" ? "not yet valid" : error.claim === "exp" ? "expired" : "issued at");
+    if (error instanceof errors.JWTClaimValidationFailed)
+      throw failedCheck(error.claim === "nbf" ? "not yet valid" : error.claim === "exp" ? "expired" : "issued at");
     throw refused("bad signature");
   }
   if (claims.exp === undefined) throw failedCheck("required claim exp");

@@ -51,7 +51,11 @@ export class DashboardView {
       if (!(PLACEMENT_TYPES as readonly string[]).includes(type)) continue;
       const page = typeof entry === "string" ? entry : isObject(entry) && typeof entry.page === "string" ? entry.page : undefined;
       if (page === undefined) continue;
-      this.placements.push({ type: type as PlacementType, entry: page, ...(type === "scanCard" && isObject(entry) ? { card: { if: entry.if, props: entry.props } } : {}) });
+      this.placements.push({
+        type: type as PlacementType,
+        entry: page,
+        ...(type === "scanCard" && isObject(entry) ? { card: { if: entry.if, props: entry.props } } : {}),
+      });
     }
   }
 

@@ -2,4 +2,16 @@
 export { RenderNotifications, causeOf, type ErrorCause } from "./notifications";
 export { renderScreens, type RenderInput } from "./render";
 export { MAX_MODALS, MAX_STATE_PART, MAX_WIDGET_STATE } from "./state";
-export type { Block, ModalAnswer, ModalState, NodeBlock, PlacementType, ReferenceData, RenderAnswer, RenderState, ScanCardProps, Surface, WidgetBlock } from "./types";
+export type {
+  Block,
+  ModalAnswer,
+  ModalState,
+  NodeBlock,
+  PlacementType,
+  ReferenceData,
+  RenderAnswer,
+  RenderState,
+  ScanCardProps,
+  Surface,
+  WidgetBlock,
+} from "./types";

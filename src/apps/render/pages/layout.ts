@@ -33,7 +33,10 @@ function checkProps(catalogues: readonly Catalogue[], component: string, props: 
     if (!Object.hasOwn(catalogue, component)) continue;
     const lines = check(catalogue[component].config, props);
     if (lines.length) {
-      throw new ApiError({ code: "COMPONENT_CONFIG_INVALID", component, validation_errors: lines }, `The resolved config of ${component} does not fit its catalogue: ${lines.join("; ")}`);
+      throw new ApiError(
+        { code: "COMPONENT_CONFIG_INVALID", component, validation_errors: lines },
+        `The resolved config of ${component} does not fit its catalogue: ${lines.join("; ")}`,
+      );
     }
   }
 }
@@ -42,7 +45,12 @@ function checkProps(catalogues: readonly Catalogue[], component: string, props: 
 export function widgetFailed(notes: RenderNotifications, widgetId: string, err: unknown, source: string | undefined): void {
   if (err instanceof DeadlineExceeded) {
     const cause = { code: "TIMEOUT", message: err.message, status: 504 };
-    notes.widgetFailed({ id: `widget-timeout-${widgetId}`, level: "WARNING", message: `The widget ${widgetId} took too long to load.` }, cause, widgetId, source ?? err.source);
+    notes.widgetFailed(
+      { id: `widget-timeout-${widgetId}`, level: "WARNING", message: `The widget ${widgetId} took too long to load.` },
+      cause,
+      widgetId,
+      source ?? err.source,
+    );
     return;
   }
   notes.widgetFailed({ id: `widget-error-${widgetId}`, level: "ERROR", message: `The widget ${widgetId} could not be shown.` }, causeOf(err), widgetId, source);
@@ -86,7 +94,12 @@ export class PageLayout {
       shown = await this.scope.predicate(gate.$if);
     } catch (err) {
       if (err instanceof DeadlineExceeded) widgetFailed(this.sink.notes, gate.$then, err, this.scope.sourceOf(err));
-      else this.sink.notes.notify({ id: `gate-error-${gate.$then}`, level: "ERROR", message: `The condition showing ${gate.$then} failed.` }, causeOf(err), gate.$then);
+      else
+        this.sink.notes.notify(
+          { id: `gate-error-${gate.$then}`, level: "ERROR", message: `The condition showing ${gate.$then} failed.` },
+          causeOf(err),
+          gate.$then,
+        );
       return undefined;
     }
     return shown ? this.widget(gate.$then) : undefined;

@@ -97,7 +97,11 @@ export class RenderNotifications {
         continue;
       }
       try {
-        const text = await resolveSmartValue(template, { ...scope }, { expects: "string", budget: options.budget, functions: options.functions, secrets: options.secrets });
+        const text = await resolveSmartValue(
+          template,
+          { ...scope },
+          { expects: "string", budget: options.budget, functions: options.functions, secrets: options.secrets },
+        );
         out.push({ ...answered, message: typeof text === "string" ? text : JSON.stringify(text) });
       } catch {
         out.push(answered);

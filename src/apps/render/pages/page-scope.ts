@@ -5,7 +5,16 @@
 import type { PageDocument } from "../../../definition/language/spec-schema";
 import type { Clock } from "../../../lib/clock";
 import type { Redactor } from "../../../lib/redact";
-import { evaluateExpression, expressionsIn, isTruthy, resolveSmartValue, withFunctions, type EvaluationBudget, type Scope, type SecretWatch } from "../../../lib/smart-values";
+import {
+  evaluateExpression,
+  expressionsIn,
+  isTruthy,
+  resolveSmartValue,
+  withFunctions,
+  type EvaluationBudget,
+  type Scope,
+  type SecretWatch,
+} from "../../../lib/smart-values";
 import { DeadlineExceeded, type PageSources, type RenderContext } from "../contracts";
 
 export { DeadlineExceeded };
@@ -87,7 +96,14 @@ export class PageScope {
   private read(name: string): Promise<unknown> {
     let pending = this.reads.get(name);
     if (!pending) {
-      pending = this.blaming(name, beforeDeadline(this.run, name, Promise.resolve().then(() => this.input.sources.read(name, this.base()))));
+      pending = this.blaming(
+        name,
+        beforeDeadline(
+          this.run,
+          name,
+          Promise.resolve().then(() => this.input.sources.read(name, this.base())),
+        ),
+      );
       // Read by whoever needs it; a failure no expression awaited must not surface as unhandled.
       pending.catch(() => undefined);
       this.reads.set(name, pending);
@@ -135,6 +151,13 @@ export class PageScope {
 
   /** `{ rows, total }` of the source a widget names, for `referenceData`. */
   reference(name: string, widgetId: string): Promise<{ rows: unknown[]; total: number }> {
-    return this.blaming(name, beforeDeadline(this.run, name, Promise.resolve().then(() => this.input.sources.reference(name, this.base(), widgetId))));
+    return this.blaming(
+      name,
+      beforeDeadline(
+        this.run,
+        name,
+        Promise.resolve().then(() => this.input.sources.reference(name, this.base(), widgetId)),
+      ),
+    );
   }
 }

@@ -63,7 +63,10 @@ async function chooseDashboard(spec: SpecDocument, run: RenderRun, notes: Render
       const key = await resolveSmartValue(spec.defaultDashboard, { ...run.context }, { expects: "string", budget: run.budget, functions: run.functions });
       if (typeof key === "string" && Object.hasOwn(dashboards, key)) return key;
     } catch (err) {
-      notes.notify({ id: "default-dashboard-error", level: "WARNING", message: "defaultDashboard could not be resolved; the first dashboard is shown." }, causeOf(err));
+      notes.notify(
+        { id: "default-dashboard-error", level: "WARNING", message: "defaultDashboard could not be resolved; the first dashboard is shown." },
+        causeOf(err),
+      );
     }
   }
   return keys[0];
@@ -90,7 +93,14 @@ class Screens {
   }
 
   private show(key: string, document: PageDocument, params: Obj, data: Obj): Shown {
-    const scope = new PageScope(this.run, { key, document, params, data, widgets: this.widgetStates, sources: sourcesOf(this.input, this.view, key, document) });
+    const scope = new PageScope(this.run, {
+      key,
+      document,
+      params,
+      data,
+      widgets: this.widgetStates,
+      sources: sourcesOf(this.input, this.view, key, document),
+    });
     return { scope, layout: new PageLayout(this.view, scope, this.sink) };
   }
 
@@ -116,7 +126,11 @@ class Screens {
     const shown = this.basePage(pageKey);
     const notes = this.sink.notes;
     if (!shown) {
-      notes.notify({ id: `surface-error-${placement.type}`, level: "ERROR", message: `The ${placement.type} shows ${pageKey}, which is no page of this dashboard.` });
+      notes.notify({
+        id: `surface-error-${placement.type}`,
+        level: "ERROR",
+        message: `The ${placement.type} shows ${pageKey}, which is no page of this dashboard.`,
+      });
       return undefined;
     }
     const surface: Surface = { type: placement.type, id: placement.type, page: pageKey, blocks: [] };
@@ -137,8 +151,13 @@ class Screens {
     const card = placement.card!;
     /** `field` prefixes the error's own words, which start with the path below it. */
     const skipped = (err: unknown, field: string) => {
-      if (err instanceof DeadlineExceeded) notes.notify({ id: "scan-card-timeout", level: "WARNING", message: "The scanCard took too long to load its data." }, causeOf(err));
-      else notes.notify({ id: "scan-card-error", level: "ERROR", message: `The scanCard was skipped: ${field}${err instanceof Error ? err.message : "failed"}` }, causeOf(err));
+      if (err instanceof DeadlineExceeded)
+        notes.notify({ id: "scan-card-timeout", level: "WARNING", message: "The scanCard took too long to load its data." }, causeOf(err));
+      else
+        notes.notify(
+          { id: "scan-card-error", level: "ERROR", message: `The scanCard was skipped: ${field}${err instanceof Error ? err.message : "failed"}` },
+          causeOf(err),
+        );
     };
     if (typeof card.if === "string") {
       try {
@@ -181,14 +200,24 @@ export async function renderScreens(input: RenderInput): Promise<RenderAnswer> {
   const spec = input.spec;
   const notes = input.notifications;
   const functions = isObject(spec.functions) ? (spec.functions as Record<string, string>) : {};
-  const run: RenderRun = { context: input.context, budget: input.budget, deadline: input.deadline, clock: input.clock ?? systemClock, functions, secrets: input.secrets };
+  const run: RenderRun = {
+    context: input.context,
+    budget: input.budget,
+    deadline: input.deadline,
+    clock: input.clock ?? systemClock,
+    functions,
+    secrets: input.secrets,
+  };
   const key = await chooseDashboard(spec, run, notes);
   const view = new DashboardView(key, dashboardsOf(spec)[key], spec);
   const state = normaliseState(input.state, view, notes);
   const debug: unknown[] = [];
   if (input.act) {
     const pageScope: CommandStage["pageScope"] = (page) =>
-      new PageScope(run, Object.defineProperties({ sources: sourcesOf(input, view, page.key, page.document) }, Object.getOwnPropertyDescriptors(page)) as PageInput);
+      new PageScope(
+        run,
+        Object.defineProperties({ sources: sourcesOf(input, view, page.key, page.document) }, Object.getOwnPropertyDescriptors(page)) as PageInput,
+      );
     await input.act({ view, state, run, notes, debug, pageScope });
   }
   const sink: LayoutSink = { notes, referenceData: {}, catalogues: input.catalogues ?? [] };

@@ -25,7 +25,8 @@ function onlyKeys(value: Obj, field: string, allowed: string[]): void {
 }
 
 function string(value: unknown, field: string): string {
-  if (typeof value !== "string" || value === "") throw new ScanCardPropError(field, `must be a non-empty string, got ${value === undefined ? "nothing" : JSON.stringify(value).slice(0, 60)}`);
+  if (typeof value !== "string" || value === "")
+    throw new ScanCardPropError(field, `must be a non-empty string, got ${value === undefined ? "nothing" : JSON.stringify(value).slice(0, 60)}`);
   return value;
 }
 

@@ -49,7 +49,11 @@ export function normaliseState(posted: unknown, view: DashboardView, notes: Rend
     state.params = part(posted.params, "params", notes);
     state.data = part(posted.data, "data", notes);
   } else {
-    notes.notify({ id: "state-page-unknown", level: "WARNING", message: "The posted page is no page of this dashboard; every placement shows its entry page." });
+    notes.notify({
+      id: "state-page-unknown",
+      level: "WARNING",
+      message: "The posted page is no page of this dashboard; every placement shows its entry page.",
+    });
   }
   state.widgets = widgetStates(posted.widgets, view, notes);
   state.modals = modals(posted.modals, view, notes);
@@ -83,13 +87,28 @@ function modals(posted: unknown, view: DashboardView, notes: RenderNotifications
   for (const entry of posted) {
     const surface = isObject(entry) ? entry.surface : undefined;
     const valid =
-      isObject(entry) && typeof entry.page === "string" && view.modal(entry.page) && typeof surface === "string" && (PLACEMENT_TYPES as readonly string[]).includes(surface) && view.placement(surface);
+      isObject(entry) &&
+      typeof entry.page === "string" &&
+      view.modal(entry.page) &&
+      typeof surface === "string" &&
+      (PLACEMENT_TYPES as readonly string[]).includes(surface) &&
+      view.placement(surface);
     if (!valid || kept.length >= MAX_MODALS) {
       dropped = true;
       continue;
     }
-    kept.push({ page: entry.page as string, params: part(entry.params, "modal params", notes), data: part(entry.data, "modal data", notes), surface: surface as PlacementType });
+    kept.push({
+      page: entry.page as string,
+      params: part(entry.params, "modal params", notes),
+      data: part(entry.data, "modal data", notes),
+      surface: surface as PlacementType,
+    });
   }
-  if (dropped) notes.notify({ id: "state-modal-dropped", level: "WARNING", message: `Modals of the posted state that this dashboard does not have, or beyond ${MAX_MODALS}, were closed.` });
+  if (dropped)
+    notes.notify({
+      id: "state-modal-dropped",
+      level: "WARNING",
+      message: `Modals of the posted state that this dashboard does not have, or beyond ${MAX_MODALS}, were closed.`,
+    });
   return kept;
 }

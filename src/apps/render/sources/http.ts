@@ -86,7 +86,12 @@ export async function prepareHttp(run: SourceRun, source: Obj, scope: Obj, gridI
   // Checked before the shape: a marker is no header value. An auth block's are named by its profile when the request is prepared.
   const missing = missingSecretsIn(isObject(resolved) ? { ...resolved, auth: undefined } : resolved);
   if (missing.length) {
-    throw ApiError.of(errorValue({ code: "HTTP_AUTH_SECRET_MISSING", missing_secrets: missing }, `The $http of data source ${run.name} reads secrets that are not set: ${missing.join(", ")}`));
+    throw ApiError.of(
+      errorValue(
+        { code: "HTTP_AUTH_SECRET_MISSING", missing_secrets: missing },
+        `The $http of data source ${run.name} reads secrets that are not set: ${missing.join(", ")}`,
+      ),
+    );
   }
   const http = validate<HttpSource>(HTTP_SOURCE, resolved, `The $http of data source ${run.name} is not a valid request`, "$http");
   return {
@@ -121,7 +126,11 @@ async function fetchHttp(run: SourceRun, http: HttpSource, scope: Obj, paging: P
   const found = http.rowsPath === undefined ? body : valueAt(body, http.rowsPath);
   let rows = Array.isArray(found) ? found : [];
   if (rows.length > MAX_HTTP_ROWS) {
-    env.notify({ id: "http-source-truncated", level: "WARNING", message: `Data source ${run.name} answered ${rows.length} rows; the first ${MAX_HTTP_ROWS} are kept.` });
+    env.notify({
+      id: "http-source-truncated",
+      level: "WARNING",
+      message: `Data source ${run.name} answered ${rows.length} rows; the first ${MAX_HTTP_ROWS} are kept.`,
+    });
     rows = rows.slice(0, MAX_HTTP_ROWS);
   }
   return paging && http.paged ? { rows, total: pagedTotal(paging, rows.length, body, http.paged) } : { rows };

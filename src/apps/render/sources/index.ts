@@ -58,7 +58,10 @@ export function pageSources(dataSources: Record<string, unknown>, env: SourceEnv
     const source = Object.hasOwn(dataSources, name) ? dataSources[name] : undefined;
     const named = isObject(source) ? PRODUCER_ENTRIES.filter(([key]) => source[key] !== undefined) : [];
     if (!isObject(source) || named.length !== 1) {
-      throw new ApiError("UNPROCESSABLE_ENTITY", `The page has no data source ${JSON.stringify(name)} with one producer (${PRODUCER_ENTRIES.map(([key]) => key).join(", ")})`);
+      throw new ApiError(
+        "UNPROCESSABLE_ENTITY",
+        `The page has no data source ${JSON.stringify(name)} with one producer (${PRODUCER_ENTRIES.map(([key]) => key).join(", ")})`,
+      );
     }
     const run = new SourceRun(name, env);
     const { rows, total } = await produce(named[0][1], run, source, scope, gridId);

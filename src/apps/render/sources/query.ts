@@ -25,7 +25,7 @@ import { camelSchema, restBody } from "../../../lib/rest-body";
 import { validate, validationFailed } from "../../../lib/validate";
 import { bothFilters, prepareFilter, searchFilter } from "./filter";
 import { pagingOf, type Paging } from "./paging";
-import { type Obj, type Prepared, type SourceRun } from "./run";
+import type { Obj, Prepared, SourceRun } from "./run";
 import { isObject } from "../../../lib/is-object";
 
 export const DEFAULT_QUERY_LIMIT = 100;
@@ -77,7 +77,11 @@ export function gridPath(sourceName: string, at: string, dotted: string): string
 /** The grid's filters as particles: a string contains (ignoring case), a number or boolean equals, an array is `in`; "", null and [] filter nothing. */
 export function gridFilter(sourceName: string, filters: Record<string, unknown>): Obj | undefined {
   const columns = Object.entries(filters);
-  if (columns.length > MAX_GRID_FILTERS) throw validationFailed([`filters: at most ${MAX_GRID_FILTERS} columns`], `The grid reading data source ${sourceName} filters more than ${MAX_GRID_FILTERS} columns`);
+  if (columns.length > MAX_GRID_FILTERS)
+    throw validationFailed(
+      [`filters: at most ${MAX_GRID_FILTERS} columns`],
+      `The grid reading data source ${sourceName} filters more than ${MAX_GRID_FILTERS} columns`,
+    );
   const particles = columns.flatMap(([column, value]): Obj[] => {
     // A column that is no plain dotted path is named quoted, so no control character reaches a message.
     const at = `filters.${/^[\p{L}\p{N}\p{M}_.-]{0,60}$/u.test(column) ? column : shown(column)}`;
@@ -86,7 +90,10 @@ export function gridFilter(sourceName: string, filters: Record<string, unknown>)
     if (typeof value === "string") return [{ operator: "ilike", path, value: `%${likeLiteral(value)}%` }];
     if ((typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean") return [{ operator: "eq", path, value }];
     if (Array.isArray(value)) return [{ operator: "in", path, value }];
-    throw validationFailed([`${at}: must be a string, number, boolean or array`], `The grid reading data source ${sourceName} filters ${at} by a value that is not a string, number, boolean or array`);
+    throw validationFailed(
+      [`${at}: must be a string, number, boolean or array`],
+      `The grid reading data source ${sourceName} filters ${at} by a value that is not a string, number, boolean or array`,
+    );
   });
   return particles.length ? { operator: "and", filters: particles } : undefined;
 }
@@ -107,11 +114,18 @@ export async function prepareQuery(run: SourceRun, source: Obj, scope: Obj, grid
   const { search, filter, ...rest } = resolved;
   const prepared = prepareFilter(body.filter, filter);
   if (prepared.unresolved) {
-    run.env.notify({ id: `unresolved-filter-${run.name}`, level: "WARNING", message: `A filter value of data source ${run.name} did not resolve, so the filter matches nothing.` });
+    run.env.notify({
+      id: `unresolved-filter-${run.name}`,
+      level: "WARNING",
+      message: `A filter value of data source ${run.name} did not resolve, so the filter matches nothing.`,
+    });
   }
   const single = isSingle(source);
   const typeName = rest.typeName;
-  const searching = typeof typeName === "string" ? searchFilter(search, search === undefined || search === null || search === "" ? [] : await searchablePaths(run, typeName)) : undefined;
+  const searching =
+    typeof typeName === "string"
+      ? searchFilter(search, search === undefined || search === null || search === "" ? [] : await searchablePaths(run, typeName))
+      : undefined;
   const combined = bothFilters(prepared.filter, searching);
   if (paging) return preparePaged(run, rest, combined, paging);
   const input: Obj = { ...rest, limit: single ? 1 : (rest.limit ?? DEFAULT_QUERY_LIMIT), includeCount: true };

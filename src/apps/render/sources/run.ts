@@ -37,6 +37,11 @@ export class SourceRun {
 
   /** A smart value of the source against `scope`, drawing from the render's budget. */
   resolve(value: unknown, scope: Obj, directives?: DirectiveRegistry): Promise<unknown> {
-    return resolveSmartValue(value, scope, { budget: this.env.budget, functions: this.env.functions, secrets: this.redactor, ...(directives && { directives }) });
+    return resolveSmartValue(value, scope, {
+      budget: this.env.budget,
+      functions: this.env.functions,
+      secrets: this.redactor,
+      ...(directives && { directives }),
+    });
   }
 }

@@ -8,7 +8,7 @@ import { requireType } from "../../../entity/entity-types/store";
 import { schemasAt } from "../../../entity/schema-paths";
 import { ApiError } from "../../../lib/errors";
 import { resolveSchemaName } from "../../../schema/registry";
-import { type Fetched, type Obj, type Prepared, type SourceRun } from "./run";
+import type { Fetched, Obj, Prepared, SourceRun } from "./run";
 import { isObject } from "../../../lib/is-object";
 
 const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
@@ -29,7 +29,8 @@ export async function prepareTypeSchema(run: SourceRun, source: Obj, scope: Obj)
   const spec = isObject(resolved) ? resolved : {};
   const byType = isText(spec.entityType) && isText(spec.attribute);
   const bySchema = isText(spec.schema) && isText(spec.path);
-  if (byType === bySchema) throw new ApiError("UNPROCESSABLE_ENTITY", `The $typeSchema of data source ${run.name} must be { entityType, attribute } or { schema, path }`);
+  if (byType === bySchema)
+    throw new ApiError("UNPROCESSABLE_ENTITY", `The $typeSchema of data source ${run.name} must be { entityType, attribute } or { schema, path }`);
   const [name, path] = byType ? [spec.entityType as string, spec.attribute as string] : [spec.schema as string, spec.path as string];
   return {
     key: JSON.stringify({ $typeSchema: byType ? { entityType: name, attribute: path } : { schema: name, path } }),
@@ -39,7 +40,11 @@ export async function prepareTypeSchema(run: SourceRun, source: Obj, scope: Obj)
       if (refused) throw ApiError.of(refused.error);
       const schema = await services.tenant.tx(async (sql) => (byType ? (await requireType(sql, { type_name: name })).schema : resolveSchemaName(sql, name)));
       const values = enumAt(schema, path);
-      if (!values) throw new ApiError("UNPROCESSABLE_ENTITY", `${byType ? "Entity type" : "Schema"} ${name} has no enum at ${path}`, { [byType ? "entity_type" : "schema"]: name, path });
+      if (!values)
+        throw new ApiError("UNPROCESSABLE_ENTITY", `${byType ? "Entity type" : "Schema"} ${name} has no enum at ${path}`, {
+          [byType ? "entity_type" : "schema"]: name,
+          path,
+        });
       return { rows: values.map((value) => ({ value, label: value })) };
     },
   };

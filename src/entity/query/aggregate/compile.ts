@@ -9,7 +9,7 @@ import { validationFailed } from "../../../lib/validate";
 import type { ReadScope } from "../../access";
 import type { Compilation } from "../filter";
 import { operandOf, type Operand, type QueryType } from "../operands";
-import { Params } from "../params";
+import type { Params } from "../params";
 import { compileQuery } from "../service";
 import { after, orderBy, type OrderKey } from "../sort";
 import type { FromSchema } from "json-schema-to-ts";
@@ -106,17 +106,32 @@ function numericOf(v: Value): string | null {
 const UNITS: Record<Bucket, string> = { hour: "hour", day: "day", week: "week", month: "month", year: "year" };
 
 /** `at` is the entry's place in the request, `pathAt` its path's (the entry itself when it is a bare path). */
-function groupColumn(entry: GroupEntry, type: QueryType, c: Compilation, at: string, pathAt: string, shared: boolean): { sql: string; cast: string; nullable: boolean } {
+function groupColumn(
+  entry: GroupEntry,
+  type: QueryType,
+  c: Compilation,
+  at: string,
+  pathAt: string,
+  shared: boolean,
+): { sql: string; cast: string; nullable: boolean } {
   const v = valueAt(entry.path, type, c, pathAt, shared);
   if (entry.bucket !== undefined) {
     if (v && v.type !== "timestamptz") throw bad(`${at}.bucket`, `applies to timestamps (created_at, updated_at, timestamptz attributes), not ${v.label}`);
     // date_trunc with a zone truncates the UTC wall clock: a day is a UTC day, a week starts on a UTC Monday.
-    return v ? { sql: `date_trunc('${UNITS[entry.bucket]}', ${v.sql}, 'UTC')`, cast: "timestamptz", nullable: v.nullable } : { sql: "NULL::timestamptz", cast: "timestamptz", nullable: true };
+    return v
+      ? { sql: `date_trunc('${UNITS[entry.bucket]}', ${v.sql}, 'UTC')`, cast: "timestamptz", nullable: v.nullable }
+      : { sql: "NULL::timestamptz", cast: "timestamptz", nullable: true };
   }
   return v ? { sql: v.sql, cast: v.type, nullable: v.nullable } : { sql: "NULL::text", cast: "text", nullable: true };
 }
 
-function aggregateColumn(spec: AggregateSpec, type: QueryType, c: Compilation, at: string, shared: boolean): { sql: string; cast: string; kind: ValueKind; nullable: boolean } {
+function aggregateColumn(
+  spec: AggregateSpec,
+  type: QueryType,
+  c: Compilation,
+  at: string,
+  shared: boolean,
+): { sql: string; cast: string; kind: ValueKind; nullable: boolean } {
   if (spec.fn === "count" && spec.path === undefined) return { sql: "count(*)", cast: "bigint", kind: "count", nullable: false };
   if (spec.path === undefined) throw bad(`${at}.path`, `is required for ${spec.fn}`);
   const v = valueAt(spec.path, type, c, `${at}.path`, shared);
@@ -157,14 +172,18 @@ export function compileAggregate(scope: ReadScope, type: QueryType, types: Map<s
   const query = compileQuery(scope, type, types, { filter: input.filter });
   const c = query.compilation;
   const shared = scope.shared !== null;
-  const groupSql = (input.group_by ?? []).map((entry, i) => groupColumn(entryOf(entry), type, c, `group_by[${i}]`, Array.isArray(entry) ? `group_by[${i}]` : `group_by[${i}].path`, shared));
+  const groupSql = (input.group_by ?? []).map((entry, i) =>
+    groupColumn(entryOf(entry), type, c, `group_by[${i}]`, Array.isArray(entry) ? `group_by[${i}]` : `group_by[${i}].path`, shared),
+  );
   const aggSql = input.aggregates.map((spec, i) => aggregateColumn(spec, type, c, `aggregates[${i}]`, shared));
 
   const select = [...groupSql.map((g, i) => `${g.sql} AS g${i}`), ...aggSql.map((a, i) => `${a.sql} AS a${i}`)].join(", ");
   const groupBy = groupSql.length ? ` GROUP BY ${groupSql.map((_, i) => i + 1).join(", ")}` : "";
   const grouped = `SELECT ${select} FROM (${query.inner}) e${groupBy}`;
 
-  const groups = (input.group_by ?? []).map((entry, i): OutputColumn => ({ name: groupKeyOf(entry), column: `g${i}`, kind: groupSql[i].cast === "numeric" ? "exact" : "plain" }));
+  const groups = (input.group_by ?? []).map(
+    (entry, i): OutputColumn => ({ name: groupKeyOf(entry), column: `g${i}`, kind: groupSql[i].cast === "numeric" ? "exact" : "plain" }),
+  );
   const aggregates = input.aggregates.map((spec, i): OutputColumn => ({ name: spec.as, column: `a${i}`, kind: aggSql[i].kind }));
 
   const keys: OrderKey[] = [];

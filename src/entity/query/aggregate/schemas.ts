@@ -72,8 +72,13 @@ export const aggregateAnswer = {
       items: {
         type: "object",
         required: ["group"],
-        properties: { group: { type: "object", additionalProperties: true, description: "The group's value of each group key (null for rows with no value there)" } },
-        additionalProperties: { description: "An aggregate's value under its alias: counts as integers, numeric sums, mins and maxes exact (a JSON number when it prints back exactly, else a string), averages as numbers, timestamps as RFC 3339 text" },
+        properties: {
+          group: { type: "object", additionalProperties: true, description: "The group's value of each group key (null for rows with no value there)" },
+        },
+        additionalProperties: {
+          description:
+            "An aggregate's value under its alias: counts as integers, numeric sums, mins and maxes exact (a JSON number when it prints back exactly, else a string), averages as numbers, timestamps as RFC 3339 text",
+        },
       },
     },
     next_cursor: { type: "string", description: "Keyset paging over the groups: present only when a full page came back" },

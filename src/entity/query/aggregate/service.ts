@@ -27,7 +27,11 @@ export interface AggregateAnswer {
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+  );
 }
 
 /** What a cursor continues: the same type and the same request but for limit and cursor. */
@@ -45,14 +49,17 @@ export async function aggregateGroups(tenant: TenantDb, cursorSecret: string, in
     let position: unknown[] | null = null;
     if (input.cursor !== undefined) {
       position = await decodeCursor(cursorSecret, cursorOf, input.cursor);
-      if (!plan.keys.length || position.length !== plan.keys.length) throw validationFailed(["cursor: does not belong to this query"], "cursor does not belong to this query");
+      if (!plan.keys.length || position.length !== plan.keys.length)
+        throw validationFailed(["cursor: does not belong to this query"], "cursor does not belong to this query");
     }
     const text = aggregateStatement(plan, position, limit);
     await applyTrigramThreshold(reader, plan.compilation);
     const { rows } = await reader.run<Record<string, unknown>>(compiled(text, plan.params.values));
     const data = rows.map((row) => presentGroup(row, plan.groups, plan.aggregates));
     const last = rows[rows.length - 1];
-    const paging = plan.keys.length ? await keysetPaging(cursorSecret, cursorOf, rows.length, limit, last ? plan.keys.map((_, i) => last[`c${i}`] ?? null) : null) : {};
+    const paging = plan.keys.length
+      ? await keysetPaging(cursorSecret, cursorOf, rows.length, limit, last ? plan.keys.map((_, i) => last[`c${i}`] ?? null) : null)
+      : {};
     return { data, ...paging, ...warningsField(plan.compilation.warnings) };
   });
 }

@@ -35,7 +35,10 @@ export async function decompress(services: ConfinedServices, config: DecompressC
   if (!chosen || (chosen === "zip" && seen !== "zip")) {
     await head.stream.cancel().catch(() => undefined);
     const expected = chosen ?? "zip, tar or tar.gz";
-    throw new ApiError("UNPROCESSABLE_ENTITY", `Temp file ${ref.temp_file_id} (${ref.name}) is not a ${expected} archive`, { temp_file_id: ref.temp_file_id, format: expected });
+    throw new ApiError("UNPROCESSABLE_ENTITY", `Temp file ${ref.temp_file_id} (${ref.name}) is not a ${expected} archive`, {
+      temp_file_id: ref.temp_file_id,
+      format: expected,
+    });
   }
   const entries = chosen === "zip" ? zipEntries(head.stream) : tarEntries(head.stream, chosen);
   return { files: await extractEntries(services, entries, config.include) };

@@ -33,7 +33,10 @@ export function entryPath(raw: string): string {
   if (raw.includes("\\")) throw unsafePath(raw, "contains a backslash");
   if (raw.startsWith("/")) throw unsafePath(raw, "is absolute");
   if (/^[A-Za-z]:/.test(raw)) throw unsafePath(raw, "starts with a drive letter");
-  const segments = raw.replace(/\/$/, "").split("/").filter((s) => s !== ".");
+  const segments = raw
+    .replace(/\/$/, "")
+    .split("/")
+    .filter((s) => s !== ".");
   if (!segments.length || (segments.length === 1 && segments[0] === "")) throw unsafePath(raw, "is empty");
   if (segments.includes("..")) throw unsafePath(raw, "has a .. segment");
   if (segments.includes("")) throw unsafePath(raw, "has an empty segment");

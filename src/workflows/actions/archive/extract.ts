@@ -34,11 +34,15 @@ export async function extractEntries(services: ConfinedServices, entries: AsyncI
     const total = { bytes: 0 };
     let count = 0;
     for await (const entry of entries) {
-      if (++count > MAX_ARCHIVE_ENTRIES) throw overLimit("MAX_ARCHIVE_ENTRIES", MAX_ARCHIVE_ENTRIES, `The archive has more than ${MAX_ARCHIVE_ENTRIES} entries`);
+      if (++count > MAX_ARCHIVE_ENTRIES)
+        throw overLimit("MAX_ARCHIVE_ENTRIES", MAX_ARCHIVE_ENTRIES, `The archive has more than ${MAX_ARCHIVE_ENTRIES} entries`);
       const path = entryPath(entry.name);
       if (entry.kind === "link" || entry.kind === "other") {
         const what = entry.kind === "link" ? "a link" : "neither a file nor a directory";
-        throw new ApiError("UNPROCESSABLE_ENTITY", `Archive entry "${shownPath(entry.name)}" is ${what}; only files and directories are extracted`, { entry: shownPath(entry.name), kind: entry.kind });
+        throw new ApiError("UNPROCESSABLE_ENTITY", `Archive entry "${shownPath(entry.name)}" is ${what}; only files and directories are extracted`, {
+          entry: shownPath(entry.name),
+          kind: entry.kind,
+        });
       }
       const body = counted(entry.body, path, total);
       if (entry.kind === "directory" || !included(path, include)) {
@@ -53,7 +57,8 @@ export async function extractEntries(services: ConfinedServices, entries: AsyncI
   });
 }
 
-const included = (path: string, include?: string[]) => !include || include.some((prefix) => path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`));
+const included = (path: string, include?: string[]) =>
+  !include || include.some((prefix) => path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`));
 
 /** The body, erroring the moment the entry or the archive passes its cap. */
 function counted(body: ReadableStream<Uint8Array>, path: string, total: { bytes: number }): ReadableStream<Uint8Array> {
@@ -63,8 +68,10 @@ function counted(body: ReadableStream<Uint8Array>, path: string, total: { bytes:
       transform(chunk, c) {
         bytes += chunk.byteLength;
         total.bytes += chunk.byteLength;
-        if (bytes > MAX_ENTRY_BYTES) throw overLimit("MAX_ENTRY_BYTES", MAX_ENTRY_BYTES, `Archive entry "${path}" inflates past ${MAX_ENTRY_BYTES} bytes`, { entry: path });
-        if (total.bytes > MAX_TOTAL_BYTES) throw overLimit("MAX_TOTAL_BYTES", MAX_TOTAL_BYTES, `The archive's entries inflate past ${MAX_TOTAL_BYTES} bytes together`, { entry: path });
+        if (bytes > MAX_ENTRY_BYTES)
+          throw overLimit("MAX_ENTRY_BYTES", MAX_ENTRY_BYTES, `Archive entry "${path}" inflates past ${MAX_ENTRY_BYTES} bytes`, { entry: path });
+        if (total.bytes > MAX_TOTAL_BYTES)
+          throw overLimit("MAX_TOTAL_BYTES", MAX_TOTAL_BYTES, `The archive's entries inflate past ${MAX_TOTAL_BYTES} bytes together`, { entry: path });
         c.enqueue(chunk);
       },
     }),

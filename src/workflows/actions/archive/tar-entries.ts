@@ -9,7 +9,10 @@ import { MAX_TAR_STREAM_BYTES, overLimit } from "./limits";
 
 export async function* tarEntries(source: ReadableStream<Uint8Array>, format: Exclude<ArchiveFormat, "zip">): AsyncGenerator<ArchiveEntry> {
   const tar = format === "tar.gz" ? guarded(format, gunzipped(source)) : source;
-  const reader = tar.pipeThrough(capped(MAX_TAR_STREAM_BYTES)).pipeThrough(createTarDecoder({ strict: true })).getReader();
+  const reader = tar
+    .pipeThrough(capped(MAX_TAR_STREAM_BYTES))
+    .pipeThrough(createTarDecoder({ strict: true }))
+    .getReader();
   let ended = false;
   try {
     for (;;) {

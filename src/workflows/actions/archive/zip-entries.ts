@@ -5,7 +5,7 @@
 // slice inflates to at most ~1000x its size (DEFLATE's ceiling) before the
 // reader's counters see it.
 import { Unzip, UnzipInflate, type UnzipFile } from "fflate";
-import { ApiError } from "../../../lib/errors";
+import type { ApiError } from "../../../lib/errors";
 import { unreadable, type ArchiveEntry } from "./entries";
 
 /** Compressed bytes pushed at once: at most ~4 MiB inflated per push. */
@@ -91,7 +91,8 @@ function entryOf(file: UnzipFile, feed: () => Promise<boolean>): ArchiveEntry {
     { highWaterMark: 0 },
   );
   // Started at once: an entry not started would have fflate hold its compressed bytes and inflate them in one go later.
-  if (file.compression !== 0 && file.compression !== 8) fail(unreadable("zip", new Error(`entry ${file.name} uses compression method ${file.compression}; only stored and deflate are read`)));
+  if (file.compression !== 0 && file.compression !== 8)
+    fail(unreadable("zip", new Error(`entry ${file.name} uses compression method ${file.compression}; only stored and deflate are read`)));
   else file.start();
   const name = file.name;
   return { name, kind: name.endsWith("/") ? "directory" : "file", body };

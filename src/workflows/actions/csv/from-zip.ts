@@ -49,7 +49,10 @@ export const csvFromZipStream = action({
         // The rest of the zip is not needed once the entry is out.
         await entries.return(undefined);
       }
-      const line = config.entry === undefined ? "config.tempFileId: the zip has no entry whose name ends in .csv" : `config.entry: the zip has no entry ${JSON.stringify(config.entry)}`;
+      const line =
+        config.entry === undefined
+          ? "config.tempFileId: the zip has no entry whose name ends in .csv"
+          : `config.entry: the zip has no entry ${JSON.stringify(config.entry)}`;
       throw validationFailed([line], "The zip has no such entry");
     });
   },

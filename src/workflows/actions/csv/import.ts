@@ -13,7 +13,11 @@ const options = camelSchema(importConfigSchema);
 
 export const importEntitiesFromCsv = action({
   name: "importEntitiesFromCsv",
-  permissions: (config) => ["entity:read", ...onTypes("create", [config.typeName ?? config.entityTypeName ?? config.entityTypeId]), ...onTypes("update", [config.typeName ?? config.entityTypeName ?? config.entityTypeId])],
+  permissions: (config) => [
+    "entity:read",
+    ...onTypes("create", [config.typeName ?? config.entityTypeName ?? config.entityTypeId]),
+    ...onTypes("update", [config.typeName ?? config.entityTypeName ?? config.entityTypeId]),
+  ],
   configSchema: { ...options, required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema, ...options.properties } },
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {

@@ -13,7 +13,11 @@ import { CSV_MAX_ROWS, WRITE_CHUNK_CHARS } from "./limits";
 export type Write = (chunk: Uint8Array) => Promise<void>;
 
 /** Streams what `produce` writes into a new temp file; resolves when both are done. */
-export async function streamToTempFile(services: ConfinedServices, file: { name: string; contentType: string }, produce: (write: Write) => Promise<void>): Promise<FileRef> {
+export async function streamToTempFile(
+  services: ConfinedServices,
+  file: { name: string; contentType: string },
+  produce: (write: Write) => Promise<void>,
+): Promise<FileRef> {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const producing = (async () => {
@@ -47,14 +51,20 @@ export interface CsvWriter {
  * with the line writer the REST export uses. More than CSV_MAX_ROWS rows is
  * a 422 naming `field`.
  */
-export async function writeCsv(services: ConfinedServices, name: string, field: string, produce: (out: CsvWriter) => Promise<void>): Promise<FileRef & { rows: number }> {
+export async function writeCsv(
+  services: ConfinedServices,
+  name: string,
+  field: string,
+  produce: (out: CsvWriter) => Promise<void>,
+): Promise<FileRef & { rows: number }> {
   const encoder = new TextEncoder();
   let lines = 0;
   const ref = await streamToTempFile(services, { name, contentType: "text/csv" }, async (write) => {
     let pending = "";
     const out: CsvWriter = {
       async line(cells) {
-        if (lines > CSV_MAX_ROWS) throw validationFailed([`${field}: the output would hold more than ${CSV_MAX_ROWS} rows`], `A CSV may hold at most ${CSV_MAX_ROWS} rows`);
+        if (lines > CSV_MAX_ROWS)
+          throw validationFailed([`${field}: the output would hold more than ${CSV_MAX_ROWS} rows`], `A CSV may hold at most ${CSV_MAX_ROWS} rows`);
         pending += csvLine(cells);
         lines++;
         if (pending.length >= WRITE_CHUNK_CHARS) {

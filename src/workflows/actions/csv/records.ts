@@ -47,7 +47,9 @@ export async function openCsv(services: ConfinedServices, id: string, field: str
     cast: (value: string, context: { quoting: boolean }) => (value === "" && !context.quoting ? undefined : value) as string,
   });
   // csv-parse reads Node Buffers; the file arrives as Uint8Array chunks.
-  const buffers = new TransformStream<Uint8Array, Buffer>({ transform: (chunk, out) => out.enqueue(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) });
+  const buffers = new TransformStream<Uint8Array, Buffer>({
+    transform: (chunk, out) => out.enqueue(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+  });
   const records = body.pipeThrough(buffers).pipeThrough(parser as unknown as TransformStream<Buffer, Parsed>);
   const iterator = (records as unknown as AsyncIterable<Parsed>)[Symbol.asyncIterator]();
   let linesRead = 0;
@@ -70,13 +72,17 @@ export async function openCsv(services: ConfinedServices, id: string, field: str
   const twice = header.filter((h, i) => header.indexOf(h) !== i);
   if (twice.length) {
     await close();
-    throw validationFailed([...new Set(twice)].map((h) => `${field}: column ${JSON.stringify(h)} appears twice in the header`), "The CSV header names a column twice");
+    throw validationFailed(
+      [...new Set(twice)].map((h) => `${field}: column ${JSON.stringify(h)} appears twice in the header`),
+      "The CSV header names a column twice",
+    );
   }
   async function* rows(): AsyncGenerator<CsvRow> {
     let count = 0;
     try {
       for (let row = await next(); row; row = await next()) {
-        if (++count > CSV_MAX_ROWS) throw validationFailed([`${field}: more than ${CSV_MAX_ROWS} rows (line ${row.line})`], `A CSV may hold at most ${CSV_MAX_ROWS} rows`);
+        if (++count > CSV_MAX_ROWS)
+          throw validationFailed([`${field}: more than ${CSV_MAX_ROWS} rows (line ${row.line})`], `A CSV may hold at most ${CSV_MAX_ROWS} rows`);
         yield row;
       }
     } finally {

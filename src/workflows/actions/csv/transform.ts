@@ -66,7 +66,8 @@ export const transformCsvStream = action({
               throw e;
             }
             if (mapped === undefined || mapped === null) continue;
-            if (typeof mapped !== "object" || Array.isArray(mapped)) throw mappingFailed(line, `answered ${kindOf(mapped)}; it must answer an object, or null to drop the row`);
+            if (typeof mapped !== "object" || Array.isArray(mapped))
+              throw mappingFailed(line, `answered ${kindOf(mapped)}; it must answer an object, or null to drop the row`);
             const keys = Object.keys(mapped);
             if (!columns) {
               if (!keys.length) throw mappingFailed(line, "answered an object with no keys, so there are no columns; set config.columns");
@@ -76,7 +77,10 @@ export const transformCsvStream = action({
             }
             const outside = keys.filter((k) => !known.has(k));
             if (outside.length) {
-              throw mappingFailed(line, `answered ${outside.map((k) => JSON.stringify(k)).join(", ")}, not among the columns ${JSON.stringify(columns)}; set config.columns to every output column`);
+              throw mappingFailed(
+                line,
+                `answered ${outside.map((k) => JSON.stringify(k)).join(", ")}, not among the columns ${JSON.stringify(columns)}; set config.columns to every output column`,
+              );
             }
             const values = mapped as Record<string, unknown>;
             await out.line(columns.map((c) => (Object.hasOwn(values, c) ? values[c] : undefined)));

@@ -10,13 +10,20 @@ import { camelSchema, restBody } from "../../../lib/rest-body";
 
 /** The types of an include tree, each branch's and its nested ones'; a branch that is no object (a template) as itself, which reads as not literal. */
 const graphTypes = (include: unknown): unknown[] =>
-  listed(include).flatMap((branch) => (typeof branch === "object" && branch !== null && !Array.isArray(branch) ? [fieldOf(branch, "typeName"), ...graphTypes(fieldOf(branch, "include"))] : [branch]));
+  listed(include).flatMap((branch) =>
+    typeof branch === "object" && branch !== null && !Array.isArray(branch)
+      ? [fieldOf(branch, "typeName"), ...graphTypes(fieldOf(branch, "include"))]
+      : [branch],
+  );
 
 export const queryEntityGraph = action({
   name: "queryEntityGraph",
   permissions: (config) => onTypes("read", [config.typeName, ...graphTypes(config.include)]),
   configSchema: camelSchema(graphBody),
   async execute(config, _invocation, ctx) {
-    return withServices(ctx, async (services) => ({ kind: "success", result: await runGraphQuery(services.tenant, ctx.env.MASTER_KEY, restBody<GraphQueryInput>(graphBody, config)) }));
+    return withServices(ctx, async (services) => ({
+      kind: "success",
+      result: await runGraphQuery(services.tenant, ctx.env.MASTER_KEY, restBody<GraphQueryInput>(graphBody, config)),
+    }));
   },
 });

@@ -27,7 +27,11 @@ export const upsertEntity = action({
     const { data, ...envelope } = config;
     return withServices(ctx, async (services) => {
       try {
-        const result = await upsertEntities(services.entity, restBody<UpsertInput>(upsertBody, envelope), rowSource(restBody<unknown[]>(body.properties.data, data)));
+        const result = await upsertEntities(
+          services.entity,
+          restBody<UpsertInput>(upsertBody, envelope),
+          rowSource(restBody<unknown[]>(body.properties.data, data)),
+        );
         return { kind: "success", result: upsertActionResult(result) };
       } finally {
         // Batches committed before a refusal keep their events; they go out either way.

@@ -46,7 +46,12 @@ export const uploadArtifact = action({
         file = { name: config.name!, contentType: config.contentType!, upload: { body: new Blob([bytes]).stream(), length: bytes.byteLength } };
       }
       try {
-        const artifact = await storeArtifactVersion(services, config.entityId, { artifact_type: config.artifactType, filename: file.name, content_type: file.contentType }, file.upload);
+        const artifact = await storeArtifactVersion(
+          services,
+          config.entityId,
+          { artifact_type: config.artifactType, filename: file.name, content_type: file.contentType },
+          file.upload,
+        );
         return { kind: "success", result: artifact };
       } catch (e) {
         // Refused before its bytes were read (unknown entity, no access): release the temp file's stream.

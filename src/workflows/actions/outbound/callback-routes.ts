@@ -25,7 +25,10 @@ export const callbackRoutes = [
       content: { "application/json": { schema: freeFormObject }, "text/plain": { schema: { type: "string" } as const } },
     },
     responses: {
-      202: { description: "Accepted: the waiting action has its callback and the run goes on", schema: dataEnvelope({ type: "object", required: ["accepted"], properties: { accepted: { const: true } } }) },
+      202: {
+        description: "Accepted: the waiting action has its callback and the run goes on",
+        schema: dataEnvelope({ type: "object", required: ["accepted"], properties: { accepted: { const: true } } }),
+      },
       400: { description: "A JSON content type with a body that is not JSON" },
       401: { description: "The URL is malformed, wrongly signed or expired" },
       404: { description: "The run or its action is unknown" },

@@ -82,7 +82,13 @@ export const httpCallback = action({
     // A replayed attempt (a crash after arming) keeps its URL and deadline.
     const deadline = current?.deadline ?? ctx.now() + timeoutMs;
     const iteration = current?.iteration ?? rec.attempt;
-    const url = await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, { tenantId: ctx.tenantId, runId: ctx.runId, key: rec.key, attempt: iteration, expiresAt: deadline });
+    const url = await callbackUrl(ctx.env.MASTER_KEY, ctx.origin, {
+      tenantId: ctx.tenantId,
+      runId: ctx.runId,
+      key: rec.key,
+      attempt: iteration,
+      expiresAt: deadline,
+    });
     const body = config.callbackField && isObject(config.body) ? { ...config.body, [config.callbackField]: url } : config.body;
     const headers = Object.fromEntries(Object.entries(config.headers ?? {}).filter(([name]) => name.toLowerCase() !== "x-callback-url"));
     const payload = await payloadOf({ ...config, body }, ctx);

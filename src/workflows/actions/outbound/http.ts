@@ -11,7 +11,19 @@ import type { Accepted } from "../../../lib/validate";
 import type { ActionOutcome } from "../../engine/types";
 import { requestIdempotencyKey } from "../../engine/positions";
 import { forbidden } from "../../../lib/schemas";
-import { DEFAULTS, HTTP_METHODS, delays, failureError, prepare, requestProperties, responseResult, retryAt, send, validationError, type Payload } from "../../../lib/outbound/request";
+import {
+  DEFAULTS,
+  HTTP_METHODS,
+  delays,
+  failureError,
+  prepare,
+  requestProperties,
+  responseResult,
+  retryAt,
+  send,
+  validationError,
+  type Payload,
+} from "../../../lib/outbound/request";
 import { sendWithinDeadline } from "../../../lib/outbound/within-deadline";
 import { requestDeadlinePassed } from "../context";
 

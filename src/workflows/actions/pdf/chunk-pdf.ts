@@ -17,7 +17,10 @@ export const chunkPdf = action({
     additionalProperties: false,
   },
   execute: (config, _invocation, ctx) =>
-    withServices(ctx, async (services) => ({ kind: "success", result: await writeParts(services, config.tempFileId, (pages) => chunks(pages, config.pagesPerChunk)) })),
+    withServices(ctx, async (services) => ({
+      kind: "success",
+      result: await writeParts(services, config.tempFileId, (pages) => chunks(pages, config.pagesPerChunk)),
+    })),
 });
 
 export function chunks(pages: number, size: number): PageRange[] {

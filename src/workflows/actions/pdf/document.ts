@@ -37,7 +37,11 @@ export async function loadPdf(services: ConfinedServices, tempFileId: string, ad
   }
   const pages = doc.getPageCount();
   if (pages === 0) throw refused(ref, "has no pages");
-  if (pages > MAX_PDF_PAGES) throw overLimit("MAX_PDF_PAGES", MAX_PDF_PAGES, `Temp file ${ref.temp_file_id} (${ref.name}) has ${pages} pages, more than ${MAX_PDF_PAGES}`, { temp_file_id: ref.temp_file_id, pages });
+  if (pages > MAX_PDF_PAGES)
+    throw overLimit("MAX_PDF_PAGES", MAX_PDF_PAGES, `Temp file ${ref.temp_file_id} (${ref.name}) has ${pages} pages, more than ${MAX_PDF_PAGES}`, {
+      temp_file_id: ref.temp_file_id,
+      pages,
+    });
   return { ref, doc, pages };
 }
 

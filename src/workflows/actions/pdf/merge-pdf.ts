@@ -28,11 +28,13 @@ export const mergePdf = action({
       const merged = await PDFDocument.create({ updateMetadata: false });
       let bytes = 0;
       const admit = (ref: { size: number }) => {
-        if ((bytes += ref.size) > MAX_MERGE_BYTES) throw overLimit("MAX_MERGE_BYTES", MAX_MERGE_BYTES, `The PDFs to merge pass ${MAX_MERGE_BYTES} bytes together`);
+        if ((bytes += ref.size) > MAX_MERGE_BYTES)
+          throw overLimit("MAX_MERGE_BYTES", MAX_MERGE_BYTES, `The PDFs to merge pass ${MAX_MERGE_BYTES} bytes together`);
       };
       for (const id of config.tempFileIds) {
         const source = await loadPdf(services, id, admit);
-        if (merged.getPageCount() + source.pages > MAX_PDF_PAGES) throw overLimit("MAX_PDF_PAGES", MAX_PDF_PAGES, `The merged PDF would pass ${MAX_PDF_PAGES} pages`);
+        if (merged.getPageCount() + source.pages > MAX_PDF_PAGES)
+          throw overLimit("MAX_PDF_PAGES", MAX_PDF_PAGES, `The merged PDF would pass ${MAX_PDF_PAGES} pages`);
         for (const page of await merged.copyPages(source.doc, source.doc.getPageIndices())) merged.addPage(page);
       }
       const ref = await saveTempFile(services, { name: config.name ?? "merged.pdf", contentType: "application/pdf", body: await merged.save() });

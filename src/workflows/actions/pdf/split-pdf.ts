@@ -22,7 +22,9 @@ export const splitPdf = action({
   },
   execute: (config, _invocation, ctx) =>
     withServices(ctx, async (services) => {
-      const result = await writeParts(services, config.tempFileId, (pages) => (config.ranges ? config.ranges.map((r, i) => parseRange(r, i, pages)) : everyPage(pages)));
+      const result = await writeParts(services, config.tempFileId, (pages) =>
+        config.ranges ? config.ranges.map((r, i) => parseRange(r, i, pages)) : everyPage(pages),
+      );
       return { kind: "success", result };
     }),
 });
@@ -33,6 +35,7 @@ const everyPage = (pages: number): PageRange[] => Array.from({ length: pages }, 
 export function parseRange(text: string, index: number, pages: number): PageRange {
   const [first, last = first] = text.split("-").map(Number);
   const problem = first > last ? "ends before it starts" : last > pages ? `passes the last page, ${pages}` : undefined;
-  if (problem) throw new ApiError("UNPROCESSABLE_ENTITY", `config.ranges[${index}]: range ${text} ${problem}`, { field: `config.ranges[${index}]`, range: text, pages });
+  if (problem)
+    throw new ApiError("UNPROCESSABLE_ENTITY", `config.ranges[${index}]: range ${text} ${problem}`, { field: `config.ranges[${index}]`, range: text, pages });
   return { first, last };
 }
