@@ -68,15 +68,21 @@ function cell(value: unknown, type: string): Child {
   }
 }
 
+/** The page size the service pages a grid at when its state has none (and the grid's own default). */
+const PAGE_SIZE = 20;
+
 const itemIdOf = (row: unknown) => (isObj(row) && (typeof row.id === "string" || typeof row.id === "number") ? row.id : undefined);
 
 export const dataGrid: Standard = (props, ctx, app) => {
   const wrap = h("div", { class: "pf-grid" });
   const rows = ctx.data?.rows ?? [];
   const total = ctx.data?.total ?? rows.length;
-  const server = total > rows.length;
+  // Once paged on the server, always: a filter the server answers in one page (its rows all of its total) must still be posted, not kept in the browser.
+  const paged = `${ctx.key}|paged`;
+  const server = total > rows.length || app.ui.get(paged) === true;
+  if (server) app.ui.set(paged, true);
   const columns = columnsOf(props, rows);
-  const defaultSize = typeof props.pageSize === "number" && props.pageSize >= 1 ? Math.min(1000, Math.floor(props.pageSize)) : 20;
+  const defaultSize = typeof props.pageSize === "number" && props.pageSize >= 1 ? Math.min(1000, Math.floor(props.pageSize)) : PAGE_SIZE;
   const saved = isObj(ctx.state.data_grid) ? (ctx.state.data_grid as GridState) : {};
   let grid: Required<GridState> = {
     page: typeof saved.page === "number" && saved.page >= 1 ? saved.page : 1,
@@ -90,6 +96,18 @@ export const dataGrid: Standard = (props, ctx, app) => {
   const opens = () => !!ctx.id && !app.lacks(ctx.id, "open");
   const act = (handler: string, payload: Obj) => app.act({ widgetId: ctx.id!, handler, payload, surface: ctx.surface }, handler === "open");
 
+  // Without a `data_grid` in the state the service pages at its default size. The grid's own size goes into the state; a smaller
+  // first page is the start of the rows answered, any other window is asked for (once: an answer that drops the state is not chased).
+  let answered = rows;
+  if (server && typeof saved.pageSize !== "number" && grid.pageSize !== PAGE_SIZE) {
+    ctx.setState({ data_grid: grid });
+    if (grid.page === 1 && grid.pageSize < PAGE_SIZE) answered = rows.slice(0, grid.pageSize);
+    else if (!app.ui.has(`${paged}|asked`)) {
+      app.ui.set(`${paged}|asked`, true);
+      queueMicrotask(() => void ctx.refresh());
+    }
+  }
+
   const change = (patch: Partial<GridState>, focus: string) => {
     grid = { ...grid, ...patch } as Required<GridState>;
     ctx.setState({ data_grid: grid });
@@ -100,7 +118,7 @@ export const dataGrid: Standard = (props, ctx, app) => {
 
   const draw = () => {
     const sort = grid.sorting[0];
-    let shown = rows;
+    let shown = answered;
     let count = total;
     if (!server) {
       const filters = Object.entries(grid.filters).filter(([, f]) => f !== "" && f !== null && f !== undefined);

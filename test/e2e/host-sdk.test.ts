@@ -2,8 +2,9 @@
 // Chromium, headless, driven by playwright-core. The page is the docs' example
 // host page (host/example), served from an origin of its own under a strict
 // CSP; the SDK module, the renders and the uploads come from `npm run dev`.
-// One dev server for the file: a tenant, two specs (the dashboard and one of
-// hostile answers), their integrations and app tokens.
+// One dev server for the file: a tenant, 45 `Order` entities (the dashboard's
+// grid pages them on the server), two specs (the dashboard and one of hostile
+// answers), their integrations and app tokens.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { gzipSync } from "node:zlib";
@@ -28,6 +29,8 @@ const FLAGS = [
 ];
 /** The SDK's budget (issue #37): what a host page downloads before it draws anything. */
 const BUDGET_GZIPPED = 25 * 1024;
+/** How long an assertion waits for the answer of a post to be drawn. */
+const ANSWERED = { timeout: 10_000 };
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** Markup in every prop of the hostile spec: it must show as these characters, never become an element or run. */
@@ -42,12 +45,30 @@ const provider = {
   },
 };
 
-const ORDERS = Array.from({ length: 25 }, (_, i) => ({
-  id: `o-${i + 1}`,
+/**
+ * The orders the dashboard's grid pages through on the server: entities of type `Order`, seeded through the REST API.
+ * 45 rows in pages of 10; every total differs (so a sort has one answer); 15 paid, 4 late (one page).
+ */
+const ORDER_TYPE = "Order";
+const ORDERS = Array.from({ length: 45 }, (_, i) => ({
+  n: i + 1,
   name: `Order ${i + 1}`,
   total: ((i * 37) % 101) + 1,
-  status: i % 3 ? "open" : "paid",
+  status: i % 10 === 9 ? "late" : i % 3 ? "open" : "paid",
 }));
+const orderType = {
+  name: ORDER_TYPE,
+  status: "active",
+  schema: { type: "object", required: ["n", "total", "status"], properties: { n: { type: "integer" }, total: { type: "number" }, status: { type: "string" } } },
+  config: {
+    identifier_key: ["n"],
+    indexed_attributes: [
+      { path: ["n"], type: "numeric", sortable: true },
+      { path: ["total"], type: "numeric", sortable: true },
+      { path: ["status"], type: "text" },
+    ],
+  },
+};
 
 function dashboardSpec(hostOrigin: string) {
   return {
@@ -58,7 +79,9 @@ function dashboardSpec(hostOrigin: string) {
         pages: {
           home: {
             dataSources: {
-              orders: { $rows: ORDERS },
+              // Paged on the server: the grid's state is the query's window, sort and filters; the total is the exact count.
+              orders: { $query: { typeName: ORDER_TYPE, paged: true, sort: [{ path: ["attributes", "n"], direction: "asc" }] } },
+              recent: { $query: { typeName: ORDER_TYPE, limit: 5, sort: [{ path: ["attributes", "n"], direction: "asc" }] } },
               months: {
                 $rows: [
                   { month: "Jan", n: 3 },
@@ -76,7 +99,11 @@ function dashboardSpec(hostOrigin: string) {
                 config: {
                   title: "All orders",
                   pageSize: 10,
-                  columns: ["name", { path: "total", label: "Total", type: "number" }, { path: "status", label: "Status", type: "badge", filterable: true }],
+                  columns: [
+                    "name",
+                    { path: "attributes.total", label: "Total", type: "number" },
+                    { path: "attributes.status", label: "Status", type: "badge", filterable: true },
+                  ],
                   rowActions: [{ action: "details", label: "Details" }],
                 },
                 actionHandlers: { rowAction: [{ kind: "navigate", page: "detail", params: { id: "{{ itemId }}", action: "{{ payload.action }}" } }] },
@@ -111,7 +138,7 @@ function dashboardSpec(hostOrigin: string) {
               title: { widgetComponent: "heading", config: { text: "Overview", level: 2 } },
               help: { widgetComponent: "link", config: { label: "Help centre", href: "https://example.com/help", newTab: true } },
               logo: { widgetComponent: "image", config: { src: `${hostOrigin}/pixel.png`, alt: "Company logo", width: "24px", height: "24px" } },
-              recent: { widgetComponent: "list", dataSource: "orders", config: { titlePath: "name", subtitlePath: "status" } },
+              recent: { widgetComponent: "list", dataSource: "recent", config: { titlePath: "name", subtitlePath: "attributes.status" } },
               chart: { widgetComponent: "chart", dataSource: "months", config: { kind: "bar", x: "month", y: "n", title: "Orders by month" } },
               frame: { widgetComponent: "iframe", config: { url: `${hostOrigin}/frame.html`, title: "Embedded status page", height: "80px" } },
               doc: { widgetComponent: "file_viewer", config: { url: `${hostOrigin}/doc.txt`, name: "terms.txt", contentType: "text/plain" } },
@@ -169,6 +196,9 @@ function dashboardSpec(hostOrigin: string) {
       },
     },
     providers: provider,
+    // The app user reads the orders (a $query runs with the app user's permissions).
+    policies: { viewer: { grants: [{ resource: "entity", actions: ["read"], resourceName: ORDER_TYPE }] } },
+    defaultPolicy: "viewer",
   };
 }
 
@@ -228,6 +258,8 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
   let creds: TenantCredentials;
   let host: HostPage;
   let browser: Browser;
+  /** The seeded orders' entity ids, by name. */
+  const ids = new Map<string, string>();
 
   async function api(method: string, path: string, body?: unknown) {
     const res = await fetch(`${dev.base}${path}`, {
@@ -253,6 +285,12 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     dev = await startDev("e2e-host-sdk");
     creds = await createTenant(dev, "host-sdk");
     host = await serveHostPage(dev.base);
+    await api("POST", "/entity/entity-types", orderType);
+    const seeded = await api("POST", "/entity/entities/upsert", {
+      type_name: ORDER_TYPE,
+      data: ORDERS.map((o) => ({ name: o.name, attributes: { n: o.n, total: o.total, status: o.status } })),
+    });
+    ORDERS.forEach((o, i) => void ids.set(o.name, seeded.data.ids[i]));
     const company = await api("POST", "/access/external-companies", { provider: "host", external_id: "acme" });
     const base = { baseUrl: dev.base, user: "u-1", company: "acme" };
     const dashboard = await integration("Order desk", dashboardSpec(host.origin), company.data.id);
@@ -302,6 +340,10 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     return bodies;
   };
 
+  /** `referenceData.<widgetId>` of the answer on show (the example page keeps the SDK's handle as `window.platformApp`). */
+  const shown = (page: Page, widgetId: string) =>
+    page.evaluate((id) => (window as any).platformApp.answer.referenceData[id] as { rows: unknown[]; total: number }, widgetId);
+
   it("serves the SDK as a cacheable ES module any origin may import, under its size budget", async () => {
     const res = await fetch(`${dev.base}/apps/host/v1.js`, { headers: { Origin: "https://elsewhere.example" } });
     expect(res.status).toBe(200);
@@ -316,7 +358,7 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     expect(source.toString("utf8")).not.toMatch(/\binnerHTML\b|\bouterHTML\b|insertAdjacentHTML|\beval\(|new Function\(/);
   });
 
-  it("draws the dashboard: every standard component, the host's own, a grid that sorts and pages, a row action to a details page", async () => {
+  it("draws the dashboard: every standard component, the host's own, a grid paged on the server (next page, sort, filter), a row action to a details page", async () => {
     const { page, errors } = await open("desk");
     const sent = posts(page);
     await page.locator('[data-widget-id="grid"] table').waitFor();
@@ -351,37 +393,72 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     );
     const grid = page.locator('[data-widget-id="grid"]');
     const names = () => grid.locator("tbody tr td:first-child").allTextContents();
-    expect(await names()).toEqual(ORDERS.slice(0, 10).map((o) => o.name));
-    await expect(grid.locator(".pf-pager span").textContent()).resolves.toBe("Page 1 of 3");
+    const pager = () => grid.locator(".pf-pager span").textContent();
+    const gridState = () => sent[sent.length - 1].state.widgets.grid.data_grid;
+    const named = (rows: typeof ORDERS) => rows.map((o) => o.name);
+    const byTotal = (desc: boolean) => [...ORDERS].sort((a, b) => (desc ? b.total - a.total : a.total - b.total));
 
-    // Sort by total, descending (two clicks), then the next page: all in the browser, the rows being the whole source.
-    await grid.getByRole("button", { name: "Total" }).click();
-    await grid.getByRole("button", { name: "Total ▲" }).click();
-    expect(await grid.locator("th[aria-sort]").getAttribute("aria-sort")).toBe("descending");
-    const byTotal = [...ORDERS].sort((a, b) => b.total - a.total);
-    expect(await names()).toEqual(byTotal.slice(0, 10).map((o) => o.name));
+    // The first page: 10 rows of 45 from the server (the source's own sort), its exact count as the total. With no grid state
+    // yet the service pages at 20: the grid shows the first 10 and keeps its own window in the state for the next post.
+    expect(await names()).toEqual(named(ORDERS.slice(0, 10)));
+    await expect(pager()).resolves.toBe("Page 1 of 5");
+    expect((await shown(page, "grid")).total).toBe(ORDERS.length);
+    expect(await page.evaluate(() => (window as any).platformApp.state.widgets.grid.data_grid)).toEqual({ page: 1, pageSize: 10, sorting: [], filters: {} });
+
+    // The next page posts the grid's paging as state (no action) and the server answers rows 11 to 20.
     await grid.getByRole("button", { name: "Next" }).click();
-    await expect(grid.locator(".pf-pager span").textContent()).resolves.toBe("Page 2 of 3");
-    expect(await names()).toEqual(byTotal.slice(10, 20).map((o) => o.name));
-    // Filtering a column starts again at page 1.
-    await grid.getByRole("searchbox", { name: "Filter Status" }).fill("paid");
+    await expect.poll(pager, ANSWERED).toBe("Page 2 of 5");
+    expect(await names()).toEqual(named(ORDERS.slice(10, 20)));
+    expect(sent[sent.length - 1].action).toBeUndefined();
+    expect(gridState()).toEqual({ page: 2, pageSize: 10, sorting: [], filters: {} });
+    expect(await shown(page, "grid").then((d) => [d.rows.length, d.total])).toEqual([10, ORDERS.length]);
+
+    // A header click sorts on the server, back to page 1: ascending, then descending.
+    await grid.getByRole("button", { name: "Total" }).click();
+    await expect.poll(() => grid.locator("tbody tr:first-child td:first-child").textContent(), ANSWERED).toBe(byTotal(false)[0].name);
+    expect(gridState()).toEqual({ page: 1, pageSize: 10, sorting: [{ id: "attributes.total", desc: false }], filters: {} });
+    expect(await grid.locator("tbody tr:first-child td.pf-num").first().textContent()).toBe(String(byTotal(false)[0].total));
+    expect(await names()).toEqual(named(byTotal(false).slice(0, 10)));
+    await grid.getByRole("button", { name: "Total ▲" }).click();
+    await expect.poll(() => grid.locator("th[aria-sort]").getAttribute("aria-sort"), ANSWERED).toBe("descending");
+    await expect.poll(names, ANSWERED).toEqual(named(byTotal(true).slice(0, 10)));
+    expect(gridState().sorting).toEqual([{ id: "attributes.total", desc: true }]);
+    await expect(pager()).resolves.toBe("Page 1 of 5");
+
+    // A column filter posts `filters` (back to page 1): the server's paid orders, still by total, and their count.
+    const filter = grid.getByRole("searchbox", { name: "Filter Status" });
+    const paid = byTotal(true).filter((o) => o.status === "paid");
+    await filter.fill("paid");
+    await filter.press("Enter");
+    await expect.poll(names, ANSWERED).toEqual(named(paid.slice(0, 10)));
+    expect(gridState()).toEqual({ page: 1, pageSize: 10, sorting: [{ id: "attributes.total", desc: true }], filters: { "attributes.status": "paid" } });
+    await expect(pager()).resolves.toBe(`Page 1 of ${Math.ceil(paid.length / 10)}`);
+    expect((await shown(page, "grid")).total).toBe(paid.length);
+    // A filter the server answers in one page (its rows are the total): the grid still pages on the server.
+    const late = byTotal(true).filter((o) => o.status === "late");
+    await grid.getByRole("searchbox", { name: "Filter Status" }).fill("LATE");
     await grid.getByRole("searchbox", { name: "Filter Status" }).press("Enter");
+    await expect.poll(names, ANSWERED).toEqual(named(late));
     expect(await grid.locator(".pf-pager").count()).toBe(0);
-    expect((await names()).length).toBe(ORDERS.filter((o) => o.status === "paid").length);
+    expect((await shown(page, "grid")).total).toBe(late.length);
+    // Clearing it asks the server again for every order.
     await grid.getByRole("searchbox", { name: "Filter Status" }).fill("");
     await grid.getByRole("searchbox", { name: "Filter Status" }).press("Enter");
+    await expect.poll(pager, ANSWERED).toBe("Page 1 of 5");
+    expect(gridState().filters).toEqual({});
     await grid.getByRole("button", { name: "Next" }).click();
+    await expect.poll(names, ANSWERED).toEqual(named(byTotal(true).slice(10, 20)));
 
     // A row action posts { itemId, action } with the grid's paging in the state, and the answer is the details page.
-    const target = byTotal[10];
-    await grid.locator(`tr[data-item-id="${target.id}"]`).getByRole("button", { name: "Details" }).click();
+    const target = ids.get(byTotal(true)[10].name)!;
+    await grid.locator(`tr[data-item-id="${target}"]`).getByRole("button", { name: "Details" }).click();
     await page
       .locator('[data-widget-id="heading"]')
-      .filter({ hasText: `Order ${target.id}` })
+      .filter({ hasText: `Order ${target}` })
       .waitFor();
     const action = sent[sent.length - 1];
-    expect(action.action).toEqual({ widgetId: "grid", handler: "rowAction", payload: { itemId: target.id, action: "details" }, surface: "dashboard" });
-    expect(action.state.widgets.grid.data_grid).toEqual({ page: 2, pageSize: 10, sorting: [{ id: "total", desc: true }], filters: {} });
+    expect(action.action).toEqual({ widgetId: "grid", handler: "rowAction", payload: { itemId: target, action: "details" }, surface: "dashboard" });
+    expect(action.state.widgets.grid.data_grid).toEqual({ page: 2, pageSize: 10, sorting: [{ id: "attributes.total", desc: true }], filters: {} });
     expect(action).toMatchObject({ user: "u-1", company: "acme", context: { locale: expect.any(String) } });
     await page.getByRole("button", { name: "Back to orders" }).click();
     await page.locator('[data-widget-id="grid"]').waitFor();
@@ -398,6 +475,8 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     await expect.poll(() => sent.findIndex((b) => b.action === undefined && b.state?.widgets?.urgent?.checked === true)).toBeGreaterThan(0);
     const alone = sent.findIndex((b) => b.action === undefined && b.state?.widgets?.urgent?.checked === true);
     expect(sent[alone - 1].action).toEqual({ widgetId: "urgent", handler: "change", payload: { checked: true }, surface: "dashboard" });
+    // Its answer drawn: no render left in flight when the browser closes (the grid's queries make a render slower than $rows did).
+    await page.locator(".pf-root:not([aria-busy])").waitFor();
     expect(errors.filter((e) => !/status of 422/.test(e))).toEqual([]);
   });
 
