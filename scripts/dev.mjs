@@ -3,8 +3,10 @@
 // 127.0.0.1:8787 (PORT overrides the port) through a front proxy that sets
 // CF-Connecting-IP from the socket, as Cloudflare's edge does, and the cron
 // trigger fired every minute as in production (DEV_CRON_INTERVAL_MS shortens
-// the period, for tests). Ctrl-C (or SIGTERM) stops wrangler first, then the
-// bridge and Postgres, and exits only when all of them are gone. Killed
+// the period, for tests). It also serves the example host page (host/example,
+// docs/hosts.md) from an origin of its own, 127.0.0.1:8788 (HOST_EXAMPLE_PORT
+// overrides the port), under the strict CSP a host would set. Ctrl-C (or
+// SIGTERM) stops wrangler first, then the bridge and Postgres, and exits only when all of them are gone. Killed
 // outright (kill -9 of its process group), Postgres goes with the group and
 // wrangler's guard kills wrangler's own group; if workerd dies alone, dev
 // says so and exits.
@@ -13,6 +15,7 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { EVERY_MINUTE, cronTriggers, startCronTicks } from "./lib/cron.mjs";
 import { startFrontProxy } from "./lib/front-proxy.mjs";
+import { hostExampleConfigFile, serveHostExample } from "./lib/host-example.mjs";
 import { freePort, portFree } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
 import { devDataDir } from "./lib/paths.mjs";
@@ -23,10 +26,18 @@ const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 const WRANGLER_STOP_MS = 10_000;
 const DEFAULT_INSPECTOR_PORT = 9229;
 
+const DEFAULT_HOST_EXAMPLE_PORT = "8788";
+
 const port = process.env.PORT || "8787";
-if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
-  console.error(`[dev] PORT must be a TCP port number, got ${JSON.stringify(port)}`);
-  process.exit(2);
+const examplePort = process.env.HOST_EXAMPLE_PORT || DEFAULT_HOST_EXAMPLE_PORT;
+for (const [name, value] of [
+  ["PORT", port],
+  ["HOST_EXAMPLE_PORT", examplePort],
+]) {
+  if (!/^\d{1,5}$/.test(value) || Number(value) < 1 || Number(value) > 65535) {
+    console.error(`[dev] ${name} must be a TCP port number, got ${JSON.stringify(value)}`);
+    process.exit(2);
+  }
 }
 if (process.env.INSPECTOR_PORT && !/^\d{1,5}$/.test(process.env.INSPECTOR_PORT)) {
   console.error(`[dev] INSPECTOR_PORT must be a TCP port number, got ${JSON.stringify(process.env.INSPECTOR_PORT)}`);
@@ -85,6 +96,8 @@ let stopTicks = () => {};
 let stopWatch = () => {};
 /** @type {{ close: () => Promise<void> } | undefined} */
 let front;
+/** @type {{ origin: string, close: () => Promise<void> } | undefined} */
+let example;
 const workerPort = await freePort();
 // DevTools finds workerd on 9229; a second dev (another DEV_DATA_DIR and PORT) takes another port
 // instead of failing, or the one INSPECTOR_PORT names (two devs started at the same instant both see 9229 free).
@@ -99,10 +112,21 @@ try {
   console.error(`[dev] cannot listen on 127.0.0.1:${port}: ${e?.message ?? e}`);
   await shutdown(1);
 }
+const exampleConfig = hostExampleConfigFile(devDataDir);
+try {
+  if (!stopping) example = await serveHostExample({ port: Number(examplePort), platformOrigin: `http://127.0.0.1:${port}`, configFile: exampleConfig });
+} catch (e) {
+  // The default port taken (a second dev): the service still runs, without the page. A port asked for is a promise.
+  if (process.env.HOST_EXAMPLE_PORT || e?.code !== "EADDRINUSE") {
+    console.error(`[dev] cannot serve the example host page on 127.0.0.1:${examplePort}: ${e?.message ?? e}`);
+    await shutdown(1);
+  } else console.error(`[dev] port ${examplePort} is taken: the example host page is not served (set HOST_EXAMPLE_PORT to serve it elsewhere)`);
+}
 if (!stopping) {
   writeDevState({ pid: process.pid, port: Number(port), databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy });
   console.error(`[dev] database ready${process.env.DATABASE_URL ? " (DATABASE_URL)" : " (embedded, " + devDataDir + ")"}`);
   console.error(`[dev] serving http://127.0.0.1:${port} (wrangler dev behind it on port ${workerPort}, DevTools inspector on ${inspectorPort})`);
+  if (example) console.error(`[dev] example host page ${example.origin} (its integration and credential: ${exampleConfig}; docs/hosts.md)`);
 
   wrangler = spawnWorker({
     port: workerPort,
@@ -158,6 +182,7 @@ async function shutdown(code, signal) {
   stopTicks();
   stopWatch();
   await front?.close();
+  await example?.close();
   if (wrangler && wrangler.exitCode === null && wrangler.signalCode === null) {
     const exited = new Promise((r) => wrangler.once("exit", r));
     wrangler.kill(signal === "SIGINT" ? "SIGINT" : "SIGTERM");

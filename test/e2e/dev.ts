@@ -16,6 +16,8 @@ export interface Dev {
   child: ChildProcess;
   port: number;
   base: string;
+  /** Where dev serves the example host page (host/example, HOST_EXAMPLE_PORT). */
+  exampleOrigin: string;
   dataDir: string;
   /** The environment dev runs with: what `npm run tenant:create` needs to reach it. */
   env: NodeJS.ProcessEnv;
@@ -32,7 +34,8 @@ export async function startDev(prefix: string): Promise<Dev> {
   mkdirSync(join(root, ".data"), { recursive: true });
   const dataDir = mkdtempSync(join(root, ".data", `${prefix}-`));
   const port = await freePort();
-  const env = userEnv({ PORT: String(port), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir });
+  const examplePort = await freePort();
+  const env = userEnv({ PORT: String(port), HOST_EXAMPLE_PORT: String(examplePort), INSPECTOR_PORT: String(await freePort()), DEV_DATA_DIR: dataDir });
   let output = "";
   const child = spawn(process.execPath, ["scripts/dev.mjs"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString("utf8")).slice(-20_000));
@@ -70,7 +73,7 @@ export async function startDev(prefix: string): Promise<Dev> {
     kill();
     throw e;
   }
-  return { child, port, base, dataDir, env, exited, output: () => output, kill, stop };
+  return { child, port, base, exampleOrigin: `http://127.0.0.1:${examplePort}`, dataDir, env, exited, output: () => output, kill, stop };
 }
 
 export interface TenantCredentials {

@@ -1,7 +1,9 @@
 // The host SDK (host/, GET /apps/host/v1.js) in a real browser: Debian's
 // Chromium, headless, driven by playwright-core. The page is the docs' example
-// host page (host/example), served from an origin of its own under a strict
-// CSP; the SDK module, the renders and the uploads come from `npm run dev`.
+// host page (host/example) as `npm run dev` serves it, from an origin of its own
+// (HOST_EXAMPLE_PORT) under a strict CSP, its integration and credential written
+// into dev's host-example.json before each page opens; the SDK module, the
+// renders and the uploads come from the same dev.
 // One dev server for the file: a tenant, 45 `Order` entities (the dashboard's
 // grid pages them on the server), two specs (the dashboard and one of hostile
 // answers), their integrations and app tokens.
@@ -11,7 +13,7 @@ import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, startDev, type Dev, type TenantCredentials } from "./dev";
-import { serveHostPage, type HostPage } from "./host-page";
+import { writeHostExampleConfig } from "../../scripts/lib/host-example.mjs";
 
 const CHROMIUM = "/usr/bin/chromium";
 const MISSING = existsSync(CHROMIUM)
@@ -256,7 +258,9 @@ if (MISSING && process.env.CI === "true") {
 describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSING})` : "the host SDK in Chromium", () => {
   let dev: Dev;
   let creds: TenantCredentials;
-  let host: HostPage;
+  /** The example page dev serves, and what each variant's page is configured with. */
+  let host: { origin: string };
+  const configs = new Map<string, { integrationId: string; credential: string; user: string; company: string }>();
   let browser: Browser;
   /** The seeded orders' entity ids, by name. */
   const ids = new Map<string, string>();
@@ -284,7 +288,7 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
   beforeAll(async () => {
     dev = await startDev("e2e-host-sdk");
     creds = await createTenant(dev, "host-sdk");
-    host = await serveHostPage(dev.base);
+    host = { origin: dev.exampleOrigin };
     await api("POST", "/entity/entity-types", orderType);
     const seeded = await api("POST", "/entity/entities/upsert", {
       type_name: ORDER_TYPE,
@@ -292,18 +296,17 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     });
     ORDERS.forEach((o, i) => void ids.set(o.name, seeded.data.ids[i]));
     const company = await api("POST", "/access/external-companies", { provider: "host", external_id: "acme" });
-    const base = { baseUrl: dev.base, user: "u-1", company: "acme" };
+    const base = { user: "u-1", company: "acme" };
     const dashboard = await integration("Order desk", dashboardSpec(host.origin), company.data.id);
     const hostile = await integration("Hostile", hostileSpec, company.data.id);
-    host.configure("desk", { ...base, ...dashboard });
-    host.configure("hostile", { ...base, ...hostile });
-    host.configure("revoked", { ...base, integrationId: dashboard.integrationId, credential: `svc_at_${"0".repeat(64)}` });
+    configs.set("desk", { ...base, ...dashboard });
+    configs.set("hostile", { ...base, ...hostile });
+    configs.set("revoked", { ...base, integrationId: dashboard.integrationId, credential: `svc_at_${"0".repeat(64)}` });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await host?.close();
     await dev?.stop();
   });
 
@@ -321,6 +324,12 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     });
   }
 
+  /** The page dev serves, configured as a variant: its config.js is read from host-example.json as the page loads (the tests run one at a time). */
+  const goto = (page: Page, variant: string) => {
+    writeHostExampleConfig(dev.dataDir, configs.get(variant)!);
+    return page.goto(`${host.origin}/`);
+  };
+
   /** The example page of a variant, and every console error it logs (CSP violations among them). */
   async function open(variant: string): Promise<{ page: Page; errors: string[] }> {
     const context = await browser.newContext();
@@ -329,7 +338,7 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     const errors: string[] = [];
     page.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
     page.on("pageerror", (e) => void errors.push(`pageerror: ${e.message}`));
-    const res = await page.goto(`${host.origin}/${variant}/`);
+    const res = await goto(page, variant);
     expect(res?.status()).toBe(200);
     return { page, errors };
   }
@@ -566,7 +575,7 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
       body.data.surfaces[0].blocks[0].component = "mystery_box";
       await route.fulfill({ response, json: body });
     });
-    await page.goto(`${host.origin}/hostile/`);
+    await goto(page, "hostile");
     await page.locator('[data-widget-id="g"] table').waitFor();
     const gauge = page.getByRole("group", { name: "Unknown component fancy_gauge" });
     await expect(gauge.count()).resolves.toBe(1);
@@ -590,7 +599,7 @@ describe.skipIf(!!MISSING)(MISSING ? `the host SDK in Chromium (skipped: ${MISSI
     const errors: string[] = [];
     page.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
     await grantErrors(page);
-    await page.goto(`${host.origin}/revoked/`);
+    await goto(page, "revoked");
     const shown = page.locator("#host-error");
     await shown.filter({ hasText: "401" }).waitFor();
     expect(await shown.textContent()).toBe("401 UNAUTHORIZED: The render credential is not valid for this integration");
