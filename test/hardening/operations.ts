@@ -48,6 +48,7 @@ export function examples(w: World): Record<string, Example[]> {
     "GET /openapi.json": [{ anonymous: true }],
     "GET /healthz": [{ anonymous: true }],
     "GET /apps/components": [{ anonymous: true }],
+    "GET /apps/host/v1.js": [{ anonymous: true }],
     "POST /auth/token": [{ anonymous: true, body: { grant_type: "client_credentials", client_id: a.clientId, client_secret: a.clientSecret } }],
     "POST /auth/tokens/api": [{ body: { name: "fz-minted", role_names: ["fz_reader"] } }],
     "POST /access/api-tokens": [
