@@ -6,6 +6,8 @@ import { check } from "../../src/lib/validate";
 import { META_SCHEMA } from "../../src/lib/json-schema/drafts";
 import { call, createTenant } from "../support/api";
 import { hostFor, hostProvider } from "./host-fixture";
+import apps from "../../docs/apps.md?raw";
+import { STANDARD_1 } from "../../src/apps/components/standard";
 
 interface Declared {
   description: string;
@@ -113,6 +115,17 @@ async function issuesOf(spec: object) {
 }
 
 const at = "dashboards.main.pages.home";
+
+describe("the catalogue's documentation", () => {
+  it("names every standard/1 component and each handler in docs/apps.md, so the page cannot drift from the declarations", () => {
+    const section = apps.slice(apps.indexOf("### Component catalogues"), apps.indexOf("## Who a render acts for"));
+    expect(section.length).toBeGreaterThan(500);
+    for (const [name, component] of Object.entries(STANDARD_1)) {
+      expect(section, name).toContain(`\`${name}\``);
+      for (const handler of Object.keys(component.handlers)) expect(section, `${name}.${handler}`).toContain(`\`${handler}`);
+    }
+  });
+});
 
 describe("publish against a provider's catalogue", () => {
   it("refuses an unknown component, a literal config its schema refuses and an undeclared handler, each at its path", async () => {
