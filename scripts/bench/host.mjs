@@ -58,24 +58,12 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { figure, round } from "../lib/bench-env.mjs";
+import { CHROMIUM, CHROMIUM_FLAGS } from "../lib/chromium.mjs";
 import { root } from "../lib/paths.mjs";
 import { percentile } from "../lib/percentile.mjs";
 import { buildHost, HOST_DIST } from "../build-host.mjs";
 
-const CHROMIUM = process.env.BENCH_CHROMIUM ?? "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-background-timer-throttling",
-  "--disable-renderer-backgrounding",
-  "--js-flags=--expose-gc",
-];
+const FLAGS = [...CHROMIUM_FLAGS, "--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--js-flags=--expose-gc"];
 const RUNS = Number(process.env.BENCH_HOST_RUNS ?? 200);
 const WARMUP = Number(process.env.BENCH_HOST_WARMUP ?? 30);
 const PROFILE_DRAWS = 100;

@@ -7,28 +7,16 @@
 // One dev server for the file: a tenant, 45 `Order` entities (the dashboard's
 // grid pages them on the server), two specs (the dashboard and one of hostile
 // answers), their integrations and app tokens.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, chromiumMissing } from "../../scripts/lib/chromium.mjs";
 import { createTenant, startDev, type Dev, type TenantCredentials } from "./dev";
 import { writeHostExampleConfig } from "../../scripts/lib/host-example.mjs";
 
-const CHROMIUM = "/usr/bin/chromium";
-const MISSING = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the host SDK's browser tests`;
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const MISSING = chromiumMissing("the host SDK's browser tests");
 /** The SDK's budget (issue #37): what a host page downloads before it draws anything. */
 const BUDGET_GZIPPED = 25 * 1024;
 /** How long an assertion waits for the answer of a post to be drawn. */

@@ -5,27 +5,14 @@
 // posting to POST /apps/{specId}/preview with the same credentials; a side
 // panel shows the notifications with their details, the state and
 // referenceData. What the spec says shows as text.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, chromiumMissing } from "../../scripts/lib/chromium.mjs";
 import { createTenant, startDev, type Dev, type TenantCredentials } from "./dev";
 
-const CHROMIUM = "/usr/bin/chromium";
-const MISSING = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the author preview's browser test`;
-/** Running as root (CI containers) needs --no-sandbox; the rest keeps the browser off the network and quiet. Playwright adds a fresh --user-data-dir. */
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const MISSING = chromiumMissing("the author preview's browser test");
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** A widget config a host would show as markup: the page must show it as text. */
