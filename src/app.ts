@@ -1,12 +1,13 @@
 // The gateway: request context, body limit and IP rate limit for every
-// request (lib/route.ts adds authentication, the identity rate limit, the
+// request (mount.ts adds authentication, the identity rate limit, the
 // permission check and idempotency per route), then every area's routes.
 // The whole API surface is listed here, grouped by path prefix.
 import { Hono } from "hono";
-import type { HonoEnv } from "./env";
+import type { HonoEnv } from "./gateway/env";
 import { ApiError, errorBody } from "./lib/errors";
 import { log } from "./lib/logger";
-import { mount, routeTable, type RouteSpec } from "./lib/route";
+import { routeTable, type RouteSpec } from "./gateway/route";
+import { mount } from "./mount";
 import { requestContext } from "./gateway/request-context";
 import { bodyLimit } from "./gateway/body-limit";
 import { ipRateLimit } from "./gateway/rate-limit";

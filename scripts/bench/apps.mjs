@@ -434,7 +434,7 @@ async function heapFigure(env, app, paramsOf, log) {
   });
 }
 
-/** An upload slot of `app`'s integration for the bench tenant's user, and its signed link (lib/files/capability.ts). */
+/** An upload slot of `app`'s integration for the bench tenant's user, and its signed link (gateway/capability.ts). */
 async function mintSlot(env, app) {
   const id = crypto.randomUUID();
   const expires = Math.floor(Date.now() / 1000) + 1800;

@@ -4,7 +4,7 @@
 // a route's `app:<action>` permission check admits narrowed grants too, so
 // such a route confines itself with this.
 import { ApiError } from "../lib/errors";
-import { holdsUnscoped, type Principal } from "../gateway/principal";
+import { holdsUnscoped, type Principal } from "../lib/principal";
 
 export type AppAction = "read" | "create" | "update" | "delete";
 

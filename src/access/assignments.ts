@@ -5,7 +5,7 @@ import { pgCode } from "../db/client";
 import { grants, policies, policyAssignments, roles, users } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { grantPermissions, requireCovered } from "./escalation";
 
 /** Exactly one of the two is set: the routes' schemas say so. */

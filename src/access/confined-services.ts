@@ -4,10 +4,10 @@
 // request gets), the file store and the event publisher, and a service's
 // refusal turned into an error value instead of an answer.
 import type { TenantDb } from "../db/client";
-import { EntityAccess } from "../entity/access";
+import { EntityAccess } from "../db/entity-access";
 import type { EntityDeps } from "../entity/entities/service";
-import { publishEvents } from "../events/outbox";
-import { hasPermission, type Principal } from "../gateway/principal";
+import { publishEvents } from "../db/outbox";
+import { hasPermission, type Principal } from "../lib/principal";
 import { ApiError, errorValue, type ErrorValue } from "../lib/errors";
 import { FileStore } from "../lib/files/object-store";
 

@@ -5,7 +5,7 @@
 // holds, narrowed grants included.
 import type { Sql } from "../db/client";
 import { ApiError } from "../lib/errors";
-import { coversAll, holdsPermission, type Principal } from "../gateway/principal";
+import { coversAll, holdsPermission, type Principal } from "../lib/principal";
 import { policyPrincipal } from "./policy-principal";
 
 /** `<resource>:<action>` for each action of each grant; a narrowed grant counts as its whole resource, so only a holder of it may hand it out. */

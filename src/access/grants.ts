@@ -4,7 +4,7 @@ import type { TenantDb } from "../db/client";
 import { grants, policies } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { grantColumns, grantOrder, grantRow, requireCoveredIfAssigned, type GrantInput } from "./policies";
 
 export async function createGrant(tenant: TenantDb, caller: Principal, input: GrantInput & { policy_id: string }) {

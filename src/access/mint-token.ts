@@ -2,7 +2,7 @@
 // /access/api-tokens and POST /auth/tokens/api), each route spreading this
 // with its own literal path, tag and summary: one schema, one handler.
 import type { Context } from "hono";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "../gateway/env";
 import { dataEnvelope } from "../lib/schemas";
 import { mintToken, type MintInput } from "./api-tokens";
 import { mintTokenBody, mintedToken } from "./schemas";

@@ -6,7 +6,7 @@
 // reads the version in the statement it already runs, so a change is seen by
 // the next request at no extra round trip.
 import type { Sql } from "../db/client";
-import type { ScopedGrant } from "../gateway/principal";
+import type { ScopedGrant } from "../lib/principal";
 
 export interface TokenAccess {
   tokenId: string;

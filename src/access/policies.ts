@@ -6,7 +6,7 @@ import { appActivations, grants, policies, policyAssignments, workflowActivation
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { forbidden, uuidSchema } from "../lib/schemas";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { grantPermissions, requireCovered } from "./escalation";
 
 /** One per path prefix (entity types keep their own `entity_type`), and `*` for all. */

@@ -6,7 +6,7 @@
 // standard mode), as its tokens would.
 import type { Sql } from "../db/client";
 import { foldGrants, userPermissions, type EffectivePermissions, type GrantRow } from "./permissions";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 
 const POLICY_GRANTS = `
   SELECT g.resource, g.actions, g.resource_name, g.resource_id, et.name AS entity_type

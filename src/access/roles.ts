@@ -5,7 +5,7 @@ import { pgCode } from "../db/client";
 import { grants, policyAssignments, roles } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { grantPermissions, requireCovered } from "./escalation";
 
 const columns = { id: roles.id, name: roles.name, permissions: roles.permissions, created_at: roles.createdAt, updated_at: roles.updatedAt };

@@ -1,5 +1,5 @@
 // /access/*: API tokens, users, roles, policies, grants and assignments, the caller itself.
-import { route } from "../lib/route";
+import { route } from "../gateway/route";
 import { dataEnvelope, deleted, exactlyOneOf, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { listTokens, revokeToken } from "./api-tokens";
@@ -9,7 +9,7 @@ import { createUser, deleteUser, getUser, listUsers, setUserRoles, updateUser } 
 import { createPolicy, deletePolicy, getPolicy, grantFields, grantNarrowing, listPolicies, updatePolicy } from "./policies";
 import { createGrant, deleteGrant, listGrants } from "./grants";
 import { assignPolicy, listAssignments, unassignPolicy } from "./assignments";
-import { permissionStrings } from "../gateway/principal";
+import { permissionStrings } from "../lib/principal";
 import {
   tokenItem,
   roleItem,

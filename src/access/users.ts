@@ -5,7 +5,7 @@ import { pgCode } from "../db/client";
 import { apiTokens, roleBindings, users } from "../db/schema";
 import { ApiError, notFound } from "../lib/errors";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { requireCovered } from "./escalation";
 import { powerOfRoles, rolesByName } from "./roles";
 

@@ -5,7 +5,7 @@
 // policies with the version in use and records it as accepted (consent.ts).
 import type { FromSchema } from "json-schema-to-ts";
 import type { Sql } from "../db/client";
-import { hasPermission, holdsUnscoped } from "../gateway/principal";
+import { hasPermission, holdsUnscoped } from "../lib/principal";
 import { notFound } from "../lib/errors";
 import { mergeEnv } from "../lib/env-merge";
 import { allowsApp, appForbidden, type AppAction } from "../access/app-access";

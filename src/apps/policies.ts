@@ -6,7 +6,7 @@
 // `defaultPolicy`. The caller must hold what it provisions, but for what the
 // policy already grants (someone who held it gave it before).
 import type { Sql } from "../db/client";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { ApiError } from "../lib/errors";
 import { check } from "../lib/validate";
 import { appProvisionedPolicies, grantInput, provisionPolicy, requireBindablePolicy, type GrantInput } from "../access/policies";

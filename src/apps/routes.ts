@@ -1,8 +1,8 @@
 // /apps/*: activation and config scopes, integrations, principals (docs/api.md, Apps).
 import type { Context } from "hono";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "../gateway/env";
 import { tenantDb } from "../db/client";
-import { route } from "../lib/route";
+import { route } from "../gateway/route";
 import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { getAppConfig, putAppConfig } from "./activation";

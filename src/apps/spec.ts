@@ -6,7 +6,7 @@
 import type { SpecDocument } from "../definition/language/spec-schema";
 import type { Sql, TenantDb } from "../db/client";
 import { visibleJobs } from "../definition/jobs";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { ApiError, notFound } from "../lib/errors";
 import type { JsonSchema } from "../lib/validate";
 import { latestSchema } from "../schema/registry";

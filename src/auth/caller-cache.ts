@@ -6,7 +6,7 @@
 // platform_assert_caller) ahead of its first statement, in that statement's
 // round trip (db/client.ts Precondition), and the gateway authenticates the
 // request again without the cache when the guard is refused
-// (gateway/authenticate.ts). docs/architecture.md, "Who is calling, and what
+// (auth/authenticate.ts). docs/architecture.md, "Who is calling, and what
 // it costs", has the whole design.
 //
 // Keys never hold a secret: a PAT's is its client id and the SHA-256 of the
@@ -14,7 +14,7 @@
 // lookup refuses it), an access token's the tenant and API token it names
 // (its signature and expiry are checked on every request, locally).
 import { Precondition } from "../db/client";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { toHex } from "../lib/crypto";
 import { isUuid } from "../lib/ids";
 

@@ -5,7 +5,7 @@ import { ApiError } from "../lib/errors";
 import { sha256, timingSafeEqual } from "../lib/crypto";
 import { isCleanText } from "../lib/input-guard";
 import type { Database, Precondition, Sql } from "../db/client";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { verifyAccessToken } from "./jwt";
 import { permissionsAt } from "../access/permissions";
 import { accessTokenKey, cachedCaller, callerGuard, forgetCaller, patKey, rememberCaller } from "./caller-cache";

@@ -1,8 +1,8 @@
 // /auth/*: token exchange (unauthenticated) and PAT minting.
 import type { Context } from "hono";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
-import type { HonoEnv } from "../env";
-import { route } from "../lib/route";
+import type { HonoEnv } from "../gateway/env";
+import { route } from "../gateway/route";
 import { jsonBody } from "../lib/body";
 import type { JsonSchema } from "../lib/validate";
 import { mintTokenOperation } from "../access/mint-token";
@@ -10,7 +10,7 @@ import { CLIENT_CHALLENGE, unauthorized, verifyPat } from "./credentials";
 import { basicClient, checkBodyBesideBasic, type ClientCredentials } from "./client-auth";
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
 import { tokenRequest, bodyClientRequest } from "./schemas";
-import { noAuth } from "../lib/route-auth";
+import { noAuth } from "../gateway/route-auth";
 
 /** The body as JSON or form-encoded, checked against `schema`, as the route declaration would read a declared body. */
 const readTokenRequest = <T>(c: Context<HonoEnv>, schema: JSONSchema) => jsonBody<T>(c, schema as JsonSchema, true);

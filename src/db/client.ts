@@ -6,13 +6,13 @@
 // tenant read) goes over the driver's HTTP mode instead: one request per
 // statement or per non-interactive transaction, on the runtime's warm
 // connection, so one round trip and no handshake.
-import { EntityAccess } from "../entity/access";
+import { EntityAccess } from "./entity-access";
 import { Client, neon, neonConfig, types, type Connection, type NeonQueryFunction, type Query, type QueryResult } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
-import { CompiledStatement } from "../entity/query/params";
+import { CompiledStatement } from "./params";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
-import { pgTimestamptzToIso, TIMESTAMPTZ_OID } from "./timestamps";
+import { pgTimestamptzToIso, TIMESTAMPTZ_OID } from "../lib/timestamps";
 
 export type Db = NeonDatabase & { $client: Client };
 
@@ -602,7 +602,7 @@ export class Database {
 /** A tenant-bound handle: the only database access routes and services get. */
 export interface TenantDb {
   readonly tenantId: string;
-  /** Which entity rows the caller may read and change (entity/access.ts). */
+  /** Which entity rows the caller may read and change (db/entity-access.ts). */
   readonly access: EntityAccess;
   /** A transaction as app_tenant: row-level security confines every statement to the tenant. */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;

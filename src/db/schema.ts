@@ -21,7 +21,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { pgTimestamptzToIso } from "./timestamps";
+import { pgTimestamptzToIso } from "../lib/timestamps";
 
 export const appTenant = pgRole("app_tenant").existing();
 
@@ -49,7 +49,7 @@ const sharedReadPolicies = (table: string, visible: ReturnType<typeof sql>) => [
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 
-/** timestamptz read as an RFC 3339 string with microseconds (db/timestamps.ts). */
+/** timestamptz read as an RFC 3339 string with microseconds (lib/timestamps.ts). */
 const timestamptz = customType<{ data: string; driverData: string }>({
   dataType: () => "timestamp with time zone",
   fromDriver: pgTimestamptzToIso,

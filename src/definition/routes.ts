@@ -1,7 +1,7 @@
 // /definition/workflows and /definition/jobs. The fixed paths (`schema`,
 // `validate`) are declared before `/definition/workflows/:id`, which would
 // otherwise take them as ids.
-import { route } from "../lib/route";
+import { route } from "../gateway/route";
 import { dataEnvelope, deleted, freeFormObject, listEnvelope, paginationQuery, schemaComponents } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { JOB_LANGUAGE_SCHEMA, WORKFLOW_LANGUAGE_SCHEMA } from "./language/workflow-schema";

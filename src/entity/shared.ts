@@ -2,8 +2,8 @@
 // owner path (which runs without row-level security, so it states the share
 // clauses itself; they match the policies of migrations/0006).
 import type { TenantReader } from "../db/client";
-import type { ReadScope } from "./access";
-import { compiled } from "./query/params";
+import type { ReadScope } from "../db/entity-access";
+import { compiled } from "../db/params";
 
 /** The owner path or a tenant transaction: both run compiled statements. */
 type Runner = Pick<TenantReader, "run" | "tenantId">;

@@ -7,10 +7,10 @@
 import type { Database } from "../db/client";
 import { isUuid } from "../lib/ids";
 import { log } from "../lib/logger";
-import { isoTimestampSql } from "../db/timestamps";
+import { isoTimestampSql } from "../lib/timestamps";
 import type { RunRef } from "../workflows/runs/orchestrator";
 import { startEventRuns, type CandidateTrigger, type ClaimedEvent } from "../workflows/triggers/events";
-import { publishEvents, type EventPointerMessage } from "./outbox";
+import { publishEvents, type EventPointerMessage } from "../db/outbox";
 
 /**
  * Claims a message's events and starts the workflow runs they fire, in one

@@ -1,5 +1,5 @@
 // /event/events: the entity event records, read-only, newest last, keyset-paged.
-import { route } from "../lib/route";
+import { route } from "../gateway/route";
 import { uuidSchema } from "../lib/schemas";
 import { listEvents } from "./service";
 import { eventItem } from "./schemas";

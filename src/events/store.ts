@@ -1,7 +1,7 @@
 // Reading the event records: one page of a tenant's events with their type
 // name and delivery time, oldest first.
 import type { Sql } from "../db/client";
-import type { EventAction } from "./outbox";
+import type { EventAction } from "../db/outbox";
 
 export interface EventFilter {
   entity_id?: string;

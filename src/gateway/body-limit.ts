@@ -4,7 +4,7 @@
 // thrown away before the response goes out.
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../lib/errors";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "./env";
 
 const MiB = 1024 * 1024;
 

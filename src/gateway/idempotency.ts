@@ -3,7 +3,7 @@
 import type { Context, Next } from "hono";
 import { ApiError } from "../lib/errors";
 import { sha256Hex } from "../lib/crypto";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "./env";
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 // A record still marked in progress after this long belongs to a request that

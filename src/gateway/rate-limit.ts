@@ -2,7 +2,7 @@
 // the RateLimits interface (one Durable Object per budget behind it).
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../lib/errors";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "./env";
 
 /** Spends one unit of the budget `<scope>:<key>`: 429 TOO_MANY_REQUESTS once it is spent. */
 export async function enforce(c: Parameters<MiddlewareHandler<HonoEnv>>[0], scope: "ip" | "identity", key: string, limit: number) {

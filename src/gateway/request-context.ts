@@ -1,15 +1,15 @@
 // First in the chain: the request context, built once per request, and one
 // structured log line per request once the response is known.
-import { EntityAccess } from "../entity/access";
+import { EntityAccess } from "../db/entity-access";
 import type { MiddlewareHandler } from "hono";
 import { Database, tenantDb, type TenantDb } from "../db/client";
-import { readConfig, type Config, type HonoEnv } from "../env";
-import { publishEvents } from "../events/outbox";
+import { readConfig, type Config, type HonoEnv } from "./env";
+import { publishEvents } from "../db/outbox";
 import { FileStore } from "../lib/files/object-store";
 import { createLogger, type Logger } from "../lib/logger";
 import { DurableRateLimits } from "../lib/ratelimit/do-client";
 import type { RateLimits } from "../lib/ratelimit/interface";
-import type { Principal } from "./principal";
+import type { Principal } from "../lib/principal";
 import { systemClock, type Clock } from "../lib/clock";
 
 /**
@@ -84,7 +84,7 @@ export class RequestContext {
   }
 }
 
-/** `readsOnly(method, path)`: the route reached only reads, over HTTP (lib/route.ts `readsOnly`). */
+/** `readsOnly(method, path)`: the route reached only reads, over HTTP (gateway/route.ts `readsOnly`). */
 export const requestContext =
   (readsOnly: (method: string, path: string) => boolean): MiddlewareHandler<HonoEnv> =>
   async (c, next) => {

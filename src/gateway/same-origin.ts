@@ -6,7 +6,7 @@
 // routes. So such a route takes only application/json and refuses an Origin
 // other than the service's own, before the credentials are read.
 import type { Context, MiddlewareHandler } from "hono";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "./env";
 import { ApiError } from "../lib/errors";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;

@@ -1,8 +1,8 @@
 // GET /healthz: unauthenticated; says whether the database answers.
-import { route } from "../lib/route";
+import { route } from "../gateway/route";
 import { ApiError } from "../lib/errors";
 import { dataEnvelope } from "../lib/schemas";
-import { noAuth } from "../lib/route-auth";
+import { noAuth } from "../gateway/route-auth";
 
 export const healthRoutes = [
   route({

@@ -1,6 +1,6 @@
 // Builds the OpenAPI 3.1 document from the same route declarations that validate requests.
 import { ERROR_STATUS } from "../lib/errors";
-import type { RouteSpec } from "../lib/route";
+import type { RouteSpec } from "../gateway/route";
 import { errorEnvelope } from "../lib/schemas";
 import { exampleOf } from "./examples";
 

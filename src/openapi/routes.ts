@@ -1,9 +1,9 @@
 // GET /openapi.json: the document, declared as a route like any other so that
 // it describes itself.
-import { route, type RouteSpec } from "../lib/route";
+import { route, type RouteSpec } from "../gateway/route";
 import { freeFormObject } from "../lib/schemas";
 import { buildOpenApi } from "./document";
-import { noAuth } from "../lib/route-auth";
+import { noAuth } from "../gateway/route-auth";
 
 const documentSchema = {
   type: "object",

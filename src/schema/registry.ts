@@ -8,7 +8,7 @@ import { isUuid } from "../lib/ids";
 import { offsetOf, paginated, type Page } from "../lib/pagination";
 import { check, validationFailed, type JsonSchema } from "../lib/validate";
 import { schemaProblems } from "./schema-check";
-import { SHARED } from "../entity/entities/rows";
+import { SHARED } from "../lib/shared-marker";
 
 const columns = { id: schemas.id, name: schemas.name, version: schemas.version, schema: schemas.schema, created_at: schemas.createdAt };
 

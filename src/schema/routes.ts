@@ -1,5 +1,5 @@
 // /schema/*: registered JSON schemas and validation.
-import { route } from "../lib/route";
+import { route } from "../gateway/route";
 import { dataEnvelope, listEnvelope, paginationQuery } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { getSchema, listSchemas, registerSchema, validateAgainst } from "./registry";

@@ -13,7 +13,7 @@
 import type { Database, TenantDb } from "../db/client";
 import { visibleJobs } from "../definition/jobs";
 import { WAITING_ACTIONS, type ActionName, type JobDocument } from "../definition/language/workflow-schema";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import type { Clock } from "../lib/clock";
 import { errorValue, type ErrorValue } from "../lib/errors";
 import type { AuthProfile } from "../lib/outbound/profile-schema";

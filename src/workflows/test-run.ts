@@ -7,7 +7,7 @@
 // cron, a disabled one) can be simulated by the input it would carry.
 import type { FromSchema } from "json-schema-to-ts";
 import type { TenantDb } from "../db/client";
-import type { Principal } from "../gateway/principal";
+import type { Principal } from "../lib/principal";
 import { ApiError, notFound } from "../lib/errors";
 import { mergeEnv, type Env } from "../lib/env-merge";
 import type { testRunBody } from "../definition/schemas";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { allowsApp, requireApp } from "../../src/access/app-access";
 import { foldGrants, type GrantRow } from "../../src/access/permissions";
-import { holdsPermission, permissionStrings } from "../../src/gateway/principal";
+import { holdsPermission, permissionStrings } from "../../src/lib/principal";
 import { ApiError } from "../../src/lib/errors";
 
 const A = "5b1f3c0e-0a4e-4c43-9a52-0c1d1e7d0001";

@@ -3,7 +3,7 @@ import { env } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import { Database, tenantDb } from "../../src/db/client";
 import { policyPrincipal } from "../../src/access/policy-principal";
-import { hasPermission } from "../../src/gateway/principal";
+import { hasPermission } from "../../src/lib/principal";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";
 

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Database, pgCode } from "../../src/db/client";
-import { compiled } from "../../src/entity/query/params";
+import { compiled } from "../../src/db/params";
 import { call, createTenant, type TenantCreds } from "../support/api";
 
 /** The twin names its backends so (scripts/lib/ws-bridge.mjs): which transport a statement took. */

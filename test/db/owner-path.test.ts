@@ -7,7 +7,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
-import { compiled } from "../../src/entity/query/params";
+import { compiled } from "../../src/db/params";
 import { call, createTenant, type TenantCreds } from "../support/api";
 import { createProductType } from "../support/entities";
 

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
-import { compiled } from "../../src/entity/query/params";
+import { compiled } from "../../src/db/params";
 import { ApiError } from "../../src/lib/errors";
 import { call, createTenant, expectError, systemQuery, withSystemDb } from "../support/api";
 import { createEntity, createProductType } from "../support/entities";

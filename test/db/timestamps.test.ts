@@ -1,6 +1,6 @@
 // The API's one timestamp form, from each of its three producers.
 import { describe, expect, it } from "vitest";
-import { isoTimestamp, pgTimestamptzToIso } from "../../src/db/timestamps";
+import { isoTimestamp, pgTimestamptzToIso } from "../../src/lib/timestamps";
 
 describe("isoTimestamp", () => {
   it("prints UTC with the fraction's trailing zeros trimmed, and no fraction on a whole second", () => {

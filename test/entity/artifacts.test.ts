@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { expireAbandonedUploads } from "../../src/cron/tick";
 import { Database } from "../../src/db/client";
-import { signLink } from "../../src/lib/files/capability";
+import { signLink } from "../../src/gateway/capability";
 import { encryptedLength } from "../../src/lib/files/crypto-stream";
 import { sha256Hex } from "../../src/lib/crypto";
 import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";

@@ -1,7 +1,7 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { signLink } from "../../src/lib/files/capability";
+import { signLink } from "../../src/gateway/capability";
 import { encryptedLength } from "../../src/lib/files/crypto-stream";
 import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";
 import { contains, fetchUrl, firstDifference, KiB, MiB, randomData, secondsFromNow, streamOf, tokenWith } from "./files-support";

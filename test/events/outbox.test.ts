@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { BASE, call, createTenant, expectError, systemQuery } from "../support/api";
 import { REDELIVERY_GRACE_SECONDS } from "../../src/events/delivery";
-import type { EventPointerMessage } from "../../src/events/outbox";
+import type { EventPointerMessage } from "../../src/db/outbox";
 import { createEntity, createProductType, createType, eventsOf } from "../support/entities";
 
 interface EventView {

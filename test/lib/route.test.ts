@@ -4,7 +4,7 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { declaredBodyLimit } from "../../src/app";
 import { Database } from "../../src/db/client";
-import { readConfig } from "../../src/env";
+import { readConfig } from "../../src/gateway/env";
 import { RequestContext } from "../../src/gateway/request-context";
 import { createLogger } from "../../src/lib/logger";
 import { uuidSchema } from "../../src/lib/schemas";

@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
 import { desiredIndexes } from "../../src/entity/indexed-attributes";
-import { compiled } from "../../src/entity/query/params";
+import { compiled } from "../../src/db/params";
 import { planQuery, type QueryInput } from "../../src/entity/query/service";
 import { call, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { createType } from "../support/entities";

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/lib/errors";
 import { compileFilter, newCompilation, relatedTypeNames } from "../../src/entity/query/filter";
 import type { QueryType } from "../../src/entity/query/operands";
-import { Params } from "../../src/entity/query/params";
+import { Params } from "../../src/db/params";
 import { orderKeys, sortPathAt } from "../../src/entity/query/sort";
-import type { ReadScope } from "../../src/entity/access";
+import type { ReadScope } from "../../src/db/entity-access";
 
 const TENANT = "11111111-1111-4111-8111-111111111111";
 const item: QueryType = {

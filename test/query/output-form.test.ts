@@ -4,7 +4,7 @@
 // trimmed, none on a whole second), whoever builds the answer.
 import { env, SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { signLink } from "../../src/lib/files/capability";
+import { signLink } from "../../src/gateway/capability";
 import { BASE, call, createTenant, expectError, systemQuery, type TenantCreds } from "../support/api";
 import { createEntity, createType } from "../support/entities";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { Database } from "../../src/db/client";
 import { claimDelivery, consumeEvents } from "../../src/events/delivery";
-import type { EventPointerMessage } from "../../src/events/outbox";
+import type { EventPointerMessage } from "../../src/db/outbox";
 import { attributeFilterProblems, eventInput, startEventRuns, type Claim } from "../../src/workflows/triggers/events";
 import { BASE, createTenant, systemQuery, type TenantCreds } from "../support/api";
 import { createProductType } from "../support/entities";

@@ -2,7 +2,7 @@
 // object's clock and fire its alarm.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { WorkflowRun } from "../../durable-objects/workflow-run";
-import { isoTimestamp } from "../../src/db/timestamps";
+import { isoTimestamp } from "../../src/lib/timestamps";
 import { kickRuns, runObject } from "../../src/workflows/runs/run-client";
 import { insertRuns } from "../../src/workflows/runs/start";
 import { call, systemQuery, withSystemDb, type TenantCreds } from "../support/api";

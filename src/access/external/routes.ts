@@ -3,9 +3,9 @@
 // stored and answered; the app sessions it will end do not exist yet.
 import type { Context } from "hono";
 import type { FromSchema } from "json-schema-to-ts";
-import type { HonoEnv } from "../../env";
+import type { HonoEnv } from "../../gateway/env";
 import { readJson } from "../../lib/body";
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope, listEnvelope, paginationQuery } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { validate, validationFailed } from "../../lib/validate";

@@ -1,5 +1,5 @@
 // /access/manifests: the shares each app spec's `shares` block provisions.
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { listManifests } from "./store";

@@ -1,6 +1,6 @@
 // /access/secrets: values go in, never come out. The resolver
 // (resolver.ts) is the only reader of a value.
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope, deleted, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { validationFailed } from "../../lib/validate";

@@ -1,5 +1,5 @@
 // /access/shares: which of the tenant's resources other tenants may read.
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope, deleted, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { createShare, deleteShare, getShare, listOutgoing, listReceived } from "./store";

@@ -1,6 +1,6 @@
 // GET /apps/components: every named catalogue, for host kits and authors.
-import { route } from "../../lib/route";
-import { noAuth } from "../../lib/route-auth";
+import { route } from "../../gateway/route";
+import { noAuth } from "../../gateway/route-auth";
 import { CATALOGUES } from "./catalogue";
 
 const schemaObject = { type: "object", description: "A JSON Schema", additionalProperties: true } as const;

@@ -5,8 +5,8 @@
 // its own. `v1` names the API: a change that breaks a host gets `v2`, so the
 // module may be cached for a year; a page on any origin may import it (a
 // module script is fetched with CORS), and it carries nothing private.
-import { route } from "../../lib/route";
-import { noAuth } from "../../lib/route-auth";
+import { route } from "../../gateway/route";
+import { noAuth } from "../../gateway/route-auth";
 import source from "../../../host/dist/v1.txt";
 
 const HEADERS = {

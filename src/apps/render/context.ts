@@ -6,7 +6,7 @@
 import { and, eq, isNull, or, type SQL } from "drizzle-orm";
 import { secrets } from "../../db/schema";
 import { resolveSecretReferences, type SecretOwners } from "../../access/secrets/env-secrets";
-import { permissionStrings } from "../../gateway/principal";
+import { permissionStrings } from "../../lib/principal";
 import type { AppInstance } from "../activation";
 import { effectiveConfig, mergePatch, type ConfigObject } from "../config/merge";
 import { integrationRow } from "../integrations";

@@ -5,7 +5,7 @@
 // shapes only, so each is built and tested on its own; a deadline that
 // passed is one error class whichever part noticed it.
 import type { ConfinedServices } from "../../access/confined-services";
-import type { Principal } from "../../gateway/principal";
+import type { Principal } from "../../lib/principal";
 import type { Clock } from "../../lib/clock";
 import type { OutboundEnv } from "../../lib/outbound/types";
 import type { TokenCacheEnv } from "../../lib/outbound/token-cache-client";

@@ -3,7 +3,7 @@
 // checked before the body is read (the renderHost strategy); the app user
 // then gets its own rate-limit budget per integration.
 import { enforce } from "../../gateway/rate-limit";
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { base64url, randomBytes } from "../../lib/crypto";
 import { dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { previewedSpec, previewForAuthor, renderForHost, type PreviewBody } from "./answer";

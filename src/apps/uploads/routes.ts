@@ -1,8 +1,8 @@
 // POST /apps/upload/{integrationId}/{uploadId}: where a provider's upload
 // widget posts a file to a slot a render minted (docs/apps.md, Uploads).
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { binarySchema, uuidSchema } from "../../lib/schemas";
-import { capabilityQuery } from "../../lib/files/capability";
+import { capabilityQuery } from "../../gateway/capability";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { receiveUpload, uploadErrorAnswer, uploadLink, UPLOAD_BODY_LIMIT } from "./receive";
 import { defaultUploadBody, defaultUploadErrorBody } from "./schemas";

@@ -5,12 +5,12 @@
 // preview reads it back as a download link.
 import type { Database, Sql, TenantDb } from "../../db/client";
 import { tenantDb } from "../../db/client";
-import { isoTimestamp } from "../../db/timestamps";
+import { isoTimestamp } from "../../lib/timestamps";
 import { ACCEPT_EXTENSION, ACCEPT_MIME, MAX_UPLOAD_BYTES, UPLOAD_TTL, UPLOAD_TYPES, type SpecDocument } from "../../definition/language/spec-schema";
 import { TEMP_FILE_LIFETIME_HOURS, tempFileDownloadUrl } from "../../entity/temp-files/service";
 import type { Clock } from "../../lib/clock";
 import { ApiError } from "../../lib/errors";
-import { expiresIn, signLink } from "../../lib/files/capability";
+import { expiresIn, signLink } from "../../gateway/capability";
 import { isUuid } from "../../lib/ids";
 import { checkAll } from "../../lib/validate";
 import type { RenderIdentity } from "../render/contracts";

@@ -1,7 +1,7 @@
 // /definition/specs: app specs, their versions, validation without saving and
 // the document's JSON Schema. The fixed paths (`schema`, `validate`) are
 // declared before `/definition/specs/:id`, which would otherwise take them as ids.
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope, deleted, listEnvelope, paginationQuery, schemaComponents } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { SPEC_DOCUMENT_SCHEMA } from "../language/spec-schema";

@@ -12,7 +12,7 @@ import { ApiError, notFound } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { capLines } from "../../lib/validate";
-import { SHARED } from "../../entity/entities/rows";
+import { SHARED } from "../../lib/shared-marker";
 import { existingTenants, manifestShares, reconcileManifests, resolveOwnResource } from "../../access/manifests/store";
 import { specProblems, type SpecProblems } from "../checks/spec";
 import { refused } from "../checks/layers";

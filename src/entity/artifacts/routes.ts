@@ -1,11 +1,11 @@
 // /entity/entities/{id}/artifacts (docs/api.md, Artifacts), and the two capability
 // routes its links point at: PUT /entity/uploads/{versionId} (the upload URL)
 // and GET /entity/downloads/{versionId} (the download link). Those two carry
-// no credentials; the signed link is the credential (files/capability.ts).
+// no credentials; the signed link is the credential (gateway/capability.ts).
 import { pageOf } from "../../lib/pagination";
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { binarySchema, dataEnvelope, deleted, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
-import { capability, capabilityQuery } from "../../lib/files/capability";
+import { capability, capabilityQuery } from "../../gateway/capability";
 import { attachment, fileResponse, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { artifactVersionSchema, linkSchema } from "../../lib/files/schemas";

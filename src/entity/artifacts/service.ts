@@ -6,11 +6,11 @@
 // Writes lock the entity row, which serialises them per entity and against a
 // merge moving the artifacts away.
 import { refuseShared } from "../entities/service";
-import type { EntityAccess } from "../access";
+import type { EntityAccess } from "../../db/entity-access";
 import type { Database, Sql, TenantDb } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
-import { expiresIn, signLink, type Link } from "../../lib/files/capability";
+import { expiresIn, signLink, type Link } from "../../gateway/capability";
 import { artifactStorageKey, fileTooLarge, MAX_FILE_BYTES, type FileStore, type Upload } from "../../lib/files/object-store";
 import type { Clock } from "../../lib/clock";
 import type { FromSchema } from "json-schema-to-ts";

@@ -4,11 +4,11 @@
 // response as they come, so memory stays flat whatever the row count.
 import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
 import { TypeReader } from "../entity-types/cache";
-import type { ReadScope } from "../access";
+import type { ReadScope } from "../../db/entity-access";
 import { valueAt } from "../entities/identifier-key";
 import { relatedTypeNames } from "../query/filter";
 import type { QueryType } from "../query/operands";
-import { compiled, Params } from "../query/params";
+import { compiled, Params } from "../../db/params";
 import { applyTrigramThreshold, compileQuery, pageStatement, readTypes } from "../query/service";
 import type { EntityType } from "../entity-types/store";
 import { attributeColumns, columnOf, csvLine, schemaColumns, type Column } from "./columns";

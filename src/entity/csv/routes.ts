@@ -1,5 +1,5 @@
 // POST /entity/entities/import and /entity/entities/export (docs/api.md, Entities)
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope } from "../../lib/schemas";
 import { UPSERT_BODY_LIMIT } from "../upsert/schemas";
 import { upsertResult } from "../upsert/schemas";

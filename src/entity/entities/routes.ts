@@ -1,5 +1,5 @@
 // /entity/entities (docs/api.md, Entities), except upsert, import and export.
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope, exactlyOneOf, freeFormObject, listEnvelope, paginationQuery, softDeleted, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { validate, validationFailed } from "../../lib/validate";

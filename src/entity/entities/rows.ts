@@ -1,4 +1,6 @@
 // Entity rows as SQL returns them, and their API shape (docs/api.md, Entities).
+import { SHARED } from "../../lib/shared-marker";
+
 export interface EntityRow {
   id: string;
   name: string;
@@ -13,9 +15,6 @@ export interface EntityRow {
 
 /** The select list that yields an EntityRow from `entities e JOIN entity_types t`. */
 export const ENTITY_COLUMNS = `e.id, e.name, e.type_id, t.name AS type_name, e.attributes, e.identifier_key, e.created_at, e.updated_at, e.deleted_at`;
-
-/** How a row another tenant shares with the caller's is marked; the caller's own rows carry no `source_type`. */
-export const SHARED = { source_type: "shared" } as const;
 
 export interface RelationshipEntry {
   rule: { id: string; name: string };

@@ -6,10 +6,10 @@ import { pgCode } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { check, validationFailed } from "../../lib/validate";
-import { entitySnapshot, recordEvents, type NewEvent } from "../../events/outbox";
+import { entitySnapshot, recordEvents, type NewEvent } from "../../db/outbox";
 import { findType, requireActiveType, requireType, type EntityType } from "../entity-types/store";
-import { confineRow, type EntityAction } from "../access";
-import { Params } from "../query/params";
+import { confineRow, type EntityAction } from "../../db/entity-access";
+import { Params } from "../../db/params";
 import { resolveShared, sharesFrom } from "../shared";
 import { loadRelationships, type IncludeSpec } from "../relationships/include";
 import { identifierKey } from "./identifier-key";
@@ -72,7 +72,7 @@ export async function refuseShared(tenant: TenantDb, ids: string[]): Promise<voi
   if (rows.length) throw new ApiError("FORBIDDEN", `Entity ${rows[0].id} is shared with this tenant read-only`, { entity_id: rows[0].id });
 }
 
-/** The caller's own live rows among `ids`, each checked for `action` (entity/access.ts). */
+/** The caller's own live rows among `ids`, each checked for `action` (db/entity-access.ts). */
 async function requireRows(tenant: TenantDb, sql: Sql, ids: string[], action: EntityAction): Promise<void> {
   const { rows } = await sql.query<{ id: string; type_name: string }>(
     "SELECT e.id, t.name AS type_name FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL",

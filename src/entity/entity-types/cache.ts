@@ -5,7 +5,7 @@
 // current versions in its own snapshot (query/service.ts), and a query that
 // finds one changed is planned again from types read afresh.
 import { assertTenantRows, type TenantReader } from "../../db/client";
-import { compiled } from "../query/params";
+import { compiled } from "../../db/params";
 import type { TypeConfig } from "./config";
 import type { EntityType } from "./store";
 

@@ -1,5 +1,5 @@
 // /entity/entity-types
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope, listEnvelope, paginationQuery, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { activateType, createType, getType, listTypes, patchType } from "./service";

@@ -1,6 +1,6 @@
 // /entity/graphql (docs/api.md, GraphQL): the tenant's
 // entities through GraphQL, answered by the REST query engine (resolvers.ts).
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { tenantSchema } from "./catalog";
 import { executeGraphql } from "./execute";
 import { formattedError } from "./schemas";

@@ -6,10 +6,10 @@
 import type { TenantDb } from "../../db/client";
 import { validationFailed } from "../../lib/validate";
 import { TypeReader } from "../entity-types/cache";
-import { confineRow } from "../access";
+import { confineRow } from "../../db/entity-access";
 import { compileFilter, newCompilation, relatedTypeNames } from "./filter";
 import { indexedAttribute, operandOf } from "./operands";
-import { compiled, Params } from "./params";
+import { compiled, Params } from "../../db/params";
 import { applyTrigramThreshold, readTypes } from "./service";
 
 export interface DistinctInput {

@@ -11,8 +11,8 @@
 import { isUuid } from "../../lib/ids";
 import { validationFailed } from "../../lib/validate";
 import { operandOf, type Operand, type QueryType } from "./operands";
-import type { Params } from "./params";
-import { confineRow, unreadable, type ReadScope } from "../access";
+import type { Params } from "../../db/params";
+import { confineRow, unreadable, type ReadScope } from "../../db/entity-access";
 import { noType } from "./warnings";
 import { isObject } from "../../lib/is-object";
 
@@ -44,7 +44,7 @@ export interface Compilation {
    * they read is confined to the tenant by this parameter.
    */
   readonly tenant: string;
-  /** The rows the caller may read (entity/access.ts); every entity row the statement reaches is confined to it. */
+  /** The rows the caller may read (db/entity-access.ts); every entity row the statement reaches is confined to it. */
   readonly scope: ReadScope;
   /** Types by name, for relationship paths; missing names match nothing. */
   typeByName(name: string): QueryType | undefined;

@@ -1,5 +1,5 @@
 // /entity/query-graph (docs/query.md, query-graph)
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { runGraphQuery, type GraphQueryInput } from "./graph";
 import { graphBody, graphAnswer } from "./schemas";
 

@@ -4,7 +4,7 @@
 import { valueExpr, type IndexedAttribute, type IndexedType } from "../indexed-attributes";
 import { schemasAt } from "../schema-paths";
 import type { Compilation } from "./filter";
-import type { Params } from "./params";
+import type { Params } from "../../db/params";
 
 /** The slice of an entity type the compiler needs. */
 export interface QueryType {

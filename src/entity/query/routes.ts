@@ -1,5 +1,5 @@
 // /entity/query (docs/query.md)
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { TYPE_NAME } from "../entity-types/schemas";
 import { distinctValues } from "./distinct";
 import { objectWithRaw } from "../../lib/raw-json";

@@ -2,7 +2,7 @@
 // the page (filter, distinct_on, order, keyset or offset), one for the count
 // when asked, one per include entry.
 import { assertTenantRows, type TenantDb, type TenantReader } from "../../db/client";
-import { isoTimestampSql } from "../../db/timestamps";
+import { isoTimestampSql } from "../../lib/timestamps";
 import { notFound } from "../../lib/errors";
 import { decodeCursor } from "../../lib/cursor";
 import { keysetPaging, offsetOf, pageOf, paginationOf, type Pagination } from "../../lib/pagination";
@@ -13,11 +13,11 @@ import { LIST_MAX_RELATIONSHIPS } from "../entities/service";
 import { forgetTypes, TypeReader } from "../entity-types/cache";
 import type { EntityType } from "../entity-types/store";
 import { INCLUDE_FIRST_PARAM, loadRelationships, type IncludeSpec } from "../relationships/include";
-import { confineRow, unreadable, type ReadScope } from "../access";
+import { confineRow, unreadable, type ReadScope } from "../../db/entity-access";
 import { knownShared, readerFor, resolveShared } from "../shared";
 import { compileFilter, newCompilation, relatedTypeNames, type Compilation } from "./filter";
 import type { QueryType } from "./operands";
-import { compiled, Params } from "./params";
+import { compiled, Params } from "../../db/params";
 import { after, orderBy, orderKeys, sortPathAt, type OrderKey, type SortEntry } from "./sort";
 import { noType, warningsField } from "./warnings";
 import type { FromSchema } from "json-schema-to-ts";

@@ -4,7 +4,7 @@
 import { validationFailed } from "../../lib/validate";
 import { sortKeyOf, type QueryType } from "./operands";
 import type { Compilation } from "./filter";
-import type { Params } from "./params";
+import type { Params } from "../../db/params";
 
 export interface SortEntry {
   path: string[];

@@ -3,9 +3,10 @@
 // either direction, live links and live related entities only, at most `limit`
 // per anchor entity, in one statement.
 import { assertTenantRows, type Sql } from "../../db/client";
-import { compiled, type CompiledStatement } from "../query/params";
-import { SHARED, type RelationshipEntry } from "../entities/rows";
-import type { ReadScope } from "../access";
+import { compiled, type CompiledStatement } from "../../db/params";
+import { SHARED } from "../../lib/shared-marker";
+import type { RelationshipEntry } from "../entities/rows";
+import type { ReadScope } from "../../db/entity-access";
 
 export interface IncludeSpec {
   /** Related type names; null means any. */
@@ -20,7 +21,7 @@ export interface IncludeSpec {
   where?: { sql: string; orderBy: string; params: unknown[] };
 }
 
-// $7..$10 confine the related rows to the caller's read scope (entity/access.ts).
+// $7..$10 confine the related rows to the caller's read scope (db/entity-access.ts).
 export const INCLUDE_FIRST_PARAM = 11;
 
 interface LinkRow {

@@ -1,5 +1,5 @@
 // /entity/relationship-rules and /entity/relationships
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope, listEnvelope, paginationQuery, softDeleted, uuidSchema } from "../../lib/schemas";
 import { pageOf } from "../../lib/pagination";
 import { TYPE_NAME } from "../entity-types/schemas";

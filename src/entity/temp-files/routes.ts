@@ -1,13 +1,13 @@
 // /entity/temp-files (docs/api.md, Temp files). GET …/download takes no
-// credentials: the signed link is its credential (files/capability.ts); a
+// credentials: the signed link is its credential (gateway/capability.ts); a
 // browser opens it, so it shows the safe types in place (linkedFileHeaders).
 import type { Context } from "hono";
-import type { HonoEnv } from "../../env";
+import type { HonoEnv } from "../../gateway/env";
 import { ApiError } from "../../lib/errors";
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { binarySchema, dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
-import { capability, capabilityQuery } from "../../lib/files/capability";
+import { capability, capabilityQuery } from "../../gateway/capability";
 import { fileResponse, fromHeaderText, headerText, linkedFileHeaders, rawUpload } from "../../lib/files/http";
 import { MAX_FILE_BYTES } from "../../lib/files/object-store";
 import { linkSchema } from "../../lib/files/schemas";

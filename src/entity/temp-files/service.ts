@@ -4,7 +4,7 @@
 import type { Database, TenantDb } from "../../db/client";
 import { notFound } from "../../lib/errors";
 import { validate } from "../../lib/validate";
-import { expiresIn, signLink, type Link } from "../../lib/files/capability";
+import { expiresIn, signLink, type Link } from "../../gateway/capability";
 import { tempFileStorageKey, type FileStore, type Upload } from "../../lib/files/object-store";
 import { recordedFileName } from "../../lib/files/names";
 import { contentTypeSchema, fileNameSchema } from "../../lib/files/schemas";

@@ -3,7 +3,7 @@
 // (the target type's key attributes) plus type name. All resolution is checked
 // before anything is written; the links are written after the entities, so a
 // target created by the same request resolves too.
-import type { EntityAccess } from "../access";
+import type { EntityAccess } from "../../db/entity-access";
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import type { EntityType } from "../entity-types/store";

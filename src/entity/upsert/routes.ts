@@ -1,5 +1,5 @@
 // POST /entity/entities/upsert
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { dataEnvelope } from "../../lib/schemas";
 import { rowSchema } from "./rows";
 import { upsertEntities, type UpsertInput } from "./service";

@@ -5,7 +5,7 @@
 // written.
 import type { Sql } from "../../db/client";
 import { ApiError, type PlainDetails } from "../../lib/errors";
-import { recordEvents, type NewEvent } from "../../events/outbox";
+import { recordEvents, type NewEvent } from "../../db/outbox";
 import { requireActiveType, type EntityType } from "../entity-types/store";
 import type { EntityDeps } from "../entities/service";
 import { absorb } from "../entities/merge";

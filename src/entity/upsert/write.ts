@@ -2,7 +2,7 @@
 // rows writes the entities, their events and the events' outbox rows
 // together (docs/api.md, `POST /entity/entities/upsert`).
 import type { Sql } from "../../db/client";
-import { isoTimestampSql } from "../../db/timestamps";
+import { isoTimestampSql } from "../../lib/timestamps";
 import type { EntityType } from "../entity-types/store";
 import type { PreparedRow } from "./rows";
 

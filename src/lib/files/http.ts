@@ -1,11 +1,10 @@
 // The HTTP side of file routes: raw request bodies in, byte streams out, and
 // the header encodings file names need.
 import type { Context } from "hono";
-import type { HonoEnv } from "../../env";
 import type { Upload } from "./object-store";
 
 /** The request's body as an upload; its length is known when Content-Length was sent. */
-export function rawUpload(c: Context<HonoEnv>): Upload {
+export function rawUpload(c: Context): Upload {
   const declared = c.req.header("Content-Length");
   const body = c.req.raw.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   return { body, length: declared === undefined ? undefined : Number(declared) };

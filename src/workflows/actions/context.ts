@@ -4,7 +4,7 @@
 // action may reach.
 import { tenantDb, type Database, type TenantDb } from "../../db/client";
 import type { AuthProfile } from "../../lib/outbound/profile-schema";
-import type { Principal } from "../../gateway/principal";
+import type { Principal } from "../../lib/principal";
 import { errorValue, type ErrorValue } from "../../lib/errors";
 import type { Redactor } from "../../lib/redact";
 import { policyPrincipal } from "../../access/policy-principal";

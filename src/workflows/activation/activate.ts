@@ -5,7 +5,7 @@
 // refused activation changes nothing. Repeating an activation changes
 // nothing either.
 import type { Sql, TenantDb } from "../../db/client";
-import type { Principal } from "../../gateway/principal";
+import type { Principal } from "../../lib/principal";
 import { ApiError, notFound } from "../../lib/errors";
 import { check, type JsonSchema } from "../../lib/validate";
 import { latestSchema } from "../../schema/registry";

@@ -3,7 +3,7 @@
 // catalog), for inline jobs and for the published jobs reference steps are
 // bound to, and the reference steps bound to no job.
 import type { Sql } from "../../db/client";
-import { holdsPermission, type Principal } from "../../gateway/principal";
+import { holdsPermission, type Principal } from "../../lib/principal";
 import { catalog } from "../actions/catalog";
 import type { ActionName } from "../../definition/language/workflow-schema";
 import { isObject } from "../../lib/is-object";

@@ -1,5 +1,5 @@
 // /workflows/*: activation, config, trigger toggles and direct dispatch.
-import { route, type RouteSpec } from "../../lib/route";
+import { route, type RouteSpec } from "../../gateway/route";
 import { dataEnvelope } from "../../lib/schemas";
 import { activateWorkflow, configureWorkflow, triggerView } from "./activate";
 import { setTriggerEnabled } from "./triggers";

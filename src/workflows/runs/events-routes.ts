@@ -3,7 +3,7 @@
 // recorded, then each status change as it is kept, until the run's end.
 import { streamSSE } from "hono/streaming";
 import { ApiError } from "../../lib/errors";
-import { route } from "../../lib/route";
+import { route } from "../../gateway/route";
 import { runClient } from "./run-client";
 import { decodeEvents, MAX_FOLLOWERS } from "./run-events";
 import { byId } from "./schemas";

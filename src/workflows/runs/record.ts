@@ -4,7 +4,7 @@
 // order written here; the stored documents (context, outputs, errors) keep
 // their storage order.
 import { RUN_STATUSES, STEP_STATUSES } from "../../db/schema";
-import { isoTimestampSql as ts } from "../../db/timestamps";
+import { isoTimestampSql as ts } from "../../lib/timestamps";
 import { freeFormObject, uuidSchema } from "../../lib/schemas";
 
 export type RunStatus = (typeof RUN_STATUSES)[number];

@@ -3,13 +3,13 @@
 import type { FromSchema } from "json-schema-to-ts";
 import type { Context } from "hono";
 import type { Sql, TenantDb } from "../../db/client";
-import type { HonoEnv } from "../../env";
+import type { HonoEnv } from "../../gateway/env";
 import { decodeCursor } from "../../lib/cursor";
 import { ApiError } from "../../lib/errors";
 import { log } from "../../lib/logger";
 import { isUuid } from "../../lib/ids";
 import { keysetPaging, offsetOf, pageOf, paginated, paginationOf } from "../../lib/pagination";
-import { route, type RouteSpec } from "../../lib/route";
+import { route, type RouteSpec } from "../../gateway/route";
 import { dataEnvelope, listEnvelope, paginationQuery, paginationSchema, uuidSchema } from "../../lib/schemas";
 import { validationFailed } from "../../lib/validate";
 import { runEventsRoute } from "./events-routes";

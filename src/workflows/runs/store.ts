@@ -3,7 +3,7 @@
 // racing on a run cannot both move it.
 import type { Sql } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
-import { isoTimestampSql as ts } from "../../db/timestamps";
+import { isoTimestampSql as ts } from "../../lib/timestamps";
 import { FINISHED_STATUSES, OPEN_STATUSES, runDetailSql, runRecordSql, type RunStatus } from "./record";
 import type { RunRow } from "./run-events";
 

@@ -3,7 +3,7 @@
 // Schedules are locked (FOR UPDATE SKIP LOCKED) for the batch, so two ticks
 // running at once never dispatch one schedule twice.
 import type { Database, Sql } from "../../db/client";
-import { isoTimestamp } from "../../db/timestamps";
+import { isoTimestamp } from "../../lib/timestamps";
 import { log } from "../../lib/logger";
 import type { RunRef } from "../runs/orchestrator";
 import { insertRuns, type NewRun } from "../runs/start";

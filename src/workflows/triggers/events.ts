@@ -8,10 +8,10 @@
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import { log } from "../../lib/logger";
-import { EntityAccess } from "../../entity/access";
+import { EntityAccess } from "../../db/entity-access";
 import { compileFilter, newCompilation } from "../../entity/query/filter";
 import type { QueryType } from "../../entity/query/operands";
-import { Params } from "../../entity/query/params";
+import { Params } from "../../db/params";
 import type { IndexedAttribute } from "../../entity/indexed-attributes";
 import { insertRuns, type NewRun } from "../runs/start";
 import { runFor, type FiringTrigger, type TriggerBlock } from "./fire";

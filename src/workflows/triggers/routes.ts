@@ -1,5 +1,5 @@
 // Webhook triggers: the public entry a sender calls, and the secret it signs with.
-import { route, type Method, type RouteSpec } from "../../lib/route";
+import { route, type Method, type RouteSpec } from "../../gateway/route";
 import { dataEnvelope, freeFormObject, uuidSchema } from "../../lib/schemas";
 import { rotateWebhookSecret } from "./webhook-secret";
 import { startWebhookRun, webhookSignature } from "./webhook";

@@ -4,7 +4,7 @@
 // version and its sealed secret) is found by one statement outside any
 // tenant, and the run is written by one statement after it.
 import type { Context } from "hono";
-import type { HonoEnv } from "../../env";
+import type { HonoEnv } from "../../gateway/env";
 import { enforce } from "../../gateway/rate-limit";
 import { parseJsonBody } from "../../lib/body";
 import { ApiError } from "../../lib/errors";
@@ -14,7 +14,7 @@ import { startRun } from "../runs/start";
 import { runFor, workflowReachable, type FiringTrigger, type TriggerBlock } from "./fire";
 import { verifySignature, type Verification } from "./webhook-signature";
 import { openWebhookSecret } from "./webhook-secret";
-import type { AuthStrategy } from "../../lib/route-auth";
+import type { AuthStrategy } from "../../gateway/route-auth";
 
 /** What a trigger's `webhook` block asks for, read from the activated definition. */
 interface WebhookConfig {

@@ -6,7 +6,7 @@
 // budget.
 import type { TenantDb } from "../../../db/client";
 import { policyPrincipal, userPrincipal } from "../../../access/policy-principal";
-import type { Principal } from "../../../gateway/principal";
+import type { Principal } from "../../../lib/principal";
 import type { RenderTarget } from "./target";
 
 /** The rate-limit and idempotency identity of an app user of an integration. */

@@ -13,7 +13,7 @@ import { tenantDb } from "../../../db/client";
 import type { Clock } from "../../../lib/clock";
 import type { Logger } from "../../../lib/logger";
 import { ApiError } from "../../../lib/errors";
-import type { AuthStrategy } from "../../../lib/route-auth";
+import type { AuthStrategy } from "../../../gateway/route-auth";
 import type { OutboundEnv } from "../../../lib/outbound/types";
 import type { RateLimits } from "../../../lib/ratelimit/interface";
 import type { RenderIdentity } from "../contracts";

@@ -5,7 +5,7 @@
 // CORS on every answer of the host's routes (hostCors).
 import type { MiddlewareHandler } from "hono";
 import type { Database } from "../../../db/client";
-import type { HonoEnv } from "../../../env";
+import type { HonoEnv } from "../../../gateway/env";
 import { ApiError } from "../../../lib/errors";
 import { isUuid } from "../../../lib/ids";
 import { loadTarget } from "./target";

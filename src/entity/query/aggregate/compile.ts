@@ -6,10 +6,10 @@
 // a parameter. Paging is keyset over the groups: the requested order, then
 // every group key not named, so the order is total.
 import { validationFailed } from "../../../lib/validate";
-import type { ReadScope } from "../../access";
+import type { ReadScope } from "../../../db/entity-access";
 import type { Compilation } from "../filter";
 import { operandOf, type Operand, type QueryType } from "../operands";
-import type { Params } from "../params";
+import type { Params } from "../../../db/params";
 import { compileQuery } from "../service";
 import { after, orderBy, type OrderKey } from "../sort";
 import type { FromSchema } from "json-schema-to-ts";

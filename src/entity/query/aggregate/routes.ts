@@ -1,5 +1,5 @@
 // POST /entity/query/aggregate (docs/query.md, Aggregates)
-import { route } from "../../../lib/route";
+import { route } from "../../../gateway/route";
 import { aggregateAnswer, aggregateBody } from "./schemas";
 import { aggregateGroups } from "./service";
 

@@ -9,7 +9,7 @@ import { validationFailed } from "../../../lib/validate";
 import { TypeReader } from "../../entity-types/cache";
 import type { QueryType } from "../operands";
 import { relatedTypeNames } from "../filter";
-import { compiled } from "../params";
+import { compiled } from "../../../db/params";
 import { applyTrigramThreshold, readTypes } from "../service";
 import { warningsField } from "../warnings";
 import { aggregateStatement, compileAggregate, type AggregateInput } from "./compile";

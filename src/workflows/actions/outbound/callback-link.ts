@@ -9,7 +9,7 @@
 import { base64url, fromBase64url, hmacSha256, timingSafeEqualText } from "../../../lib/crypto";
 import { ApiError } from "../../../lib/errors";
 import { isUuid } from "../../../lib/ids";
-import type { AuthStrategy } from "../../../lib/route-auth";
+import type { AuthStrategy } from "../../../gateway/route-auth";
 
 export const CALLBACK_PATH = "/workflows/callbacks";
 

@@ -3,7 +3,7 @@
 // run, the action and its attempt. The body (parsed JSON for a JSON content
 // type, else text) and the headers are handed to the run's object, which
 // executes the waiting action again with them.
-import { route } from "../../../lib/route";
+import { route } from "../../../gateway/route";
 import { dataEnvelope, freeFormObject } from "../../../lib/schemas";
 import { ApiError } from "../../../lib/errors";
 import { guardJson } from "../../../lib/input-guard";

@@ -1,4 +1,4 @@
-// Who is calling: resolved by authenticate.ts, read by every route.
+// Who is calling: resolved by auth/authenticate.ts, read by every route.
 
 /** A grant narrowed to the entities of one type (by name) or to one entity; only `entity` grants narrow. */
 /** A grant narrowed to part of its resource: entity grants to a type or an entity, app grants to an activation. */
@@ -41,7 +41,7 @@ export function holdsUnscoped(principal: Pick<Principal, "permissions">, resourc
 
 /**
  * Whether the route may run at all: an unnarrowed permission, or a narrowed
- * grant (the rows the route reaches are then confined, entity/access.ts).
+ * grant (the rows the route reaches are then confined, db/entity-access.ts).
  */
 export function hasPermission(principal: Pick<Principal, "permissions" | "scoped">, resource: string, action: string): boolean {
   return (

@@ -6,8 +6,8 @@
 // touches: roots, filters through relationships, includes, graph branches);
 // writes check the row or type they change.
 import { ApiError, notFound } from "../lib/errors";
-import { holdsUnscoped, type Principal } from "../gateway/principal";
-import type { Params } from "./query/params";
+import { holdsUnscoped, type Principal } from "../lib/principal";
+import type { Params } from "./params";
 
 export type EntityAction = "read" | "create" | "update" | "delete";
 

@@ -1,4 +1,4 @@
-// How a route knows who is calling, declared with the route (lib/route.ts).
+// How a route knows who is calling, declared with the route (gateway/route.ts).
 // Most routes take credentials (a PAT or an access token: the gateway's
 // authenticate middleware). The others prove themselves otherwise: a signed
 // capability link, a signed callback URL, a webhook's signature, an app
@@ -7,7 +7,7 @@
 // context, and hands the handler what it verified (`input.auth`), so no
 // handler repeats "no credentials, then verify, then bind the tenant".
 import type { Context } from "hono";
-import type { HonoEnv } from "../env";
+import type { HonoEnv } from "./env";
 
 /** How OpenAPI shows a strategy: the credential schemes it takes, or none. */
 export type AuthScheme = "credentials" | "capability" | "callback" | "signature" | "appHost" | "none";

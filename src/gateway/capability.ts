@@ -9,11 +9,11 @@
 // A missing, malformed or wrong signature and an expired link all answer 401
 // (as any credential malformed, expired or wrongly signed does), told apart by
 // `details.code` (docs/api.md, Signed links).
-import { isoTimestamp } from "../../db/timestamps";
-import { base64url, hmacSha256, timingSafeEqualText } from "../crypto";
-import { ApiError } from "../errors";
-import { isUuid } from "../ids";
-import type { AuthStrategy } from "../route-auth";
+import { isoTimestamp } from "../lib/timestamps";
+import { base64url, hmacSha256, timingSafeEqualText } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import type { AuthStrategy } from "./route-auth";
 
 export type Purpose = "artifact-upload" | "artifact-download" | "temp-file-download" | "app-upload";
 
@@ -40,7 +40,7 @@ async function sign(secret: string, purpose: Purpose, tenantId: string, resource
 
 export interface Link {
   url: string;
-  /** The API's timestamp form (db/timestamps.ts); links expire on whole seconds. */
+  /** The API's timestamp form (lib/timestamps.ts); links expire on whole seconds. */
   expires_at: string;
 }
 

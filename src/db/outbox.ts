@@ -1,7 +1,9 @@
 // Entity events (docs/api.md, Events). Written with their outbox rows in the entity
 // change's own transaction; after commit the ids go to the events Queue as
 // pointer messages, so a message stays small whatever the payloads weigh.
-import type { Sql } from "../db/client";
+// Beside the client: every area records in its own transaction, and the
+// request context (gateway/) publishes after commit.
+import type { Sql } from "./client";
 import { log, type Logger } from "../lib/logger";
 
 export type EventAction = "created" | "updated" | "deleted" | "merged";

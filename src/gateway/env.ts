@@ -1,6 +1,6 @@
 // The Worker's configuration, read and checked once per isolate from the bindings.
-import { DEFAULT_LIMITS, type StatementLimits } from "./db/client";
-import type { RequestContext } from "./gateway/request-context";
+import { DEFAULT_LIMITS, type StatementLimits } from "../db/client";
+import type { RequestContext } from "./request-context";
 
 export interface Config {
   rateLimitIp: number;

@@ -1,18 +1,12 @@
 // Declares an operation once: its path, permission, schemas and handler. The
-// same declaration mounts the Hono route, validates the request and feeds the
-// OpenAPI document, so the documented contract is the enforced one.
-import type { Context, Hono, MiddlewareHandler } from "hono";
+// same declaration mounts the Hono route (src/mount.ts), validates the request
+// and feeds the OpenAPI document, so the documented contract is the enforced
+// one.
+import type { Context } from "hono";
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
-import type { HonoEnv } from "../env";
-import { requirePermission, withCredentials } from "../gateway/authenticate";
-import { idempotency } from "../gateway/idempotency";
-import { jsonFromOwnOrigin } from "../gateway/same-origin";
-import { jsonBody, optionalJsonBody, queryParams } from "./body";
-import { pathParams } from "./ids";
-import { guardJson } from "./input-guard";
-import type { ApiError } from "./errors";
-import type { JsonSchema } from "./validate";
-import { credentials, type AuthStrategy } from "./route-auth";
+import type { HonoEnv } from "./env";
+import type { ApiError } from "../lib/errors";
+import type { AuthStrategy } from "./route-auth";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -142,31 +136,4 @@ export function routeTable(routes: RouteSpec[]) {
     find: (method: string, path: string): RouteSpec | undefined => entries.find((e) => e.method === method && e.re.test(path))?.spec,
     methods: (path: string): string[] => [...new Set(entries.filter((e) => e.re.test(path)).map((e) => e.method))],
   };
-}
-
-export function mount(app: Hono<HonoEnv>, routes: RouteSpec[]): void {
-  for (const spec of routes) {
-    const chain: MiddlewareHandler<HonoEnv>[] = [];
-    const strategy = spec.auth ?? credentials;
-    // Before the credentials: a cross-site post is refused before anything of the caller is read.
-    const before: MiddlewareHandler<HonoEnv>[] = spec.jsonFromOwnOrigin ? [jsonFromOwnOrigin] : [];
-    if (spec.permission) chain.push(requirePermission(...spec.permission));
-    if (spec.idempotent) chain.push(idempotency);
-    const handler = async (c: Context<HonoEnv>) => {
-      // Hono percent-decodes parameters, so `%00` arrives as NUL.
-      const params = c.req.param();
-      guardJson(params, { message: "Path parameters failed validation" });
-      if (spec.params) pathParams(spec.params, params);
-      const query = spec.query ? queryParams(c, spec.query as JsonSchema) : undefined;
-      const auth = await strategy.authenticate(c, { params, query });
-      const read = spec.bodyOptional ? optionalJsonBody : jsonBody;
-      const body = spec.body ? await read(c, spec.body as JsonSchema) : undefined;
-      return spec.handler(c, { params, body, query, auth });
-    };
-    // Credentials run around the rest, which runs again should a cached caller's guard be refused (gateway/authenticate.ts).
-    // A body documented by media type is the handler's stream to read (a JSON body is read once and kept by Hono).
-    if (strategy === credentials)
-      app.on([spec.method.toUpperCase()], [spec.path], ...before, withCredentials(chain, handler, { streamsBody: !!spec.documentedRequest?.content }));
-    else app.on([spec.method.toUpperCase()], [spec.path], ...before, ...chain, handler);
-  }
 }

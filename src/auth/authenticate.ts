@@ -12,11 +12,11 @@
 // uncached request would. docs/architecture.md, "Who is calling, and what it
 // costs".
 import type { Context, MiddlewareHandler } from "hono";
-import { authenticate as resolveCaller, type Caller } from "../auth/credentials";
+import { authenticate as resolveCaller, type Caller } from "./credentials";
 import { ApiError } from "../lib/errors";
-import type { HonoEnv } from "../env";
-import { hasPermission } from "./principal";
-import { enforce } from "./rate-limit";
+import type { HonoEnv } from "../gateway/env";
+import { hasPermission } from "../lib/principal";
+import { enforce } from "../gateway/rate-limit";
 
 type Handler = (c: Context<HonoEnv>) => Promise<Response> | Response;
 
