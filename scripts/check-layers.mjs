@@ -26,7 +26,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The foundations, bottom up, each with the folders below it that it may import besides its own. */
-const FOUNDATIONS = { lib: [], db: ["lib"], gateway: ["lib", "db"] };
+const FOUNDATIONS = new Map([
+  ["lib", []],
+  ["db", ["lib"]],
+  ["gateway", ["lib", "db"]],
+]);
 const ABOVE_ACCESS = new Set(["workflows", "definition", "apps"]);
 const ROUTE_MODULE = /(^|[/-])routes\.ts$/;
 /** The inside of the workflow engine, which apps/ reaches through workflows/inline.ts. */
@@ -48,7 +52,7 @@ function list(folders) {
 const IMPORT_RULES = [
   (from, to) => {
     const [a, b] = [folder(from), folder(to)];
-    const below = FOUNDATIONS[a];
+    const below = FOUNDATIONS.get(a);
     if (below && b !== undefined && b !== a && !below.includes(b)) return `${a}/ imports only ${list(below.length ? below : [a])}`;
   },
   (from, to) => {
