@@ -18,7 +18,7 @@ import { checkScanCardProps } from "./scan-card";
 import { normaliseState } from "./state";
 import type { ModalAnswer, ModalState, RenderAnswer, RenderState, Surface } from "./types";
 import type { CommandStage } from "../commands";
-import type { Catalogue } from "../../components/catalogue";
+import type { Catalogue } from "../../../definition/language/components/catalogue";
 import { isObject } from "../../../lib/is-object";
 
 export interface RenderInput {
