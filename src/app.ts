@@ -42,7 +42,7 @@ import { renderRoutes } from "./apps/render/routes";
 import { uploadRoutes } from "./apps/uploads/routes";
 import { componentRoutes } from "./apps/components/routes";
 import { hostRoutes } from "./apps/host/routes";
-import { hostCors, preflight } from "./apps/render/identity";
+import { hostCors, preflight } from "./apps/host/cors";
 
 export const routes: RouteSpec[] = [
   ...openApiRoutes(() => routes),
