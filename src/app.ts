@@ -31,9 +31,10 @@ import { graphqlRoutes } from "./entity/graphql/routes";
 import { eventRoutes } from "./events/routes";
 import { artifactRoutes } from "./entity/artifacts/routes";
 import { tempFileRoutes } from "./entity/temp-files/routes";
-import { definitionRoutes } from "./definition/routes";
+import { definitionRoutes, jobRoutes } from "./definition/routes";
 import { specRoutes } from "./definition/specs/routes";
 import { activationRoutes } from "./workflows/activation/routes";
+import { testRunRoutes } from "./workflows/test-runs/routes";
 import { runRoutes } from "./workflows/runs/routes";
 import { webhookRoutes } from "./workflows/triggers/routes";
 import { callbackRoutes } from "./workflows/actions/outbound/callback-routes";
@@ -67,6 +68,8 @@ export const routes: RouteSpec[] = [
   ...artifactRoutes,
   ...tempFileRoutes,
   ...definitionRoutes,
+  ...testRunRoutes,
+  ...jobRoutes,
   ...specRoutes,
   ...activationRoutes,
   ...runRoutes,

@@ -4,10 +4,10 @@
 // shares (profiles, secrets, expressions, embedded schemas) are given the
 // workflow kind's read scopes (./kinds.ts) here. Each check reads the document defensively, so
 // they all run even when the schema layer has already refused its shape.
-import { cronProblem } from "../../workflows/triggers/cron-expression";
+import { cronProblem } from "../language/cron-expression";
 import { catalog } from "../../workflows/actions/catalog";
 import { check } from "../../lib/validate";
-import { attributeFilterProblems } from "../../workflows/triggers/events";
+import { attributeFilterProblems } from "../language/attribute-filters";
 import { LIMITS } from "../language/workflow-schema";
 import { checkRequestAuth, checkRootProfiles, inlineProfileScope } from "./auth-profiles";
 import { child, Collector, has, items, type Findings, type Obj } from "./collector";
