@@ -21,6 +21,16 @@
 //      `*-routes.ts`) of another folder.
 //   6. apps/ reaches workflow actions through workflows/inline.ts only: it
 //      imports nothing under workflows/actions/ or workflows/engine/.
+//   7. apps/uploads/ imports nothing of apps/render/: an upload is received
+//      without a render (its config scopes through apps/config/owner.ts, its
+//      CORS through apps/host/cors.ts).
+//   8. The parts of apps/render/ meet only through apps/render/contracts.ts.
+//      A part is a subfolder of apps/render/ (identity/, pages/, sources/,
+//      commands/; a new subfolder is a new part). A part imports its own
+//      modules, contracts.ts, and nothing else of apps/render/. The
+//      top-level render modules put the parts together and may import any of
+//      them; contracts.ts imports nothing of apps/render/, so no part reaches
+//      another through it.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +45,8 @@ const ABOVE_ACCESS = new Set(["workflows", "definition", "apps"]);
 const ROUTE_MODULE = /(^|[/-])routes\.ts$/;
 /** The inside of the workflow engine, which apps/ reaches through workflows/inline.ts. */
 const WORKFLOW_INSIDE = ["workflows/actions/", "workflows/engine/"];
+const RENDER = "apps/render/";
+const CONTRACTS = "apps/render/contracts.ts";
 
 /** The top-level folder of a path relative to src/, or undefined for a module of the composition root. */
 const folder = (file) => (file.includes("/") ? file.slice(0, file.indexOf("/")) : undefined);
@@ -42,6 +54,13 @@ const folder = (file) => (file.includes("/") ? file.slice(0, file.indexOf("/")) 
 function list(folders) {
   const names = folders.map((f) => `${f}/`);
   return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/** The part of apps/render/ a module belongs to (its subfolder); undefined for a top-level render module or one outside the render. */
+function renderPart(file) {
+  if (!file.startsWith(RENDER)) return undefined;
+  const rest = file.slice(RENDER.length);
+  return rest.includes("/") ? rest.slice(0, rest.indexOf("/")) : undefined;
 }
 
 /**
@@ -68,7 +87,17 @@ const IMPORT_RULES = [
   (from, to) => {
     if (folder(from) === "apps" && WORKFLOW_INSIDE.some((inside) => to.startsWith(inside))) return "apps/ reaches workflow actions through workflows/inline.ts";
   },
-  // How the parts of one area meet: rules inside a single folder go here.
+  // How the parts of one area meet.
+  (from, to) => {
+    if (from.startsWith("apps/uploads/") && to.startsWith(RENDER)) return "apps/uploads/ imports nothing of apps/render/";
+  },
+  (from, to) => {
+    if (!from.startsWith(RENDER) || !to.startsWith(RENDER) || to === from) return;
+    if (from === CONTRACTS) return "apps/render/contracts.ts imports nothing of apps/render/";
+    const part = renderPart(from);
+    if (part === undefined || renderPart(to) === part || to === CONTRACTS) return;
+    return `apps/render/${part}/ reaches the rest of the render only through apps/render/contracts.ts`;
+  },
 ];
 
 function sources(dir) {

@@ -32,9 +32,10 @@ import { graphqlRoutes } from "./entity/graphql/routes";
 import { eventRoutes } from "./events/routes";
 import { artifactRoutes } from "./entity/artifacts/routes";
 import { tempFileRoutes } from "./entity/temp-files/routes";
-import { definitionRoutes } from "./definition/routes";
+import { definitionRoutes, jobRoutes } from "./definition/routes";
 import { specRoutes } from "./definition/specs/routes";
 import { activationRoutes } from "./workflows/activation/routes";
+import { testRunRoutes } from "./workflows/test-runs/routes";
 import { runRoutes } from "./workflows/runs/routes";
 import { webhookRoutes } from "./workflows/triggers/routes";
 import { callbackRoutes } from "./workflows/actions/outbound/callback-routes";
@@ -43,7 +44,7 @@ import { renderRoutes } from "./apps/render/routes";
 import { uploadRoutes } from "./apps/uploads/routes";
 import { componentRoutes } from "./apps/components/routes";
 import { hostRoutes } from "./apps/host/routes";
-import { hostCors, preflight } from "./apps/render/identity";
+import { hostCors, preflight } from "./apps/host/cors";
 
 export const routes: RouteSpec[] = [
   ...openApiRoutes(() => routes),
@@ -68,6 +69,8 @@ export const routes: RouteSpec[] = [
   ...artifactRoutes,
   ...tempFileRoutes,
   ...definitionRoutes,
+  ...testRunRoutes,
+  ...jobRoutes,
   ...specRoutes,
   ...activationRoutes,
   ...runRoutes,

@@ -1,4 +1,4 @@
-// The standard/1 catalogue drawn (src/apps/components/standard.ts): one
+// The standard/1 catalogue drawn (src/definition/language/components/standard.ts): one
 // renderer per component. Every value from the answer lands as text or as a
 // checked attribute; handlers post the payloads the catalogue declares.
 import { at, h, isObj, safeUrl, setLength, str, svg, uid, type Child } from "./dom";

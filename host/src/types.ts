@@ -1,10 +1,10 @@
 // The shapes the SDK reads and writes. A render answer's shape is docs/apps.md
 // "What a render answers"; each standard/1 component's config, state and
 // handler payloads come from the catalogue's own JSON Schemas
-// (src/apps/components/standard.ts, served by GET /apps/components), so the
+// (src/definition/language/components/standard.ts, served by GET /apps/components), so the
 // SDK's types follow the catalogue the service checks specs against.
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
-import type { STANDARD_1 } from "../../src/apps/components/standard";
+import type { STANDARD_1 } from "../../src/definition/language/components/standard";
 
 type Catalogue = typeof STANDARD_1;
 /** A component of the standard/1 catalogue. */

@@ -1,15 +1,14 @@
 // /definition/workflows and /definition/jobs. The fixed paths (`schema`,
 // `validate`) are declared before `/definition/workflows/:id`, which would
-// otherwise take them as ids.
+// otherwise take them as ids. A definition's test runs are the workflow
+// engine's (workflows/test-runs/routes.ts), mounted between the two.
 import { route } from "../gateway/route";
 import { dataEnvelope, deleted, freeFormObject, listEnvelope, paginationQuery, schemaComponents } from "../lib/schemas";
 import { pageOf } from "../lib/pagination";
 import { JOB_LANGUAGE_SCHEMA, WORKFLOW_LANGUAGE_SCHEMA } from "./language/workflow-schema";
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow, validateWorkflow } from "./workflows";
 import { getJob, listJobs, publishJob } from "./jobs";
-import { JOB_NAME, workflowBody, validateBody, workflowItem, jobItem, validation, byId, testRunBody, testRunAnswer } from "./schemas";
-import { startTestRun } from "../workflows/test-run";
-import { handOverRuns } from "../workflows/runs/run-client";
+import { JOB_NAME, workflowBody, validateBody, workflowItem, jobItem, validation, byId } from "./schemas";
 
 const workflowLanguage = schemaComponents("WorkflowDefinition", "Workflow", WORKFLOW_LANGUAGE_SCHEMA);
 const jobLanguage = schemaComponents("JobDefinition", "Workflow", JOB_LANGUAGE_SCHEMA);
@@ -118,32 +117,9 @@ export const definitionRoutes = [
       return c.json({ data: { id: params.id, deleted: true } });
     },
   }),
-  route({
-    operation: "startTestRun",
-    method: "post",
-    path: "/definition/workflows/:id/test-runs",
-    tag: "definitions",
-    summary: "Run the definition's current version once, draft or active, as the caller, with the env and input given; listed with test: true",
-    permission: ["workflow", "create"],
-    idempotent: true,
-    params: byId,
-    bodyOptional: true,
-    body: testRunBody,
-    responses: {
-      202: { description: "A pending test run was created", schema: dataEnvelope(testRunAnswer) },
-      404: { description: "Unknown workflow" },
-      422: {
-        description:
-          "An env value the definition leaves unset is missing (details.missing_env_vars), the env fails its schema, or the definition has no trigger trigger_id",
-      },
-    },
-    handler: async (c, { params, body }) => {
-      const tenant = c.var.ctx.tenant;
-      const run = await startTestRun(tenant, c.var.ctx.principal, params.id, body ?? {});
-      await handOverRuns(c.env, c.executionCtx, [{ tenantId: tenant.tenantId, runId: run.id }]);
-      return c.json({ data: { workflow_run: { id: run.id } } }, 202);
-    },
-  }),
+];
+
+export const jobRoutes = [
   route({
     operation: "createJob",
     method: "post",

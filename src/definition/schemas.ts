@@ -1,7 +1,6 @@
 // Request and response schemas of definition: the routes validate with them and
 // document them, and service input types are derived from them.
 import { exactlyOneOf, freeFormObject, uuidSchema } from "../lib/schemas";
-import { envPatch } from "../workflows/activation/schemas";
 
 export const WORKFLOW_NAME = { type: "string", minLength: 1, maxLength: 200, pattern: "^\\S(.*\\S)?$" } as const;
 
@@ -73,25 +72,3 @@ export const validation = {
 } as const;
 
 export const byId = { id: uuidSchema } as const;
-
-export const testRunBody = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    trigger_id: {
-      type: "string",
-      minLength: 1,
-      maxLength: 200,
-      description:
-        'A trigger of the definition (any type) the run simulates: its id and type become `context.trigger`, its `contextData` is evaluated; left out: `{ id: null, type: "test" }`',
-    },
-    input: { description: "The run's `context.input`; `{}` when left out" },
-    env: { ...envPatch, description: "Env values over the definition's `config.env` defaults (null leaves a key unset); the activation's env is not used" },
-  },
-} as const;
-
-export const testRunAnswer = {
-  type: "object",
-  required: ["workflow_run"],
-  properties: { workflow_run: { type: "object", required: ["id"], properties: { id: uuidSchema } } },
-} as const;

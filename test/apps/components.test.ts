@@ -7,7 +7,7 @@ import { META_SCHEMA } from "../../src/lib/json-schema/drafts";
 import { call, createTenant } from "../support/api";
 import { hostFor, hostProvider } from "./host-fixture";
 import apps from "../../docs/apps.md?raw";
-import { STANDARD_1 } from "../../src/apps/components/standard";
+import { STANDARD_1 } from "../../src/definition/language/components/standard";
 
 interface Declared {
   description: string;

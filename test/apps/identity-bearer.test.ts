@@ -6,7 +6,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
-import { checkOrigin, preflight } from "../../src/apps/render/identity";
+import { checkOrigin } from "../../src/apps/render/identity";
+import { preflight } from "../../src/apps/host/cors";
 import { addIntegration, bearerProvider, refusal, resolve, rotateToken, run, setIntegrationEnabled, setupApp, type App } from "./identity-fixture";
 import { call, systemQuery } from "../support/api";
 import { assign, createPolicy, createRole } from "../access/fixture";

@@ -2,7 +2,7 @@
 // hostile one (unknown names, wrong shapes, huge parts) is made safe in the
 // documented way.
 import { describe, expect, it } from "vitest";
-import { MAX_MODALS } from "../../src/apps/render/pages";
+import { MAX_MODALS } from "../../src/apps/render/contracts";
 import type { SpecDocument } from "../../src/definition/language/spec-schema";
 import { idsOf, render } from "./render-pages-support";
 

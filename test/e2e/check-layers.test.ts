@@ -134,6 +134,33 @@ describe("check-layers", () => {
     ]);
   });
 
+  it("holds the apps' seams: uploads reach nothing of the render, render parts meet through contracts.ts only", () => {
+    const src = tree({
+      "apps/render/contracts.ts": "export type A = 1;\n",
+      "apps/render/pages/a.ts": 'import type { A } from "../contracts";\nimport { b } from "./b";\nexport const a: A | number = b;\n',
+      "apps/render/pages/b.ts": "export const b = 1;\n",
+      "apps/render/commands/c.ts": 'import { b } from "../pages/b";\nimport type { A } from "../contracts";\nexport const c: A | number = b;\n',
+      "apps/render/sources/s.ts": 'import { x } from "../answer";\nexport const s = x;\n',
+      "apps/render/answer.ts": 'import { b } from "./pages/b";\nexport const x = b;\n',
+      "apps/render/identity/i.ts": 'import type { A } from "../contracts";\nexport type I = A;\n',
+      "apps/uploads/u.ts": 'import type { A } from "../render/contracts";\nexport type U = A;\n',
+      "apps/config/owner.ts": "export const o = 1;\n",
+      "apps/uploads/v.ts": 'import { o } from "../config/owner";\nexport const v = o;\n',
+    });
+    expect(layerViolations(src)).toEqual([
+      "apps/render/commands/c.ts: imports apps/render/pages/b.ts (apps/render/commands/ reaches the rest of the render only through apps/render/contracts.ts)",
+      "apps/render/sources/s.ts: imports apps/render/answer.ts (apps/render/sources/ reaches the rest of the render only through apps/render/contracts.ts)",
+      "apps/uploads/u.ts: imports apps/render/contracts.ts (apps/uploads/ imports nothing of apps/render/)",
+    ]);
+    const leaky = tree({
+      "apps/render/contracts.ts": 'import { b } from "./pages/b";\nexport const A = b;\n',
+      "apps/render/pages/b.ts": "export const b = 1;\n",
+    });
+    expect(layerViolations(leaky)).toEqual([
+      "apps/render/contracts.ts: imports apps/render/pages/b.ts (apps/render/contracts.ts imports nothing of apps/render/)",
+    ]);
+  });
+
   it("finds nothing wrong in the service's own src/", () => {
     expect(layerViolations(path.resolve("src"))).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Database } from "../../src/db/client";
 import { catalog, executeAction } from "../../src/workflows/actions/catalog";
 import { ACTION_NAMES } from "../../src/definition/language/workflow-schema";
+import { ACTION_DECLARATIONS } from "../../src/definition/language/actions";
 import { inputProblems } from "../../src/workflows/actions/await-input";
 import { context, invocation } from "./actions-support";
 
@@ -43,6 +44,11 @@ describe("executeAction: config checked against the module's schema", () => {
   it("has one module for every action name of the language, each under its own name", () => {
     expect(Object.keys(catalog).sort()).toEqual([...ACTION_NAMES].sort());
     for (const [name, module] of Object.entries(catalog)) expect(module!.name).toBe(name);
+  });
+
+  it("runs each action with the config schema the language declares for it, the one publish checks", () => {
+    expect(Object.keys(ACTION_DECLARATIONS).sort()).toEqual([...ACTION_NAMES].sort());
+    for (const name of ACTION_NAMES) expect(catalog[name]!.configSchema).toBe(ACTION_DECLARATIONS[name].configSchema);
   });
 });
 

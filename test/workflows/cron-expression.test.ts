@@ -3,7 +3,7 @@
 // rule on random expressions) and the "fires within the hour" class.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cronProblem, firesWithinTheHour, newSchedule, nextTick } from "../../src/workflows/triggers/cron-expression";
+import { cronProblem, firesWithinTheHour, newSchedule, nextTick } from "../../src/definition/language/cron-expression";
 
 const at = (iso: string) => new Date(iso);
 

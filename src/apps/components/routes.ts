@@ -1,7 +1,7 @@
 // GET /apps/components: every named catalogue, for host kits and authors.
 import { route } from "../../gateway/route";
 import { noAuth } from "../../gateway/route-auth";
-import { CATALOGUES } from "./catalogue";
+import { CATALOGUES } from "../../definition/language/components/catalogue";
 
 const schemaObject = { type: "object", description: "A JSON Schema", additionalProperties: true } as const;
 

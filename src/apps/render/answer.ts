@@ -1,7 +1,7 @@
 // One render of an app for a host's user: the render context loaded, the
 // page's sources reached with the app user's permissions, the screens
 // resolved under one expression budget and one deadline.
-import { providerCatalogues, type Catalogue } from "../components/catalogue";
+import { providerCatalogues, type Catalogue } from "../../definition/language/components/catalogue";
 import { allowsApp } from "../../access/app-access";
 import { confinedServices } from "../../access/confined-services";
 import { tenantDb } from "../../db/client";

@@ -7,14 +7,12 @@ import { and, eq, isNull, or, type SQL } from "drizzle-orm";
 import { secrets } from "../../db/schema";
 import { resolveSecretReferences, type SecretOwners } from "../../access/secrets/env-secrets";
 import { permissionStrings } from "../../lib/principal";
-import type { AppInstance } from "../activation";
-import { effectiveConfig, mergePatch, type ConfigObject } from "../config/merge";
-import { integrationRow } from "../integrations";
-import { principalConfigs, type PrincipalRef } from "../principals";
+import { mergePatch, type ConfigObject } from "../config/merge";
+import { principalScopes, scopeValues, teamOf } from "../config/owner";
 import type { Sql } from "../../db/client";
 import type { AppDeps } from "../spec";
 import type { SpecDocument } from "../../definition/language/spec-schema";
-import type { RenderApp, RenderConfig, RenderContext, RenderIdentity } from "./contracts";
+import type { RenderApp, RenderContext, RenderIdentity } from "./contracts";
 
 export interface LoadedRender {
   spec: SpecDocument;
@@ -36,12 +34,6 @@ export interface SecretAccess {
 }
 
 const SECRET_SCOPES = ["tenant", "user", "company", "team"] as const;
-
-/** The team a render speaks for: the app-defined identity key `team_id`, when it is a non-empty string. */
-function teamOf(identity: Record<string, unknown>): string | undefined {
-  const team = identity.team_id;
-  return typeof team === "string" && team !== "" ? team : undefined;
-}
 
 /**
  * The names of the secrets each scope holds for this render's principals:
@@ -80,57 +72,6 @@ export interface RenderOverrides {
   config?: Partial<Record<keyof RenderContext["config"], ConfigObject>>;
 }
 
-/** Whose config scopes a render (or an upload it minted) sees. */
-export type ConfigOwner = Pick<RenderIdentity, "integrationId" | "companyExternalId" | "provider" | "userId" | "identity">;
-
-/**
- * Every config scope of the activation for one app user: the stored values
- * over the spec version's definition values. Without an integration (a
- * preview) the `integration` scope is the definition's values only.
- */
-export async function renderConfig(deps: Pick<AppDeps, "tenant">, instance: AppInstance, spec: SpecDocument, owner: ConfigOwner): Promise<RenderConfig> {
-  const activationId = instance.activation.id;
-  const { integration, principals } = await deps.tenant.tx(async (sql) => ({
-    integration: owner.integrationId === undefined ? undefined : await integrationRow(sql, activationId, owner.integrationId),
-    principals: await principalScopes(sql, activationId, owner),
-  }));
-  const app: RenderApp = { inUse: await instance.spec.document(instance.version), activation: instance.activation, integration };
-  return configOf(app, spec, owner, principals);
-}
-
-/** The stored config of the owner's company, user and team (when it has one), in one statement of a transaction already open. */
-function principalScopes(sql: Sql, activationId: string, owner: ConfigOwner): Promise<(ConfigObject | undefined)[]> {
-  const team = teamOf(owner.identity);
-  const refs: PrincipalRef[] = [
-    { type: "company", id: owner.companyExternalId, provider: owner.provider },
-    { type: "user", id: owner.userId, provider: "" },
-    ...(team ? [{ type: "team" as const, id: team, provider: "" }] : []),
-  ];
-  return principalConfigs(sql, activationId, refs);
-}
-
-/**
- * The scopes, each stored value over the definition's: the app and
- * integration scopes' definitions are the version in use's, the
- * principals' the rendered document's (a preview's own).
- */
-function configOf(app: RenderApp, spec: SpecDocument, owner: ConfigOwner, principals: (ConfigObject | undefined)[]): RenderConfig {
-  const definition = spec.config ?? {};
-  const inUse = app.inUse.config ?? {};
-  const scope = (name: "company" | "team" | "user", value: ConfigObject | undefined) =>
-    effectiveConfig(definition[name] as ConfigObject | undefined, value ?? {});
-  const [company, user, team] = principals;
-  return {
-    app: effectiveConfig(inUse.app, app.activation.config),
-    integration: app.integration
-      ? effectiveConfig(inUse.integration, app.integration.config)
-      : effectiveConfig(definition.integration as ConfigObject | undefined, {}),
-    company: scope("company", company),
-    user: scope("user", user),
-    team: teamOf(owner.identity) ? scope("team", team) : {},
-  };
-}
-
 /**
  * The spec document and the render context of one render, from what was
  * loaded before it (`app`); called again after a command wrote a config or
@@ -159,7 +100,7 @@ export async function loadRender(
     ...(identity.companyExternalId !== "" && { company: identity.companyExternalId }),
     ...(team && { team }),
   };
-  const merged = withOverrides(configOf(app, spec, identity, principals), overrides.config);
+  const merged = withOverrides(scopeValues(app, spec, identity, principals), overrides.config);
   const readable = access.readable ? owners : null;
   // The app user writes its own config (setPrincipalConfig, self-service): a reference there reaches the user's own secrets only.
   const { user, ...scopes } = merged;

@@ -1,17 +1,20 @@
 // The seams between the parts of a render (docs/apps.md, "Rendering"): who
 // the host's request acts for (render/identity), what its smart values see
-// (the render context), the page's data sources (render/sources) and what
-// the layout resolution (render/pages) hands back. Each part depends on these
-// shapes only, so each is built and tested on its own; a deadline that
-// passed is one error class whichever part noticed it.
+// (the render context), the page's data sources (render/sources), the state
+// and pages the screens (render/pages) hand the commands (render/commands),
+// and what the screens answer. A part reaches another part only through
+// this module (docs/architecture.md, "Apps, definitions and workflows: the
+// seams"), so each is built and tested on its own; the render's top-level
+// modules put the parts together. A deadline that passed is one error class
+// whichever part noticed it.
 import type { ConfinedServices } from "../../access/confined-services";
 import type { Principal } from "../../lib/principal";
 import type { Clock } from "../../lib/clock";
 import type { OutboundEnv } from "../../lib/outbound/types";
 import type { TokenCacheEnv } from "../../lib/outbound/token-cache-client";
 import type { Redactor } from "../../lib/redact";
-import type { EvaluationBudget } from "../../lib/smart-values";
-import type { SpecDocument } from "../../definition/language/spec-schema";
+import type { EvaluationBudget, Scope } from "../../lib/smart-values";
+import type { ModalDocument, PageDocument, SpecDocument, WidgetDocument } from "../../definition/language/spec-schema";
 
 /** The render's deadline passed before a data source (named, when one was pending) resolved: its widget drops with a timeout notification. */
 export class DeadlineExceeded extends Error {
@@ -140,4 +143,112 @@ export interface PageSources {
   reference(name: string, scope: Record<string, unknown>, widgetId: string): Promise<{ rows: unknown[]; total: number }>;
   /** A command wrote: later reads fetch again. */
   invalidate(): void;
+}
+
+// --- the screens and the commands ---------------------------------------
+
+/** A placement type a dashboard declares; a surface's `type` and `id`. */
+export type PlacementType = "dashboard" | "panel" | "scanCard";
+
+/** One open modal: the page it shows, its params and data, and the placement that opened it. */
+export interface ModalState {
+  page: string;
+  params: Record<string, unknown>;
+  data: Record<string, unknown>;
+  surface: PlacementType;
+}
+
+/** What the host posts back to continue: where the placements are and what the widgets hold. */
+export interface RenderState {
+  dashboard: string;
+  /** The current page; null until the first navigate, when each placement shows its entry page. */
+  page: string | null;
+  params: Record<string, unknown>;
+  data: Record<string, unknown>;
+  widgets: Record<string, Record<string, unknown>>;
+  modals: ModalState[];
+}
+
+/** One widget's state, one page's params or data, as JSON characters. */
+export const MAX_STATE_PART = 64 * 1024;
+/** All widget states together. */
+export const MAX_WIDGET_STATE = 256 * 1024;
+/** Open modals, all placements together. */
+export const MAX_MODALS = 10;
+
+/** What every page of one render shares. */
+export interface RenderRun {
+  context: RenderContext;
+  budget: EvaluationBudget;
+  /** Epoch ms. */
+  deadline: number;
+  clock: Clock;
+  functions: Readonly<Record<string, string>>;
+  /** The secret values the render context carries (resolved secret references of its config). */
+  secrets?: Redactor;
+}
+
+export interface PageInput {
+  key: string;
+  document: PageDocument;
+  params: Record<string, unknown>;
+  data: Record<string, unknown>;
+  /** `page.widgets`: `{ <id>: { state } }`. */
+  widgets: Record<string, { state: Record<string, unknown> }>;
+  sources: PageSources;
+}
+
+export interface ScanCardDocument {
+  if?: unknown;
+  props?: unknown;
+}
+
+export interface Placement {
+  type: PlacementType;
+  /** The page the placement opens at. */
+  entry: string;
+  /** The scanCard's `if` and `props`. */
+  card?: ScanCardDocument;
+}
+
+/** One dashboard of the spec, its spec-level entries merged under its own (pages/dashboard.ts). */
+export interface Dashboard {
+  readonly key: string;
+  readonly placements: Placement[];
+  page(key: string): PageDocument | undefined;
+  modal(key: string): ModalDocument | undefined;
+  /** A widget of `page`, else of the dashboard, else of the spec. */
+  widget(page: PageDocument, id: string): WidgetDocument | undefined;
+  widgetIds(): Set<string>;
+}
+
+/** One page as its expressions see it (pages/page-scope.ts): its sources read when an expression reads them. */
+export interface PageEvaluation {
+  /** The scope for expressions `texts`, with the sources they read fetched; throws a source's failure or DeadlineExceeded. */
+  scopeFor(texts: readonly string[], extra?: Scope): Promise<Scope>;
+  /** A smart value for the answer: anything computed from a secret is masked. */
+  resolve(value: unknown, extra?: Scope, expects?: "string" | "json"): Promise<unknown>;
+}
+
+/** The error behind a notification, as a `messages` template sees it. */
+export interface ErrorCause {
+  code: string;
+  message: string;
+  status: number;
+}
+
+/** Where the answer's notifications are collected (pages/notifications.ts); `cause` is what the spec's `messages` may say of it. */
+export interface Notices {
+  notify(notification: Notification, cause?: ErrorCause): void;
+}
+
+/** What the screens' resolution hands the commands: the state they change and how a page's scope is made. */
+export interface CommandStage {
+  view: Dashboard;
+  state: RenderState;
+  run: RenderRun;
+  notes: Notices;
+  debug: unknown[];
+  /** A page's scope with sources of its own: made again after a write, so later reads fetch anew. */
+  pageScope(input: Omit<PageInput, "sources">): PageEvaluation;
 }

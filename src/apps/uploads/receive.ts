@@ -26,7 +26,7 @@ import { isUuid } from "../../lib/ids";
 import type { AuthStrategy } from "../../gateway/route-auth";
 import { resolveSmartValue } from "../../lib/smart-values";
 import { loadInstance, type AppInstance } from "../activation";
-import { renderConfig } from "../render/context";
+import { ownerConfig } from "../config/owner";
 import type { SpecDeps, SpecDocument } from "../spec";
 import { slotRow, type SlotRow } from "./slots";
 
@@ -103,7 +103,7 @@ class UploadSite {
     if (override === undefined) return fallback;
     const { slot } = this;
     try {
-      const config = await renderConfig(this.deps, this.instance, this.spec, {
+      const config = await ownerConfig(this.deps, this.instance, this.spec, {
         integrationId: slot.integration_id,
         companyExternalId: slot.company_external_id,
         provider: slot.provider,
@@ -122,7 +122,7 @@ class UploadSite {
   }
 }
 
-/** Every answer is the one upload's: never cached (CORS for a browser widget is the gateway's, apps/render/identity hostCors). */
+/** Every answer is the one upload's: never cached (CORS for a browser widget is the gateway's, apps/host/cors.ts hostCors). */
 const ANSWER_HEADERS = { "Cache-Control": "no-store" };
 
 /**

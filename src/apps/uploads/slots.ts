@@ -13,7 +13,6 @@ import { ApiError } from "../../lib/errors";
 import { expiresIn, signLink } from "../../gateway/capability";
 import { isUuid } from "../../lib/ids";
 import { checkAll } from "../../lib/validate";
-import type { RenderIdentity } from "../render/contracts";
 import { slotsSchema } from "./schemas";
 
 /** Slot rows stay this long past their expiry, so a preview can still tell an expired upload from none. */
@@ -26,8 +25,19 @@ export interface SlotDeps {
   clock: Clock;
 }
 
+/** The app user a render resolved, as a slot records it (a render's identity is one). */
+export interface SlotOwner {
+  /** None for an author's preview, which mints no slots. */
+  integrationId?: string;
+  activationId: string;
+  userId: string;
+  /** The key of the spec's `providers` the user came through. */
+  provider: string;
+  identity: Record<string, unknown>;
+}
+
 export interface MintRequest {
-  identity: RenderIdentity;
+  identity: SlotOwner;
   /** The service's public origin the links point at. */
   origin: string;
   /** The step's `slots`, resolved. */

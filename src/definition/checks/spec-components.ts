@@ -7,7 +7,7 @@
 // spec's own definitions must be JSON Schemas (`component_schema_invalid`).
 // Without a declared catalogue nothing here applies: `widgetComponent` is
 // free, as the host's own catalogue is none of the service's business.
-import { providerCatalogues, type Catalogue } from "../../apps/components/catalogue";
+import { providerCatalogues, type Catalogue } from "../language/components/catalogue";
 import { META_SCHEMA } from "../../lib/json-schema/drafts";
 import { checkAll } from "../../lib/validate";
 import { isObject } from "../../lib/is-object";

@@ -4,11 +4,11 @@
 // shares (profiles, secrets, expressions, embedded schemas) are given the
 // workflow kind's read scopes (./kinds.ts) here. Each check reads the document defensively, so
 // they all run even when the schema layer has already refused its shape.
-import { cronProblem } from "../../workflows/triggers/cron-expression";
-import { catalog } from "../../workflows/actions/catalog";
+import { cronProblem } from "../language/cron-expression";
 import { check } from "../../lib/validate";
-import { attributeFilterProblems } from "../../workflows/triggers/events";
-import { LIMITS } from "../language/workflow-schema";
+import { attributeFilterProblems } from "../language/attribute-filters";
+import { ACTION_DECLARATIONS } from "../language/actions";
+import { LIMITS, type ActionName } from "../language/workflow-schema";
 import { checkRequestAuth, checkRootProfiles, inlineProfileScope } from "./auth-profiles";
 import { child, Collector, has, items, type Findings, type Obj } from "./collector";
 import { Expressions, type ReadScope } from "./expressions";
@@ -83,10 +83,11 @@ interface JobContext {
  * action's schema, as the action would check it when it runs.
  */
 function checkLiteralConfig(job: JobContext, action: Obj, path: string): void {
-  const module = typeof action.name === "string" ? catalog[action.name as keyof typeof catalog] : undefined;
+  const declared =
+    typeof action.name === "string" && Object.hasOwn(ACTION_DECLARATIONS, action.name) ? ACTION_DECLARATIONS[action.name as ActionName] : undefined;
   const config = action.config ?? {};
-  if (!module || !literal(config)) return;
-  job.configLines.push(...check(module.configSchema, config, path).filter((line) => !/^\.\.\. and \d+ more errors$/.test(line)));
+  if (!declared || !literal(config)) return;
+  job.configLines.push(...check(declared.configSchema, config, path).filter((line) => !/^\.\.\. and \d+ more errors$/.test(line)));
 }
 
 /** The literal configs' lines, but for a path another line already names (the `http` knobs, the document's schema). */

@@ -6,7 +6,7 @@
 import type { JSONSchema } from "json-schema-to-ts";
 import type { Accepted } from "../../lib/validate";
 import { ACTION_NAMES, ID_PATTERN, JOB_LANGUAGE_SCHEMA } from "./workflow-schema";
-import { CATALOGUE_NAMES } from "../../apps/components/catalogue";
+import { CATALOGUE_NAMES } from "./components/catalogue";
 
 /** The config scopes a spec declares values and schemas for. */
 export const CONFIG_SCOPES = ["app", "integration", "company", "team", "user"] as const;

@@ -1,24 +1,31 @@
-// Declares an action once: its name, config schema, the permissions it needs
-// and its execution. The config `execute` receives is typed from the literal
-// schema, so the schema the catalog checks and the type the module reads
-// cannot drift apart; the permissions are what the catalog checks before
-// `execute` runs and what activation provisions a workflow's policy with.
+// Writes an action's module from its declaration (its name and config schema,
+// definition/language/actions/): the permissions it needs and its execution.
+// The config `execute` receives is typed from the declared schema, so the
+// schema publish and the catalog check and the type the module reads cannot
+// drift apart; the permissions are what the catalog checks before `execute`
+// runs and what activation provisions a workflow's policy with.
 import type { JSONSchema } from "json-schema-to-ts";
 import type { Accepted } from "../../lib/validate";
+import type { ActionDeclaration } from "../../definition/language/actions/declare";
 import type { ActionModule, Permissions } from "./types";
 
 /** The config type of a declared action, for the modules that share it. */
 export type ConfigOf<M> = M extends ActionModule<infer C> ? C : never;
 
-type Declared<C> = Omit<ActionModule<C>, "permissions"> & {
+type Declared<C> = Omit<ActionModule<C>, "name" | "configSchema" | "permissions"> & {
   /** A fixed list, or one read from the config (see `Permissions`). */
   permissions: readonly string[] | Permissions;
 };
 
-/** S is inferred from `configSchema` alone; `execute` is typed from it. */
-export function action<const S extends JSONSchema>(module: { configSchema: S } & NoInfer<Declared<Accepted<S>>>): ActionModule<Accepted<S>> {
+/** S is the declaration's schema; `execute` is typed from it. */
+export function action<const S extends JSONSchema>(declaration: ActionDeclaration<S>, module: NoInfer<Declared<Accepted<S>>>): ActionModule<Accepted<S>> {
   const { permissions } = module;
-  return { ...module, permissions: typeof permissions === "function" ? permissions : () => [...permissions] };
+  return {
+    ...module,
+    name: declaration.name,
+    configSchema: declaration.configSchema,
+    permissions: typeof permissions === "function" ? permissions : () => [...permissions],
+  };
 }
 
 /** A type name the config gives as written: text without a `{{ }}` template. */

@@ -6,33 +6,18 @@ import { schemaProblems } from "../../schema/schema-check";
 import { action } from "./action";
 import type { Accepted } from "../../lib/validate";
 import { errorValue } from "../../lib/errors";
-
-const MIN_TIMEOUT_MS = 1000;
-const MAX_TIMEOUT_MS = 30 * 24 * 60 * 60 * 1000;
-
-const awaitInputConfigSchema = {
-  type: "object",
-  properties: {
-    /** What the posted data must satisfy; any data when absent. */
-    schema: { type: ["object", "boolean"] },
-    /** How long to wait; forever when absent. */
-    timeoutMs: { type: "integer", minimum: MIN_TIMEOUT_MS, maximum: MAX_TIMEOUT_MS },
-  },
-  additionalProperties: false,
-} as const;
+import { coreDeclarations } from "../../definition/language/actions/core";
 
 /** The config of a waiting `awaitInput`, as the run's object checks posted data against it. */
-export type AwaitInputConfig = Accepted<typeof awaitInputConfigSchema>;
+export type AwaitInputConfig = Accepted<typeof coreDeclarations.awaitInput.configSchema>;
 
 /** `data.<path>: <reason>` lines for data the action's schema refuses; none when it is accepted. */
 export function inputProblems(config: AwaitInputConfig, data: unknown): string[] {
   return config.schema === undefined ? [] : check(config.schema, data, "data");
 }
 
-export const awaitInput = action({
-  name: "awaitInput",
+export const awaitInput = action(coreDeclarations.awaitInput, {
   permissions: [],
-  configSchema: awaitInputConfigSchema,
   async execute(config, { record }, ctx) {
     // Executed again only when the walker found `until` passed; it records the
     // action `running` for that execution and keeps `until`, so `until` alone tells.

@@ -21,9 +21,6 @@ export function fileRef(view: TempFileView): FileRef {
   return { temp_file_id: view.id, name: view.name, content_type: view.content_type, size: view.size, expires_at: view.expires_at };
 }
 
-/** The JSON Schema of a config field naming a temp file by id. */
-export const tempFileIdSchema = { type: "string", format: "uuid" } as const;
-
 /** A live temp file of the run's tenant, streaming; 404 NOT_FOUND (the action's error) when unknown or expired. */
 export async function openTempFile(services: ConfinedServices, id: string): Promise<{ ref: FileRef; body: ReadableStream<Uint8Array> }> {
   const { file, body } = await readTempFile(services, id);

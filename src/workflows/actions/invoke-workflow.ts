@@ -8,26 +8,13 @@
 // idempotency key makes a replayed attempt answer the child it already
 // started instead of starting a second one. Starting a run is what
 // `workflow:create` allows over REST, so the run's policy must grant it.
-import { uuidSchema } from "../../lib/schemas";
 import { dispatchRun } from "../dispatch";
 import { withServices } from "../../access/confined-services";
 import { action } from "./action";
+import { coreDeclarations } from "../../definition/language/actions/core";
 
-export const invokeWorkflow = action({
-  name: "invokeWorkflow",
+export const invokeWorkflow = action(coreDeclarations.invokeWorkflow, {
   permissions: ["workflow:create"],
-  configSchema: {
-    type: "object",
-    required: ["workflowId"],
-    properties: {
-      workflowId: uuidSchema,
-      /** The child's definition trigger id; `manual` when absent. */
-      triggerId: { type: "string", minLength: 1, maxLength: 200 },
-      /** The child's `context.input`; `{}` when absent. */
-      input: true,
-    },
-    additionalProperties: false,
-  },
   async execute(config, invocation, ctx) {
     // A refusal (unknown workflow, not activated, no such trigger, an event
     // trigger) is the action's error; anything else is the platform's and propagates.

@@ -2,15 +2,10 @@
 // actions. A config without `value` answers null: the result is always a
 // JSON value, and `outputs.<stepId>` then says "nothing" explicitly.
 import { action } from "./action";
+import { coreDeclarations } from "../../definition/language/actions/core";
 
-export const pipe = action({
-  name: "pipe",
+export const pipe = action(coreDeclarations.pipe, {
   permissions: [],
-  configSchema: {
-    type: "object",
-    properties: { value: true },
-    additionalProperties: false,
-  },
   async execute(config) {
     return { kind: "success", result: config.value === undefined ? null : config.value };
   },

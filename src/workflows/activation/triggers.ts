@@ -5,7 +5,7 @@
 import type { Sql } from "../../db/client";
 import { ApiError } from "../../lib/errors";
 import type { TriggerBlock, TriggerType } from "../triggers/fire";
-import { newSchedule, nextTick } from "../triggers/cron-expression";
+import { newSchedule, nextTick } from "../../definition/language/cron-expression";
 import { resolveTrigger } from "../triggers/lookup";
 
 export type TriggerRow = {

@@ -7,7 +7,7 @@ import { isoTimestamp } from "../../lib/timestamps";
 import { log } from "../../lib/logger";
 import type { RunRef } from "../runs/orchestrator";
 import { insertRuns, type NewRun } from "../runs/start";
-import { nextTick } from "./cron-expression";
+import { nextTick } from "../../definition/language/cron-expression";
 import { runFor, workflowReachable, type TriggerBlock } from "./fire";
 
 /** Schedules read per transaction, and transactions per tick: the rest wait for the next minute. */

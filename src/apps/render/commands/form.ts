@@ -7,8 +7,7 @@
 import type { WidgetDocument } from "../../../definition/language/spec-schema";
 import { ApiError } from "../../../lib/errors";
 import type { Scope } from "../../../lib/smart-values";
-import type { RenderNotifications } from "../pages/notifications";
-import type { PageScope } from "../pages/page-scope";
+import type { Notices, PageEvaluation } from "../contracts";
 import type { CommandServices } from "./services";
 import { isObject } from "../../../lib/is-object";
 
@@ -23,7 +22,7 @@ export interface FormField {
 }
 
 /** The fields of a form's resolved `config.fields`; entries without an id are not fields. */
-export async function formFields(scope: PageScope, widget: WidgetDocument, extra: Scope): Promise<FormField[]> {
+export async function formFields(scope: PageEvaluation, widget: WidgetDocument, extra: Scope): Promise<FormField[]> {
   const config = widget.config === undefined ? {} : await scope.resolve(widget.config, extra);
   const fields = isObject(config) && Array.isArray(config.fields) ? config.fields : [];
   return fields.filter((field): field is FormField => isObject(field) && typeof field.id === "string");
@@ -82,7 +81,7 @@ interface PreviewRequest {
   payload: unknown;
   values: Obj;
   services: CommandServices;
-  notes: RenderNotifications;
+  notes: Notices;
 }
 
 /**

@@ -2,14 +2,13 @@
 // is one a source of its page reads (`page.widgets.<widgetId>`), every grid
 // that source feeds starts again at its first page, so a new filter does
 // not land on a page past its rows.
-import type { DashboardView } from "../pages/dashboard";
-import type { RenderState } from "../pages/types";
+import type { Dashboard, RenderState } from "../contracts";
 import type { Obj } from "./step";
 import { isObject } from "../../../lib/is-object";
 import type { ActingWidget } from "./target";
 
 /** Sets `data_grid.page` to 1 in the state, and in `widgets` (the command scope's view of it), for each grid the acting widget's readers feed. */
-export function resetGridPaging(view: DashboardView, state: RenderState, acting: ActingWidget, widgets: Record<string, { state: Obj }>): void {
+export function resetGridPaging(view: Dashboard, state: RenderState, acting: ActingWidget, widgets: Record<string, { state: Obj }>): void {
   const { widgetId } = acting.action;
   const sources = acting.page.document.dataSources;
   if (!isObject(sources)) return;

@@ -1,7 +1,7 @@
 // Where the acting placement goes: `navigate` to a page or a modal, and
 // `closeModal` back to what lies below.
 import { mergePatch } from "../../config/merge";
-import { MAX_MODALS, MAX_STATE_PART } from "../pages/state";
+import { MAX_MODALS, MAX_STATE_PART } from "../contracts";
 import { command } from "./command";
 import { fail, sizeOf, topModal } from "./step";
 import { isObject } from "../../../lib/is-object";

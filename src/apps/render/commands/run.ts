@@ -19,12 +19,7 @@ import {
   withFunctions,
   type Scope,
 } from "../../../lib/smart-values";
-import type { RenderContext } from "../contracts";
-import type { RenderNotifications } from "../pages/notifications";
-import { DeadlineExceeded, type PageInput, type PageScope, type RenderRun } from "../pages/page-scope";
-import type { DashboardView } from "../pages/dashboard";
-import { MAX_MODALS } from "../pages/state";
-import type { RenderState } from "../pages/types";
+import { DeadlineExceeded, MAX_MODALS, type CommandStage, type PageEvaluation, type RenderContext } from "../contracts";
 import { executeCommand } from "./catalog";
 import { resetGridPaging } from "./grid-reset";
 import { fieldName, foreignFiles, formFields, missingRequired, previewUpload, submits } from "./form";
@@ -35,17 +30,6 @@ import { isObject } from "../../../lib/is-object";
 
 /** Command steps one request may run, onSuccess and onError included: a list that navigates or notifies in a loop ends here. */
 export const MAX_COMMAND_STEPS = 100;
-
-/** What the screens' resolution hands the commands: the state they change and how a page's scope is made. */
-export interface CommandStage {
-  view: DashboardView;
-  state: RenderState;
-  run: RenderRun;
-  notes: RenderNotifications;
-  debug: unknown[];
-  /** A page's scope with sources of its own: made again after a write, so later reads fetch anew. */
-  pageScope(input: Omit<PageInput, "sources">): PageScope;
-}
 
 export interface CommandWorld {
   services: CommandServices;
@@ -84,7 +68,7 @@ function sequenced(list: readonly CommandDocument[]): Sequenced[] {
 }
 
 class CommandRun {
-  private scope: PageScope;
+  private scope: PageEvaluation;
   private readonly outputs: Obj = {};
   private readonly widgets: Record<string, { state: Obj }>;
   private steps = 0;
@@ -99,7 +83,7 @@ class CommandRun {
     this.scope = this.freshScope();
   }
 
-  private freshScope(): PageScope {
+  private freshScope(): PageEvaluation {
     const { key, document, holder } = this.acting.page;
     return this.stage.pageScope({
       key,

@@ -2,7 +2,7 @@
 // into the state (RFC 7396), within the bounds a posted state has;
 // `refresh` has later reads of sources fetch again.
 import { mergePatch } from "../../config/merge";
-import { MAX_STATE_PART, MAX_WIDGET_STATE } from "../pages/state";
+import { MAX_STATE_PART, MAX_WIDGET_STATE } from "../contracts";
 import { command } from "./command";
 import { fail, sizeOf, topModal } from "./step";
 import { isObject } from "../../../lib/is-object";

@@ -3,7 +3,7 @@
 // and the two ways a smart value resolves; and how a step fails.
 import { errorValue, type ErrorValue } from "../../../lib/errors";
 import type { Scope } from "../../../lib/smart-values";
-import type { CommandStage } from "./run";
+import type { CommandStage } from "../contracts";
 import type { CommandServices } from "./services";
 import type { ActingWidget } from "./target";
 

@@ -3,8 +3,7 @@
 // placement's top modal. Anything else is 422 before a command runs.
 import type { CommandDocument, PageDocument, WidgetDocument } from "../../../definition/language/spec-schema";
 import { ApiError } from "../../../lib/errors";
-import type { DashboardView, Placement } from "../pages/dashboard";
-import type { ModalState, PlacementType, RenderState } from "../pages/types";
+import type { Dashboard, ModalState, Placement, PlacementType, RenderState } from "../contracts";
 import { isObject } from "../../../lib/is-object";
 
 /** A form's preview of a `file` field, when the form declares no handler of that name. */
@@ -61,7 +60,7 @@ function parse(posted: unknown): PostedAction & { surface?: string } {
 }
 
 /** The page a placement shows and its top modal, each only when it shows the widget. */
-function pagesShowing(view: DashboardView, state: RenderState, placement: Placement, widgetId: string): ActingPage | undefined {
+function pagesShowing(view: Dashboard, state: RenderState, placement: Placement, widgetId: string): ActingPage | undefined {
   const open = state.modals.filter((modal) => modal.surface === placement.type);
   const top = open[open.length - 1];
   if (top) {
@@ -75,7 +74,7 @@ function pagesShowing(view: DashboardView, state: RenderState, placement: Placem
 }
 
 /** The posted action's widget and handler, or 422 naming what does not fit. */
-export function locateAction(posted: unknown, view: DashboardView, state: RenderState): ActingWidget {
+export function locateAction(posted: unknown, view: Dashboard, state: RenderState): ActingWidget {
   const action = parse(posted);
   const placements = action.surface === undefined ? view.placements : view.placements.filter((p) => p.type === action.surface);
   if (action.surface !== undefined && !placements.length) throw refuse(`The dashboard has no ${action.surface} placement`, "action.surface");

@@ -31,7 +31,7 @@ import { loadTarget, type RenderTarget } from "./target";
 import type { Claims } from "./token-checks";
 
 export { appUserIdentity } from "./app-principal";
-export { checkOrigin, hostCors, preflight } from "./origin";
+export { checkOrigin } from "./origin";
 export { RESERVED_BODY_KEYS } from "./extractors";
 export type { RenderTarget } from "./target";
 

@@ -3,21 +3,9 @@
 // (a dashboard entry replaces the spec entry of the same key whole). Widget
 // ids resolve in the page, then the dashboard, then the spec.
 import type { DashboardDocument, ModalDocument, PageDocument, SpecDocument, WidgetDocument } from "../../../definition/language/spec-schema";
-import { PLACEMENT_TYPES, type PlacementType } from "./types";
+import { PLACEMENT_TYPES } from "./types";
+import type { Dashboard, Placement, PlacementType } from "../contracts";
 import { isObject } from "../../../lib/is-object";
-
-export interface ScanCardDocument {
-  if?: unknown;
-  props?: unknown;
-}
-
-export interface Placement {
-  type: PlacementType;
-  /** The page the placement opens at. */
-  entry: string;
-  /** The scanCard's `if` and `props`. */
-  card?: ScanCardDocument;
-}
 
 const mapOf = <T>(value: unknown): Record<string, T> => (isObject(value) ? (value as Record<string, T>) : {});
 
@@ -26,7 +14,7 @@ export function own<T>(map: Readonly<Record<string, T>>, key: string): T | undef
   return Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
-export class DashboardView {
+export class DashboardView implements Dashboard {
   readonly pages: Record<string, PageDocument>;
   readonly modals: Record<string, ModalDocument>;
   /** The dashboard's widgets over the spec's. */

@@ -6,7 +6,7 @@ import type { DashboardView } from "./dashboard";
 import { causeOf, type RenderNotifications } from "./notifications";
 import { DeadlineExceeded, type PageScope } from "./page-scope";
 import type { Block, NodeBlock, ReferenceData, WidgetBlock } from "./types";
-import type { Catalogue } from "../../components/catalogue";
+import type { Catalogue } from "../../../definition/language/components/catalogue";
 import { ApiError } from "../../../lib/errors";
 import { check } from "../../../lib/validate";
 import { isObject } from "../../../lib/is-object";

@@ -5,7 +5,7 @@
 // says what failed (`details`), and is kept for the render's log line.
 import { ApiError, ERROR_STATUS } from "../../../lib/errors";
 import { ExpressionError, ExpressionSyntaxError, resolveSmartValue, type EvaluationBudget, type SecretWatch } from "../../../lib/smart-values";
-import type { Notification } from "../contracts";
+import type { ErrorCause, Notices, Notification } from "../contracts";
 
 /** A widget dropped by a failure: what its notification's `details` and the render's log line say. */
 export interface WidgetFailure {
@@ -14,13 +14,6 @@ export interface WidgetFailure {
   source?: string;
   code: string;
   message: string;
-}
-
-/** The error behind a notification, as a `messages` template sees it. */
-export interface ErrorCause {
-  code: string;
-  message: string;
-  status: number;
 }
 
 /** What a message template reads: the error behind the notification and the widget it dropped, each absent when there is none. */
@@ -56,7 +49,7 @@ export interface AnswerOptions {
   causeMessages?: boolean;
 }
 
-export class RenderNotifications {
+export class RenderNotifications implements Notices {
   private readonly entries: Entry[] = [];
   private readonly ids = new Set<string>();
 

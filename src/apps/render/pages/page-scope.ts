@@ -2,38 +2,15 @@
 // `page = { key, params, data, widgets, dataSources }`. A source is fetched
 // only when an expression about to run reads it (./source-reads.ts), once
 // per page, and no later than the render's deadline.
-import type { PageDocument } from "../../../definition/language/spec-schema";
-import type { Clock } from "../../../lib/clock";
 import type { Redactor } from "../../../lib/redact";
-import {
-  evaluateExpression,
-  expressionsIn,
-  isTruthy,
-  resolveSmartValue,
-  withFunctions,
-  type EvaluationBudget,
-  type Scope,
-  type SecretWatch,
-} from "../../../lib/smart-values";
-import { DeadlineExceeded, type PageSources, type RenderContext } from "../contracts";
+import { evaluateExpression, expressionsIn, isTruthy, resolveSmartValue, withFunctions, type Scope, type SecretWatch } from "../../../lib/smart-values";
+import { DeadlineExceeded, type PageEvaluation, type PageInput, type RenderRun } from "../contracts";
 
 export { DeadlineExceeded };
 import { ALL_SOURCES, sourceReads } from "./source-reads";
 
 /** What is shown in place of a value resolved from a secret. */
 export const MASK = "***";
-
-/** What every page of one render shares. */
-export interface RenderRun {
-  context: RenderContext;
-  budget: EvaluationBudget;
-  /** Epoch ms. */
-  deadline: number;
-  clock: Clock;
-  functions: Readonly<Record<string, string>>;
-  /** The secret values the render context carries (resolved secret references of its config). */
-  secrets?: Redactor;
-}
 
 /**
  * Waits for source `name`'s `work` until the deadline: a value already there
@@ -63,17 +40,7 @@ export function maskingWatch(secrets: Redactor | undefined): SecretWatch | undef
   };
 }
 
-export interface PageInput {
-  key: string;
-  document: PageDocument;
-  params: Record<string, unknown>;
-  data: Record<string, unknown>;
-  /** `page.widgets`: `{ <id>: { state } }`. */
-  widgets: Record<string, { state: Record<string, unknown> }>;
-  sources: PageSources;
-}
-
-export class PageScope {
+export class PageScope implements PageEvaluation {
   private readonly reads = new Map<string, Promise<unknown>>();
   private readonly sourceNames: string[];
   /** Each failure a source read ended with, and the source: a dropped widget's notification names it. */

@@ -9,16 +9,15 @@ import { systemClock, type Clock } from "../../../lib/clock";
 import { ApiError } from "../../../lib/errors";
 import type { Redactor } from "../../../lib/redact";
 import { resolveSmartValue, type EvaluationBudget } from "../../../lib/smart-values";
-import type { PageSources, RenderContext } from "../contracts";
-import { dashboardsOf, DashboardView, type Placement } from "./dashboard";
+import type { CommandStage, ModalState, PageInput, PageSources, Placement, RenderContext, RenderRun, RenderState } from "../contracts";
+import { dashboardsOf, DashboardView } from "./dashboard";
 import { PageLayout, type LayoutSink } from "./layout";
 import { causeOf, type RenderNotifications } from "./notifications";
-import { DeadlineExceeded, maskingWatch, PageScope, type PageInput, type RenderRun } from "./page-scope";
+import { DeadlineExceeded, maskingWatch, PageScope } from "./page-scope";
 import { checkScanCardProps } from "./scan-card";
 import { normaliseState } from "./state";
-import type { ModalAnswer, ModalState, RenderAnswer, RenderState, Surface } from "./types";
-import type { CommandStage } from "../commands";
-import type { Catalogue } from "../../components/catalogue";
+import type { ModalAnswer, RenderAnswer, Surface } from "./types";
+import type { Catalogue } from "../../../definition/language/components/catalogue";
 import { isObject } from "../../../lib/is-object";
 
 export interface RenderInput {

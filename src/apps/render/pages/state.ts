@@ -4,15 +4,9 @@
 // "Hostile state").
 import type { DashboardView } from "./dashboard";
 import type { RenderNotifications } from "./notifications";
-import { PLACEMENT_TYPES, type ModalState, type PlacementType, type RenderState } from "./types";
+import { PLACEMENT_TYPES } from "./types";
+import { MAX_MODALS, MAX_STATE_PART, MAX_WIDGET_STATE, type ModalState, type PlacementType, type RenderState } from "../contracts";
 import { isObject } from "../../../lib/is-object";
-
-/** One widget's state, one page's params or data, as JSON characters. */
-export const MAX_STATE_PART = 64 * 1024;
-/** All widget states together. */
-export const MAX_WIDGET_STATE = 256 * 1024;
-/** Open modals, all placements together. */
-export const MAX_MODALS = 10;
 
 const sizeOf = (value: unknown) => JSON.stringify(value).length;
 

@@ -1,26 +1,17 @@
 // What zipDecompress and archiveDecompress share: open the temp file, settle
 // its format from its first bytes, extract.
 import { ApiError } from "../../../lib/errors";
-import { openTempFile, tempFileIdSchema } from "../file-ref";
+import { openTempFile } from "../file-ref";
 import type { ConfinedServices } from "../../../access/confined-services";
 import { concat, readHead } from "./bytes";
 import { detectFormat, SNIFF_BYTES, type ArchiveFormat } from "./detect";
 import { extractEntries, type ExtractedFile } from "./extract";
-import { MAX_ARCHIVE_ENTRIES } from "./limits";
 import { tarEntries } from "./tar-entries";
 import { zipEntries } from "./zip-entries";
 import type { Accepted } from "../../../lib/validate";
+import type { archiveDeclarations } from "../../../definition/language/actions/archive";
 
-export const decompressProperties = {
-  tempFileId: tempFileIdSchema,
-  /** Path prefixes (whole segments) of the files to extract; all files when absent. */
-  include: { type: "array", minItems: 1, maxItems: MAX_ARCHIVE_ENTRIES, items: { type: "string", minLength: 1, maxLength: 1024 } },
-} as const;
-
-/** zipDecompress's config; archiveDecompress adds `format`. */
-export const decompressConfigSchema = { type: "object", required: ["tempFileId"], properties: decompressProperties, additionalProperties: false } as const;
-
-export type DecompressConfig = Accepted<typeof decompressConfigSchema>;
+export type DecompressConfig = Accepted<typeof archiveDeclarations.zipDecompress.configSchema>;
 
 /**
  * `format` "detect" reads it from the magic numbers; a named one is taken as

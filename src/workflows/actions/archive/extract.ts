@@ -9,7 +9,8 @@ import { concat, readHead } from "./bytes";
 import { contentTypeOf } from "./content-type";
 import type { ArchiveEntry } from "./entries";
 import { baseName, entryPath, shownPath } from "./entry-path";
-import { MAX_ARCHIVE_ENTRIES, MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, overLimit } from "./limits";
+import { MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, overLimit } from "./limits";
+import { MAX_ARCHIVE_ENTRIES } from "../../../definition/language/actions/archive";
 import { allOrNothing } from "../temp-output";
 
 export type ExtractedFile = { path: string } & FileRef;

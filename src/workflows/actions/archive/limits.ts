@@ -2,9 +2,8 @@
 // limit answers with (422 naming the limit and its value).
 import { MAX_FILE_BYTES } from "../../../lib/files/object-store";
 import { ApiError } from "../../../lib/errors";
+import { MAX_ARCHIVE_ENTRIES } from "../../../definition/language/actions/archive";
 
-/** Entries per archive, directories included; also the most files zipCompress packs. */
-export const MAX_ARCHIVE_ENTRIES = 1000;
 /** Inflated bytes of one entry: what one temp file may hold. */
 export const MAX_ENTRY_BYTES = MAX_FILE_BYTES;
 /** Inflated bytes of all entries of one archive (skipped ones included); also the most input zipCompress packs. */

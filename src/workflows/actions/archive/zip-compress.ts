@@ -3,39 +3,19 @@
 // chunk and its deflated output are held at a time, never the whole archive.
 import { Zip, ZipDeflate } from "fflate";
 import { ApiError } from "../../../lib/errors";
-import { fileNameSchema } from "../../../lib/files/schemas";
-import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";
+import { openTempFile, saveTempFile } from "../file-ref";
 import type { ConfinedServices } from "../../../access/confined-services";
 import { action } from "../action";
 import type { Accepted } from "../../../lib/validate";
 import { streamOf } from "./bytes";
 import { entryPath } from "./entry-path";
-import { MAX_ARCHIVE_ENTRIES, MAX_TOTAL_BYTES, overLimit } from "./limits";
+import { MAX_TOTAL_BYTES, overLimit } from "./limits";
 import { TEMP_FILES } from "../temp-output";
 import { withServices } from "../../../access/confined-services";
+import { archiveDeclarations } from "../../../definition/language/actions/archive";
 
-/** A file to pack: `path` (default: the temp file's name) is its entry's path. */
-const fileSchema = {
-  type: "object",
-  required: ["tempFileId"],
-  properties: { tempFileId: tempFileIdSchema, path: { type: "string", minLength: 1, maxLength: 1024 } },
-  additionalProperties: false,
-} as const;
-
-export const zipCompress = action({
-  name: "zipCompress",
+export const zipCompress = action(archiveDeclarations.zipCompress, {
   permissions: TEMP_FILES,
-  configSchema: {
-    type: "object",
-    required: ["files"],
-    properties: {
-      /** The files in archive order. */
-      files: { type: "array", minItems: 1, maxItems: MAX_ARCHIVE_ENTRIES, items: fileSchema },
-      /** The zip's temp file name; `archive.zip` when absent. */
-      name: fileNameSchema,
-    },
-    additionalProperties: false,
-  },
   execute: (config, _invocation, ctx) =>
     withServices(ctx, async (services) => {
       // Paths given in the config are checked before any byte is read; a default one when its file is opened.
@@ -47,7 +27,7 @@ export const zipCompress = action({
 });
 
 /** The zip's bytes, made as the reader asks for them. */
-async function* zipped(services: ConfinedServices, files: Accepted<typeof fileSchema>[]): AsyncGenerator<Uint8Array> {
+async function* zipped(services: ConfinedServices, files: Accepted<typeof archiveDeclarations.zipCompress.configSchema>["files"]): AsyncGenerator<Uint8Array> {
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((err, chunk) => (err ? (failure ??= err) : out.push(chunk)));

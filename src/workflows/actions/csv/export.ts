@@ -4,25 +4,14 @@
 // come. The options are the export body's, in camelCase.
 import { exportStream, prepareExport, type ExportInput } from "../../../entity/csv/export";
 import { exportBody } from "../../../entity/csv/schemas";
-import { fileNameSchema } from "../../../lib/files/schemas";
 import { saveTempFile } from "../file-ref";
-import { camelSchema, restBody } from "../../../lib/rest-body";
+import { restBody } from "../../../lib/rest-body";
 import { action, onTypes } from "../action";
 import { withServices } from "../../../access/confined-services";
+import { csvDeclarations } from "../../../definition/language/actions/csv";
 
-const options = camelSchema(exportBody);
-
-export const exportEntitiesToCsv = action({
-  name: "exportEntitiesToCsv",
+export const exportEntitiesToCsv = action(csvDeclarations.exportEntitiesToCsv, {
   permissions: (config) => [...onTypes("read", [config.typeName]), "entity:create"],
-  configSchema: {
-    ...options,
-    properties: {
-      ...options.properties,
-      /** The temp file's name; `<type name>.csv` by default, as the REST download is named. */
-      name: fileNameSchema,
-    },
-  },
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {
       const { name, ...rest } = config;

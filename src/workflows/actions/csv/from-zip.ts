@@ -4,33 +4,20 @@
 // inflates, so a zip bomb stops there. Entries before the chosen one are
 // skipped (their inflation stopped at once) and the zip is read no further
 // than the chosen entry's end.
-import { fileNameSchema } from "../../../lib/files/schemas";
 import { validationFailed } from "../../../lib/validate";
 import { zipEntries } from "../archive/zip-entries";
-import { openTempFile, saveTempFile, tempFileIdSchema } from "../file-ref";
+import { openTempFile, saveTempFile } from "../file-ref";
 import { TEMP_FILES } from "../temp-output";
 import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
+import { csvDeclarations } from "../../../definition/language/actions/csv";
 
 /** macOS archivers add `__MACOSX/._x.csv` resource forks beside the real files. */
 const isCsvEntry = (path: string) => /\.csv$/i.test(path) && !path.startsWith("__MACOSX/");
 const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
-export const csvFromZipStream = action({
-  name: "csvFromZipStream",
+export const csvFromZipStream = action(csvDeclarations.csvFromZipStream, {
   permissions: TEMP_FILES,
-  configSchema: {
-    type: "object",
-    required: ["tempFileId"],
-    properties: {
-      tempFileId: tempFileIdSchema,
-      /** The entry's path in the zip; without it, the first entry whose name ends in `.csv`. */
-      entry: { type: "string", minLength: 1, maxLength: 1000 },
-      /** The new temp file's name; the entry's file name by default. */
-      name: fileNameSchema,
-    },
-    additionalProperties: false,
-  },
   async execute(config, _invocation, ctx) {
     const wanted = config.entry === undefined ? isCsvEntry : (path: string) => path === config.entry;
     return withServices(ctx, async (services) => {

@@ -3,22 +3,19 @@
 // batches and events, and the same answer. The options are the import
 // config's, in camelCase.
 import { importEntities, importConfigSchema, type ImportConfig } from "../../../entity/csv/import";
-import { openTempFile, tempFileIdSchema } from "../file-ref";
-import { camelSchema, restBody } from "../../../lib/rest-body";
+import { openTempFile } from "../file-ref";
+import { restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
 import { action, onTypes } from "../action";
 import { withServices } from "../../../access/confined-services";
+import { csvDeclarations } from "../../../definition/language/actions/csv";
 
-const options = camelSchema(importConfigSchema);
-
-export const importEntitiesFromCsv = action({
-  name: "importEntitiesFromCsv",
+export const importEntitiesFromCsv = action(csvDeclarations.importEntitiesFromCsv, {
   permissions: (config) => [
     "entity:read",
     ...onTypes("create", [config.typeName ?? config.entityTypeName ?? config.entityTypeId]),
     ...onTypes("update", [config.typeName ?? config.entityTypeName ?? config.entityTypeId]),
   ],
-  configSchema: { ...options, required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema, ...options.properties } },
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {
       const { body } = await openTempFile(services, config.tempFileId);

@@ -3,32 +3,15 @@
 // (or the first file's only); a column a file lacks is an empty cell. The
 // headers are read first (each file opened and closed after its first
 // record), then each file's rows are streamed through in turn.
-import { fileNameSchema } from "../../../lib/files/schemas";
-import { tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
 import { writeCsv } from "./output";
 import { TEMP_FILES } from "../temp-output";
 import { withServices } from "../../../access/confined-services";
 import { openCsv } from "./records";
-import { delimiterSchema } from "./schemas";
+import { csvDeclarations } from "../../../definition/language/actions/csv";
 
-/** Files one merge takes. */
-export const MAX_MERGE_FILES = 50;
-
-export const mergeCsvStreams = action({
-  name: "mergeCsvStreams",
+export const mergeCsvStreams = action(csvDeclarations.mergeCsvStreams, {
   permissions: TEMP_FILES,
-  configSchema: {
-    type: "object",
-    required: ["tempFileIds"],
-    properties: {
-      tempFileIds: { type: "array", minItems: 2, maxItems: MAX_MERGE_FILES, items: tempFileIdSchema },
-      columns: { enum: ["union", "first"] },
-      delimiter: delimiterSchema,
-      name: fileNameSchema,
-    },
-    additionalProperties: false,
-  },
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {
       const open = (i: number) => openCsv(services, config.tempFileIds[i], `config.tempFileIds[${i}]`, config.delimiter);

@@ -4,16 +4,14 @@
 // depth, sizes), each row with a budget of its own; it reads the row as an
 // object keyed by the header (values strings) and answers an object (its
 // keys are the output columns) or null/undefined to drop the row.
-import { ExpressionError, ExpressionSyntaxError, MAX_EXPRESSION_LENGTH, compileExpression, type CompiledExpression } from "../../../lib/smart-values";
+import { ExpressionError, ExpressionSyntaxError, compileExpression, type CompiledExpression } from "../../../lib/smart-values";
 import { ApiError, errorValue } from "../../../lib/errors";
-import { fileNameSchema } from "../../../lib/files/schemas";
-import { tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
-import { columnsSchema, delimiterSchema } from "./schemas";
 import { openCsv } from "./records";
 import { writeCsv } from "./output";
 import { TEMP_FILES } from "../temp-output";
 import { withServices } from "../../../access/confined-services";
+import { csvDeclarations } from "../../../definition/language/actions/csv";
 
 function mappingFailed(line: number, reason: string): ApiError {
   return new ApiError("UNPROCESSABLE_ENTITY", `config.mapping: line ${line}: ${reason}`, { field: "config.mapping", line });
@@ -23,22 +21,8 @@ function kindOf(value: unknown): string {
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
-export const transformCsvStream = action({
-  name: "transformCsvStream",
+export const transformCsvStream = action(csvDeclarations.transformCsvStream, {
   permissions: TEMP_FILES,
-  configSchema: {
-    type: "object",
-    required: ["tempFileId", "mapping"],
-    properties: {
-      tempFileId: tempFileIdSchema,
-      mapping: { type: "string", minLength: 1, maxLength: MAX_EXPRESSION_LENGTH },
-      /** The output header; without it, the first mapped row's keys. */
-      columns: columnsSchema,
-      delimiter: delimiterSchema,
-      name: fileNameSchema,
-    },
-    additionalProperties: false,
-  },
   async execute(config, _invocation, ctx) {
     let expression: CompiledExpression;
     try {

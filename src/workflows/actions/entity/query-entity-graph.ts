@@ -6,7 +6,8 @@ import { graphBody } from "../../../entity/query/schemas";
 import { runGraphQuery, type GraphQueryInput } from "../../../entity/query/graph";
 import { withServices } from "../../../access/confined-services";
 import { action, fieldOf, listed, onTypes } from "../action";
-import { camelSchema, restBody } from "../../../lib/rest-body";
+import { restBody } from "../../../lib/rest-body";
+import { entityDeclarations } from "../../../definition/language/actions/entity";
 
 /** The types of an include tree, each branch's and its nested ones'; a branch that is no object (a template) as itself, which reads as not literal. */
 const graphTypes = (include: unknown): unknown[] =>
@@ -16,10 +17,8 @@ const graphTypes = (include: unknown): unknown[] =>
       : [branch],
   );
 
-export const queryEntityGraph = action({
-  name: "queryEntityGraph",
+export const queryEntityGraph = action(entityDeclarations.queryEntityGraph, {
   permissions: (config) => onTypes("read", [config.typeName, ...graphTypes(config.include)]),
-  configSchema: camelSchema(graphBody),
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => ({
       kind: "success",

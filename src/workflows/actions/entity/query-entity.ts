@@ -12,15 +12,14 @@ import { aggregateBody } from "../../../entity/query/aggregate/schemas";
 import { aggregateGroups } from "../../../entity/query/aggregate/service";
 import { withServices } from "../../../access/confined-services";
 import { action, fieldOf, listed, onTypes } from "../action";
-import { camelSchema, restBody } from "../../../lib/rest-body";
+import { restBody } from "../../../lib/rest-body";
+import { entityDeclarations } from "../../../definition/language/actions/entity";
 
 /** The types a query brings in beside its own: `include` names them, `includeSpecs` items carry them. */
 const includedTypes = (config: Record<string, unknown>) => [...listed(config.include), ...listed(config.includeSpecs).map((spec) => fieldOf(spec, "typeName"))];
 
-export const queryEntity = action({
-  name: "queryEntity",
+export const queryEntity = action(entityDeclarations.queryEntity, {
   permissions: (config) => onTypes("read", [config.typeName, ...includedTypes(config)]),
-  configSchema: { if: { type: "object", required: ["aggregates"] }, then: camelSchema(aggregateBody), else: camelSchema(queryBody) },
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {
       const result =

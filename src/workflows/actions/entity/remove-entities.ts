@@ -2,16 +2,13 @@
 // ids soft-deleted with their links in one transaction, as the route does.
 // The result is the route's `data`: `deleted` and `not_found` (unknown,
 // another tenant's or already deleted).
-import { bulkDeleteBody } from "../../../entity/entities/schemas";
 import { bulkDeleteEntities } from "../../../entity/entities/service";
 import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
-import { camelSchema } from "../../../lib/rest-body";
+import { entityDeclarations } from "../../../definition/language/actions/entity";
 
-export const removeEntities = action({
-  name: "removeEntities",
+export const removeEntities = action(entityDeclarations.removeEntities, {
   permissions: ["entity:read", "entity:delete"],
-  configSchema: camelSchema(bulkDeleteBody),
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {
       try {

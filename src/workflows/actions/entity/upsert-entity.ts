@@ -8,21 +8,15 @@
 import { guardJson } from "../../../lib/input-guard";
 import type { RowSource } from "../../../entity/upsert/body-scan";
 import { upsertBody } from "../../../entity/upsert/schemas";
-import { rowSchema } from "../../../entity/upsert/rows";
 import { upsertEntities, type UpsertInput } from "../../../entity/upsert/service";
 import { withServices } from "../../../access/confined-services";
 import { action, onTypes } from "../action";
-import { camelSchema, restBody } from "../../../lib/rest-body";
+import { restBody } from "../../../lib/rest-body";
 import { upsertActionResult } from "../upsert-result";
+import { entityDeclarations, upsertRowsBody } from "../../../definition/language/actions/entity";
 
-// The body with its rows described, as the route documents it: here the
-// rows are checked with the config, so a bad row is refused at its path.
-const body = { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } };
-
-export const upsertEntity = action({
-  name: "upsertEntity",
+export const upsertEntity = action(entityDeclarations.upsertEntity, {
   permissions: (config) => [...onTypes("create", [config.typeName]), ...onTypes("update", [config.typeName])],
-  configSchema: camelSchema(body),
   async execute(config, _invocation, ctx) {
     const { data, ...envelope } = config;
     return withServices(ctx, async (services) => {
@@ -30,7 +24,7 @@ export const upsertEntity = action({
         const result = await upsertEntities(
           services.entity,
           restBody<UpsertInput>(upsertBody, envelope),
-          rowSource(restBody<unknown[]>(body.properties.data, data)),
+          rowSource(restBody<unknown[]>(upsertRowsBody.properties.data, data)),
         );
         return { kind: "success", result: upsertActionResult(result) };
       } finally {

@@ -10,12 +10,11 @@ import { createLink, getLink, type CreateLinkInput } from "../../../entity/relat
 import { linkBody } from "../../../entity/relationships/schemas";
 import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
-import { camelSchema, restBody } from "../../../lib/rest-body";
+import { restBody } from "../../../lib/rest-body";
+import { entityDeclarations } from "../../../definition/language/actions/entity";
 
-export const upsertRelationship = action({
-  name: "upsertRelationship",
+export const upsertRelationship = action(entityDeclarations.upsertRelationship, {
   permissions: ["entity:read", "entity:update"],
-  configSchema: camelSchema(linkBody),
   async execute(config, _invocation, ctx) {
     const input = restBody<CreateLinkInput>(linkBody, config);
     return withServices(ctx, async (services) => {

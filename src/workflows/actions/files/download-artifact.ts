@@ -3,32 +3,15 @@
 // UTF-8 `text` with its `content_type`, capped by `maxTextBytes`. Reading is
 // `entity:read` over REST; making the temp file is `entity:create`, as
 // `POST /entity/temp-files` is.
-import { uuidSchema } from "../../../lib/schemas";
-import { artifactVersionSchema } from "../../../lib/files/schemas";
 import { readArtifact } from "../../../entity/artifacts/service";
 import { saveTempFile } from "../file-ref";
 import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
-import { maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
+import { readCapped, utf8Text } from "./scope-bytes";
+import { fileDeclarations, TEXT_BYTES } from "../../../definition/language/actions/files";
 
-export const downloadArtifact = action({
-  name: "downloadArtifact",
+export const downloadArtifact = action(fileDeclarations.downloadArtifact, {
   permissions: (config) => (config.as === "text" ? ["entity:read"] : ["entity:read", "entity:create"]),
-  configSchema: {
-    type: "object",
-    required: ["entityId", "artifactId"],
-    properties: {
-      entityId: uuidSchema,
-      artifactId: uuidSchema,
-      version: artifactVersionSchema,
-      as: { enum: ["tempFile", "text"] },
-      maxTextBytes: maxTextBytesSchema,
-    },
-    additionalProperties: false,
-    // maxTextBytes only means something when the bytes are read into the state.
-    if: { required: ["maxTextBytes"] },
-    then: { required: ["as"], properties: { as: { const: "text" } } },
-  },
   async execute(config, _invocation, ctx) {
     const asText = config.as === "text";
     // Reading into a temp file makes one: what POST /entity/temp-files needs.

@@ -1,20 +1,14 @@
 // `downloadTempFile`: a temp file's bytes read into the run's state, as UTF-8
 // `text` or as `base64`, capped by `maxTextBytes` (of the file's bytes);
 // `entity:read`, as `GET /entity/temp-files/{id}` is.
-import { openTempFile, tempFileIdSchema } from "../file-ref";
+import { openTempFile } from "../file-ref";
 import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
-import { base64Of, maxTextBytesSchema, readCapped, TEXT_BYTES, utf8Text } from "./scope-bytes";
+import { base64Of, readCapped, utf8Text } from "./scope-bytes";
+import { fileDeclarations, TEXT_BYTES } from "../../../definition/language/actions/files";
 
-export const downloadTempFile = action({
-  name: "downloadTempFile",
+export const downloadTempFile = action(fileDeclarations.downloadTempFile, {
   permissions: ["entity:read"],
-  configSchema: {
-    type: "object",
-    required: ["tempFileId", "as"],
-    properties: { tempFileId: tempFileIdSchema, as: { enum: ["text", "base64"] }, maxTextBytes: maxTextBytesSchema },
-    additionalProperties: false,
-  },
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {
       const { ref, body } = await openTempFile(services, config.tempFileId);

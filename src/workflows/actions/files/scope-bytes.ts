@@ -5,16 +5,10 @@
 import { ApiError } from "../../../lib/errors";
 import { validationFailed } from "../../../lib/validate";
 import type { Accepted } from "../../../lib/validate";
+import type { inlineBytesProperties } from "../../../definition/language/actions/files";
 
 /** The most bytes a config's `text` (UTF-8 encoded) or `base64` (decoded) may carry. */
 export const MAX_INLINE_BYTES = 1024 * 1024;
-/** `maxTextBytes`: how many bytes of a file a download may read into the run's state. */
-export const TEXT_BYTES = { default: 1024 * 1024, max: 5 * 1024 * 1024 } as const;
-
-export const maxTextBytesSchema = { type: "integer", minimum: 1, maximum: TEXT_BYTES.max } as const;
-
-/** Config fields giving bytes in scope; a module requires exactly one of them. */
-export const inlineBytesProperties = { text: { type: "string" }, base64: { type: "string" } } as const;
 
 export type InlineBytes = Accepted<{ type: "object"; properties: typeof inlineBytesProperties; additionalProperties: false }>;
 

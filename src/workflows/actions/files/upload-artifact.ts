@@ -4,37 +4,16 @@
 // confirm), so the checks, locking and checksum are those of a REST upload.
 // Opening a version is `entity:update` over REST; reading a temp file is
 // `entity:read`.
-import { forbidden, uuidSchema } from "../../../lib/schemas";
 import { storeArtifactVersion } from "../../../entity/artifacts/service";
 import type { Upload } from "../../../lib/files/object-store";
-import { contentTypeSchema, fileNameSchema } from "../../../lib/files/schemas";
-import { openTempFile, tempFileIdSchema } from "../file-ref";
+import { openTempFile } from "../file-ref";
 import { withServices } from "../../../access/confined-services";
 import { action } from "../action";
-import { inlineBytes, inlineBytesProperties } from "./scope-bytes";
+import { inlineBytes } from "./scope-bytes";
+import { fileDeclarations } from "../../../definition/language/actions/files";
 
-export const uploadArtifact = action({
-  name: "uploadArtifact",
+export const uploadArtifact = action(fileDeclarations.uploadArtifact, {
   permissions: ["entity:read", "entity:update"],
-  configSchema: {
-    type: "object",
-    required: ["entityId", "artifactType"],
-    properties: {
-      entityId: uuidSchema,
-      artifactType: { type: "string", minLength: 1, maxLength: 100 },
-      /** The temp file to promote; `name` and `contentType` default to its own. */
-      tempFileId: tempFileIdSchema,
-      ...inlineBytesProperties,
-      name: fileNameSchema,
-      contentType: contentTypeSchema,
-    },
-    additionalProperties: false,
-    // Exactly one source; bytes in the config come with their name and type.
-    anyOf: [{ required: ["tempFileId"] }, { required: ["text"] }, { required: ["base64"] }],
-    dependentSchemas: { tempFileId: { properties: { text: forbidden, base64: forbidden } }, text: { properties: { base64: forbidden } } },
-    if: { anyOf: [{ required: ["text"] }, { required: ["base64"] }] },
-    then: { required: ["name", "contentType"] },
-  },
   async execute(config, _invocation, ctx) {
     return withServices(ctx, async (services) => {
       let file: { name: string; contentType: string; upload: Upload };

@@ -9,18 +9,16 @@ import type { ActionRecord } from "../../engine/types";
 import { action } from "../action";
 import { callbackUrl } from "./callback-link";
 import { bodyPreview, delays, failureError, prepare, retryAt, send } from "../../../lib/outbound/request";
-import { bodyRule, httpProperties, payloadOf } from "./http";
+import { payloadOf } from "./http";
 import { errorValue } from "../../../lib/errors";
 import { isObject } from "../../../lib/is-object";
+import { CALLBACK_TIMEOUT_MS, outboundDeclarations } from "../../../definition/language/actions/outbound";
 
 /** What the waiting action receives from its callback route; its result is this. */
 export interface CallbackDelivery {
   body: unknown;
   headers: Record<string, string>;
 }
-
-/** How long the target has to call back, by default and at most. */
-export const CALLBACK_TIMEOUT_MS = { default: 3_600_000, min: 1000, max: 7 * 24 * 3_600_000 } as const;
 
 /**
  * What the action keeps about its current attempt. Not the callback URL:
@@ -45,21 +43,8 @@ export function callbackAttempt(rec: ActionRecord): number {
   return armed?.awaiting ? armed.iteration : rec.attempt;
 }
 
-export const httpCallback = action({
-  name: "httpCallback",
+export const httpCallback = action(outboundDeclarations.httpCallback, {
   permissions: (config) => (config.binaryUpload === undefined ? [] : ["entity:read"]),
-  configSchema: {
-    type: "object",
-    required: ["url"],
-    properties: {
-      ...httpProperties,
-      callbackTimeoutMs: { type: "integer", minimum: CALLBACK_TIMEOUT_MS.min, maximum: CALLBACK_TIMEOUT_MS.max },
-      /** A field of a JSON object body that also carries the callback URL. */
-      callbackField: { type: "string", minLength: 1, maxLength: 200 },
-    },
-    additionalProperties: false,
-    ...bodyRule,
-  },
   async execute(config, invocation, ctx) {
     const rec = invocation.record;
     const kept = rec.detail as Armed | undefined;

@@ -3,50 +3,17 @@
 // the run's alarm; inside an app request while the request waits, within its
 // deadline), and its answer as the result. After the last attempt a 4xx or 5xx answer is still a result,
 // so the action's `errorWhen` (by default `result.status >= 400`) decides.
-import { tempFileIdSchema, openTempFile } from "../file-ref";
+import { openTempFile } from "../file-ref";
 import { withServices } from "../../../access/confined-services";
 import type { ActionContext } from "../types";
 import { action } from "../action";
 import type { Accepted } from "../../../lib/validate";
 import type { ActionOutcome } from "../../engine/types";
 import { requestIdempotencyKey } from "../../engine/positions";
-import { forbidden } from "../../../lib/schemas";
-import {
-  DEFAULTS,
-  HTTP_METHODS,
-  delays,
-  failureError,
-  prepare,
-  requestProperties,
-  responseResult,
-  retryAt,
-  send,
-  validationError,
-  type Payload,
-} from "../../../lib/outbound/request";
+import { DEFAULTS, delays, failureError, prepare, responseResult, retryAt, send, validationError, type Payload } from "../../../lib/outbound/request";
 import { sendWithinDeadline } from "../../../lib/outbound/within-deadline";
 import { requestDeadlinePassed } from "../context";
-
-export const httpProperties = {
-  ...requestProperties,
-  method: { enum: [...HTTP_METHODS] },
-  body: {},
-  redirect: { enum: ["follow", "manual"] },
-  /** The body is this temp file's bytes, its content type the file's unless a header sets one. */
-  binaryUpload: { type: "object", required: ["tempFileId"], properties: { tempFileId: tempFileIdSchema }, additionalProperties: false },
-} as const;
-
-/**
- * GET and HEAD (GET by default) carry no body: refused with the body's path
- * rather than left to fail in fetch. Typed `object`, so the config types do
- * not see it: json-schema-to-ts would set this `if` against the whole config,
- * auth profiles' own branches included, past what the compiler computes, and
- * the rule adds nothing to a type (a `not` is not followed).
- */
-export const bodyRule: object = {
-  if: { not: { required: ["method"], properties: { method: { enum: ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"] } } } },
-  then: { properties: { body: forbidden, binaryUpload: forbidden } },
-};
+import { type httpProperties, outboundDeclarations } from "../../../definition/language/actions/outbound";
 
 /** The config of `http`, and of `httpCallback` past its own fields: what builds the request. */
 export type HttpConfig = Accepted<{ type: "object"; required: ["url"]; properties: typeof httpProperties; additionalProperties: false }>;
@@ -74,10 +41,8 @@ export async function payloadOf(config: HttpConfig, ctx: ActionContext): Promise
   });
 }
 
-export const http = action({
-  name: "http",
+export const http = action(outboundDeclarations.http, {
   permissions: (config) => (config.binaryUpload === undefined ? [] : ["entity:read"]),
-  configSchema: { type: "object", required: ["url"], properties: httpProperties, additionalProperties: false, ...bodyRule },
   async execute(config, invocation, ctx) {
     const bounds = delays(config);
     if ("error" in bounds) return { kind: "error", error: bounds.error };

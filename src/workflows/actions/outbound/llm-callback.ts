@@ -3,47 +3,15 @@
 // provider's answer is reduced to what a workflow reads: the content, the
 // message, why it stopped, the usage and the model that answered.
 import { action } from "../action";
-import { bodyPreview, delays, failureError, knobProperties, prepare, requestProperties, retryAt, send, validationError } from "../../../lib/outbound/request";
+import { bodyPreview, delays, failureError, prepare, retryAt, send, validationError } from "../../../lib/outbound/request";
 import { errorValue } from "../../../lib/errors";
+import { outboundDeclarations } from "../../../definition/language/actions/outbound";
 
 /** Appended to the provider's base URL unless the URL already ends with it. */
 export const COMPLETIONS_PATH = "/chat/completions";
-export const MAX_MESSAGES = 1000;
 
-const { url, headers, auth } = requestProperties;
-
-export const llmCallback = action({
-  name: "llmCallback",
+export const llmCallback = action(outboundDeclarations.llmCallback, {
   permissions: [],
-  configSchema: {
-    type: "object",
-    required: ["url", "model"],
-    properties: {
-      url,
-      headers,
-      auth,
-      ...knobProperties,
-      model: { type: "string", minLength: 1, maxLength: 200 },
-      messages: {
-        type: "array",
-        minItems: 1,
-        maxItems: MAX_MESSAGES,
-        items: {
-          type: "object",
-          required: ["role", "content"],
-          properties: { role: { enum: ["system", "user", "assistant", "tool", "developer"] }, content: true, name: { type: "string" } },
-          additionalProperties: true,
-        },
-      },
-      /** One user message: the shorthand for `messages: [{ role: "user", content: prompt }]`. */
-      prompt: { type: "string", minLength: 1 },
-      temperature: { type: "number", minimum: 0, maximum: 2 },
-      maxTokens: { type: "integer", minimum: 1 },
-      /** The provider's `response_format` (for example `{ "type": "json_object" }`), passed as given. */
-      responseFormat: { type: "object", required: ["type"], properties: { type: { type: "string" } }, additionalProperties: true },
-    },
-    additionalProperties: false,
-  },
   async execute(config, invocation, ctx) {
     if ((config.messages === undefined) === (config.prompt === undefined)) {
       return { kind: "error", error: validationError("config: exactly one of messages and prompt is required") };

@@ -1,21 +1,13 @@
 // `chunkPdf`: a PDF temp file cut into consecutive files of `pagesPerChunk`
 // pages (the last one holds what is left).
-import { tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
 import { TEMP_FILES } from "../temp-output";
 import { withServices } from "../../../access/confined-services";
-import { MAX_PDF_PAGES } from "./limits";
 import { writeParts, type PageRange } from "./parts";
+import { pdfDeclarations } from "../../../definition/language/actions/pdf";
 
-export const chunkPdf = action({
-  name: "chunkPdf",
+export const chunkPdf = action(pdfDeclarations.chunkPdf, {
   permissions: TEMP_FILES,
-  configSchema: {
-    type: "object",
-    required: ["tempFileId", "pagesPerChunk"],
-    properties: { tempFileId: tempFileIdSchema, pagesPerChunk: { type: "integer", minimum: 1, maximum: MAX_PDF_PAGES } },
-    additionalProperties: false,
-  },
   execute: (config, _invocation, ctx) =>
     withServices(ctx, async (services) => ({
       kind: "success",

@@ -5,7 +5,7 @@ import { ApiError } from "../../../lib/errors";
 import { overLimit } from "../archive/limits";
 import { openTempFile, saveTempFile, type FileRef } from "../file-ref";
 import type { ConfinedServices } from "../../../access/confined-services";
-import { MAX_PDF_PAGES } from "./limits";
+import { MAX_PDF_PAGES } from "../../../definition/language/actions/pdf";
 
 export interface LoadedPdf {
   ref: FileRef;

@@ -1,28 +1,17 @@
 // `mergePdf`: PDF temp files, in the order given, as one PDF temp file. The
 // sources are read one at a time; only the merged document grows.
 import { PDFDocument } from "@cantoo/pdf-lib";
-import { fileNameSchema } from "../../../lib/files/schemas";
 import { overLimit } from "../archive/limits";
 import { TEMP_FILES } from "../temp-output";
 import { withServices } from "../../../access/confined-services";
-import { saveTempFile, tempFileIdSchema } from "../file-ref";
+import { saveTempFile } from "../file-ref";
 import { action } from "../action";
 import { loadPdf } from "./document";
-import { MAX_MERGE_BYTES, MAX_MERGE_FILES, MAX_PDF_PAGES } from "./limits";
+import { MAX_MERGE_BYTES } from "./limits";
+import { MAX_PDF_PAGES, pdfDeclarations } from "../../../definition/language/actions/pdf";
 
-export const mergePdf = action({
-  name: "mergePdf",
+export const mergePdf = action(pdfDeclarations.mergePdf, {
   permissions: TEMP_FILES,
-  configSchema: {
-    type: "object",
-    required: ["tempFileIds"],
-    properties: {
-      tempFileIds: { type: "array", minItems: 2, maxItems: MAX_MERGE_FILES, items: tempFileIdSchema },
-      /** The merged file's name; `merged.pdf` when absent. */
-      name: fileNameSchema,
-    },
-    additionalProperties: false,
-  },
   execute: (config, _invocation, ctx) =>
     withServices(ctx, async (services) => {
       const merged = await PDFDocument.create({ updateMetadata: false });

@@ -5,7 +5,7 @@ import { allOrNothing } from "../temp-output";
 import type { FileRef } from "../file-ref";
 import type { ConfinedServices } from "../../../access/confined-services";
 import { loadPdf, savePages } from "./document";
-import { MAX_PDF_PARTS } from "./limits";
+import { MAX_PDF_PARTS } from "../../../definition/language/actions/pdf";
 
 export interface PageRange {
   first: number;

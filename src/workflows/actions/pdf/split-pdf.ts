@@ -1,25 +1,14 @@
 // `splitPdf`: page ranges of a PDF temp file ("1-3", "4"), each its own PDF
 // temp file; every page its own file when no ranges are given.
 import { ApiError } from "../../../lib/errors";
-import { tempFileIdSchema } from "../file-ref";
 import { action } from "../action";
 import { TEMP_FILES } from "../temp-output";
 import { withServices } from "../../../access/confined-services";
-import { MAX_PDF_PARTS } from "./limits";
 import { writeParts, type PageRange } from "./parts";
+import { pdfDeclarations } from "../../../definition/language/actions/pdf";
 
-export const splitPdf = action({
-  name: "splitPdf",
+export const splitPdf = action(pdfDeclarations.splitPdf, {
   permissions: TEMP_FILES,
-  configSchema: {
-    type: "object",
-    required: ["tempFileId"],
-    properties: {
-      tempFileId: tempFileIdSchema,
-      ranges: { type: "array", minItems: 1, maxItems: MAX_PDF_PARTS, items: { type: "string", pattern: "^[1-9][0-9]{0,5}(-[1-9][0-9]{0,5})?$" } },
-    },
-    additionalProperties: false,
-  },
   execute: (config, _invocation, ctx) =>
     withServices(ctx, async (services) => {
       const result = await writeParts(services, config.tempFileId, (pages) =>

@@ -4,7 +4,7 @@
 // Publish checks every widget against each declared catalogue, the render
 // checks resolved configs against its provider's, and GET /apps/components
 // lists the named ones for hosts and their kits.
-import { isObject } from "../../lib/is-object";
+import { isObject } from "../../../lib/is-object";
 import { STANDARD_1 } from "./standard";
 
 export interface ComponentDeclaration {

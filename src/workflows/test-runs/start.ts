@@ -6,15 +6,15 @@
 // run its id, type and `contextData`, so a trigger of any type (an event, a
 // cron, a disabled one) can be simulated by the input it would carry.
 import type { FromSchema } from "json-schema-to-ts";
-import type { TenantDb } from "../db/client";
-import type { Principal } from "../lib/principal";
-import { ApiError, notFound } from "../lib/errors";
-import { mergeEnv, type Env } from "../lib/env-merge";
-import type { testRunBody } from "../definition/schemas";
-import { checkEnv } from "./activation/activate";
-import { triggerType } from "./activation/triggers";
-import { addContextData, type TriggerBlock } from "./triggers/fire";
-import { startRun, type StartedRun } from "./runs/start";
+import type { TenantDb } from "../../db/client";
+import type { Principal } from "../../lib/principal";
+import { ApiError, notFound } from "../../lib/errors";
+import { mergeEnv, type Env } from "../../lib/env-merge";
+import { checkEnv } from "../activation/activate";
+import { triggerType } from "../activation/triggers";
+import { addContextData, type TriggerBlock } from "../triggers/fire";
+import { startRun, type StartedRun } from "../runs/start";
+import type { testRunBody } from "./schemas";
 
 export type TestRunInput = FromSchema<typeof testRunBody>;
 
