@@ -27,16 +27,30 @@ const spec = {
   providers: hostProvider,
 };
 
-/** The statements sent on the Worker's connections from now on. */
+/** The statements the Worker sends from now on, on its connections and in its HTTP requests, and how many HTTP requests. */
 function recordStatements() {
   const texts: string[] = [];
+  let requests = 0;
   const query = Client.prototype.query;
   vi.spyOn(Client.prototype, "query").mockImplementation(function (this: Client, ...args: unknown[]) {
     const first = args[0];
     texts.push(typeof first === "string" ? first : String((first as { text?: string } | undefined)?.text ?? ""));
     return Reflect.apply(query, this, args);
   });
-  return { reading: (table: string) => texts.filter((text) => new RegExp(`\\b${table}\\b`).test(text)).length };
+  const fetch = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (new URL(url).pathname === "/sql" && typeof init?.body === "string") {
+      requests++;
+      const body = JSON.parse(init.body) as { query?: string; queries?: { query: string }[] };
+      texts.push(...(body.queries ?? [body]).map((q) => q.query ?? ""));
+    }
+    return fetch(input, init);
+  });
+  return {
+    reading: (table: string) => texts.filter((text) => new RegExp(`\\b${table}\\b`).test(text)).length,
+    requests: () => requests,
+  };
 }
 
 /** The title widget's text, as the dashboard shows it. */

@@ -12,6 +12,7 @@ import type { TokenCacheEnv } from "../../lib/outbound/token-cache-client";
 import type { Redactor } from "../../lib/redact";
 import type { EvaluationBudget } from "../../lib/smart-values";
 import type { SpecDocument } from "../../definition/language/spec-schema";
+import type { IdentityGuard } from "./identity/cache";
 
 /** The render's deadline passed before a data source (named, when one was pending) resolved: its widget drops with a timeout notification. */
 export class DeadlineExceeded extends Error {
@@ -63,6 +64,8 @@ export interface RenderIdentity {
   principal: Principal;
   /** What resolving the user tells the host, ahead of the render's own notifications (an email link refused). */
   notifications?: Notification[];
+  /** What the render must find still true, in its first wave, when any of this came from the isolate's cache (identity/cache.ts). */
+  guard?: IdentityGuard;
 }
 
 /**
