@@ -65,7 +65,7 @@ describe("a wave of reads", () => {
       ]);
     });
     expect(requests()).toBe(1);
-    const [ownerA, whoB, rolesB, lookup, rolesA, ownerB] = answers.map((r) => r.rows);
+    const [ownerA, whoB, rolesB, lookup, rolesA, ownerB] = answers.map((r) => r.rows as Record<string, unknown>[]);
     expect(ownerA[0]).toMatchObject({ tenant: "", timeout: "10s", trgm: "0.7" });
     expect(ownerA[0].role).not.toBe("app_tenant");
     expect(whoB[0]).toMatchObject({ role: "app_tenant", tenant: b.tenantId, timeout: "10s" });

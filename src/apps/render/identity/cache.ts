@@ -21,12 +21,11 @@ import { targetCurrent, type RenderTarget } from "./target";
 
 /** How long an entry serves; the guard decides each use, this bounds how long an unused one lingers. */
 export const RENDER_IDENTITY_TTL_MS = 60_000;
-/** Entries an isolate keeps per kind, least recently used out first. */
-const MAX_ENTRIES = 5000;
-
 /** A least-recently-used map whose entries serve for RENDER_IDENTITY_TTL_MS. */
 class Entries<T> {
   private readonly entries = new Map<string, { value: T; storedAt: number }>();
+
+  constructor(private readonly max: number) {}
 
   get(key: string, now: number): T | undefined {
     const entry = this.entries.get(key);
@@ -41,7 +40,7 @@ class Entries<T> {
   set(key: string, value: T, now: number): void {
     this.entries.delete(key);
     this.entries.set(key, { value, storedAt: now });
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 
   delete(key: string): void {
@@ -55,8 +54,9 @@ export interface CachedUser {
   principal: Principal;
 }
 
-export const targets = new Entries<RenderTarget>();
-export const users = new Entries<CachedUser>();
+/** A target holds its spec version's document, which may be large: an isolate keeps a few dozen. */
+export const targets = new Entries<RenderTarget>(64);
+export const users = new Entries<CachedUser>(5000);
 
 /** The key of a provider's user of the target's company. */
 export const userKey = (target: Pick<RenderTarget, "integrationId" | "providerName" | "companyExternalId">, externalId: string) =>

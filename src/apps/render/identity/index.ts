@@ -112,7 +112,8 @@ async function verifiedCredential(deps: IdentityDeps, integrationId: string, hea
   const verified = await checkedCredential(deps, target, headers, async (raw) =>
     raw === guessed && guessedCheck ? guessedCheck : verifyAppToken(lookups, integrationId, await appTokenHash(raw)),
   );
-  targets.set(integrationId, verified.target, now);
+  // A spec the tenant no longer sees answers 404 before any guard could be read: such a target is not kept.
+  if (verified.target.specVisible) targets.set(integrationId, verified.target, now);
   return verified;
 }
 

@@ -53,13 +53,19 @@ const TARGET_ROWS = `
    WHERE i.id = $1`;
 
 /**
- * The versions of those rows (xmin: any change to a row gives it another),
- * read in the same statement as the target, so a cached target is proved
- * current by reading them again (identity/cache.ts). A newer spec version
- * changes the spec's row, a consent its activation's; a share withdrawn
- * moves the tenant's access version, which the cache's guard reads too.
+ * The versions of those rows (xmin: any change to a row gives it another)
+ * and whether the spec is visible (a share withdrawn or given), read in the
+ * same statement as the target, so a cached target is proved current by
+ * reading them again (identity/cache.ts). A newer spec version changes the
+ * spec's row, a consent its activation's.
  */
-const TARGET_VERSIONS = "concat_ws(':', i.xmin, a.xmin, c.xmin, s.xmin, v.xmin)";
+/** Whether the tenant's own reads see the spec: its own, or shared to it for read. */
+const SPEC_VISIBLE = `s.tenant_id = a.tenant_id OR EXISTS (
+           SELECT 1 FROM shares sh
+            WHERE sh.target_tenant_id = a.tenant_id AND sh.tenant_id = s.tenant_id AND sh.resource_type = 'spec' AND sh.resource_id = s.id AND 'read' = ANY (sh.actions)
+         )`;
+
+const TARGET_VERSIONS = `concat_ws(':', i.xmin, a.xmin, c.xmin, s.xmin, v.xmin, ${SPEC_VISIBLE})`;
 
 /** SQL: whether the target `$1` is still at versions `$<versions>`. */
 export const targetCurrent = (versions: string) => `(SELECT ${TARGET_VERSIONS} ${TARGET_ROWS}) IS NOT DISTINCT FROM ${versions}`;
@@ -70,10 +76,7 @@ const TARGET = `
          a.spec_id, a.policy_id, v.version AS spec_version, v.spec_document,
          a.spec_version IS NULL AND s.tenant_id <> a.tenant_id AND s.version > a.accepted_version AS consent_pending,
          a.config AS activation_config, a.job_bindings AS activation_job_bindings, i.config AS integration_config, i.job_bindings AS integration_job_bindings,
-         s.tenant_id = a.tenant_id OR EXISTS (
-           SELECT 1 FROM shares sh
-            WHERE sh.target_tenant_id = a.tenant_id AND sh.tenant_id = s.tenant_id AND sh.resource_type = 'spec' AND sh.resource_id = s.id AND 'read' = ANY (sh.actions)
-         ) AS spec_visible,
+         ${SPEC_VISIBLE} AS spec_visible,
          ${TARGET_VERSIONS} AS versions
   ${TARGET_ROWS}`;
 
