@@ -633,7 +633,7 @@ export class Database {
         const client = await this.connection();
         const [first, ...rest] = statements;
         try {
-          let last = await queryPrefixed(client, ["BEGIN READ ONLY"], { text: first.text, values: first.values ?? [] }, this.precondition);
+          let last = await queryPrefixed(client, ["BEGIN READ ONLY"], { ...first, values: first.values ?? [] }, this.precondition);
           for (const { text, values, ...options } of rest) last = await client.query({ text, values: values ?? [], ...options } as never);
           await client.query("COMMIT");
           return last;
