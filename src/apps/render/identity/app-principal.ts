@@ -17,9 +17,16 @@ export function declaresPolicies(target: RenderTarget): boolean {
   return typeof policies === "object" && policies !== null && Object.keys(policies).length > 0;
 }
 
-/** Read with `sql`, a read-only handle of the target's tenant (row-level security confines it). */
-export async function appUserPrincipal(sql: Sql, target: RenderTarget, userId: string): Promise<Principal> {
-  const identity = appUserIdentity(target.integrationId, userId);
-  if (declaresPolicies(target)) return { ...(await policyPrincipal(sql, target.policyId)), userId, identity };
-  return userPrincipal(sql, userId, identity);
+/**
+ * Read with `sql`, a read-only handle of the target's tenant (row-level
+ * security confines it), as `user` resolves: a policy's grants do not
+ * depend on the user, so they are read while it resolves.
+ */
+export async function appUserPrincipal(sql: Sql, target: RenderTarget, user: Promise<string>): Promise<Principal> {
+  if (declaresPolicies(target)) {
+    const [policy, userId] = await Promise.all([policyPrincipal(sql, target.policyId), user]);
+    return { ...policy, userId, identity: appUserIdentity(target.integrationId, userId) };
+  }
+  const userId = await user;
+  return userPrincipal(sql, userId, appUserIdentity(target.integrationId, userId));
 }

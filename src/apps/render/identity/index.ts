@@ -187,10 +187,18 @@ export async function identifyRenderUser(deps: IdentityDeps, verified: VerifiedR
     // Nothing is provisioned for a target not proved current.
     if (guard) await confirmIdentity(deps.database.readWave().lookup(), guard);
     guard = undefined;
-    const tenant = tenantDb(deps.database, target.tenantId);
-    const { userId, notifications } = await resolveAppUser(tenant, target, target.provider, personOf(identity, userExternalId));
-    user = { userId, notifications, principal: await appUserPrincipal(deps.database.readWave().tenant(target.tenantId), target, userId) };
-    users.set(key, { userId, principal: user.principal }, now);
+    const reads = deps.database.readWave().tenant(target.tenantId);
+    const resolved = resolveAppUser(tenantDb(deps.database, target.tenantId), target, target.provider, personOf(identity, userExternalId), reads);
+    let principal = await appUserPrincipal(
+      reads,
+      target,
+      resolved.then((found) => found.userId),
+    );
+    const { userId, notifications, wrote } = await resolved;
+    // A user created (or a mapping bound) moved the access version the principal was read at: read it again after, so the entry holds.
+    if (wrote) principal = await appUserPrincipal(reads, target, Promise.resolve(userId));
+    user = { userId, notifications, principal };
+    users.set(key, { userId, principal }, now);
   }
   return {
     tenantId: target.tenantId,
