@@ -1,7 +1,8 @@
 // What one host render asks of Postgres: the identity step loads the
-// integration, activation and spec version once (identity/target.ts), and
-// the render context, and its reload after a command writes, read them from
-// there instead of loading them again.
+// integration, activation and spec version once (identity/target.ts), or,
+// kept in the isolate, reads only its guard's versions of them
+// (identity/cache.ts); the render context, and its reload after a command
+// writes, read them from there instead of loading them again.
 import { Client } from "@neondatabase/serverless";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, createTenant, systemQuery } from "../support/api";
@@ -71,9 +72,11 @@ describe("one host render", () => {
     const rendered = await host.render();
     expect(rendered.status, rendered.text).toBe(200);
     expect(title(rendered.json)).toBe("T eu ");
+    // The identity kept from the first render: its guard is the one statement naming them, beside the context, in one request.
     expect(plain.reading("app_specs")).toBe(1);
     expect(plain.reading("app_activations")).toBe(1);
     expect(plain.reading("app_integrations")).toBe(1);
+    expect(plain.requests()).toBe(1);
     vi.restoreAllMocks();
 
     const acting = recordStatements();
