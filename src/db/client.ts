@@ -45,6 +45,16 @@ export interface TenantReader {
   setLocal(name: string, value: string): Promise<void>;
 }
 
+/** Handles whose reads go together, one request per wave (Database.readWave). */
+export interface ReadWave {
+  /** As lookup(): as the connecting role, outside any tenant. */
+  lookup(): Sql;
+  /** As a read-only tenantTx: app_tenant with the tenant set, so row-level security confines every statement. */
+  tenant(tenantId: string): Sql;
+  /** As tenantRead without a snapshot (the owner path): compiled statements only, settings per handle. */
+  owner(tenantId: string, access?: EntityAccess): TenantReader;
+}
+
 export interface ReadOptions {
   /** One snapshot for every statement (a read-only REPEATABLE READ transaction), as a paged export needs. */
   snapshot?: boolean;
@@ -583,6 +593,127 @@ export class Database {
         throw translated(e, this.limits);
       }
     });
+  }
+
+  /**
+   * Reads gathered by waves: handles that read as `lookup()`, a read-only
+   * tenantTx and tenantRead (without a snapshot) do, whose statements are
+   * held until the work in flight has queued every statement it can (the
+   * next macrotask: independent readers awaiting nothing but each other's
+   * microtasks reach theirs by then), and then all go in one HTTP request,
+   * one read-only transaction. Each statement runs there after its own
+   * handle's opening (role, tenant, limits) and settings, with every setting
+   * of the statements before it reset first, so it answers as it would in a
+   * request of its own: row-level security confines a tenant handle's
+   * statements, an owner handle runs only compiled statements, and a
+   * caller's precondition rides ahead of the first. When the request fails,
+   * each statement is sent again alone, so a failing one fails only its own
+   * reader. Without HTTP each statement is a read-only transaction on the
+   * connection.
+   */
+  readWave(): ReadWave {
+    type Queued = { statements: HttpStatement[]; names: string[]; resolve: (result: QueryResult) => void; reject: (e: unknown) => void };
+    let queued: Queued[] = [];
+    /** One HTTP request of `statements`, the precondition ahead of them until it held. */
+    const request = async (statements: HttpStatement[]): Promise<QueryResult[]> => {
+      const guard = this.precondition?.state === "held" ? undefined : this.precondition;
+      const checks = (guard?.ahead() ?? []).map((text) => ({ text }));
+      try {
+        const results = await this.overHttp([...checks, ...statements], true);
+        if (checks.length) guard!.passed();
+        return results.slice(checks.length);
+      } catch (e) {
+        if (checks.length) guard!.failed(e);
+        throw e;
+      }
+    };
+    const alone = async ({ statements }: Queued): Promise<QueryResult> => {
+      if (this.http) return (await request(statements)).at(-1)!;
+      return this.serialize(async () => {
+        const client = await this.connection();
+        const [first, ...rest] = statements;
+        try {
+          let last = await queryPrefixed(client, ["BEGIN READ ONLY"], { ...first, values: first.values ?? [] }, this.precondition);
+          for (const { text, values, ...options } of rest) last = await client.query({ text, values: values ?? [], ...options } as never);
+          await client.query("COMMIT");
+          return last;
+        } catch (e) {
+          await client.query("ROLLBACK").catch(() => {});
+          throw e;
+        }
+      });
+    };
+    const flush = async () => {
+      const wave = queued;
+      queued = [];
+      if (wave.length === 1 || !this.http) {
+        await Promise.all(wave.map((q) => alone(q).then(q.resolve, q.reject)));
+        return;
+      }
+      const statements: HttpStatement[] = [];
+      const last: number[] = [];
+      const set = new Set<string>();
+      for (const q of wave) {
+        // set_config with a null value resets the setting to what it was when the transaction began.
+        if (set.size) statements.push({ text: `SELECT ${[...set].map((_, i) => `set_config($${i + 1}, NULL, true)`).join(", ")}`, values: [...set] });
+        statements.push(...q.statements);
+        last.push(statements.length - 1);
+        for (const name of q.names) set.add(name);
+      }
+      let results: QueryResult[];
+      try {
+        results = await request(statements);
+      } catch (e) {
+        if (this.precondition?.state === "refused") wave.forEach((q) => q.reject(e));
+        else await Promise.all(wave.map((q) => alone(q).then(q.resolve, q.reject)));
+        return;
+      }
+      wave.forEach((q, i) => q.resolve(results[last[i]]));
+    };
+    const handle = (tenantId: string | undefined, opening: string[], names: string[]): Sql => {
+      const settings: HttpStatement[] = [];
+      const own = [...names];
+      const send = (config: string | HttpStatement, values?: unknown[]): Promise<QueryResult> => {
+        const statement = typeof config === "string" ? { text: config, values } : { ...config, ...(values && { values }) };
+        return new Promise<QueryResult>((resolve, reject) => {
+          if (!queued.length) setTimeout(flush, 0);
+          queued.push({ statements: [...opening.map((text) => ({ text })), ...settings, statement], names: own, resolve, reject });
+        }).catch((e) => {
+          throw tenantId === undefined ? e : translated(e, this.limits);
+        });
+      };
+      const through = { query: send } as unknown as Client;
+      let db: Db | undefined;
+      return {
+        get db() {
+          return (db ??= drizzle({ client: through }) as Db);
+        },
+        query: ((text: string, params?: unknown[]) => send(text, params)) as Sql["query"],
+        run: async (statement) => {
+          const { text, values } = unsealed(statement);
+          return send(text, values) as never;
+        },
+        tenantId,
+        setLocal: async (name, value) => {
+          settings.push({ text: "SELECT set_config($1, $2, true)", values: [name, value] });
+          own.push(name);
+        },
+      };
+    };
+    const limits = ["statement_timeout", "work_mem"];
+    const tenantOf = (tenantId: string) => {
+      if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
+      return tenantId;
+    };
+    return {
+      lookup: () => handle(undefined, [], []),
+      tenant: (tenantId) =>
+        handle(tenantOf(tenantId), httpOpening(this.settings.tenantOpening(tenantOf(tenantId), false)), ["role", "app.tenant_id", ...limits]),
+      owner: (tenantId, access = EntityAccess.everything) => {
+        const sql = handle(tenantOf(tenantId), [this.settings.setConfig], limits);
+        return { tenantId, access, run: sql.run, setLocal: sql.setLocal };
+      },
+    };
   }
 
   /** A Database like this one on a connection of its own. */

@@ -38,9 +38,11 @@ interface RouteMeta {
   /** Bytes the body may have, when more than the default (BODY_LIMIT_BYTES); the gateway refuses more before authenticating. */
   bodyLimit?: number;
   /**
-   * The route only reads, though its method is not GET (a query in a body):
-   * its statements go over HTTP like a GET's, so the gateway opens no
-   * WebSocket while the caller is checked (gateway/request-context.ts).
+   * The route only reads, though its method is not GET (a query in a body),
+   * or reads unless something rare writes (an app render's command): its
+   * statements go over HTTP like a GET's, so the gateway opens no WebSocket
+   * while the caller is checked (gateway/request-context.ts); a write opens
+   * it when it comes.
    */
   readsOnly?: true;
   /**

@@ -1,7 +1,8 @@
 // What one host render asks of Postgres: the identity step loads the
-// integration, activation and spec version once (identity/target.ts), and
-// the render context, and its reload after a command writes, read them from
-// there instead of loading them again.
+// integration, activation and spec version once (identity/target.ts), or,
+// kept in the isolate, reads only its guard's versions of them
+// (identity/cache.ts); the render context, and its reload after a command
+// writes, read them from there instead of loading them again.
 import { Client } from "@neondatabase/serverless";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, createTenant, systemQuery } from "../support/api";
@@ -27,16 +28,30 @@ const spec = {
   providers: hostProvider,
 };
 
-/** The statements sent on the Worker's connections from now on. */
+/** The statements the Worker sends from now on, on its connections and in its HTTP requests, and how many HTTP requests. */
 function recordStatements() {
   const texts: string[] = [];
+  let requests = 0;
   const query = Client.prototype.query;
   vi.spyOn(Client.prototype, "query").mockImplementation(function (this: Client, ...args: unknown[]) {
     const first = args[0];
     texts.push(typeof first === "string" ? first : String((first as { text?: string } | undefined)?.text ?? ""));
     return Reflect.apply(query, this, args);
   });
-  return { reading: (table: string) => texts.filter((text) => new RegExp(`\\b${table}\\b`).test(text)).length };
+  const fetch = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (new URL(url).pathname === "/sql" && typeof init?.body === "string") {
+      requests++;
+      const body = JSON.parse(init.body) as { query?: string; queries?: { query: string }[] };
+      texts.push(...(body.queries ?? [body]).map((q) => q.query ?? ""));
+    }
+    return fetch(input, init);
+  });
+  return {
+    reading: (table: string) => texts.filter((text) => new RegExp(`\\b${table}\\b`).test(text)).length,
+    requests: () => requests,
+  };
 }
 
 /** The title widget's text, as the dashboard shows it. */
@@ -57,9 +72,11 @@ describe("one host render", () => {
     const rendered = await host.render();
     expect(rendered.status, rendered.text).toBe(200);
     expect(title(rendered.json)).toBe("T eu ");
+    // The identity kept from the first render: its guard is the one statement naming them, beside the context, in one request.
     expect(plain.reading("app_specs")).toBe(1);
     expect(plain.reading("app_activations")).toBe(1);
     expect(plain.reading("app_integrations")).toBe(1);
+    expect(plain.requests()).toBe(1);
     vi.restoreAllMocks();
 
     const acting = recordStatements();

@@ -170,6 +170,20 @@ export async function createExternalUser(tenant: TenantDb, input: ExternalUserIn
 }
 
 /**
+ * The company's own mapping of the person, with its tenant user's flag
+ * (`user_is_active`), or undefined: what claimMapping finds first. A read
+ * (a read-only handle will do), for a caller that tries it before claiming.
+ */
+export async function findMapping({ db }: Sql, key: MappingKey & { companyExternalId: string }) {
+  const [row] = await db
+    .select({ ...columns, user_is_active: users.isActive })
+    .from(externalUsers)
+    .innerJoin(users, eq(users.id, externalUsers.userId))
+    .where(isKey(key));
+  return row;
+}
+
+/**
  * The mapping a render of the person for `key.companyExternalId` acts as:
  * the company's own, else the person's unbound mapping, bound to that
  * company now (DECISIONS, "Who acts, and for which company": a mapping made
@@ -179,15 +193,9 @@ export async function createExternalUser(tenant: TenantDb, input: ExternalUserIn
  */
 export async function claimMapping(tenant: TenantDb, key: MappingKey & { companyExternalId: string }) {
   const claim = () =>
-    tenant.tx(async ({ db }) => {
-      const find = async () => {
-        const [row] = await db
-          .select({ ...columns, user_is_active: users.isActive })
-          .from(externalUsers)
-          .innerJoin(users, eq(users.id, externalUsers.userId))
-          .where(isKey(key));
-        return row;
-      };
+    tenant.tx(async (tx) => {
+      const { db } = tx;
+      const find = () => findMapping(tx, key);
       const own = await find();
       if (own) return own;
       // The row lock decides between concurrent renders of two companies: the

@@ -58,7 +58,7 @@ export const hostCors: MiddlewareHandler<HonoEnv> = async (c, next) => {
 export async function preflight(database: Database, integrationId: string, headers: Headers): Promise<Response> {
   const origin = headers.get("Origin");
   const answer = new Headers({ Vary: "Origin" });
-  const target = origin ? await loadTarget(database, integrationId) : undefined;
+  const target = origin ? await database.lookup((sql) => loadTarget(sql, integrationId)) : undefined;
   if (origin && target?.allowedOrigins.includes(origin)) {
     const credentialHeader = target.provider?.auth.header;
     answer.set("Access-Control-Allow-Origin", origin);

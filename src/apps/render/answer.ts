@@ -17,9 +17,10 @@ import type { RenderApp, RenderIdentity, SourceEnvironment } from "./contracts";
 import { RenderNotifications, renderScreens, type RenderAnswer } from "./pages";
 import { pageSources } from "./sources";
 import { runAction } from "./commands";
-import type { RenderTarget } from "./identity";
+import { confirmIdentity, type RenderTarget } from "./identity";
 import { notFound } from "../../lib/errors";
 import { commandWorld } from "./command-world";
+import { gatheredReads } from "./waves";
 
 /** Every expression of one render shares this much evaluation time. */
 const RENDER_EVALUATION_MS = 1_000;
@@ -135,7 +136,15 @@ function renderedCatalogues(spec: SpecDocument, identity: RenderIdentity, author
 async function render(ctx: RequestContext, bindings: Env, identity: RenderIdentity, app: RenderApp, body: RenderBody, mode: RenderMode): Promise<RenderAnswer> {
   const { access, overrides = {} } = mode;
   const deps = appDeps(ctx, identity.principal);
-  const { spec, context, concealed } = await loadRender(deps, identity, app, body.context, access, overrides);
+  const wave = ctx.database.readWave();
+  // A cached identity's guard goes in the render's first wave, beside its context; nothing of the render counts before it held.
+  const confirmed = identity.guard && confirmIdentity(wave.lookup(), identity.guard);
+  const loading = loadRender(deps, wave, identity, app, body.context, access, overrides);
+  if (confirmed) {
+    loading.catch(() => {});
+    await confirmed;
+  }
+  const { spec, context, concealed } = await loading;
   const clock = ctx.clock;
   const budget = new EvaluationBudget({ timeoutMs: RENDER_EVALUATION_MS }, clock);
   const deadline = clock.now() + ctx.config.renderDeadlineMs;
@@ -147,7 +156,7 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     bindings,
     secrets,
     clock,
-    services: confinedServices(identity.principal, ctx.tenant, bindings, "app"),
+    services: confinedServices(identity.principal, gatheredReads(ctx.tenant, wave), bindings, "app"),
     budget,
     deadline,
     functions: spec.functions ?? {},
@@ -155,7 +164,7 @@ async function render(ctx: RequestContext, bindings: Env, identity: RenderIdenti
     notify: (n) => notifications.notify(n),
   };
   const reloadContext = async () => {
-    const reloaded = await loadRender(deps, identity, app, body.context, access, overrides);
+    const reloaded = await loadRender(deps, wave, identity, app, body.context, access, overrides);
     // A step may have set a secret the config references: its value is masked from now on too.
     for (const value of reloaded.concealed) secrets.conceal(value);
     return reloaded.context;

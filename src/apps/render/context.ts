@@ -9,10 +9,11 @@ import { resolveSecretReferences, type SecretOwners } from "../../access/secrets
 import { permissionStrings } from "../../lib/principal";
 import { mergePatch, type ConfigObject } from "../config/merge";
 import { principalScopes, scopeValues, teamOf } from "../config/owner";
-import type { Sql } from "../../db/client";
+import type { ReadWave, Sql } from "../../db/client";
 import type { AppDeps } from "../spec";
 import type { SpecDocument } from "../../definition/language/spec-schema";
 import type { RenderApp, RenderContext, RenderIdentity } from "./contracts";
+import { gatheredTx } from "./waves";
 
 export interface LoadedRender {
   spec: SpecDocument;
@@ -74,12 +75,13 @@ export interface RenderOverrides {
 
 /**
  * The spec document and the render context of one render, from what was
- * loaded before it (`app`); called again after a command wrote a config or
- * a secret. A render without an integration (a preview) sees the
+ * loaded before it (`app`), read in the render's waves (`wave`); called
+ * again after a command wrote a config or a secret. A render without an integration (a preview) sees the
  * definition's `integration` values only.
  */
 export async function loadRender(
   deps: Pick<AppDeps, "tenant">,
+  wave: ReadWave,
   identity: RenderIdentity,
   app: RenderApp,
   hostContext: unknown,
@@ -87,12 +89,14 @@ export async function loadRender(
   overrides: RenderOverrides = {},
 ): Promise<LoadedRender> {
   const spec = overrides.spec ?? app.inUse;
-  // One transaction for the stored scopes and secret names: each is a round trip on the render's one connection.
-  // The secrets the scopes reference (none in most renders) are read once the effective scopes are known.
-  const { principals, secretsSet } = await deps.tenant.tx(async (sql) => ({
-    principals: await principalScopes(sql, app.activation.id, identity),
-    secretsSet: await secretNames(sql, { user: identity.userId, company: identity.companyExternalId, team: teamOf(identity.identity) }),
-  }));
+  // The stored scopes and the secret names in one wave; the secrets the scopes
+  // reference (none in most renders) in the next, once the effective scopes are known.
+  const reads = gatheredTx(deps.tenant.tenantId, wave);
+  const sql = wave.tenant(deps.tenant.tenantId);
+  const [principals, secretsSet] = await Promise.all([
+    principalScopes(sql, app.activation.id, identity),
+    secretNames(sql, { user: identity.userId, company: identity.companyExternalId, team: teamOf(identity.identity) }),
+  ]);
   // A reference resolves for the render's own principals (a job's env resolves the tenant's only, acting for nobody).
   const team = teamOf(identity.identity);
   const owners: SecretOwners = {
@@ -105,8 +109,8 @@ export async function loadRender(
   // The app user writes its own config (setPrincipalConfig, self-service): a reference there reaches the user's own secrets only.
   const { user, ...scopes } = merged;
   const [shared, own] = await Promise.all([
-    resolveSecretReferences(deps.tenant, access.masterKey, scopes, readable),
-    resolveSecretReferences(deps.tenant, access.masterKey, user, readable, ["user"]),
+    resolveSecretReferences(reads, access.masterKey, scopes, readable),
+    resolveSecretReferences(reads, access.masterKey, user, readable, ["user"]),
   ]);
   const config = { value: { ...shared.value, user: own.value }, values: [...shared.values, ...own.values], markers: [...shared.markers, ...own.markers] };
   return {

@@ -16,6 +16,18 @@ import type { Redactor } from "../../lib/redact";
 import type { EvaluationBudget, Scope } from "../../lib/smart-values";
 import type { ModalDocument, PageDocument, SpecDocument, WidgetDocument } from "../../definition/language/spec-schema";
 
+/** What a render on cached entries must find still true; each part only when its entry was used (identity/cache.ts). */
+export interface IdentityGuard {
+  integrationId: string;
+  tenantId: string;
+  /** The cached target's row versions. */
+  versions?: string;
+  /** The hex SHA-256 of the app token presented, checked against a cached target. */
+  tokenHash?: string;
+  /** The cached user's mapping, and the access version its principal was computed at. */
+  user?: { key: string; provider: string; companyExternalId: string; externalId: string; userId: string; accessVersion: number };
+}
+
 /** The render's deadline passed before a data source (named, when one was pending) resolved: its widget drops with a timeout notification. */
 export class DeadlineExceeded extends Error {
   constructor(readonly source?: string) {
@@ -66,6 +78,8 @@ export interface RenderIdentity {
   principal: Principal;
   /** What resolving the user tells the host, ahead of the render's own notifications (an email link refused). */
   notifications?: Notification[];
+  /** What the render must find still true, in its first wave, when any of this came from the isolate's cache (identity/cache.ts). */
+  guard?: IdentityGuard;
 }
 
 /**

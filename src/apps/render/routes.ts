@@ -7,7 +7,7 @@ import { route } from "../../gateway/route";
 import { base64url, randomBytes } from "../../lib/crypto";
 import { dataEnvelope, uuidSchema } from "../../lib/schemas";
 import { previewedSpec, previewForAuthor, renderForHost, type PreviewBody } from "./answer";
-import { identifyRenderUser, renderHost } from "./identity";
+import { identifyRenderUser, renderHost, StaleIdentity, verifyRenderCredential, type VerifiedRender } from "./identity";
 import { previewOutline, previewPage, previewPageHeaders, sdkSources } from "./preview-page";
 import { previewBody, renderAnswer, renderBody } from "./schemas";
 
@@ -19,6 +19,8 @@ export const renderRoutes = [
     tag: "apps",
     summary: "Render the integration's app for the host's user: every placement of the dashboard, its state, the rows of its widgets and its notifications",
     auth: renderHost("integrationId"),
+    // Its reads go over HTTP (waves.ts); a command's write, when one comes, opens the WebSocket then.
+    readsOnly: true,
     params: { integrationId: uuidSchema },
     body: renderBody,
     responses: {
@@ -30,12 +32,24 @@ export const renderRoutes = [
       },
       422: { description: "A body that is not a JSON object, or an action naming no widget and handler on the current page or top modal" },
     },
-    handler: async (c, { body, auth }) => {
+    handler: async (c, { params, body, auth }) => {
       const headers = c.req.raw.headers;
-      const identity = await identifyRenderUser(c.var.ctx, auth, { headers, query: new URL(c.req.url).searchParams, body });
-      c.set("ctx", c.var.ctx.forTenant(identity.tenantId, identity.principal));
-      await enforce(c, "identity", identity.principal.identity, c.var.ctx.config.rateLimitIdentity);
-      const answer = await renderForHost(c.var.ctx, c.env, identity, auth.target, body);
+      const request = { headers, query: new URL(c.req.url).searchParams, body };
+      const base = c.var.ctx;
+      let limited = false;
+      const attempt = async (verified: VerifiedRender) => {
+        const identity = await identifyRenderUser(base, verified, request);
+        c.set("ctx", base.forTenant(identity.tenantId, identity.principal));
+        // Spent once, whichever attempt answers.
+        if (!limited) await enforce(c, "identity", identity.principal.identity, c.var.ctx.config.rateLimitIdentity);
+        limited = true;
+        return renderForHost(c.var.ctx, c.env, identity, verified.target, body);
+      };
+      // An identity from the isolate's cache that its guard found stale: nothing of that attempt counted, so it starts again from the lookups.
+      const answer = await attempt(auth).catch(async (e: unknown) => {
+        if (!(e instanceof StaleIdentity)) throw e;
+        return attempt(await verifyRenderCredential(base, params.integrationId, headers, false));
+      });
       // The credential's check found any Origin listed, so the grant is known here without asking hostCors to look it up.
       const origin = headers.get("Origin");
       return c.json({ data: answer }, 200, origin ? { "Access-Control-Allow-Origin": origin } : {});

@@ -381,8 +381,12 @@ interface JsonPage {
 
 async function runJsonPage(reader: TenantReader, plan: PlannedQuery, includeCount: boolean): Promise<{ page: JsonPage; count: number | undefined }> {
   await applyTrigramThreshold(reader, plan.query.compilation, ...plan.includeCompilations);
-  const page = (await reader.run<JsonPage & Record<string, unknown>>(compiled(pageJsonStatement(plan), plan.values))).rows[0];
-  return { page, count: await countFor(reader, plan, includeCount) };
+  // Independent statements, sent at once: a reader that gathers reads (an app render's) sends them in one request.
+  const [{ rows }, count] = await Promise.all([
+    reader.run<JsonPage & Record<string, unknown>>(compiled(pageJsonStatement(plan), plan.values)),
+    countFor(reader, plan, includeCount),
+  ]);
+  return { page: rows[0], count };
 }
 
 /** A query's page as JSON text (an array of presented entities, includes attached) and its paging fields. */

@@ -4,7 +4,7 @@
 // to it or its roles, as its tokens would have. Its rate-limit identity is
 // per (integration, user): each app user of each integration has its own
 // budget.
-import type { TenantDb } from "../../../db/client";
+import type { Sql } from "../../../db/client";
 import { policyPrincipal, userPrincipal } from "../../../access/policy-principal";
 import type { Principal } from "../../../lib/principal";
 import type { RenderTarget } from "./target";
@@ -17,10 +17,16 @@ export function declaresPolicies(target: RenderTarget): boolean {
   return typeof policies === "object" && policies !== null && Object.keys(policies).length > 0;
 }
 
-export async function appUserPrincipal(tenant: TenantDb, target: RenderTarget, userId: string): Promise<Principal> {
-  return tenant.tx(async (sql) => {
-    const identity = appUserIdentity(target.integrationId, userId);
-    if (declaresPolicies(target)) return { ...(await policyPrincipal(sql, target.policyId)), userId, identity };
-    return userPrincipal(sql, userId, identity);
-  });
+/**
+ * Read with `sql`, a read-only handle of the target's tenant (row-level
+ * security confines it), as `user` resolves: a policy's grants do not
+ * depend on the user, so they are read while it resolves.
+ */
+export async function appUserPrincipal(sql: Sql, target: RenderTarget, user: Promise<string>): Promise<Principal> {
+  if (declaresPolicies(target)) {
+    const [policy, userId] = await Promise.all([policyPrincipal(sql, target.policyId), user]);
+    return { ...policy, userId, identity: appUserIdentity(target.integrationId, userId) };
+  }
+  const userId = await user;
+  return userPrincipal(sql, userId, appUserIdentity(target.integrationId, userId));
 }

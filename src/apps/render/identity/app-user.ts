@@ -6,7 +6,7 @@
 // make one user and one mapping (access/external/users.ts).
 import type { Sql, TenantDb } from "../../../db/client";
 import { administersAccess } from "../../../access/permissions";
-import { claimMapping, createExternalUser, type EmailHeld } from "../../../access/external/users";
+import { claimMapping, createExternalUser, findMapping, type EmailHeld } from "../../../access/external/users";
 import { email as emailSchema } from "../../../access/external/schemas";
 import { ApiError } from "../../../lib/errors";
 import { check } from "../../../lib/validate";
@@ -55,6 +55,8 @@ async function heldUnderApp(tx: Sql, holderId: string, activationId: string): Pr
 export interface AppUser {
   userId: string;
   notifications: Notification[];
+  /** Whether this resolution wrote (bound a mapping, or created a user and one). */
+  wrote: boolean;
 }
 
 const emailLinkRefused: Notification = {
@@ -66,13 +68,17 @@ const emailLinkRefused: Notification = {
 /**
  * The app user of the integration's company; 403 for a deactivated mapping
  * or user, or an unknown person the provider does not auto-create.
+ * `reads` is a read-only handle of the tenant.
  */
-export async function resolveAppUser(tenant: TenantDb, target: RenderTarget, provider: Provider, person: Person): Promise<AppUser> {
-  const mapped = await claimMapping(tenant, { provider: target.providerName, companyExternalId: target.companyExternalId, externalId: person.externalId });
+export async function resolveAppUser(tenant: TenantDb, target: RenderTarget, provider: Provider, person: Person, reads: Sql): Promise<AppUser> {
+  const key = { provider: target.providerName, companyExternalId: target.companyExternalId, externalId: person.externalId };
+  // A known person is a read (`reads`, read-only, in the caller's wave); only a claim or a creation opens a transaction.
+  const found = await findMapping(reads, key);
+  const mapped = found ?? (await claimMapping(tenant, key));
   if (mapped) {
     if (!mapped.is_active) throw inactive(mapped.id, person.externalId);
     if (!mapped.user_is_active) throw new ApiError("FORBIDDEN", `The tenant user of external user ${person.externalId} is deactivated`);
-    return { userId: mapped.user_id, notifications: [] };
+    return { userId: mapped.user_id, notifications: [], wrote: !found };
   }
   if (!provider.autoCreateUsers) {
     throw new ApiError("FORBIDDEN", `External user ${person.externalId} is not provisioned and provider ${target.providerName} does not create users`);
@@ -100,7 +106,7 @@ export async function resolveAppUser(tenant: TenantDb, target: RenderTarget, pro
       },
       { whenEmailHeld },
     );
-    return { userId: row.user_id, notifications: emailHeld === "separate" && holderAdministers ? [emailLinkRefused] : [] };
+    return { userId: row.user_id, notifications: emailHeld === "separate" && holderAdministers ? [emailLinkRefused] : [], wrote: true };
   } catch (e) {
     // A concurrent request's mapping, found deactivated when this one lost the race to create it.
     if (e instanceof ApiError && e.details.code === "EXTERNAL_USER_INACTIVE") throw inactive(String(e.details.external_user_id), person.externalId);

@@ -16,9 +16,13 @@ import { ApiError } from "../../../lib/errors";
 import type { AuthStrategy } from "../../../gateway/route-auth";
 import type { OutboundEnv } from "../../../lib/outbound/types";
 import type { RateLimits } from "../../../lib/ratelimit/interface";
-import type { RenderIdentity } from "../contracts";
+import type { Notification, RenderIdentity } from "../contracts";
+import { isUuid } from "../../../lib/ids";
+import { APP_TOKEN } from "../../tokens/token-format";
 import { appUserPrincipal } from "./app-principal";
-import { verifyAppToken } from "./app-token";
+import { appTokenHash, verifyAppToken } from "./app-token";
+import { confirmIdentity, StaleIdentity, targets, userKey, users, type CachedUser } from "./cache";
+import type { IdentityGuard } from "../contracts";
 import { personOf, resolveAppUser } from "./app-user";
 import { presentedCredential } from "./credential";
 import { verifyExchange } from "./exchange";
@@ -34,6 +38,7 @@ export { appUserIdentity } from "./app-principal";
 export { checkOrigin } from "./origin";
 export { RESERVED_BODY_KEYS } from "./extractors";
 export type { RenderTarget } from "./target";
+export { confirmIdentity, StaleIdentity } from "./cache";
 
 /** What identity resolution reaches the world with; a RequestContext is one. */
 export interface IdentityDeps {
@@ -52,6 +57,8 @@ export interface VerifiedRender {
   target: RenderTarget & { provider: Provider };
   /** The identity token's verified claims (oidc, exchange); undefined for an app token. */
   claims?: Claims;
+  /** What the render must find still true before it counts, when the target came from the isolate's cache (cache.ts). */
+  guard?: IdentityGuard;
 }
 
 /** The request as identity reads it. */
@@ -69,17 +76,55 @@ export interface RenderRequest {
  * (refusal.ts); then 403 for a disabled integration, an inactive company or
  * an Origin the integration does not list.
  */
-export async function verifyRenderCredential(deps: IdentityDeps, integrationId: string, headers: Headers): Promise<VerifiedRender> {
+export async function verifyRenderCredential(deps: IdentityDeps, integrationId: string, headers: Headers, useCache = true): Promise<VerifiedRender> {
   try {
-    return await verifiedCredential(deps, integrationId, headers);
+    return await verifiedCredential(deps, integrationId, headers, useCache);
   } catch (e) {
     if (e instanceof CredentialRefused) deps.log.warn("render credential refused", { integration: integrationId, reason: e.reason });
     throw e;
   }
 }
 
-async function verifiedCredential(deps: IdentityDeps, integrationId: string, headers: Headers): Promise<VerifiedRender> {
-  const target = await loadTarget(deps.database, integrationId);
+/** An app token in `Authorization`, where a bearer provider reads it unless it names another header. */
+function authorizationAppToken(headers: Headers): string | undefined {
+  const token = headers
+    .get("Authorization")
+    ?.trim()
+    .match(/^bearer\s+(\S+)$/i)?.[1];
+  return token && APP_TOKEN.test(token) ? token : undefined;
+}
+
+async function verifiedCredential(deps: IdentityDeps, integrationId: string, headers: Headers, useCache: boolean): Promise<VerifiedRender> {
+  const now = deps.clock.now();
+  const cached = useCache ? targets.get(integrationId, now) : undefined;
+  if (cached) {
+    // An app token's lookup is left to the guard; a refusal is never answered from the cache.
+    let tokenHash: string | undefined;
+    const verified = await checkedCredential(deps, cached, headers, async (raw) => void (tokenHash = await appTokenHash(raw))).catch(() => undefined);
+    if (verified) return { ...verified, guard: { integrationId: cached.integrationId, tenantId: cached.tenantId, versions: cached.versions, tokenHash } };
+    targets.delete(integrationId);
+  }
+  const lookups = deps.database.readWave().lookup();
+  // An app token in Authorization is checked in the target's request, on the guess that the provider reads it there, which the target then confirms.
+  const guessed = isUuid(integrationId) ? authorizationAppToken(headers) : undefined;
+  const guessedCheck = guessed ? appTokenHash(guessed).then((hash) => verifyAppToken(lookups, integrationId, hash)) : undefined;
+  guessedCheck?.catch(() => {});
+  const target = await loadTarget(lookups, integrationId);
+  const verified = await checkedCredential(deps, target, headers, async (raw) =>
+    raw === guessed && guessedCheck ? guessedCheck : verifyAppToken(lookups, integrationId, await appTokenHash(raw)),
+  );
+  // A spec the tenant no longer sees answers 404 before any guard could be read: such a target is not kept.
+  if (verified.target.specVisible) targets.set(integrationId, verified.target, now);
+  return verified;
+}
+
+/** `target`'s credential checked, `appToken` checking a bearer provider's. */
+async function checkedCredential(
+  deps: IdentityDeps,
+  target: RenderTarget | undefined,
+  headers: Headers,
+  appToken: (raw: string) => Promise<void>,
+): Promise<VerifiedRender> {
   // An unknown integration, or one whose spec version no longer declares its
   // provider, is refused as a wrong credential is (refusal.ts).
   const provider = target?.provider;
@@ -89,7 +134,7 @@ async function verifiedCredential(deps: IdentityDeps, integrationId: string, hea
   let claims: Claims | undefined;
   switch (provider.auth.type) {
     case "bearer":
-      await verifyAppToken(deps.database, target.integrationId, credential);
+      await appToken(credential);
       break;
     case "oidc":
       claims = await verifyOidc(credential, provider.auth, keys);
@@ -130,8 +175,32 @@ export async function identifyRenderUser(deps: IdentityDeps, verified: VerifiedR
   if (companyExternalId !== target.companyExternalId) {
     throw new ApiError("FORBIDDEN", `The request's company ${companyExternalId} is not the integration's company`, { company_external_id: companyExternalId });
   }
-  const tenant = tenantDb(deps.database, target.tenantId);
-  const { userId, notifications } = await resolveAppUser(tenant, target, target.provider, personOf(identity, userExternalId));
+  const key = userKey(target, userExternalId);
+  const now = deps.clock.now();
+  const cached = verified.guard ? users.get(key, now) : undefined;
+  let user: CachedUser & { notifications?: Notification[] };
+  let guard = verified.guard;
+  if (cached) {
+    user = cached;
+    const mapping = { provider: target.providerName, companyExternalId: target.companyExternalId, externalId: userExternalId };
+    guard = { ...guard!, user: { key, ...mapping, userId: cached.userId, accessVersion: cached.principal.accessVersion } };
+  } else {
+    // Nothing is provisioned for a target not proved current.
+    if (guard) await confirmIdentity(deps.database.readWave().lookup(), guard);
+    guard = undefined;
+    const reads = deps.database.readWave().tenant(target.tenantId);
+    const resolved = resolveAppUser(tenantDb(deps.database, target.tenantId), target, target.provider, personOf(identity, userExternalId), reads);
+    let principal = await appUserPrincipal(
+      reads,
+      target,
+      resolved.then((found) => found.userId),
+    );
+    const { userId, notifications, wrote } = await resolved;
+    // A user created (or a mapping bound) moved the access version the principal was read at: read it again after, so the entry holds.
+    if (wrote) principal = await appUserPrincipal(reads, target, Promise.resolve(userId));
+    user = { userId, notifications, principal };
+    users.set(key, { userId, principal }, now);
+  }
   return {
     tenantId: target.tenantId,
     integrationId: target.integrationId,
@@ -141,16 +210,27 @@ export async function identifyRenderUser(deps: IdentityDeps, verified: VerifiedR
     provider: target.providerName,
     externalCompanyId: target.externalCompanyId,
     companyExternalId,
-    userId,
+    userId: user.userId,
     identity,
-    principal: await appUserPrincipal(tenant, target, userId),
-    notifications,
+    principal: user.principal,
+    notifications: user.notifications,
+    guard,
   };
 }
 
-/** The whole of it for one request: credential, then identity. */
+/**
+ * The whole of it for one request: credential, then identity, with a cached
+ * identity's guard read at once (a render reads it in its first wave instead).
+ */
 export async function resolveRenderIdentity(deps: IdentityDeps, integrationId: string, request: RenderRequest): Promise<RenderIdentity> {
-  return identifyRenderUser(deps, await verifyRenderCredential(deps, integrationId, request.headers), request);
+  try {
+    const identity = await identifyRenderUser(deps, await verifyRenderCredential(deps, integrationId, request.headers), request);
+    if (identity.guard) await confirmIdentity(deps.database.readWave().lookup(), identity.guard);
+    return { ...identity, guard: undefined };
+  } catch (e) {
+    if (!(e instanceof StaleIdentity)) throw e;
+    return identifyRenderUser(deps, await verifyRenderCredential(deps, integrationId, request.headers, false), request);
+  }
 }
 
 /**

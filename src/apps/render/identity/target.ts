@@ -6,7 +6,7 @@
 // credential is checked, and the credential is checked against these rows.
 // The same read gives what the render then needs of them (../contracts.ts
 // RenderApp), so the render loads none of them again.
-import type { Database } from "../../../db/client";
+import type { Sql } from "../../../db/client";
 import { isUuid } from "../../../lib/ids";
 import { versionInUse } from "../../consent";
 import { keptSince, type SpecDocument } from "../../spec";
@@ -38,18 +38,12 @@ export interface RenderTarget {
   specVisible: boolean;
   /** What the render reads of the activation and integration. */
   app: RenderApp;
+  /** The versions of the rows it was read from (targetCurrent). */
+  versions: string;
 }
 
-const TARGET = `
-  SELECT i.id, i.tenant_id, i.activation_id, i.allowed_origins, i.is_enabled, i.external_company_id,
-         c.provider, c.external_id AS company_external_id, c.is_active AS company_active,
-         a.spec_id, a.policy_id, v.version AS spec_version, v.spec_document,
-         a.spec_version IS NULL AND s.tenant_id <> a.tenant_id AND s.version > a.accepted_version AS consent_pending,
-         a.config AS activation_config, a.job_bindings AS activation_job_bindings, i.config AS integration_config, i.job_bindings AS integration_job_bindings,
-         s.tenant_id = a.tenant_id OR EXISTS (
-           SELECT 1 FROM shares sh
-            WHERE sh.target_tenant_id = a.tenant_id AND sh.tenant_id = s.tenant_id AND sh.resource_type = 'spec' AND sh.resource_id = s.id AND 'read' = ANY (sh.actions)
-         ) AS spec_visible
+/** The rows a target is read from: the integration, its activation and company, the spec and the version in use. */
+const TARGET_ROWS = `
     FROM app_integrations i
     JOIN app_activations a ON a.id = i.activation_id AND a.tenant_id = i.tenant_id
     JOIN external_companies c ON c.id = i.external_company_id AND c.tenant_id = i.tenant_id
@@ -57,6 +51,34 @@ const TARGET = `
     JOIN app_spec_versions v ON v.spec_id = a.spec_id
      AND v.version = coalesce(a.spec_version, CASE WHEN s.tenant_id = a.tenant_id THEN s.version ELSE a.accepted_version END)
    WHERE i.id = $1`;
+
+/**
+ * The versions of those rows (xmin: any change to a row gives it another)
+ * and whether the spec is visible (a share withdrawn or given), read in the
+ * same statement as the target, so a cached target is proved current by
+ * reading them again (identity/cache.ts). A newer spec version changes the
+ * spec's row, a consent its activation's.
+ */
+/** Whether the tenant's own reads see the spec: its own, or shared to it for read. */
+const SPEC_VISIBLE = `s.tenant_id = a.tenant_id OR EXISTS (
+           SELECT 1 FROM shares sh
+            WHERE sh.target_tenant_id = a.tenant_id AND sh.tenant_id = s.tenant_id AND sh.resource_type = 'spec' AND sh.resource_id = s.id AND 'read' = ANY (sh.actions)
+         )`;
+
+const TARGET_VERSIONS = `concat_ws(':', i.xmin, a.xmin, c.xmin, s.xmin, v.xmin, ${SPEC_VISIBLE})`;
+
+/** SQL: whether the target `$1` is still at versions `$<versions>`. */
+export const targetCurrent = (versions: string) => `(SELECT ${TARGET_VERSIONS} ${TARGET_ROWS}) IS NOT DISTINCT FROM ${versions}`;
+
+const TARGET = `
+  SELECT i.id, i.tenant_id, i.activation_id, i.allowed_origins, i.is_enabled, i.external_company_id,
+         c.provider, c.external_id AS company_external_id, c.is_active AS company_active,
+         a.spec_id, a.policy_id, v.version AS spec_version, v.spec_document,
+         a.spec_version IS NULL AND s.tenant_id <> a.tenant_id AND s.version > a.accepted_version AS consent_pending,
+         a.config AS activation_config, a.job_bindings AS activation_job_bindings, i.config AS integration_config, i.job_bindings AS integration_job_bindings,
+         ${SPEC_VISIBLE} AS spec_visible,
+         ${TARGET_VERSIONS} AS versions
+  ${TARGET_ROWS}`;
 
 interface TargetRow extends Record<string, unknown> {
   id: string;
@@ -80,20 +102,21 @@ interface TargetRow extends Record<string, unknown> {
   integration_job_bindings: Record<string, string>;
   /** The spec as the tenant's own reads see it (app_specs_visible): its own, or shared to it for read. */
   spec_visible: boolean;
+  versions: string;
 }
 
-/** The render's target, or undefined when no integration has this id. */
-export async function loadTarget(database: Database, integrationId: string): Promise<RenderTarget | undefined> {
+/** The render's target, or undefined when no integration has this id; `lookups` reads as the connecting role (Database.lookup). */
+export async function loadTarget(lookups: Sql, integrationId: string): Promise<RenderTarget | undefined> {
   if (!isUuid(integrationId)) return undefined;
-  const found = await database.system(async (sql) => {
-    const [row] = (await sql.query<TargetRow>(TARGET, [integrationId])).rows;
-    if (!row?.consent_pending) return row && { row, version: row.spec_version, document: row.spec_document };
-    const [accepted, ...newer] = await keptSince<TargetDocument>(sql, row.spec_id, row.spec_version);
-    const { version } = versionInUse(accepted, newer);
-    return { row, version, document: [accepted, ...newer].find((k) => k.version === version)!.document };
-  });
-  if (!found) return undefined;
-  const { row, version, document } = found;
+  const [row] = (await lookups.query<TargetRow>(TARGET, [integrationId])).rows;
+  if (!row) return undefined;
+  let version = row.spec_version;
+  let document = row.spec_document;
+  if (row.consent_pending) {
+    const [accepted, ...newer] = await keptSince<TargetDocument>(lookups, row.spec_id, row.spec_version);
+    ({ version } = versionInUse(accepted, newer));
+    document = [accepted, ...newer].find((k) => k.version === version)!.document;
+  }
   const providers = document.providers ?? {};
   return {
     tenantId: row.tenant_id,
@@ -116,5 +139,6 @@ export async function loadTarget(database: Database, integrationId: string): Pro
       activation: { id: row.activation_id, config: row.activation_config, job_bindings: row.activation_job_bindings },
       integration: { config: row.integration_config, job_bindings: row.integration_job_bindings },
     },
+    versions: row.versions,
   };
 }
