@@ -6,8 +6,9 @@ import { pgCode } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { check, validationFailed } from "../../lib/validate";
-import { entitySnapshot, recordEvents, type NewEvent } from "../../events/outbox";
-import { findType, requireActiveType, requireType, type EntityType } from "../entity-types/store";
+import { entitySnapshot, recordEvents, writtenEventsSql, type NewEvent } from "../../events/outbox";
+import { forgetTypes, versionedType } from "../entity-types/cache";
+import { findType, requireActive, requireType, type EntityType } from "../entity-types/store";
 import { confineRow, type EntityAction } from "../access";
 import { Params } from "../query/params";
 import { resolveShared, sharesFrom } from "../shared";
@@ -88,32 +89,63 @@ function duplicateKey(type: EntityType, key: string, existingId?: string) {
   });
 }
 
+/**
+ * A create in one round trip: the type comes from the isolate's cache (or is
+ * read first, one more trip), the attributes are checked here against it,
+ * and one statement writes the row, its event and its outbox row, on the
+ * condition that the type is still the version checked (its xmin) and active.
+ * A type changed since is read afresh and the create runs again; a taken
+ * identifier_key writes nothing and answers the row that holds it.
+ */
 export async function createEntity(deps: EntityDeps, input: { type_name?: string; type_id?: string; name: string; attributes: Record<string, unknown> }) {
-  try {
-    const { row, eventIds } = await deps.tenant.tx(async (sql) => {
-      const type = await requireActiveType(sql, input);
-      deps.tenant.access.requireType("create", type.name);
+  const { tenant } = deps;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const known = await tenant.read((reader) => versionedType(reader, input, attempt === 0));
+    if (!known) throw notFound("Entity type", input.type_id ?? input.type_name);
+    const { type, version } = known;
+    let key: string;
+    try {
+      requireActive(type);
+      tenant.access.requireType("create", type.name);
       validateAttributes(type, input.attributes);
-      const key = identifierKey(type.config.identifier_key, input.attributes);
-      const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
-        `INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL DO NOTHING
-         RETURNING ${ENTITY_COLUMNS.replace("t.name AS type_name", "$6::text AS type_name")}`,
-        [deps.tenant.tenantId, type.id, input.name, JSON.stringify(input.attributes), key, type.name],
-      );
-      if (!rows.length) {
-        const existing = await sql.query("SELECT id FROM entities WHERE type_id = $1 AND identifier_key = $2 AND deleted_at IS NULL", [type.id, key]);
-        throw duplicateKey(type, key, existing.rows[0]?.id);
-      }
-      return { row: rows[0], eventIds: await recordEvents(sql, deps.tenant.tenantId, [event(rows[0], "created")]) };
-    });
-    deps.publish(eventIds);
-    return presentEntity(row);
-  } catch (e) {
-    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "An entity with this identifier_key already exists");
-    throw e;
+      key = identifierKey(type.config.identifier_key, input.attributes);
+    } catch (e) {
+      // A refusal by a cached type may be the cache's: decided again by the type as it is now.
+      if (!known.cached) throw e;
+      forgetTypes(tenant.tenantId, new Set([type.id]));
+      continue;
+    }
+    const [written, holder] = await tenant
+      .batch([
+        {
+          text: `WITH t AS (
+                   SELECT id, name FROM entity_types WHERE id = $2::uuid AND xmin::text = $6::text AND status = 'active'
+                 ), w AS (
+                   INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
+                   SELECT $1::uuid, t.id, $3::text, $4::jsonb, $5::text FROM t
+                   ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL DO NOTHING
+                   RETURNING ${ENTITY_COLUMNS.replace("t.name AS type_name", "$7::text AS type_name")}
+                 ), ${writtenEventsSql({ rows: "w", tenant: "$1::uuid", action: "'created'", suppressed: "false" })}
+                 SELECT w.*, (SELECT event_id FROM pending) AS event_id, EXISTS (SELECT 1 FROM t) AS type_current
+                   FROM (SELECT 1) one LEFT JOIN w ON true`,
+          values: [tenant.tenantId, type.id, input.name, JSON.stringify(input.attributes), key, version, type.name],
+        },
+        // Its own statement, so its snapshot sees a row a concurrent create committed while the insert waited on it.
+        { text: "SELECT id FROM entities WHERE type_id = $1 AND identifier_key = $2 AND deleted_at IS NULL", values: [type.id, key] },
+      ])
+      .catch((e) => {
+        if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "An entity with this identifier_key already exists");
+        throw e;
+      });
+    const row = written.rows[0] as EntityRow & { event_id: string | null; type_current: boolean };
+    if (row.id) {
+      deps.publish(row.event_id ? [row.event_id] : []);
+      return presentEntity(row);
+    }
+    if (row.type_current) throw duplicateKey(type, key, holder.rows[0]?.id);
+    forgetTypes(tenant.tenantId, new Set([type.id]));
   }
+  throw new ApiError({ code: "CONCURRENT_MODIFICATION" }, "The entity type changed while the entity was being created; retry the request");
 }
 
 export interface IncludeQuery {
