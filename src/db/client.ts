@@ -467,10 +467,11 @@ export class Database {
   }
 
   /**
-   * As system(), for lookups: each statement on its own, outside any
-   * transaction, over HTTP (one round trip each, no connection to open).
-   * Nothing a statement leaves in the session (a session lock, a SET, a
-   * BEGIN) reaches the next one; work that needs that uses system().
+   * As system(), for lookups and single-statement writes: each statement on
+   * its own, outside any transaction (a write autocommits), over HTTP (one
+   * round trip each, no connection to open). Nothing a statement leaves in
+   * the session (a session lock, a SET, a BEGIN) reaches the next one; work
+   * that needs that uses system().
    */
   lookup<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (!this.http) return this.system(fn);

@@ -46,6 +46,7 @@ export const entityRoutes = [
     tag: "entities",
     summary: "Create an entity; emits created",
     permission: ["entity", "create"],
+    overHttp: true,
     idempotent: true,
     body: {
       type: "object",
