@@ -85,6 +85,7 @@ export const entityRoutes = [
     path: "/entity/entities/:id",
     tag: "entities",
     summary: "Replace attributes; recompute the key and merge on collision",
+    overHttp: true,
     permission: ["entity", "update"],
     params: { id: uuidSchema },
     body: {
@@ -106,6 +107,7 @@ export const entityRoutes = [
     path: "/entity/entities/:id/attributes",
     tag: "entities",
     summary: "Merge top-level attributes (null removes); compare-and-swap on updated_at",
+    overHttp: true,
     permission: ["entity", "update"],
     params: { id: uuidSchema },
     body: {

@@ -295,13 +295,96 @@ function concurrentModification(id: string) {
   return new ApiError({ code: "CONCURRENT_MODIFICATION", entity_id: id }, "The entity changed since it was read");
 }
 
-async function commitRewrite(deps: EntityDeps, id: string, build: (sql: Sql, current: EntityRow) => RewriteOptions, lock: boolean) {
+/** What the first round trip of a batched rewrite reads: the row, its version, and its type as it is now. */
+interface RowWithType extends EntityRow {
+  version: string;
+  type_version: string;
+  type_schema: EntityType["schema"];
+  type_config: EntityType["config"];
+}
+
+/**
+ * A rewrite in two round trips: the row and its type read in one statement,
+ * then the update, its event and its outbox row in one statement conditioned
+ * on the row and the type being the versions read (their xmin), with a
+ * second statement reading the row's version after it. Answers "interactive"
+ * when the rewrite needs the transaction of commitRewrite: a new
+ * identifier_key (locks, a possible merge), or a PUT that lost the row to
+ * another writer twice (the interactive path waits for it on the row lock).
+ */
+async function rewriteInBatch(deps: EntityDeps, id: string, build: (current: EntityRow) => RewriteOptions): Promise<EntityRow | "interactive" | null> {
+  const { tenant } = deps;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const [read] = await tenant.batch([
+      {
+        text: `SELECT ${ENTITY_COLUMNS}, e.xmin::text AS version, t.xmin::text AS type_version, t.schema AS type_schema, t.config AS type_config
+                 FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL`,
+        values: [id],
+      },
+    ]);
+    const current = read.rows[0] as RowWithType | undefined;
+    if (!current) return null;
+    tenant.access.requireRow("update", current);
+    const opts = build(current);
+    const type = { name: current.type_name, schema: current.type_schema, config: current.type_config } as EntityType;
+    validateAttributes(type, opts.attributes);
+    const key = identifierKey(type.config.identifier_key, opts.attributes);
+    if (key !== current.identifier_key) return "interactive";
+    const name = opts.name ?? current.name;
+    const previous = `jsonb_build_object('previous', jsonb_build_object('name', $6::text, 'attributes', $7::jsonb, 'identifier_key', w.identifier_key))`;
+    const [written, after] = await tenant.batch([
+      {
+        text: `WITH w AS (
+                 UPDATE entities e SET name = $2, attributes = $3::jsonb, updated_at = now()
+                   FROM entity_types t
+                  WHERE e.id = $1 AND t.id = e.type_id AND e.deleted_at IS NULL AND e.xmin::text = $4::text AND t.xmin::text = $5::text
+                    AND (e.name IS DISTINCT FROM $2 OR e.attributes IS DISTINCT FROM $3::jsonb)
+                  RETURNING ${ENTITY_COLUMNS}
+               ), ${writtenEventsSql({ rows: "w", tenant: "$8::uuid", action: "'updated'", suppressed: "false", extra: previous })}
+               SELECT w.*, (SELECT event_id FROM pending) AS event_id FROM w`,
+        values: [
+          id,
+          name,
+          JSON.stringify(opts.attributes),
+          current.version,
+          current.type_version,
+          current.name,
+          JSON.stringify(current.attributes),
+          tenant.tenantId,
+        ],
+      },
+      // Its own statement, so its snapshot sees a write that committed while the update waited on the row.
+      {
+        text: `SELECT e.xmin::text AS version, t.xmin::text AS type_version
+                 FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL`,
+        values: [id],
+      },
+    ]);
+    const row = written.rows[0] as (EntityRow & { event_id: string | null }) | undefined;
+    if (row) {
+      deps.publish(row.event_id ? [row.event_id] : []);
+      return row;
+    }
+    const now = after.rows[0] as { version: string; type_version: string } | undefined;
+    if (!now) return null;
+    // Nothing updated and nothing changed since the read: the rewrite changes nothing.
+    if (now.version === current.version && now.type_version === current.type_version) return current;
+    // The row changed under a compare-and-swap: the swap lost. A changed type, or a PUT, reads again.
+    if (now.version !== current.version && opts.expectedUpdatedAt) throw concurrentModification(id);
+  }
+  return "interactive";
+}
+
+async function commitRewrite(deps: EntityDeps, id: string, build: (current: EntityRow) => RewriteOptions, lock: boolean) {
+  const batched = await rewriteInBatch(deps, id, build);
+  if (batched === null) return refuseMissing(deps.tenant, [id]);
+  if (batched !== "interactive") return presentEntity(batched);
   const done = await retryKeyRace(() =>
     deps.tenant.tx(async (sql) => {
       const current = await loadEntity(sql, id, lock);
       if (!current) return null;
       deps.tenant.access.requireRow("update", current);
-      const { row, events } = await rewrite(sql, current, build(sql, current));
+      const { row, events } = await rewrite(sql, current, build(current));
       return { row, eventIds: await recordEvents(sql, deps.tenant.tenantId, events) };
     }),
   );
@@ -332,7 +415,7 @@ export function patchEntity(deps: EntityDeps, id: string, input: { attributes: R
   return commitRewrite(
     deps,
     id,
-    (_sql, current) => {
+    (current) => {
       if (input.expected_updated_at !== undefined && Date.parse(input.expected_updated_at) !== Date.parse(current.updated_at)) {
         throw concurrentModification(id);
       }
