@@ -129,6 +129,7 @@ export const entityRoutes = [
     path: "/entity/entities/:id",
     tag: "entities",
     summary: "Soft-delete an entity and its links",
+    overHttp: true,
     permission: ["entity", "delete"],
     params: { id: uuidSchema },
     responses: {
@@ -143,6 +144,7 @@ export const entityRoutes = [
     path: "/entity/entities/bulk-delete",
     tag: "entities",
     summary: "Soft-delete up to 100 entities",
+    overHttp: true,
     permission: ["entity", "delete"],
     body: bulkDeleteBody,
     responses: {

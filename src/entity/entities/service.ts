@@ -9,7 +9,7 @@ import { check, validationFailed } from "../../lib/validate";
 import { entitySnapshot, recordEvents, writtenEventsSql, type NewEvent } from "../../events/outbox";
 import { forgetTypes, versionedType } from "../entity-types/cache";
 import { findType, requireActive, requireType, type EntityType } from "../entity-types/store";
-import { confineRow, type EntityAction } from "../access";
+import { confineRow } from "../access";
 import { Params } from "../query/params";
 import { resolveShared, sharesFrom } from "../shared";
 import { loadRelationships, type IncludeSpec } from "../relationships/include";
@@ -71,15 +71,6 @@ export async function refuseShared(tenant: TenantDb, ids: string[]): Promise<voi
     sql.query<{ id: string }>("SELECT id FROM entities WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL AND tenant_id <> $2", [ids, tenant.tenantId]),
   );
   if (rows.length) throw new ApiError("FORBIDDEN", `Entity ${rows[0].id} is shared with this tenant read-only`, { entity_id: rows[0].id });
-}
-
-/** The caller's own live rows among `ids`, each checked for `action` (entity/access.ts). */
-async function requireRows(tenant: TenantDb, sql: Sql, ids: string[], action: EntityAction): Promise<void> {
-  const { rows } = await sql.query<{ id: string; type_name: string }>(
-    "SELECT e.id, t.name AS type_name FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL",
-    [ids],
-  );
-  for (const row of rows) tenant.access.requireRow(action, row);
 }
 
 function duplicateKey(type: EntityType, key: string, existingId?: string) {
@@ -426,30 +417,40 @@ export function patchEntity(deps: EntityDeps, id: string, input: { attributes: R
   );
 }
 
-/** Soft delete with cascade to live links; `deleted` events are recorded suppressed (kept, never dispatched). */
-export async function deleteEntities(deps: EntityDeps, ids: string[]) {
-  const { rows } = await deps.tenant.tx(async (sql) => {
-    await requireRows(deps.tenant, sql, ids, "delete");
-    const result = await sql.query<EntityRow & Record<string, unknown>>(
-      `WITH del AS (
-         UPDATE entities SET deleted_at = now() WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
-         RETURNING id, name, type_id, attributes, identifier_key, created_at, updated_at, deleted_at
-       ), unlinked AS (
-         UPDATE relationships SET deleted_at = now()
-          WHERE deleted_at IS NULL AND (from_entity_id IN (SELECT id FROM del) OR to_entity_id IN (SELECT id FROM del))
-       )
-       SELECT del.id, del.name, del.type_id, t.name AS type_name, del.attributes, del.identifier_key, del.created_at, del.updated_at, del.deleted_at
-         FROM del JOIN entity_types t ON t.id = del.type_id`,
-      [ids],
-    );
-    await recordEvents(
-      sql,
-      deps.tenant.tenantId,
-      result.rows.map((r) => event(r, "deleted", {}, true)),
-    );
-    return result;
-  });
-  return rows;
+/**
+ * Soft delete with cascade to live links; `deleted` events are recorded
+ * suppressed (kept, never dispatched). Two round trips: the caller's own live
+ * rows among `ids` read and each checked for the action (entity/access.ts),
+ * then the delete, the unlinking and the events in one statement, of the rows
+ * checked only.
+ */
+export async function deleteEntities(deps: EntityDeps, ids: string[]): Promise<EntityRow[]> {
+  const [found] = await deps.tenant.batch([
+    {
+      text: "SELECT e.id, t.name AS type_name FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL",
+      values: [ids],
+    },
+  ]);
+  const rows = found.rows as { id: string; type_name: string }[];
+  for (const row of rows) deps.tenant.access.requireRow("delete", row);
+  if (!rows.length) return [];
+  const [deleted] = await deps.tenant.batch([
+    {
+      text: `WITH d AS (
+               UPDATE entities SET deleted_at = now() WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
+               RETURNING id, name, type_id, attributes, identifier_key, created_at, updated_at, deleted_at
+             ), w AS (
+               SELECT d.*, t.name AS type_name FROM d JOIN entity_types t ON t.id = d.type_id
+             ), unlinked AS (
+               UPDATE relationships SET deleted_at = now()
+                WHERE deleted_at IS NULL AND (from_entity_id IN (SELECT id FROM d) OR to_entity_id IN (SELECT id FROM d))
+             ), ${writtenEventsSql({ rows: "w", tenant: "$2::uuid", action: "'deleted'", suppressed: "true" })}
+             SELECT w.id, w.name, w.type_id, w.type_name, w.attributes, w.identifier_key, w.created_at, w.updated_at, w.deleted_at
+               FROM w`,
+      values: [rows.map((r) => r.id), deps.tenant.tenantId],
+    },
+  ]);
+  return deleted.rows as EntityRow[];
 }
 
 export async function deleteEntity(deps: EntityDeps, id: string) {
