@@ -25,7 +25,7 @@ export interface EntityDeps {
   publish(eventIds: string[]): void;
 }
 
-export function validateAttributes(type: EntityType, attributes: Record<string, unknown>, at = "attributes") {
+export function validateAttributes(type: Pick<EntityType, "name" | "schema" | "config">, attributes: Record<string, unknown>, at = "attributes") {
   const errors = check(type.schema, attributes, at);
   if (errors.length) throw validationFailed(errors, `Attributes do not match the schema of ${type.name}`);
   const oversized = oversizedAttributes(type.config.indexed_attributes, attributes, at);
@@ -317,7 +317,7 @@ async function rewriteInBatch(deps: EntityDeps, id: string, build: (current: Ent
     if (!current) return null;
     tenant.access.requireRow("update", current);
     const opts = build(current);
-    const type = { name: current.type_name, schema: current.type_schema, config: current.type_config } as EntityType;
+    const type = { name: current.type_name, schema: current.type_schema, config: current.type_config };
     validateAttributes(type, opts.attributes);
     const key = identifierKey(type.config.identifier_key, opts.attributes);
     if (key !== current.identifier_key) return "interactive";
