@@ -70,12 +70,13 @@ function describe(chunk, state) {
 /**
  * @param {{ delayMs?: number }} [options]
  * @returns {Promise<{ port: number, setUpstream(host: string, port: number): void, setDelay(ms: number): void,
- *   counters(): { trips: number, connections: number, lastActivity: number }, stop(): Promise<void> }>}
+ *   counters(): { trips: number, httpTrips: number, connections: number, lastActivity: number }, stop(): Promise<void> }>}
  */
 export async function startLatencyProxy({ delayMs = 0 } = {}) {
   let upstream;
   let delay = delayMs;
-  const counts = { trips: 0, connections: 0, lastActivity: 0 };
+  // httpTrips: the trips that are requests to the driver's HTTP endpoint (POST /sql), not WebSocket traffic.
+  const counts = { trips: 0, httpTrips: 0, connections: 0, lastActivity: 0 };
   const sockets = new Set();
 
   // Node fires timers of one duration in the order they were set, so each
@@ -106,6 +107,7 @@ export async function startLatencyProxy({ delayMs = 0 } = {}) {
     client.on("data", (chunk) => {
       if (serverSpoke) {
         counts.trips++;
+        if (chunk.toString("latin1", 0, 10) === "POST /sql ") counts.httpTrips++;
         if (LOG) process.stderr.write(`[proxy] trip ${counts.trips} on connection ${connection}: ${describe(chunk, state)}\n`);
       }
       serverSpoke = false;
