@@ -42,7 +42,7 @@ async function httpTrips(url: string, init: RequestInit, status: number): Promis
 }
 
 describe("round trips of a write", () => {
-  it("create 1, patch 2, delete 1, dispatch 2, a webhook's 202 2", async () => {
+  it("create 1, patch 2, delete 1, dispatch 1 (2 for a trigger not seen yet), a webhook's 202 2", async () => {
     const json = { Authorization: env.auth, "Content-Type": "application/json" };
     await env.api("POST", "/entity/entity-types", {
       name: "Trip",
@@ -78,12 +78,15 @@ describe("round trips of a write", () => {
     expect(patched.trips).toBe(2);
     expect(patched.body.data.attributes).toEqual({ sku: "T-1", n: 2 });
     expect((await httpTrips(`${env.base}/entity/entities/${id}`, { method: "DELETE", headers: json }, 200)).trips).toBe(1);
-    const dispatched = await httpTrips(
-      `${env.base}/workflows/wr`,
-      { method: "POST", headers: json, body: JSON.stringify({ workflow_id: workflow.id, trigger_id: "hook", input: {} }) },
-      202,
-    );
-    expect(dispatched.trips).toBe(2);
+    const dispatch = () =>
+      httpTrips(
+        `${env.base}/workflows/wr`,
+        { method: "POST", headers: json, body: JSON.stringify({ workflow_id: workflow.id, trigger_id: "hook", input: {} }) },
+        202,
+      );
+    // The first reads the trigger; the isolate holds it for the next.
+    expect((await dispatch()).trips).toBe(2);
+    expect((await dispatch()).trips).toBe(1);
     const hooked = await httpTrips(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }, 202);
     expect(hooked.trips).toBe(2);
   });

@@ -47,8 +47,8 @@ export interface StartedRun {
 
 const COLUMNS = `id, tenant_id, workflow_id, workflow_version, trigger_id, trigger_key, trigger_type, context, entity_id, event_id, idempotency_key, not_before, parent_run_id, depth, test, test_env, caller_token_id`;
 
-/** The statement that inserts `runs`, skipping rows whose unique key is taken; it answers the ids inserted. */
-function insertStatement(tenantId: string, runs: NewRun[]): BatchStatement {
+/** The statement that inserts `runs` (only while `onlyIf` holds), skipping rows whose unique key is taken; it answers the ids inserted. */
+function insertStatement(tenantId: string, runs: NewRun[], onlyIf?: StartCondition): BatchStatement {
   return {
     text: `INSERT INTO workflow_runs (${COLUMNS})
      SELECT r.id, $1, r.workflow_id, r.workflow_version, r.trigger_id, r.trigger_key, r.trigger_type, r.context,
@@ -56,7 +56,7 @@ function insertStatement(tenantId: string, runs: NewRun[]): BatchStatement {
             r.depth, r.test_env IS NOT NULL, r.test_env, r.caller_token_id
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, workflow_id uuid, workflow_version int, trigger_id uuid, trigger_key text,
             trigger_type text, context jsonb, entity_id uuid, event_id uuid, idempotency_key text, not_before timestamptz, parent_run_id uuid,
-            depth int, test_env jsonb, caller_token_id uuid)
+            depth int, test_env jsonb, caller_token_id uuid)${onlyIf ? `\n      WHERE ${onlyIf.sql(3)}` : ""}
      ON CONFLICT DO NOTHING
      RETURNING id`,
     values: [
@@ -80,6 +80,7 @@ function insertStatement(tenantId: string, runs: NewRun[]): BatchStatement {
           caller_token_id: r.test?.callerTokenId ?? null,
         })),
       ),
+      ...(onlyIf?.values ?? []),
     ],
   };
 }
@@ -120,11 +121,29 @@ export async function startRun(sql: Sql, tenantId: string, run: NewRun): Promise
 }
 
 /**
+ * A condition the database checks in a batched start: `sql(first)` is a
+ * boolean SQL expression whose parameters are numbered from $`first`, over
+ * `values`.
+ */
+export interface StartCondition {
+  sql(first: number): string;
+  values: unknown[];
+}
+
+/**
  * startRun as one tenant batch (TenantDb.batch), one round trip: the insert
  * and, in its own statement (whose snapshot sees a holder that committed
- * while the insert waited on it), the run holding the same key.
+ * while the insert waited on it), the run holding the same key. With
+ * `onlyIf`, the run is inserted only while the condition holds, and undefined
+ * answers that it did not: nothing was written.
  */
-export async function startRunBatched(tenant: TenantDb, run: NewRun): Promise<StartedRun> {
-  const [inserted, holder] = await tenant.batch([insertStatement(tenant.tenantId, [run]), holderStatement(tenant.tenantId, run)]);
-  return started(run, inserted.rows[0]?.id, holder.rows[0] as { id: string; status: string } | undefined);
+export async function startRunBatched(tenant: TenantDb, run: NewRun, onlyIf?: StartCondition): Promise<StartedRun | undefined> {
+  const [inserted, holder, held] = await tenant.batch([
+    insertStatement(tenant.tenantId, [run], onlyIf),
+    holderStatement(tenant.tenantId, run),
+    ...(onlyIf ? [{ text: `SELECT ${onlyIf.sql(1)} AS held`, values: onlyIf.values }] : []),
+  ]);
+  const id = inserted.rows[0]?.id as string | undefined;
+  if (!id && held && !held.rows[0]?.held) return undefined;
+  return started(run, id, holder.rows[0] as { id: string; status: string } | undefined);
 }
