@@ -27,7 +27,10 @@ describe("dispatch by a cached trigger", () => {
     const trigger = (source: string) => ({ id: "manual", webhook: { methods: ["POST"] }, contextData: { source } });
     const { id } = await activeWorkflow(t, minimalDefinition({ triggers: [trigger("v1")] }));
     expect((await dispatch(t, { workflow_id: id, trigger_id: "manual" })).status).toBe(202);
-    const put = await call("PUT", `/definition/workflows/${id}`, { auth: t.auth, body: { name: "wf-v2", definition_json: minimalDefinition({ triggers: [trigger("v2")] }) } });
+    const put = await call("PUT", `/definition/workflows/${id}`, {
+      auth: t.auth,
+      body: { name: "wf-v2", definition_json: minimalDefinition({ triggers: [trigger("v2")] }) },
+    });
     expect(put.status, put.text).toBe(200);
     await activateWorkflow(t, id);
     const second = await dispatch(t, { workflow_id: id, trigger_id: "manual" });
