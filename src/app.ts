@@ -90,9 +90,9 @@ export function allowedMethods(path: string): string[] {
   return table.methods(path);
 }
 
-/** Whether the route a request reaches only reads (no WebSocket opened ahead for it), known before the route runs. */
-export function readsOnly(method: string, path: string): boolean {
-  return table.find(method, path)?.readsOnly === true;
+/** Whether the route a request reaches sends its statements over HTTP only (no WebSocket opened ahead for it), known before the route runs. */
+export function overHttp(method: string, path: string): boolean {
+  return table.find(method, path)?.overHttp === true;
 }
 
 /** The body limit the route a request reaches declares, known before the route runs. */
@@ -102,7 +102,7 @@ export function declaredBodyLimit(method: string, path: string): number | undefi
 
 export function createApp() {
   const app = new Hono<HonoEnv>();
-  app.use("*", requestContext(readsOnly));
+  app.use("*", requestContext(overHttp));
   // Before the body limit and the rate limit, so their refusals reach a browser host's page too.
   app.use("/apps/run/:integrationId", hostCors);
   app.use("/apps/upload/:integrationId/:uploadId", hostCors);

@@ -18,7 +18,8 @@
 // QUIET_MS, so a request's count holds its own trips only.
 //
 // Operations: GET /healthz; an entity read by id with a PAT and with a JWT;
-// an indexed eq query; a single create; a 10-row upsert; a webhook's 202;
+// an indexed eq query; a single create; a PATCH of one attribute; a delete
+// (of entities made for it at set-up); a 10-row upsert; a webhook's 202;
 // a dispatch's 202; a render of three independent `$query` sources; an app
 // action (a button's `notify`, then the page rendered again).
 import { performance } from "node:perf_hooks";
@@ -126,6 +127,15 @@ async function setup(env) {
   });
   const entities = Array.from({ length: ROWS }, (_, i) => ({ name: `Item ${i}`, attributes: { sku: `S-${i}`, category: `cat-${i % 10}`, n: i } }));
   await env.api("POST", "/entity/entities/upsert", { type_name: TYPE, data: entities });
+  // One per delete the bench makes: warm-ups and samples, with no delay and at the delay.
+  const doomed = 2 * (WARMUP + SAMPLES);
+  await env.api("POST", "/entity/entities/upsert", {
+    type_name: TYPE,
+    data: Array.from({ length: doomed }, (_, i) => ({ name: `Doomed ${i}`, attributes: { sku: `D-${i}`, category: "doomed" } })),
+  });
+  const doomedIds = (
+    await env.api("POST", "/entity/query", { type_name: TYPE, filter: { operator: "eq", path: ["attributes", "category"], value: "doomed" }, limit: doomed })
+  ).data.map((e) => e.id);
   const one = (await env.api("POST", "/entity/query", { type_name: TYPE, filter: { operator: "eq", path: ["attributes", "sku"], value: "S-7" }, limit: 1 }))
     .data[0];
   const token = await (
@@ -151,7 +161,7 @@ async function setup(env) {
   const company = (await env.api("POST", "/access/external-companies", { provider: PROVIDER, external_id: COMPANY })).data;
   const integration = (await env.api("POST", `/apps/${spec.id}/integrations`, { external_company_id: company.id })).data;
   const { raw_token } = await env.api("PUT", `/apps/${spec.id}/integrations/${integration.id}/token`);
-  return { entityId: one.id, jwt: token.access_token, workflowId: workflow.id, hookUrl, integrationId: integration.id, appToken: raw_token };
+  return { entityId: one.id, doomedIds, jwt: token.access_token, workflowId: workflow.id, hookUrl, integrationId: integration.id, appToken: raw_token };
 }
 
 function operations(env, s) {
@@ -177,6 +187,13 @@ function operations(env, s) {
     read_by_id_jwt: () => call(`${env.base}/entity/entities/${s.entityId}`, { headers: bearer }, 200),
     query_indexed_eq: post("/entity/query", { type_name: TYPE, filter: { operator: "eq", path: ["attributes", "category"], value: "cat-4" }, limit: 20 }),
     create: () => post("/entity/entities", { type_name: TYPE, name: "New", attributes: { sku: `new-${n++}`, category: "cat-new" } }, basic, 201)(),
+    patch: () =>
+      call(
+        `${env.base}/entity/entities/${s.entityId}/attributes`,
+        { method: "PATCH", headers: basic, body: JSON.stringify({ attributes: { n: 1000 + n++ } }) },
+        200,
+      ),
+    delete: () => call(`${env.base}/entity/entities/${s.doomedIds.pop()}`, { method: "DELETE", headers: basic }, 200),
     upsert_10: () => {
       const round = n++;
       return post("/entity/entities/upsert", {

@@ -9,17 +9,74 @@
 // The bench puts it in front of the WebSocket bridge (NEON_WS_PROXY), where
 // the Neon driver's every message to Postgres passes, connection set-up
 // included (the WebSocket upgrade and the startup handshake are trips too).
+//
+// LATENCY_PROXY_LOG=1 prints each trip to stderr as it starts: the
+// connection's number and what the client sent (an HTTP request's SQL, a
+// WebSocket's Postgres messages), to see where a request's trips go.
 import net from "node:net";
+
+const LOG = process.env.LATENCY_PROXY_LOG === "1";
+
+/** Client-to-server WebSocket frames in `chunk`, unmasked (best effort: a frame split across chunks is cut short). */
+function wsPayloads(chunk) {
+  const out = [];
+  for (let at = 0; at + 2 <= chunk.length; ) {
+    let length = chunk[at + 1] & 0x7f;
+    let head = 2;
+    if (length === 126) [length, head] = [chunk.readUInt16BE(at + 2), 4];
+    else if (length === 127) [length, head] = [Number(chunk.readBigUInt64BE(at + 2)), 10];
+    const masked = (chunk[at + 1] & 0x80) !== 0;
+    const mask = masked ? chunk.subarray(at + head, at + head + 4) : null;
+    const start = at + head + (masked ? 4 : 0);
+    const payload = Buffer.from(chunk.subarray(start, Math.min(start + length, chunk.length)));
+    if (mask) for (let i = 0; i < payload.length; i++) payload[i] ^= mask[i % 4];
+    if ((chunk[at] & 0x0f) === 0x8) out.push(Buffer.from("<close>"));
+    else out.push(payload);
+    at = start + length;
+  }
+  return out;
+}
+
+/** Postgres frontend messages in `payload`, as `type:text` (a Parse's or Query's SQL, cut short). */
+function pgMessages(payload) {
+  const out = [];
+  for (let at = 0; at + 5 <= payload.length; ) {
+    const type = String.fromCharCode(payload[at]);
+    const length = payload.readInt32BE(at + 1);
+    if (type === "P") out.push(`P:${payload.toString("utf8", at + 6, Math.min(at + 1 + length, at + 126)).split("\0")[0]}`);
+    else if (type === "Q") out.push(`Q:${payload.toString("utf8", at + 5, Math.min(at + 1 + length, at + 125)).split("\0")[0]}`);
+    else if (!"BEDH".includes(type)) out.push(type);
+    at += 1 + length;
+  }
+  return out.length ? out.join(" | ") : `${payload.length} bytes (startup or handshake)`;
+}
+
+/** One line saying what a trip's first chunk carries. */
+function describe(chunk, state) {
+  const text = chunk.toString("latin1", 0, Math.min(chunk.length, 16));
+  if (/^(GET|POST) /.test(text)) {
+    const head = chunk.toString("utf8");
+    if (/^GET .*Upgrade: websocket/is.test(head)) {
+      state.ws = true;
+      return "WebSocket upgrade";
+    }
+    const queries = [...head.matchAll(/"query":"((?:[^"\\]|\\.){0,110})/g)].map((m) => m[1].replace(/\s+/g, " "));
+    return `HTTP ${queries.length} statement(s): ${queries.join(" | ")}`;
+  }
+  if (state.ws) return `WebSocket: ${wsPayloads(chunk).map(pgMessages).join(" || ")}`;
+  return `${chunk.length} bytes`;
+}
 
 /**
  * @param {{ delayMs?: number }} [options]
  * @returns {Promise<{ port: number, setUpstream(host: string, port: number): void, setDelay(ms: number): void,
- *   counters(): { trips: number, connections: number, lastActivity: number }, stop(): Promise<void> }>}
+ *   counters(): { trips: number, httpTrips: number, connections: number, lastActivity: number }, stop(): Promise<void> }>}
  */
 export async function startLatencyProxy({ delayMs = 0 } = {}) {
   let upstream;
   let delay = delayMs;
-  const counts = { trips: 0, connections: 0, lastActivity: 0 };
+  // httpTrips: the trips that are requests to the driver's HTTP endpoint (POST /sql), not WebSocket traffic.
+  const counts = { trips: 0, httpTrips: 0, connections: 0, lastActivity: 0 };
   const sockets = new Set();
 
   // Node fires timers of one duration in the order they were set, so each
@@ -45,8 +102,14 @@ export async function startLatencyProxy({ delayMs = 0 } = {}) {
       s.on("error", () => s.destroy());
     }
     let serverSpoke = true;
+    const connection = counts.connections;
+    const state = { ws: false };
     client.on("data", (chunk) => {
-      if (serverSpoke) counts.trips++;
+      if (serverSpoke) {
+        counts.trips++;
+        if (chunk.toString("latin1", 0, 10) === "POST /sql ") counts.httpTrips++;
+        if (LOG) process.stderr.write(`[proxy] trip ${counts.trips} on connection ${connection}: ${describe(chunk, state)}\n`);
+      }
       serverSpoke = false;
       forward(server, chunk);
     });

@@ -238,6 +238,9 @@ function httpOpening(opening: string[]): string[] {
   return opening.slice(1);
 }
 
+/** A statement of a batch (Database.tenantBatch): its text and bound values. */
+export type BatchStatement = { text: string; values?: unknown[] };
+
 /** A statement of an HTTP request: text, values, and the driver's per-query options. */
 type HttpStatement = { text: string; values?: unknown[]; rowMode?: unknown; types?: unknown };
 
@@ -474,10 +477,11 @@ export class Database {
   }
 
   /**
-   * As system(), for lookups: each statement on its own, outside any
-   * transaction, over HTTP (one round trip each, no connection to open).
-   * Nothing a statement leaves in the session (a session lock, a SET, a
-   * BEGIN) reaches the next one; work that needs that uses system().
+   * As system(), for lookups and single-statement writes: each statement on
+   * its own, outside any transaction (a write autocommits), over HTTP (one
+   * round trip each, no connection to open). Nothing a statement leaves in
+   * the session (a session lock, a SET, a BEGIN) reaches the next one; work
+   * that needs that uses system().
    */
   lookup<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (!this.http) return this.system(fn);
@@ -514,6 +518,42 @@ export class Database {
         throw translated(e, this.limits);
       }
     });
+  }
+
+  /**
+   * Statements known up front, as one transaction as `app_tenant` with
+   * `app.tenant_id` set (row-level security as tenantTx has it), in one round
+   * trip: over HTTP, one non-interactive transaction that sets the role, the
+   * tenant and the limits first and carries the caller's guard (Precondition)
+   * ahead of `statements`. It commits whole or not at all: a statement that
+   * fails (a unique key, a guard, a check raised by the statement itself)
+   * rolls back every one and rejects with its error. Answers each
+   * statement's result, in order. Without HTTP, the same statements in a
+   * tenantTx.
+   */
+  tenantBatch(tenantId: string, statements: BatchStatement[]): Promise<QueryResult[]> {
+    if (!isUuid(tenantId)) throw new Error(`invalid tenant id ${tenantId}`);
+    if (!statements.length) return Promise.resolve([]);
+    if (!this.http) {
+      return this.tenantTx(tenantId, async (sql) => {
+        const results: QueryResult[] = [];
+        for (const { text, values } of statements) results.push(await sql.query(text, values));
+        return results;
+      });
+    }
+    const opening = httpOpening(this.settings.tenantOpening(tenantId, false)).map((text) => ({ text }));
+    const guard = this.precondition?.state === "held" ? undefined : this.precondition;
+    const checks = guard?.ahead().map((text) => ({ text })) ?? [];
+    return this.overHttp([...opening, ...checks, ...statements], false).then(
+      (results) => {
+        if (checks.length) guard!.passed();
+        return results.slice(opening.length + checks.length);
+      },
+      (e) => {
+        if (checks.length) guard!.failed(e);
+        throw translated(e, this.limits);
+      },
+    );
   }
 
   /**
@@ -738,6 +778,11 @@ export interface TenantDb {
   /** A transaction as app_tenant: row-level security confines every statement to the tenant. */
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /**
+   * Statements known up front as one such transaction, in one round trip
+   * (Database.tenantBatch): all of them commit or none does.
+   */
+  batch(statements: BatchStatement[]): Promise<QueryResult[]>;
+  /**
    * A read-only transaction as app_tenant that also sees the rows other
    * tenants share with this one (the share clauses of the row-level-security
    * policies, migrations/0006). Only reads that present shared rows use it.
@@ -767,6 +812,7 @@ export function tenantDb(database: Database, tenantId: string, access = EntityAc
     tenantId,
     access,
     tx: (fn) => database.tenantTx(tenantId, fn),
+    batch: (statements) => database.tenantBatch(tenantId, statements),
     sharedRead: (fn) => database.tenantTx(tenantId, fn, { readShared: true }),
     read: (fn, options) => database.tenantRead(tenantId, fn, options, access),
     withOwnConnection: async (fn) => {

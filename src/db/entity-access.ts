@@ -45,6 +45,11 @@ export class EntityAccess {
     return !this.principal || holdsUnscoped(this.principal, "entity", action);
   }
 
+  /** May read and do `action` on every row of every type: no row needs checking first. */
+  allowsEveryRow(action: EntityAction): boolean {
+    return this.unscoped("read") && this.unscoped(action);
+  }
+
   /** May do `action` on every row of the type. */
   allowsType(action: EntityAction, typeName: string): boolean {
     return this.unscoped(action) || this.narrowed(action).some((g) => g.resourceName === typeName);

@@ -4,6 +4,7 @@
 // Beside the client: every area records in its own transaction, and the
 // request context (gateway/) publishes after commit.
 import type { Sql } from "./client";
+import { isoTimestampSql } from "../lib/timestamps";
 import { log, type Logger } from "../lib/logger";
 
 export type EventAction = "created" | "updated" | "deleted" | "merged";
@@ -47,6 +48,32 @@ export async function recordEvents(sql: Sql, tenantId: string, events: NewEvent[
     ],
   );
   return rows.map((r) => r.event_id);
+}
+
+/**
+ * The events of entity rows a statement writes, for a write whose statements
+ * go out together (Database.tenantBatch) and so cannot wait for the rows to
+ * come back first: two CTEs, `ev` (the events, one per row of `rows`) and
+ * `pending` (their outbox rows unless suppressed, answering `event_id`), to
+ * follow the CTE that wrote `rows`. `rows` has the columns of an EntityRow
+ * (entity/entities/rows.ts); each payload is `{ entity }` as entitySnapshot
+ * builds it, its timestamps in the API's form, plus the object `extra` (SQL
+ * over `w`, the written row) when given. `tenant`, `action` and `suppressed`
+ * are SQL (parameters, or literals this code writes).
+ */
+export function writtenEventsSql(opts: { rows: string; tenant: string; action: string; suppressed: string; extra?: string }): string {
+  const entity = `jsonb_build_object('id', w.id, 'name', w.name, 'type', jsonb_build_object('id', w.type_id, 'name', w.type_name),
+         'attributes', w.attributes, 'identifier_key', w.identifier_key,
+         'created_at', ${isoTimestampSql("w.created_at")}, 'updated_at', ${isoTimestampSql("w.updated_at")})`;
+  return `ev AS (
+       INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
+       SELECT ${opts.tenant}, w.id, w.type_id, ${opts.action}, ${opts.suppressed}, jsonb_build_object('entity', ${entity})${opts.extra ? ` || ${opts.extra}` : ""}
+         FROM ${opts.rows} w
+       RETURNING id, suppressed, created_at
+     ), pending AS (
+       INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, ${opts.tenant}, created_at FROM ev WHERE NOT suppressed
+       RETURNING event_id
+     )`;
 }
 
 /**

@@ -84,19 +84,19 @@ export class RequestContext {
   }
 }
 
-/** `readsOnly(method, path)`: the route reached only reads, over HTTP (gateway/route.ts `readsOnly`). */
+/** `overHttp(method, path)`: the route reached sends its statements over HTTP only (gateway/route.ts `overHttp`). */
 export const requestContext =
-  (readsOnly: (method: string, path: string) => boolean): MiddlewareHandler<HonoEnv> =>
+  (overHttp: (method: string, path: string) => boolean): MiddlewareHandler<HonoEnv> =>
   async (c, next) => {
     const started = performance.now();
     const incoming = c.req.header("X-Request-Id");
     const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
     const config = readConfig(c.env);
     const database = new Database(c.env.DATABASE_URL, c.env.NEON_WS_PROXY, config.statementLimits);
-    // Every credential is checked against the database, and a webhook call looks up its trigger: connect while the rate limiter answers.
-    // Not for a GET, nor a route that only reads: its reads and the credential lookup go over HTTP (db/client.ts), with no connection to open.
-    const reads = c.req.method === "GET" || c.req.method === "HEAD" || readsOnly(c.req.method, c.req.path);
-    if ((c.req.header("Authorization") && !reads) || c.req.path.startsWith("/workflows/hooks/")) database.warm();
+    // A credentialed request whose route may run an interactive transaction connects while the caller is checked and the rate limiter answers.
+    // Not a GET, nor a route whose statements all go over HTTP (reads, batched writes, a webhook's): they have no connection to open.
+    const socketless = c.req.method === "GET" || c.req.method === "HEAD" || overHttp(c.req.method, c.req.path);
+    if (c.req.header("Authorization") && !socketless) database.warm();
     const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
     c.set("ctx", new RequestContext(requestId, config, c.env, database, c.req.url, waitUntil));
     try {

@@ -38,13 +38,13 @@ interface RouteMeta {
   /** Bytes the body may have, when more than the default (BODY_LIMIT_BYTES); the gateway refuses more before authenticating. */
   bodyLimit?: number;
   /**
-   * The route only reads, though its method is not GET (a query in a body),
-   * or reads unless something rare writes (an app render's command): its
-   * statements go over HTTP like a GET's, so the gateway opens no WebSocket
-   * while the caller is checked (gateway/request-context.ts); a write opens
-   * it when it comes.
+   * Every statement the route sends goes over HTTP, though its method is not
+   * GET (a query in a body, a write sent as one batch: db/client.ts), or
+   * every statement but a rare write (an app render's command, which opens
+   * the WebSocket when it comes): the gateway opens no WebSocket while the
+   * caller is checked (gateway/request-context.ts).
    */
-  readsOnly?: true;
+  overHttp?: true;
   /**
    * Answers the route's failures in a body of its own instead of the error
    * envelope, for callers that read another shape (an app host's upload

@@ -20,7 +20,7 @@ export const renderRoutes = [
     summary: "Render the integration's app for the host's user: every placement of the dashboard, its state, the rows of its widgets and its notifications",
     auth: renderHost("integrationId"),
     // Its reads go over HTTP (waves.ts); a command's write, when one comes, opens the WebSocket then.
-    readsOnly: true,
+    overHttp: true,
     params: { integrationId: uuidSchema },
     body: renderBody,
     responses: {

@@ -46,6 +46,7 @@ export const entityRoutes = [
     tag: "entities",
     summary: "Create an entity; emits created",
     permission: ["entity", "create"],
+    overHttp: true,
     idempotent: true,
     body: {
       type: "object",
@@ -84,6 +85,7 @@ export const entityRoutes = [
     path: "/entity/entities/:id",
     tag: "entities",
     summary: "Replace attributes; recompute the key and merge on collision",
+    overHttp: true,
     permission: ["entity", "update"],
     params: { id: uuidSchema },
     body: {
@@ -105,6 +107,7 @@ export const entityRoutes = [
     path: "/entity/entities/:id/attributes",
     tag: "entities",
     summary: "Merge top-level attributes (null removes); compare-and-swap on updated_at",
+    overHttp: true,
     permission: ["entity", "update"],
     params: { id: uuidSchema },
     body: {
@@ -126,6 +129,7 @@ export const entityRoutes = [
     path: "/entity/entities/:id",
     tag: "entities",
     summary: "Soft-delete an entity and its links",
+    overHttp: true,
     permission: ["entity", "delete"],
     params: { id: uuidSchema },
     responses: {
@@ -140,6 +144,7 @@ export const entityRoutes = [
     path: "/entity/entities/bulk-delete",
     tag: "entities",
     summary: "Soft-delete up to 100 entities",
+    overHttp: true,
     permission: ["entity", "delete"],
     body: bulkDeleteBody,
     responses: {

@@ -6,8 +6,9 @@ import { pgCode } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { check, validationFailed } from "../../lib/validate";
-import { entitySnapshot, recordEvents, type NewEvent } from "../../db/outbox";
-import { findType, requireActiveType, requireType, type EntityType } from "../entity-types/store";
+import { entitySnapshot, recordEvents, writtenEventsSql, type NewEvent } from "../../db/outbox";
+import { forgetTypes, versionedType } from "../entity-types/cache";
+import { findType, requireActive, requireType, type EntityType } from "../entity-types/store";
 import { confineRow, type EntityAction } from "../../db/entity-access";
 import { Params } from "../../db/params";
 import { resolveShared, sharesFrom } from "../shared";
@@ -24,7 +25,7 @@ export interface EntityDeps {
   publish(eventIds: string[]): void;
 }
 
-export function validateAttributes(type: EntityType, attributes: Record<string, unknown>, at = "attributes") {
+export function validateAttributes(type: Pick<EntityType, "name" | "schema" | "config">, attributes: Record<string, unknown>, at = "attributes") {
   const errors = check(type.schema, attributes, at);
   if (errors.length) throw validationFailed(errors, `Attributes do not match the schema of ${type.name}`);
   const oversized = oversizedAttributes(type.config.indexed_attributes, attributes, at);
@@ -72,15 +73,6 @@ export async function refuseShared(tenant: TenantDb, ids: string[]): Promise<voi
   if (rows.length) throw new ApiError("FORBIDDEN", `Entity ${rows[0].id} is shared with this tenant read-only`, { entity_id: rows[0].id });
 }
 
-/** The caller's own live rows among `ids`, each checked for `action` (db/entity-access.ts). */
-async function requireRows(tenant: TenantDb, sql: Sql, ids: string[], action: EntityAction): Promise<void> {
-  const { rows } = await sql.query<{ id: string; type_name: string }>(
-    "SELECT e.id, t.name AS type_name FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL",
-    [ids],
-  );
-  for (const row of rows) tenant.access.requireRow(action, row);
-}
-
 function duplicateKey(type: EntityType, key: string, existingId?: string) {
   return new ApiError("CONFLICT", `An entity of type ${type.name} with identifier_key ${key} already exists`, {
     identifier_key: key,
@@ -88,32 +80,63 @@ function duplicateKey(type: EntityType, key: string, existingId?: string) {
   });
 }
 
+/**
+ * A create in one round trip: the type comes from the isolate's cache (or is
+ * read first, one more trip), the attributes are checked here against it,
+ * and one statement writes the row, its event and its outbox row, on the
+ * condition that the type is still the version checked (its xmin) and active.
+ * A type changed since is read afresh and the create runs again; a taken
+ * identifier_key writes nothing and answers the row that holds it.
+ */
 export async function createEntity(deps: EntityDeps, input: { type_name?: string; type_id?: string; name: string; attributes: Record<string, unknown> }) {
-  try {
-    const { row, eventIds } = await deps.tenant.tx(async (sql) => {
-      const type = await requireActiveType(sql, input);
-      deps.tenant.access.requireType("create", type.name);
+  const { tenant } = deps;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const known = await tenant.read((reader) => versionedType(reader, input, attempt === 0));
+    if (!known) throw notFound("Entity type", input.type_id ?? input.type_name);
+    const { type, version } = known;
+    let key: string;
+    try {
+      requireActive(type);
+      tenant.access.requireType("create", type.name);
       validateAttributes(type, input.attributes);
-      const key = identifierKey(type.config.identifier_key, input.attributes);
-      const { rows } = await sql.query<EntityRow & Record<string, unknown>>(
-        `INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL DO NOTHING
-         RETURNING ${ENTITY_COLUMNS.replace("t.name AS type_name", "$6::text AS type_name")}`,
-        [deps.tenant.tenantId, type.id, input.name, JSON.stringify(input.attributes), key, type.name],
-      );
-      if (!rows.length) {
-        const existing = await sql.query("SELECT id FROM entities WHERE type_id = $1 AND identifier_key = $2 AND deleted_at IS NULL", [type.id, key]);
-        throw duplicateKey(type, key, existing.rows[0]?.id);
-      }
-      return { row: rows[0], eventIds: await recordEvents(sql, deps.tenant.tenantId, [event(rows[0], "created")]) };
-    });
-    deps.publish(eventIds);
-    return presentEntity(row);
-  } catch (e) {
-    if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "An entity with this identifier_key already exists");
-    throw e;
+      key = identifierKey(type.config.identifier_key, input.attributes);
+    } catch (e) {
+      // A refusal by a cached type may be the cache's: decided again by the type as it is now.
+      if (!known.cached) throw e;
+      forgetTypes(tenant.tenantId, new Set([type.id]));
+      continue;
+    }
+    const [written, holder] = await tenant
+      .batch([
+        {
+          text: `WITH t AS (
+                   SELECT id, name FROM entity_types WHERE id = $2::uuid AND xmin::text = $6::text AND status = 'active'
+                 ), w AS (
+                   INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
+                   SELECT $1::uuid, t.id, $3::text, $4::jsonb, $5::text FROM t
+                   ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL DO NOTHING
+                   RETURNING ${ENTITY_COLUMNS.replace("t.name AS type_name", "$7::text AS type_name")}
+                 ), ${writtenEventsSql({ rows: "w", tenant: "$1::uuid", action: "'created'", suppressed: "false" })}
+                 SELECT w.*, (SELECT event_id FROM pending) AS event_id, EXISTS (SELECT 1 FROM t) AS type_current
+                   FROM (SELECT 1) one LEFT JOIN w ON true`,
+          values: [tenant.tenantId, type.id, input.name, JSON.stringify(input.attributes), key, version, type.name],
+        },
+        // Its own statement, so its snapshot sees a row a concurrent create committed while the insert waited on it.
+        { text: "SELECT id FROM entities WHERE type_id = $1 AND identifier_key = $2 AND deleted_at IS NULL", values: [type.id, key] },
+      ])
+      .catch((e) => {
+        if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "An entity with this identifier_key already exists");
+        throw e;
+      });
+    const row = written.rows[0] as EntityRow & { event_id: string | null; type_current: boolean };
+    if (row.id) {
+      deps.publish(row.event_id ? [row.event_id] : []);
+      return presentEntity(row);
+    }
+    if (row.type_current) throw duplicateKey(type, key, holder.rows[0]?.id);
+    forgetTypes(tenant.tenantId, new Set([type.id]));
   }
+  throw new ApiError({ code: "CONCURRENT_MODIFICATION" }, "The entity type changed while the entity was being created; retry the request");
 }
 
 export interface IncludeQuery {
@@ -263,13 +286,96 @@ function concurrentModification(id: string) {
   return new ApiError({ code: "CONCURRENT_MODIFICATION", entity_id: id }, "The entity changed since it was read");
 }
 
-async function commitRewrite(deps: EntityDeps, id: string, build: (sql: Sql, current: EntityRow) => RewriteOptions, lock: boolean) {
+/** What the first round trip of a batched rewrite reads: the row, its version, and its type as it is now. */
+interface RowWithType extends EntityRow {
+  version: string;
+  type_version: string;
+  type_schema: EntityType["schema"];
+  type_config: EntityType["config"];
+}
+
+/**
+ * A rewrite in two round trips: the row and its type read in one statement,
+ * then the update, its event and its outbox row in one statement conditioned
+ * on the row and the type being the versions read (their xmin), with a
+ * second statement reading the row's version after it. Answers "interactive"
+ * when the rewrite needs the transaction of commitRewrite: a new
+ * identifier_key (locks, a possible merge), or a PUT that lost the row to
+ * another writer twice (the interactive path waits for it on the row lock).
+ */
+async function rewriteInBatch(deps: EntityDeps, id: string, build: (current: EntityRow) => RewriteOptions): Promise<EntityRow | "interactive" | null> {
+  const { tenant } = deps;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const [read] = await tenant.batch([
+      {
+        text: `SELECT ${ENTITY_COLUMNS}, e.xmin::text AS version, t.xmin::text AS type_version, t.schema AS type_schema, t.config AS type_config
+                 FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL`,
+        values: [id],
+      },
+    ]);
+    const current = read.rows[0] as RowWithType | undefined;
+    if (!current) return null;
+    tenant.access.requireRow("update", current);
+    const opts = build(current);
+    const type = { name: current.type_name, schema: current.type_schema, config: current.type_config };
+    validateAttributes(type, opts.attributes);
+    const key = identifierKey(type.config.identifier_key, opts.attributes);
+    if (key !== current.identifier_key) return "interactive";
+    const name = opts.name ?? current.name;
+    const previous = `jsonb_build_object('previous', jsonb_build_object('name', $6::text, 'attributes', $7::jsonb, 'identifier_key', w.identifier_key))`;
+    const [written, after] = await tenant.batch([
+      {
+        text: `WITH w AS (
+                 UPDATE entities e SET name = $2, attributes = $3::jsonb, updated_at = now()
+                   FROM entity_types t
+                  WHERE e.id = $1 AND t.id = e.type_id AND e.deleted_at IS NULL AND e.xmin::text = $4::text AND t.xmin::text = $5::text
+                    AND (e.name IS DISTINCT FROM $2 OR e.attributes IS DISTINCT FROM $3::jsonb)
+                  RETURNING ${ENTITY_COLUMNS}
+               ), ${writtenEventsSql({ rows: "w", tenant: "$8::uuid", action: "'updated'", suppressed: "false", extra: previous })}
+               SELECT w.*, (SELECT event_id FROM pending) AS event_id FROM w`,
+        values: [
+          id,
+          name,
+          JSON.stringify(opts.attributes),
+          current.version,
+          current.type_version,
+          current.name,
+          JSON.stringify(current.attributes),
+          tenant.tenantId,
+        ],
+      },
+      // Its own statement, so its snapshot sees a write that committed while the update waited on the row.
+      {
+        text: `SELECT e.xmin::text AS version, t.xmin::text AS type_version
+                 FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = $1 AND e.deleted_at IS NULL`,
+        values: [id],
+      },
+    ]);
+    const row = written.rows[0] as (EntityRow & { event_id: string | null }) | undefined;
+    if (row) {
+      deps.publish(row.event_id ? [row.event_id] : []);
+      return row;
+    }
+    const now = after.rows[0] as { version: string; type_version: string } | undefined;
+    if (!now) return null;
+    // Nothing updated and nothing changed since the read: the rewrite changes nothing.
+    if (now.version === current.version && now.type_version === current.type_version) return current;
+    // The row changed under a compare-and-swap: the swap lost. A changed type, or a PUT, reads again.
+    if (now.version !== current.version && opts.expectedUpdatedAt) throw concurrentModification(id);
+  }
+  return "interactive";
+}
+
+async function commitRewrite(deps: EntityDeps, id: string, build: (current: EntityRow) => RewriteOptions, lock: boolean) {
+  const batched = await rewriteInBatch(deps, id, build);
+  if (batched === null) return refuseMissing(deps.tenant, [id]);
+  if (batched !== "interactive") return presentEntity(batched);
   const done = await retryKeyRace(() =>
     deps.tenant.tx(async (sql) => {
       const current = await loadEntity(sql, id, lock);
       if (!current) return null;
       deps.tenant.access.requireRow("update", current);
-      const { row, events } = await rewrite(sql, current, build(sql, current));
+      const { row, events } = await rewrite(sql, current, build(current));
       return { row, eventIds: await recordEvents(sql, deps.tenant.tenantId, events) };
     }),
   );
@@ -300,7 +406,7 @@ export function patchEntity(deps: EntityDeps, id: string, input: { attributes: R
   return commitRewrite(
     deps,
     id,
-    (_sql, current) => {
+    (current) => {
       if (input.expected_updated_at !== undefined && Date.parse(input.expected_updated_at) !== Date.parse(current.updated_at)) {
         throw concurrentModification(id);
       }
@@ -311,30 +417,45 @@ export function patchEntity(deps: EntityDeps, id: string, input: { attributes: R
   );
 }
 
-/** Soft delete with cascade to live links; `deleted` events are recorded suppressed (kept, never dispatched). */
-export async function deleteEntities(deps: EntityDeps, ids: string[]) {
-  const { rows } = await deps.tenant.tx(async (sql) => {
-    await requireRows(deps.tenant, sql, ids, "delete");
-    const result = await sql.query<EntityRow & Record<string, unknown>>(
-      `WITH del AS (
-         UPDATE entities SET deleted_at = now() WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
-         RETURNING id, name, type_id, attributes, identifier_key, created_at, updated_at, deleted_at
-       ), unlinked AS (
-         UPDATE relationships SET deleted_at = now()
-          WHERE deleted_at IS NULL AND (from_entity_id IN (SELECT id FROM del) OR to_entity_id IN (SELECT id FROM del))
-       )
-       SELECT del.id, del.name, del.type_id, t.name AS type_name, del.attributes, del.identifier_key, del.created_at, del.updated_at, del.deleted_at
-         FROM del JOIN entity_types t ON t.id = del.type_id`,
-      [ids],
-    );
-    await recordEvents(
-      sql,
-      deps.tenant.tenantId,
-      result.rows.map((r) => event(r, "deleted", {}, true)),
-    );
-    return result;
-  });
-  return rows;
+/**
+ * Soft delete with cascade to live links; `deleted` events are recorded
+ * suppressed (kept, never dispatched). The delete, the unlinking and the
+ * events go as one statement, one round trip; a caller whose entity access is
+ * narrowed to some types or rows has the live rows among `ids` read and each
+ * checked for the action first (db/entity-access.ts), one round trip more, and
+ * only the rows checked are deleted.
+ */
+export async function deleteEntities(deps: EntityDeps, ids: string[]): Promise<EntityRow[]> {
+  let checked = ids;
+  if (!deps.tenant.access.allowsEveryRow("delete")) {
+    const [found] = await deps.tenant.batch([
+      {
+        text: "SELECT e.id, t.name AS type_name FROM entities e JOIN entity_types t ON t.id = e.type_id WHERE e.id = ANY($1::uuid[]) AND e.deleted_at IS NULL",
+        values: [ids],
+      },
+    ]);
+    const rows = found.rows as { id: string; type_name: string }[];
+    for (const row of rows) deps.tenant.access.requireRow("delete", row);
+    checked = rows.map((r) => r.id);
+  }
+  if (!checked.length) return [];
+  const [deleted] = await deps.tenant.batch([
+    {
+      text: `WITH d AS (
+               UPDATE entities SET deleted_at = now() WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL
+               RETURNING id, name, type_id, attributes, identifier_key, created_at, updated_at, deleted_at
+             ), w AS (
+               SELECT d.*, t.name AS type_name FROM d JOIN entity_types t ON t.id = d.type_id
+             ), unlinked AS (
+               UPDATE relationships SET deleted_at = now()
+                WHERE deleted_at IS NULL AND (from_entity_id IN (SELECT id FROM d) OR to_entity_id IN (SELECT id FROM d))
+             ), ${writtenEventsSql({ rows: "w", tenant: "$2::uuid", action: "'deleted'", suppressed: "true" })}
+             SELECT w.id, w.name, w.type_id, w.type_name, w.attributes, w.identifier_key, w.created_at, w.updated_at, w.deleted_at
+               FROM w`,
+      values: [checked, deps.tenant.tenantId],
+    },
+  ]);
+  return deleted.rows as EntityRow[];
 }
 
 export async function deleteEntity(deps: EntityDeps, id: string) {

@@ -22,9 +22,28 @@ interface TypeRow extends Record<string, unknown> {
   version: string;
 }
 
-interface VersionedType {
+export interface VersionedType {
   type: EntityType;
+  /** The row's xmin as text: every UPDATE of the type changes it. */
   version: string;
+}
+
+const TYPE_COLUMNS = "id, tenant_id, name, status, schema, schema_name, config, created_at, updated_at, xmin::text AS version";
+
+function versioned({ version, ...row }: TypeRow): VersionedType {
+  return {
+    type: {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      schema: row.schema,
+      schemaName: row.schema_name,
+      config: row.config,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    },
+    version,
+  };
 }
 
 // Bounded, oldest first out: a Worker isolate serves many tenants.
@@ -43,6 +62,37 @@ function remember(tenantId: string, entry: VersionedType): void {
 /** Drops the entries of these type ids (the page statement found them changed). */
 export function forgetTypes(tenantId: string, ids: Set<string>): void {
   for (const [key, entry] of cache) if (key.startsWith(`${tenantId}/`) && ids.has(entry.type.id)) cache.delete(key);
+}
+
+/**
+ * One type by name or id for a write whose statements go out together: the
+ * cached entry when `cached` allows and one is held (`cached` true in the
+ * answer), else the type read now (and kept), with its version for the
+ * write's statement to check (entities/service.ts).
+ */
+export async function versionedType(
+  reader: TenantReader,
+  ref: { type_id?: string; type_name?: string },
+  cached: boolean,
+): Promise<(VersionedType & { cached: boolean }) | undefined> {
+  const { tenantId } = reader;
+  if (cached) {
+    let hit: VersionedType | undefined;
+    if (ref.type_name !== undefined) hit = cache.get(keyOf(tenantId, ref.type_name));
+    else for (const [key, entry] of cache) if (key.startsWith(`${tenantId}/`) && entry.type.id === ref.type_id) hit = entry;
+    if (hit) return { ...hit, cached: true };
+  }
+  const { rows } = await reader.run<TypeRow>(
+    compiled(`SELECT ${TYPE_COLUMNS} FROM entity_types WHERE tenant_id = $1::uuid AND ${ref.type_name !== undefined ? "name = $2::text" : "id = $2::uuid"}`, [
+      tenantId,
+      ref.type_name ?? ref.type_id,
+    ]),
+  );
+  assertTenantRows(rows, tenantId);
+  if (!rows[0]) return undefined;
+  const entry = versioned(rows[0]);
+  remember(tenantId, entry);
+  return { ...entry, cached: false };
 }
 
 /**
@@ -74,26 +124,13 @@ export class TypeReader {
     }
     if (missing.length) {
       const { rows } = await this.reader.run<TypeRow>(
-        compiled(
-          `SELECT id, tenant_id, name, status, schema, schema_name, config, created_at, updated_at, xmin::text AS version
-             FROM entity_types WHERE tenant_id = $1::uuid AND name = ANY($2::text[])`,
-          [this.tenantId, missing],
-        ),
+        compiled(`SELECT ${TYPE_COLUMNS} FROM entity_types WHERE tenant_id = $1::uuid AND name = ANY($2::text[])`, [this.tenantId, missing]),
       );
       assertTenantRows(rows, this.tenantId);
-      for (const { version, ...row } of rows) {
-        const type: EntityType = {
-          id: row.id,
-          name: row.name,
-          status: row.status,
-          schema: row.schema,
-          schemaName: row.schema_name,
-          config: row.config,
-          createdAt: row.created_at,
-          updatedAt: row.updated_at,
-        };
-        remember(this.tenantId, { type, version });
-        out.set(type.name, type);
+      for (const row of rows) {
+        const entry = versioned(row);
+        remember(this.tenantId, entry);
+        out.set(entry.type.name, entry.type);
       }
     }
     return out;

@@ -58,7 +58,10 @@ export async function requireType(sql: Sql, ref: { type_id?: string; type_name?:
 
 /** Only active types accept entities; a draft type is activated first. */
 export async function requireActiveType(sql: Sql, ref: { type_id?: string; type_name?: string }): Promise<EntityType> {
-  const t = await requireType(sql, ref);
+  return requireActive(await requireType(sql, ref));
+}
+
+export function requireActive(t: EntityType): EntityType {
   if (t.status !== "active")
     throw new ApiError("UNPROCESSABLE_ENTITY", `Entity type ${t.name} is a draft; activate it before writing entities`, { type: t.name, status: t.status });
   return t;

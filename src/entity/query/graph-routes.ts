@@ -11,7 +11,7 @@ export const queryGraphRoutes = [
     tag: "query",
     summary: "A page of entities and the graph their nested includes reach",
     permission: ["entity", "read"],
-    readsOnly: true,
+    overHttp: true,
     body: graphBody,
     responses: {
       200: { description: "Roots, nodes, edges and page_info", schema: graphAnswer },

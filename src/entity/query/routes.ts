@@ -15,7 +15,7 @@ export const queryRoutes = [
     tag: "query",
     summary: "Filter, sort and page the entities of one type, with includes and counts",
     permission: ["entity", "read"],
-    readsOnly: true,
+    overHttp: true,
     body: queryBody,
     responses: {
       200: { description: "A page of entities", schema: queryAnswer },
@@ -34,7 +34,7 @@ export const queryRoutes = [
     tag: "query",
     summary: "The distinct values of one indexed attribute",
     permission: ["entity", "read"],
-    readsOnly: true,
+    overHttp: true,
     body: {
       type: "object",
       additionalProperties: false,

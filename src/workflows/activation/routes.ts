@@ -37,6 +37,7 @@ export const activationRoutes: RouteSpec[] = [
     tag: "workflows",
     summary: "Dispatch a run directly through a webhook or cron trigger",
     permission: ["workflow", "create"],
+    overHttp: true,
     idempotent: true,
     body: dispatchBody,
     responses: {

@@ -2,7 +2,8 @@
 // check the method and the signature, then start the run. The caller holds no
 // credentials, so the trigger's row (with its tenant, its workflow's activated
 // version and its sealed secret) is found by one statement outside any
-// tenant, and the run is written by one statement after it.
+// tenant, and the run is written by one statement after it: each over HTTP,
+// one round trip, with no connection to open (db/client.ts).
 import type { Context } from "hono";
 import type { HonoEnv } from "../../gateway/env";
 import { enforce } from "../../gateway/rate-limit";
@@ -60,7 +61,7 @@ interface HookRow extends Record<string, unknown> {
  * unknown id, another type of trigger and a disabled one look alike to the caller.
  */
 async function findHook(c: Context<HonoEnv>, triggerId: string): Promise<HookRow | undefined> {
-  return c.var.ctx.database.system(async (sql) => {
+  return c.var.ctx.database.lookup(async (sql) => {
     const { rows } = await sql.query<HookRow>(
       `SELECT t.tenant_id, t.workflow_id, t.key, t.definition, t.secret_ciphertext, a.version
          FROM workflow_triggers t
@@ -175,11 +176,11 @@ export async function startWebhookRun(c: Context<HonoEnv>, call: Exclude<Webhook
   };
   // A condition gates event triggers only, so a webhook firing always yields a run.
   const run = (await runFor(trigger, { input: call.input }))!;
-  // One autocommitted INSERT as the connecting role, not a tenant transaction
-  // (BEGIN, INSERT, COMMIT): two round trips fewer on the path every sender
-  // waits on. The tenant comes from the trigger row the lookup read, and the
-  // insert names it on the row, as the cron tick's inserts do.
-  const started = await c.var.ctx.database.system((sql) => startRun(sql, hook.tenant_id, run));
+  // One autocommitted INSERT as the connecting role, over HTTP: one round
+  // trip on the path every sender waits on. The tenant comes from the trigger
+  // row the lookup read, and the insert names it on the row, as the cron
+  // tick's inserts do.
+  const started = await c.var.ctx.database.lookup((sql) => startRun(sql, hook.tenant_id, run));
   if (started.created) await handOverRuns(c.env, c.executionCtx, [{ tenantId: hook.tenant_id, runId: started.id }]);
   return c.json({ data: { workflow_run: { id: started.id } } }, 202);
 }

@@ -5,7 +5,7 @@
 // user may do.
 //
 // Two steps, because the credential is checked before the body is read (a
-// route's auth strategy, lib/route-auth.ts) and identity needs the body:
+// route's auth strategy, gateway/route-auth.ts) and identity needs the body:
 // `verifyRenderCredential` (the `renderHost` strategy runs it), then
 // `identifyRenderUser`. `resolveRenderIdentity` runs both.
 import type { Database } from "../../../db/client";

@@ -11,7 +11,7 @@ export const aggregateRoutes = [
     tag: "query",
     summary: "Counts, sums, averages, minimums and maximums of one type's entities, by group",
     permission: ["entity", "read"],
-    readsOnly: true,
+    overHttp: true,
     body: aggregateBody,
     responses: {
       200: { description: "A page of groups, in the requested order", schema: aggregateAnswer },
