@@ -40,9 +40,16 @@ function refused(message: string, input: DispatchInput): ApiError {
 const dispatchable = new Map<string, { trigger: FiringTrigger; versions: string }>();
 const MAX_DISPATCHABLE = 2000;
 
-/** The trigger row `$first` at the versions `$first+1`, enabled, of a still activated workflow. */
+/**
+ * The trigger row `$first` at the versions `$first+1`, enabled, of a still
+ * activated workflow whose definition the tenant still sees: a definition
+ * shared with it is visible through its share only (row-level security), so
+ * a revoked share fails the condition though the trigger and activation rows
+ * are unchanged.
+ */
 const stillDispatchable = (trigger: { id: string; versions: string }): StartCondition => ({
   sql: (first) => `EXISTS (SELECT 1 FROM workflow_triggers t JOIN workflow_activations a ON a.workflow_id = t.workflow_id
+                     JOIN workflow_definitions d ON d.id = t.workflow_id
                      WHERE t.id = $${first}::uuid AND t.enabled AND t.xmin::text || '/' || a.xmin::text = $${first + 1}::text)`,
   values: [trigger.id, trigger.versions],
 });

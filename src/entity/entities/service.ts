@@ -9,7 +9,7 @@ import { check, validationFailed } from "../../lib/validate";
 import { entitySnapshot, recordEvents, writtenEventsSql, type NewEvent } from "../../db/outbox";
 import { forgetTypes, versionedType } from "../entity-types/cache";
 import { findType, requireActive, requireType, type EntityType } from "../entity-types/store";
-import { confineRow, type EntityAction } from "../../db/entity-access";
+import { confineRow } from "../../db/entity-access";
 import { Params } from "../../db/params";
 import { resolveShared, sharesFrom } from "../shared";
 import { loadRelationships, type IncludeSpec } from "../relationships/include";
