@@ -195,6 +195,28 @@ describe("POST /entity/entities/upsert", () => {
     expect(await liveCount(tenantId)).toBe(5000);
   });
 
+  it("writes batches by key two at a time: ids in input order, duplicates standing for their winner, one event and one outbox record per change", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    await upsert(auth, { data: rows(1500) });
+    // 3,000 new rows, 1,500 replaced, the first row repeated last: five batches by key, on two connections.
+    const data = [...rows(4500, 0, (i) => ({ title: `v2-${i}` })), { name: "P0", attributes: { sku: "S0", title: "last wins", price: 0 } }];
+    const res = await upsert(auth, { data });
+    expect(res.json.data).toMatchObject({ created: 3000, updated: 1500, unchanged: 0 });
+    const stored = await systemQuery("SELECT id, identifier_key, attributes->>'title' AS title FROM entities WHERE tenant_id = $1", [tenantId]);
+    const byKey = new Map(stored.map((r) => [r.identifier_key, r]));
+    expect(res.json.data.ids).toEqual(data.map((r) => byKey.get(r.attributes.sku)!.id));
+    expect(byKey.get("S0")!.title).toBe("last wins");
+    expect(byKey.get("S4499")!.title).toBe("v2-4499");
+    const [counts] = await systemQuery(
+      `SELECT (SELECT count(*)::int FROM events WHERE tenant_id = $1) AS events,
+              (SELECT count(DISTINCT entity_id)::int FROM events WHERE tenant_id = $1) AS entities,
+              (SELECT count(*)::int FROM event_outbox WHERE tenant_id = $1) + (SELECT count(*)::int FROM event_deliveries WHERE tenant_id = $1) AS queued`,
+      [tenantId],
+    );
+    expect(counts).toEqual({ events: 6000, entities: 4500, queued: 6000 });
+  });
+
   it("refuses more than 100,000 rows, bad shapes and bad options with 422", async () => {
     const { auth, tenantId } = await createTenant();
     await createProductType(auth);
