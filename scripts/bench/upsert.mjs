@@ -46,9 +46,12 @@ function makeRows(version) {
  * raw client here, workerd, Postgres and its backends (a backend that exited
  * is in its parent's cutime/cstime). On a shared machine wall time swings
  * with the others' load; CPU time much less, so the figures also carry
- * `cpu_ms`, `raw_cpu_ms` and `cpu_ratio` (Linux only, else null).
+ * `cpu_ms`, `raw_cpu_ms` and `cpu_ratio` (Linux only, else null), and
+ * `cpu_split`/`raw_cpu_split`: the same time by process name (postgres:
+ * the backends and the postmaster; workerd: the Worker and its queue
+ * consumer; node: this process, the bridge and the raw client in it).
  */
-function treeCpuMs() {
+function treeCpu() {
   if (!existsSync("/proc/self/stat")) return null;
   const tick = 10; // ms per clock tick (USER_HZ 100)
   const procs = new Map();
@@ -57,7 +60,8 @@ function treeCpuMs() {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      procs.set(Number(name), { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * tick });
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      procs.set(Number(name), { comm, ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * tick });
     } catch {
       // exited while listed
     }
@@ -68,9 +72,25 @@ function treeCpuMs() {
     grew = false;
     for (const [pid, p] of procs) if (!mine.has(pid) && mine.has(p.ppid)) mine.add(pid), (grew = true);
   }
+  const split = {};
   let total = 0;
-  for (const pid of mine) total += procs.get(pid)?.cpu ?? 0;
-  return total;
+  for (const pid of mine) {
+    const p = procs.get(pid);
+    if (!p) continue;
+    total += p.cpu;
+    split[p.comm] = (split[p.comm] ?? 0) + p.cpu;
+  }
+  return { total, split };
+}
+
+/** `after - before` per process name, as `name:ms` pairs. */
+function splitText(before, after) {
+  return Object.entries(after.split)
+    .map(([name, ms]) => [name, ms - (before.split[name] ?? 0)])
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name}:${ms}`)
+    .join(",");
 }
 
 /**
@@ -91,12 +111,12 @@ async function drained(env, log) {
 
 /** Wall and CPU time of `fn`. */
 async function measured(fn) {
-  const cpu0 = treeCpuMs();
+  const cpu0 = treeCpu();
   const started = performance.now();
   const result = await fn();
   const ms = performance.now() - started;
-  const cpu1 = treeCpuMs();
-  return { ms, cpuMs: cpu0 === null ? null : cpu1 - cpu0, result };
+  const cpu1 = treeCpu();
+  return { ms, cpuMs: cpu0 === null ? null : cpu1.total - cpu0.total, cpuSplit: cpu0 === null ? null : splitText(cpu0, cpu1), result };
 }
 
 async function rawUpsert(pool, tenantId, typeId, rows) {
@@ -171,6 +191,8 @@ export async function run(env, log) {
         cpu_ms: round(oursRun.cpuMs, 0),
         raw_cpu_ms: round(rawRun.cpuMs, 0),
         cpu_ratio: oursRun.cpuMs === null ? null : round(oursRun.cpuMs / rawRun.cpuMs),
+        cpu_split: oursRun.cpuSplit,
+        raw_cpu_split: rawRun.cpuSplit,
       }),
     );
   }
