@@ -195,6 +195,28 @@ describe("POST /entity/entities/upsert", () => {
     expect(await liveCount(tenantId)).toBe(5000);
   });
 
+  it("writes batches by key two at a time: ids in input order, duplicates standing for their winner, one event and one outbox record per change", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    await upsert(auth, { data: rows(1500) });
+    // 3,000 new rows, 1,500 replaced, the first row repeated last: five batches by key, on two connections.
+    const data = [...rows(4500, 0, (i) => ({ title: `v2-${i}` })), { name: "P0", attributes: { sku: "S0", title: "last wins", price: 0 } }];
+    const res = await upsert(auth, { data });
+    expect(res.json.data).toMatchObject({ created: 3000, updated: 1500, unchanged: 0 });
+    const stored = await systemQuery("SELECT id, identifier_key, attributes->>'title' AS title FROM entities WHERE tenant_id = $1", [tenantId]);
+    const byKey = new Map(stored.map((r) => [r.identifier_key, r]));
+    expect(res.json.data.ids).toEqual(data.map((r) => byKey.get(r.attributes.sku)!.id));
+    expect(byKey.get("S0")!.title).toBe("last wins");
+    expect(byKey.get("S4499")!.title).toBe("v2-4499");
+    const [counts] = await systemQuery(
+      `SELECT (SELECT count(*)::int FROM events WHERE tenant_id = $1) AS events,
+              (SELECT count(DISTINCT entity_id)::int FROM events WHERE tenant_id = $1) AS entities,
+              (SELECT count(*)::int FROM event_outbox WHERE tenant_id = $1) + (SELECT count(*)::int FROM event_deliveries WHERE tenant_id = $1) AS queued`,
+      [tenantId],
+    );
+    expect(counts).toEqual({ events: 6000, entities: 4500, queued: 6000 });
+  });
+
   it("refuses more than 100,000 rows, bad shapes and bad options with 422", async () => {
     const { auth, tenantId } = await createTenant();
     await createProductType(auth);
@@ -244,6 +266,53 @@ describe("POST /entity/entities/upsert", () => {
     await createProductType(auth);
     const res = await upsert(auth, { suppress_events: true, data: rows(1) });
     expect((await eventsOf(auth, res.json.data.ids[0])).map((e) => [e.action, e.suppressed])).toEqual([["created", true]]);
+  });
+
+  it("an updated event carries previous (by key, merged and by id), a created one none, and every unsuppressed event has its outbox row", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const first = await upsert(auth, { data: rows(2) });
+    const [a, b] = first.json.data.ids as string[];
+    expect((await eventsOf(auth, a))[0].payload.previous).toBeUndefined();
+    await upsert(auth, {
+      data: [
+        { name: "P0", attributes: { sku: "S0", title: "replaced" } },
+        { name: "P2", attributes: { sku: "S2", title: "new" } },
+      ],
+    });
+    await upsert(auth, { on_conflict: "merge", data: [{ name: "P0", attributes: { sku: "S0", title: "merged" } }] });
+    await upsert(auth, { data: [{ id: b, name: "B", attributes: { sku: "S1", title: "by id" } }] });
+    const ofA = await eventsOf(auth, a);
+    expect(ofA.map((e) => e.action)).toEqual(["created", "updated", "updated"]);
+    expect(ofA[1].payload.previous).toEqual({ name: "P0", attributes: { sku: "S0", title: "T0", price: 0 }, identifier_key: "S0" });
+    expect(ofA[2].payload.previous).toEqual({ name: "P0", attributes: { sku: "S0", title: "replaced" }, identifier_key: "S0" });
+    expect(ofA[2].payload.entity.attributes).toEqual({ sku: "S0", title: "merged" });
+    const ofB = await eventsOf(auth, b);
+    expect(ofB[1].payload.previous).toEqual({ name: "P1", attributes: { sku: "S1", title: "T1", price: 1 }, identifier_key: "S1" });
+    const [created] = await systemQuery(
+      "SELECT e.payload FROM events e JOIN entities n ON n.id = e.entity_id WHERE e.tenant_id = $1 AND n.identifier_key = 'S2'",
+      [tenantId],
+    );
+    expect(created.payload.previous).toBeUndefined();
+    // Every event was queued through the outbox (delivered rows are recorded in event_deliveries), none of them twice.
+    const [counts] = await systemQuery(
+      `SELECT (SELECT count(*)::int FROM events WHERE tenant_id = $1) AS events,
+              (SELECT count(*)::int FROM events e WHERE e.tenant_id = $1 AND (EXISTS (SELECT 1 FROM event_outbox o WHERE o.event_id = e.id) OR EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id))) AS queued`,
+      [tenantId],
+    );
+    expect(counts).toEqual({ events: 6, queued: 6 });
+  });
+
+  it("answers no event ids to queue and writes no outbox rows with suppress_events", async () => {
+    const { auth, tenantId } = await createTenant();
+    await createProductType(auth);
+    const res = await upsert(auth, { suppress_events: true, data: rows(3) });
+    expect(res.json.data.created).toBe(3);
+    const [n] = await systemQuery(
+      "SELECT (SELECT count(*)::int FROM events WHERE tenant_id = $1) AS events, (SELECT count(*)::int FROM event_outbox WHERE tenant_id = $1) + (SELECT count(*)::int FROM event_deliveries WHERE tenant_id = $1) AS queued",
+      [tenantId],
+    );
+    expect(n).toEqual({ events: 3, queued: 0 });
   });
 
   it("refuses a draft type", async () => {

@@ -78,7 +78,10 @@ export const rowSchema = {
   properties: {
     id: uuidSchema,
     name: { type: "string", minLength: 1, maxLength: 1000 },
-    attributes: freeFormObject,
+    // Any object, as freeFormObject says, without its `additionalProperties: true`: the
+    // validator would visit every attribute for it (a JSON pointer built per attribute
+    // per row) to accept it anyway. The type's own schema checks the attributes next.
+    attributes: { type: "object" },
     relationships: { type: "array", items: inlineRelationshipSchema, maxItems: 1000 },
   },
 } as const;
@@ -172,16 +175,22 @@ export function prepareRows(type: EntityType, source: RowSource): PreparedRows {
  * position the position of the row that stands for it.
  */
 export function dedupe(rows: PreparedRows): { byId: number[]; byKey: number[]; standsFor: Int32Array } {
-  const identity = (i: number) => (rows.ids[i] ? `id:${rows.ids[i]}` : `key:${rows.keys[i]}`);
-  const last = new Map<string, number>();
-  for (let i = 0; i < rows.count; i++) last.set(identity(i), i);
+  // Ids and keys in maps of their own, so no identity string is built per row.
+  const lastById = new Map<string, number>();
+  const lastByKey = new Map<string, number>();
+  for (let i = 0; i < rows.count; i++) {
+    const id = rows.ids[i];
+    if (id) lastById.set(id, i);
+    else lastByKey.set(rows.keys[i], i);
+  }
   const standsFor = new Int32Array(rows.count);
   const byId: number[] = [];
   const byKey: number[] = [];
   for (let i = 0; i < rows.count; i++) {
-    const winner = last.get(identity(i))!;
+    const id = rows.ids[i];
+    const winner = id ? lastById.get(id)! : lastByKey.get(rows.keys[i])!;
     standsFor[i] = winner;
-    if (winner === i) (rows.ids[i] ? byId : byKey).push(i);
+    if (winner === i) (id ? byId : byKey).push(i);
   }
   return { byId, byKey, standsFor };
 }

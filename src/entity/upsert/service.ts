@@ -1,9 +1,10 @@
 // POST /entity/entities/upsert: validate everything up front, check what
 // must hold before any write (by-id targets exist, `raise` keys are free,
 // relationship targets resolve), then commit in batches of 1000 rows with one
-// statement per batch. An error after a batch committed says which rows stay
-// written.
-import type { Sql } from "../../db/client";
+// statement per batch, rows by key on two connections at once when there are
+// more than 1000 of them. An error after a batch committed says which rows
+// stay written.
+import type { Sql, TenantDb } from "../../db/client";
 import { ApiError, type PlainDetails } from "../../lib/errors";
 import { recordEvents, type NewEvent } from "../../db/outbox";
 import { requireActiveType, type EntityType } from "../entity-types/store";
@@ -34,6 +35,32 @@ export interface UpsertResult {
 interface Preflight {
   links: PlannedLink[];
   unresolved: Unresolved[];
+}
+
+/**
+ * Runs `work` on every item, one lane per handle, each lane taking the next
+ * item as it finishes one: by-key batches hold disjoint keys, so they need no
+ * order among themselves, and while one batch's statement runs on Postgres the
+ * other lane's can run beside it. After a failure no lane starts another item;
+ * the items in flight settle before the first failure is thrown, so what
+ * committed is known.
+ */
+async function inLanes<T, H>(items: T[], handles: H[], work: (handle: H, item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  await Promise.all(
+    handles.map(async (handle) => {
+      while (!failure && next < items.length) {
+        const item = items[next++];
+        try {
+          await work(handle, item);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }),
+  );
+  if (failure) throw failure.error;
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -188,17 +215,23 @@ export async function writeRows(
   };
 
   const committed = { batches: 0, links: 0 };
+  const writeKeyBatch = async (tenant: TenantDb, indices: number[]) => {
+    const batch = loadBatch(prepared, indices, source);
+    const result = await tenant.tx(async (sql) => {
+      const r = await writeByKey(sql, tenantId, type, batch, onConflict, suppress);
+      // A key taken between the check and this batch: `raise` still means raise.
+      if (onConflict === "raise" && r.unchanged) throw new ApiError("CONFLICT", "A row matched an entity created concurrently and on_conflict is raise", {});
+      return r;
+    });
+    absorbBatch(batch, result);
+    committed.batches++;
+  };
   try {
-    for (const indices of chunks(byKey, COMMIT_BATCH)) {
-      const batch = loadBatch(prepared, indices, source);
-      const result = await deps.tenant.tx(async (sql) => {
-        const r = await writeByKey(sql, tenantId, type, batch, onConflict, suppress);
-        // A key taken between the check and this batch: `raise` still means raise.
-        if (onConflict === "raise" && r.unchanged) throw new ApiError("CONFLICT", "A row matched an entity created concurrently and on_conflict is raise", {});
-        return r;
-      });
-      absorbBatch(batch, result);
-      committed.batches++;
+    const keyBatches = chunks(byKey, COMMIT_BATCH);
+    if (keyBatches.length > 1) {
+      await deps.tenant.withOwnConnection((own) => inLanes(keyBatches, [deps.tenant, own], writeKeyBatch));
+    } else {
+      for (const indices of keyBatches) await writeKeyBatch(deps.tenant, indices);
     }
 
     for (const indices of chunks(byId, COMMIT_BATCH)) {

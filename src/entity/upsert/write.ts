@@ -22,29 +22,36 @@ export interface BatchResult {
  * The events of the rows `w` wrote, each payload `{ entity: { id, name, type,
  * attributes, identifier_key, created_at, updated_at } }` plus, on an
  * `updated` one, `previous: { name, attributes, identifier_key }` as a PUT's
- * event has it, and their outbox rows unless suppressed: `pending` holds the
- * ids to queue. `previous` is read by id from `entities` in the same
- * statement, which sees the rows as they were before it (a data-modifying
- * CTE's writes are not visible to the rest of its statement); `updated` is the
- * SQL condition of a row that was updated, not inserted. The payload is one
- * to_jsonb over a nested row, which measured half the cost of nested
- * jsonb_build_object calls.
+ * event has it, and their outbox rows unless suppressed. `previous` is read by
+ * id from `entities` in the same statement, which sees the rows as they were
+ * before it (a data-modifying CTE's writes are not visible to the rest of its
+ * statement); `updated` is the SQL condition of a row that was updated, not
+ * inserted, and an inserted row does not look (as a lateral join the lookup
+ * was probed for every row, inserts included). The payload is one to_jsonb
+ * over a nested row, which measured half the cost of nested
+ * jsonb_build_object calls. The ids to queue are read from `ev` (the outbox
+ * insert returns nothing: a data-modifying CTE runs whether or not it is read).
  */
 function eventsOf(action: string, updated: string): string {
   return `ev AS (
        INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
-       SELECT $1, w.id, $2, ${action}, $5, to_jsonb(payload) || coalesce(prev.previous, '{}'::jsonb) FROM w
+       SELECT $1, w.id, $2, ${action}, $5,
+              to_jsonb(payload) || CASE WHEN ${updated}
+                THEN coalesce((SELECT jsonb_build_object('previous', jsonb_build_object('name', was.name, 'attributes', was.attributes, 'identifier_key', was.identifier_key))
+                                 FROM entities was WHERE was.id = w.id), '{}'::jsonb)
+                ELSE '{}'::jsonb END
+         FROM w
        CROSS JOIN LATERAL (SELECT entity FROM (SELECT w.id, w.name, (SELECT jsonb_build_object('id', $2::uuid, 'name', $3::text)) AS type,
                                                      w.attributes, w.identifier_key, ${isoTimestampSql("w.created_at")} AS created_at,
                                                      ${isoTimestampSql("w.updated_at")} AS updated_at) entity) payload
-       LEFT JOIN LATERAL (SELECT jsonb_build_object('previous', jsonb_build_object('name', was.name, 'attributes', was.attributes, 'identifier_key', was.identifier_key)) AS previous
-                            FROM entities was WHERE ${updated} AND was.id = w.id) prev ON true
        RETURNING id, created_at
      ), pending AS (
        INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, $1, created_at FROM ev WHERE NOT $5
-       RETURNING event_id
      )`;
 }
+
+/** The ids of the events to queue (none when suppressed). */
+const EVENT_IDS = "(SELECT json_agg(id) FROM ev WHERE NOT $5) AS event_ids";
 
 /**
  * What a batch statement answers: one row, its arrays as JSON. A row per
@@ -108,7 +115,7 @@ export async function writeByKey(
             count(*) FILTER (WHERE w.inserted)::int AS created,
             count(*) FILTER (WHERE NOT w.inserted)::int AS updated,
             count(*) FILTER (WHERE w.id IS NULL)::int AS kept,
-            (SELECT json_agg(event_id) FROM pending) AS event_ids
+            ${EVENT_IDS}
        FROM input i LEFT JOIN w ON w.identifier_key = i.identifier_key`,
     [tenantId, type.id, type.name, batchJson(rows), suppress],
   );
@@ -128,7 +135,7 @@ export async function writeById(sql: Sql, tenantId: string, type: EntityType, ro
        RETURNING e.id, e.name, e.attributes, e.identifier_key, e.created_at, e.updated_at
      ), ${eventsOf("'updated'", "true")}
      SELECT json_agg(i.id ORDER BY i.ord) AS ids, 0 AS created, count(w.id)::int AS updated,
-            count(*) FILTER (WHERE w.id IS NULL)::int AS kept, (SELECT json_agg(event_id) FROM pending) AS event_ids
+            count(*) FILTER (WHERE w.id IS NULL)::int AS kept, ${EVENT_IDS}
        FROM input i LEFT JOIN w ON w.id = i.id`,
     [tenantId, type.id, type.name, batchJson(rows), suppress],
   );
