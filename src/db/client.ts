@@ -253,6 +253,33 @@ function translated(e: unknown, limits: StatementLimits): unknown {
   );
 }
 
+/** How an Sql sends a statement: its text, or a config (drizzle's, with its row mode and type parsers), and its values. */
+type Send = (config: string | QueryConfig, values?: unknown[]) => Promise<QueryResult>;
+
+/**
+ * An Sql over `send`, whichever path it takes: drizzle sends through the
+ * same door as `query` and `run`, so every statement gets the path's opening
+ * and guard; `setLocal` is the path's own (a statement, or a setting that
+ * rides ahead of the next one).
+ */
+function sqlOver(send: Send, tenantId: string | undefined, setLocal: Sql["setLocal"]): Sql {
+  const through = { query: send } as unknown as Client;
+  let db: Db | undefined;
+  return {
+    // Built on first use: most requests never touch the query builder.
+    get db() {
+      return (db ??= drizzle({ client: through }) as Db);
+    },
+    query: ((text: string, params?: unknown[]) => send(text, params)) as Sql["query"],
+    run: async (statement) => {
+      const { text, values } = unsealed(statement);
+      return send(text, values) as never;
+    },
+    tenantId,
+    setLocal,
+  };
+}
+
 let configuredProxy: string | undefined;
 
 // The driver otherwise holds each write for a timer tick to coalesce it with
@@ -378,21 +405,7 @@ export class Database {
       return queryPrefixed(client, prefix, typeof config === "string" ? { text: config, values } : { ...config, ...(values && { values }) }, guard);
     };
     // Drizzle sends through the same door, so whichever statement comes first carries the opening.
-    const through = { query: send } as unknown as Client;
-    let db: Db | undefined;
-    const sql: Sql = {
-      // Built on first use: most requests never touch the query builder.
-      get db() {
-        return (db ??= drizzle({ client: through }) as Db);
-      },
-      query: ((text: string, params?: unknown[]) => send(text, params)) as Sql["query"],
-      run: async (statement) => {
-        const { text, values } = unsealed(statement);
-        return send(text, values) as never;
-      },
-      tenantId,
-      setLocal: async (name, value) => void (await send("SELECT set_config($1, $2, true)", [name, value])),
-    };
+    const sql = sqlOver(send, tenantId, async (name, value) => void (await send("SELECT set_config($1, $2, true)", [name, value])));
     // The end of a transaction never carries the precondition: a refused one would keep an aborted transaction from rolling back.
     return { sql, opened: () => opening !== undefined && pending === undefined, end: (command) => client.query(command) };
   }
@@ -446,20 +459,7 @@ export class Database {
       if (checks.length) guard!.passed();
       return results[results.length - 1]!;
     };
-    const through = { query: send } as unknown as Client;
-    let db: Db | undefined;
-    return {
-      get db() {
-        return (db ??= drizzle({ client: through }) as Db);
-      },
-      query: ((text: string, params?: unknown[]) => send(text, params)) as Sql["query"],
-      run: async (statement) => {
-        const { text, values } = unsealed(statement);
-        return send(text, values) as never;
-      },
-      tenantId,
-      setLocal: async (name, value) => void settings.push({ text: "SELECT set_config($1, $2, true)", values: [name, value] }),
-    };
+    return sqlOver(send, tenantId, async (name, value) => void settings.push({ text: "SELECT set_config($1, $2, true)", values: [name, value] }));
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -722,23 +722,10 @@ export class Database {
           throw tenantId === undefined ? e : translated(e, this.limits);
         });
       };
-      const through = { query: send } as unknown as Client;
-      let db: Db | undefined;
-      return {
-        get db() {
-          return (db ??= drizzle({ client: through }) as Db);
-        },
-        query: ((text: string, params?: unknown[]) => send(text, params)) as Sql["query"],
-        run: async (statement) => {
-          const { text, values } = unsealed(statement);
-          return send(text, values) as never;
-        },
-        tenantId,
-        setLocal: async (name, value) => {
-          settings.push({ text: "SELECT set_config($1, $2, true)", values: [name, value] });
-          own.push(name);
-        },
-      };
+      return sqlOver(send, tenantId, async (name, value) => {
+        settings.push({ text: "SELECT set_config($1, $2, true)", values: [name, value] });
+        own.push(name);
+      });
     };
     const limits = ["statement_timeout", "work_mem"];
     const tenantOf = (tenantId: string) => {
