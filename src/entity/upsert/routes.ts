@@ -15,6 +15,8 @@ export const upsertRoutes = [
     tag: "entities",
     summary: "Insert or update up to 100,000 entities by id or computed key",
     permission: ["entity", "update"],
+    // The small upsert sends one batch over HTTP; the others open the WebSocket on their first transaction.
+    overHttp: true,
     bodyLimit: UPSERT_BODY_LIMIT,
     documentedBody: { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } },
     responses: {

@@ -4,17 +4,19 @@
 // statement per batch, rows by key on two connections at once when there are
 // more than 1000 of them. An error after a batch committed says which rows
 // stay written.
-import type { Sql, TenantDb } from "../../db/client";
-import { ApiError, type PlainDetails } from "../../lib/errors";
+import { pgCode, pgConstraint, type Sql, type TenantDb } from "../../db/client";
+import { compiled } from "../../db/params";
+import { ApiError, notFound, type PlainDetails } from "../../lib/errors";
 import { recordEvents, type NewEvent } from "../../db/outbox";
-import { requireActiveType, type EntityType } from "../entity-types/store";
+import { requireActive, requireType, type EntityType } from "../entity-types/store";
+import { forgetTypes, versionedType } from "../entity-types/cache";
 import type { EntityDeps } from "../entities/service";
 import { absorb } from "../entities/merge";
 import { lockKeys, retryKeyRace } from "../entities/key-lock";
 import { dedupe, loadBatch, prepareRows, type PreparedRow, type PreparedRows } from "./rows";
 import { LINK_BATCH, planLinks, writeLinks, type PlannedLink, type Unresolved } from "./relationships";
 import type { RowSource } from "./body-scan";
-import { writeById, writeByKey, type BatchResult } from "./write";
+import { byKeyStatement, summarize, writeById, writeByKey, type BatchResult, type BatchRow } from "./write";
 import type { FromSchema } from "json-schema-to-ts";
 import type { upsertBody } from "./schemas";
 
@@ -130,16 +132,94 @@ function afterCommit(e: unknown, committed: Committed, count: number, label: (i:
 
 /** The type an upsert writes: active, and open to the caller for both create and update. */
 export async function upsertType(deps: EntityDeps, ref: { type_name?: string; type_id?: string }): Promise<EntityType> {
-  const type = await deps.tenant.tx((sql) => requireActiveType(sql, ref));
-  deps.tenant.access.requireType("create", type.name);
-  deps.tenant.access.requireType("update", type.name);
+  const type = await deps.tenant.tx((sql) => requireType(sql, ref));
+  allowUpsert(deps, type);
   return type;
 }
 
-/** Rows are read from `source` on demand (see body-scan.ts). */
+function refuseRaise(keys: string[]) {
+  return new ApiError("CONFLICT", "Rows match existing entities and on_conflict is raise; nothing was written", { identifier_keys: keys });
+}
+
+/** The checks an upsert makes of its type before reading rows by it. */
+function allowUpsert(deps: EntityDeps, type: EntityType): void {
+  requireActive(type);
+  deps.tenant.access.requireType("create", type.name);
+  deps.tenant.access.requireType("update", type.name);
+}
+
+/**
+ * Rows are read from `source` on demand (see body-scan.ts). The common small
+ * upsert (one batch, every row matched by key, no inline relationships) goes
+ * as one tenant batch with the type from the isolate's cache (or read first,
+ * one more trip): its statement writes only while the type is the version
+ * its rows were checked by, and is run again from the type read afresh when
+ * it changed. Every other upsert reads the type afresh and takes writeRows.
+ */
 export async function upsertEntities(deps: EntityDeps, input: UpsertInput, source: RowSource): Promise<UpsertResult> {
-  const type = await upsertType(deps, input);
-  return writeRows(deps, input, type, prepareRows(type, source), source);
+  const { tenant } = deps;
+  if (source.count === 0 || source.count > COMMIT_BATCH) {
+    const type = await upsertType(deps, input);
+    return writeRows(deps, input, type, prepareRows(type, source), source);
+  }
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const known = await tenant.read((reader) => versionedType(reader, input, attempt === 0));
+    if (!known) throw notFound("Entity type", input.type_id ?? input.type_name);
+    const { type, version } = known;
+    let prepared: PreparedRows;
+    try {
+      allowUpsert(deps, type);
+      prepared = prepareRows(type, source);
+    } catch (e) {
+      // A refusal by a cached type may be the cache's: decided again by the type as it is now.
+      if (!known.cached) throw e;
+      forgetTypes(tenant.tenantId, new Set([type.id]));
+      continue;
+    }
+    const { byId, byKey, standsFor } = dedupe(prepared);
+    if (byId.length || prepared.relationships.size) {
+      if (!known.cached) return writeRows(deps, input, type, prepared, source);
+      // writeRows checks no version: its type is the one as it is now, the rows checked again if it changed.
+      const fresh = await tenant.read((reader) => versionedType(reader, input, false));
+      if (!fresh) throw notFound("Entity type", input.type_id ?? input.type_name);
+      allowUpsert(deps, fresh.type);
+      return writeRows(deps, input, fresh.type, fresh.version === version ? prepared : prepareRows(fresh.type, source), source);
+    }
+    const onConflict = input.on_conflict ?? "replace";
+    const statement = byKeyStatement(tenant.tenantId, type, loadBatch(prepared, byKey, source), onConflict, input.suppress_events ?? false, version);
+    const [written] = await tenant.batch([statement]).catch(async (e) => {
+      if (onConflict !== "raise" || pgCode(e) !== "23505" || pgConstraint(e) !== "entities_live_key") throw e;
+      // The statement wrote nothing; which keys are taken is read now, for the answer.
+      const { rows: taken } = await tenant.read((reader) =>
+        reader.run<{ identifier_key: string }>(
+          compiled(
+            "SELECT identifier_key FROM entities WHERE tenant_id = $1::uuid AND type_id = $2::uuid AND identifier_key = ANY($3::text[]) AND deleted_at IS NULL LIMIT 20",
+            [tenant.tenantId, type.id, byKey.map((i) => prepared.keys[i])],
+          ),
+        ),
+      );
+      if (taken.length) throw refuseRaise(taken.map((r) => r.identifier_key));
+      throw new ApiError("CONFLICT", "A row matched an entity created concurrently and on_conflict is raise", {});
+    });
+    const out = written.rows[0] as BatchRow & { type_current: boolean };
+    if (!out.type_current) {
+      forgetTypes(tenant.tenantId, new Set([type.id]));
+      continue;
+    }
+    const result = summarize(out, onConflict);
+    deps.publish(result.eventIds);
+    const idAt: string[] = [];
+    byKey.forEach((p, i) => (idAt[p] = result.ids[i]));
+    return {
+      created: result.created,
+      updated: result.updated,
+      unchanged: result.unchanged,
+      ignored: result.ignored,
+      ids: Array.from(standsFor, (w) => idAt[w]),
+      errors: [],
+    };
+  }
+  throw new ApiError({ code: "CONCURRENT_MODIFICATION" }, "The entity type changed while the entities were being written; retry the request");
 }
 
 /**
@@ -187,10 +267,7 @@ export async function writeRows(
         "SELECT identifier_key FROM entities WHERE type_id = $1 AND identifier_key = ANY($2::text[]) AND deleted_at IS NULL LIMIT 20",
         [type.id, byKey.map(keyOf)],
       );
-      if (taken.length)
-        throw new ApiError("CONFLICT", "Rows match existing entities and on_conflict is raise; nothing was written", {
-          identifier_keys: taken.map((r) => r.identifier_key),
-        });
+      if (taken.length) throw refuseRaise(taken.map((r) => r.identifier_key));
     }
     const linking = [...prepared.relationships].map(([index, relationships]) => ({ index, relationships }));
     const { links, unresolved } = await planLinks(sql, deps.tenant.access, type, linking, new Set(byKey.map(keyOf)));

@@ -59,7 +59,7 @@ const EVENT_IDS = "(SELECT json_agg(id) FROM ev WHERE NOT $5) AS event_ids";
  * to parse (the driver reads arrays character by character); JSON.parse
  * takes well under one.
  */
-interface BatchRow {
+export interface BatchRow {
   ids: string[];
   created: number;
   updated: number;
@@ -87,24 +87,31 @@ function conflictClause(onConflict: OnConflict): string {
 }
 
 /**
- * Rows matched by key: insert, or on a live key collision apply on_conflict.
- * Rows that collide but change nothing are left alone (no write, no event).
+ * The statement that writes rows matched by key: insert, or on a live key
+ * collision apply on_conflict. Rows that collide but change nothing are left
+ * alone (no write, no event). With `version`, the rows are written only while
+ * the type is still that version (its xmin) and active, as `type_current`
+ * answers, and `raise` has no conflict clause: a taken key fails the whole
+ * statement on entities_live_key, so nothing of it is written.
  */
-export async function writeByKey(
-  sql: Sql,
+export function byKeyStatement(
   tenantId: string,
   type: EntityType,
   rows: PreparedRow[],
   onConflict: OnConflict,
   suppress: boolean,
-): Promise<BatchResult> {
-  const {
-    rows: [out],
-  } = await sql.query<BatchRow & Record<string, unknown>>(
-    `WITH input AS (${INPUT}), w AS (
+  version?: string,
+): { text: string; values: unknown[] } {
+  const current = "EXISTS (SELECT 1 FROM entity_types WHERE id = $2 AND xmin::text = $6::text AND status = 'active')";
+  const conflict =
+    version !== undefined && onConflict === "raise"
+      ? ""
+      : `ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL ${conflictClause(onConflict)}`;
+  return {
+    text: `WITH input AS (${INPUT}), w AS (
        INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
-       SELECT $1, $2, name, attributes, identifier_key FROM input ORDER BY identifier_key
-       ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL ${conflictClause(onConflict)}
+       SELECT $1, $2, name, attributes, identifier_key FROM input${version !== undefined ? ` WHERE ${current}` : ""} ORDER BY identifier_key
+       ${conflict}
        RETURNING e.id, e.name, e.attributes, e.identifier_key, e.created_at, e.updated_at, (xmax = 0) AS inserted
      ), ${eventsOf("CASE WHEN w.inserted THEN 'created' ELSE 'updated' END", "NOT w.inserted")}
      SELECT json_agg(
@@ -115,11 +122,26 @@ export async function writeByKey(
             count(*) FILTER (WHERE w.inserted)::int AS created,
             count(*) FILTER (WHERE NOT w.inserted)::int AS updated,
             count(*) FILTER (WHERE w.id IS NULL)::int AS kept,
-            ${EVENT_IDS}
+            ${EVENT_IDS}${version !== undefined ? `, ${current} AS type_current` : ""}
        FROM input i LEFT JOIN w ON w.identifier_key = i.identifier_key`,
-    [tenantId, type.id, type.name, batchJson(rows), suppress],
-  );
-  return summarize(out, onConflict === "ignore" ? "ignored" : "unchanged");
+    values: [tenantId, type.id, type.name, batchJson(rows), suppress, ...(version !== undefined ? [version] : [])],
+  };
+}
+
+/** Rows matched by key, in the transaction `sql` (byKeyStatement without a version). */
+export async function writeByKey(
+  sql: Sql,
+  tenantId: string,
+  type: EntityType,
+  rows: PreparedRow[],
+  onConflict: OnConflict,
+  suppress: boolean,
+): Promise<BatchResult> {
+  const { text, values } = byKeyStatement(tenantId, type, rows, onConflict, suppress);
+  const {
+    rows: [out],
+  } = await sql.query<BatchRow & Record<string, unknown>>(text, values);
+  return summarize(out, onConflict);
 }
 
 /** Rows matched by id: always a full replace with the key recomputed (collisions were merged before). */
@@ -139,9 +161,11 @@ export async function writeById(sql: Sql, tenantId: string, type: EntityType, ro
        FROM input i LEFT JOIN w ON w.id = i.id`,
     [tenantId, type.id, type.name, batchJson(rows), suppress],
   );
-  return summarize(out, "unchanged");
+  return summarize(out, "replace");
 }
 
-function summarize(out: BatchRow, kept: "ignored" | "unchanged"): BatchResult {
+/** A batch statement's answer as counts; the rows it kept are `ignored` under on_conflict ignore, else `unchanged`. */
+export function summarize(out: BatchRow, onConflict: OnConflict): BatchResult {
+  const kept = onConflict === "ignore" ? "ignored" : "unchanged";
   return { ids: out.ids, created: out.created, updated: out.updated, unchanged: 0, ignored: 0, [kept]: out.kept, eventIds: out.event_ids ?? [] };
 }
