@@ -42,7 +42,7 @@ async function httpTrips(url: string, init: RequestInit, status: number): Promis
 }
 
 describe("round trips of a write", () => {
-  it("create 1, patch 2, delete 1, dispatch 1 (2 for a trigger not seen yet), a webhook's 202 2", async () => {
+  it("create 1, patch 2, delete 1, dispatch 1 (2 for a trigger not seen yet), a webhook's 202 2, a 10-row upsert 1", async () => {
     const json = { Authorization: env.auth, "Content-Type": "application/json" };
     await env.api("POST", "/entity/entity-types", {
       name: "Trip",
@@ -89,5 +89,17 @@ describe("round trips of a write", () => {
     expect((await dispatch()).trips).toBe(1);
     const hooked = await httpTrips(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }, 202);
     expect(hooked.trips).toBe(2);
+    // The type is cached by the creates: a 10-row upsert by key is its one batch.
+    const upsert10 = await httpTrips(
+      `${env.base}/entity/entities/upsert`,
+      {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ type_name: "Trip", data: Array.from({ length: 10 }, (_, i) => ({ name: `U-${i}`, attributes: { sku: `U-${i}`, n: i } })) }),
+      },
+      200,
+    );
+    expect(upsert10.trips).toBe(1);
+    expect(upsert10.body.data).toMatchObject({ created: 10, updated: 0, unchanged: 0, ignored: 0 });
   });
 });
