@@ -1,11 +1,13 @@
 // POST /entity/entities/upsert
 import { route } from "../../gateway/route";
-import { dataEnvelope } from "../../lib/schemas";
+import { dataEnvelope, freeFormObject } from "../../lib/schemas";
 import { rowSchema } from "./rows";
 import { upsertEntities, type UpsertInput } from "./service";
 import { scanUpsertBody } from "./body-scan";
 import { validate } from "../../lib/validate";
 import { upsertBody, upsertResult, UPSERT_BODY_LIMIT } from "./schemas";
+
+const documentedRow = { ...rowSchema, properties: { ...rowSchema.properties, attributes: freeFormObject } } as const;
 
 export const upsertRoutes = [
   route({
@@ -18,7 +20,9 @@ export const upsertRoutes = [
     // The small upsert sends one batch over HTTP; the others open the WebSocket on their first transaction.
     overHttp: true,
     bodyLimit: UPSERT_BODY_LIMIT,
-    documentedBody: { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: rowSchema } } },
+    // A row's attributes are documented as any keys, which they are: the row check leaves out
+    // `additionalProperties: true` only because the validator would visit every attribute for it.
+    documentedBody: { ...upsertBody, properties: { ...upsertBody.properties, data: { ...upsertBody.properties.data, items: documentedRow } } },
     responses: {
       200: { description: "Counts, ids in input order, skipped relationship errors", schema: dataEnvelope(upsertResult) },
       404: { description: "A row id matches no live entity" },
