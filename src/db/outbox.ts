@@ -51,30 +51,37 @@ export async function recordEvents(sql: Sql, tenantId: string, events: NewEvent[
 }
 
 /**
- * The events of entity rows a statement writes, for a write whose statements
- * go out together (Database.tenantBatch) and so cannot wait for the rows to
- * come back first: two CTEs, `ev` (the events, one per row of `rows`) and
- * `pending` (their outbox rows unless suppressed, answering `event_id`), to
- * follow the CTE that wrote `rows`. `rows` has the columns of an EntityRow
+ * The events of entity rows a statement writes, in the same statement: two
+ * CTEs to follow the CTE that wrote `rows`, `ev` (one event per row,
+ * answering `id`, `suppressed` and `created_at`) and `pending` (their outbox
+ * rows unless suppressed; it answers nothing, and runs whether or not it is
+ * read, as every data-modifying CTE does). The ids to queue are read from
+ * `ev` (`eventIdsSql`). `rows` has the columns of an EntityRow
  * (entity/entities/rows.ts); each payload is `{ entity }` as entitySnapshot
  * builds it, its timestamps in the API's form, plus the object `extra` (SQL
- * over `w`, the written row) when given. `tenant`, `action` and `suppressed`
- * are SQL (parameters, or literals this code writes).
+ * over `w`, the written row) when given. The payload is one to_jsonb over a
+ * nested row, which measured half the cost of nested jsonb_build_object
+ * calls on the bulk upsert. `tenant`, `action` and `suppressed` are SQL
+ * (parameters, or literals this code writes). Used by every write that
+ * records its events in the statement that writes: a create, a patch, a
+ * delete, an upsert's batches.
  */
 export function writtenEventsSql(opts: { rows: string; tenant: string; action: string; suppressed: string; extra?: string }): string {
-  const entity = `jsonb_build_object('id', w.id, 'name', w.name, 'type', jsonb_build_object('id', w.type_id, 'name', w.type_name),
-         'attributes', w.attributes, 'identifier_key', w.identifier_key,
-         'created_at', ${isoTimestampSql("w.created_at")}, 'updated_at', ${isoTimestampSql("w.updated_at")})`;
   return `ev AS (
        INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
-       SELECT ${opts.tenant}, w.id, w.type_id, ${opts.action}, ${opts.suppressed}, jsonb_build_object('entity', ${entity})${opts.extra ? ` || ${opts.extra}` : ""}
+       SELECT ${opts.tenant}, w.id, w.type_id, ${opts.action}, ${opts.suppressed}, to_jsonb(payload)${opts.extra ? ` || ${opts.extra}` : ""}
          FROM ${opts.rows} w
+       CROSS JOIN LATERAL (SELECT entity FROM (SELECT w.id, w.name, jsonb_build_object('id', w.type_id, 'name', w.type_name) AS type,
+                                                     w.attributes, w.identifier_key, ${isoTimestampSql("w.created_at")} AS created_at,
+                                                     ${isoTimestampSql("w.updated_at")} AS updated_at) entity) payload
        RETURNING id, suppressed, created_at
      ), pending AS (
        INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, ${opts.tenant}, created_at FROM ev WHERE NOT suppressed
-       RETURNING event_id
      )`;
 }
+
+/** The ids of the events writtenEventsSql queues, as one JSON array (null for none). */
+export const eventIdsSql = "(SELECT json_agg(id) FROM ev WHERE NOT suppressed)";
 
 /**
  * Queues event ids after commit. A failure is logged, not raised: the rows are

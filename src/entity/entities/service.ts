@@ -6,7 +6,7 @@ import { pgCode } from "../../db/client";
 import { ApiError, notFound } from "../../lib/errors";
 import { offsetOf, paginated, type Page } from "../../lib/pagination";
 import { check, validationFailed } from "../../lib/validate";
-import { entitySnapshot, recordEvents, writtenEventsSql, type NewEvent } from "../../db/outbox";
+import { entitySnapshot, eventIdsSql, recordEvents, writtenEventsSql, type NewEvent } from "../../db/outbox";
 import { forgetTypes, versionedType } from "../entity-types/cache";
 import { findType, requireActive, requireType, type EntityType } from "../entity-types/store";
 import { confineRow } from "../../db/entity-access";
@@ -117,7 +117,7 @@ export async function createEntity(deps: EntityDeps, input: { type_name?: string
                    ON CONFLICT (tenant_id, type_id, identifier_key) WHERE deleted_at IS NULL DO NOTHING
                    RETURNING ${ENTITY_COLUMNS.replace("t.name AS type_name", "$7::text AS type_name")}
                  ), ${writtenEventsSql({ rows: "w", tenant: "$1::uuid", action: "'created'", suppressed: "false" })}
-                 SELECT w.*, (SELECT event_id FROM pending) AS event_id, EXISTS (SELECT 1 FROM t) AS type_current
+                 SELECT w.*, ${eventIdsSql} AS event_ids, EXISTS (SELECT 1 FROM t) AS type_current
                    FROM (SELECT 1) one LEFT JOIN w ON true`,
           values: [tenant.tenantId, type.id, input.name, JSON.stringify(input.attributes), key, version, type.name],
         },
@@ -128,9 +128,9 @@ export async function createEntity(deps: EntityDeps, input: { type_name?: string
         if (pgCode(e) === "23505") throw new ApiError("CONFLICT", "An entity with this identifier_key already exists");
         throw e;
       });
-    const row = written.rows[0] as EntityRow & { event_id: string | null; type_current: boolean };
+    const row = written.rows[0] as EntityRow & { event_ids: string[] | null; type_current: boolean };
     if (row.id) {
-      deps.publish(row.event_id ? [row.event_id] : []);
+      deps.publish(row.event_ids ?? []);
       return presentEntity(row);
     }
     if (row.type_current) throw duplicateKey(type, key, holder.rows[0]?.id);
@@ -332,7 +332,7 @@ async function rewriteInBatch(deps: EntityDeps, id: string, build: (current: Ent
                     AND (e.name IS DISTINCT FROM $2 OR e.attributes IS DISTINCT FROM $3::jsonb)
                   RETURNING ${ENTITY_COLUMNS}
                ), ${writtenEventsSql({ rows: "w", tenant: "$8::uuid", action: "'updated'", suppressed: "false", extra: previous })}
-               SELECT w.*, (SELECT event_id FROM pending) AS event_id FROM w`,
+               SELECT w.*, ${eventIdsSql} AS event_ids FROM w`,
         values: [
           id,
           name,
@@ -351,9 +351,9 @@ async function rewriteInBatch(deps: EntityDeps, id: string, build: (current: Ent
         values: [id],
       },
     ]);
-    const row = written.rows[0] as (EntityRow & { event_id: string | null }) | undefined;
+    const row = written.rows[0] as (EntityRow & { event_ids: string[] | null }) | undefined;
     if (row) {
-      deps.publish(row.event_id ? [row.event_id] : []);
+      deps.publish(row.event_ids ?? []);
       return row;
     }
     const now = after.rows[0] as { version: string; type_version: string } | undefined;

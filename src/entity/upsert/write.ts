@@ -2,7 +2,7 @@
 // rows writes the entities, their events and the events' outbox rows
 // together (docs/api.md, `POST /entity/entities/upsert`).
 import type { Sql } from "../../db/client";
-import { isoTimestampSql } from "../../lib/timestamps";
+import { eventIdsSql, writtenEventsSql } from "../../db/outbox";
 import type { EntityType } from "../entity-types/store";
 import type { PreparedRow } from "./rows";
 
@@ -19,39 +19,25 @@ export interface BatchResult {
 }
 
 /**
- * The events of the rows `w` wrote, each payload `{ entity: { id, name, type,
- * attributes, identifier_key, created_at, updated_at } }` plus, on an
- * `updated` one, `previous: { name, attributes, identifier_key }` as a PUT's
- * event has it, and their outbox rows unless suppressed. `previous` is read by
- * id from `entities` in the same statement, which sees the rows as they were
- * before it (a data-modifying CTE's writes are not visible to the rest of its
- * statement); `updated` is the SQL condition of a row that was updated, not
- * inserted, and an inserted row does not look (as a lateral join the lookup
- * was probed for every row, inserts included). The payload is one to_jsonb
- * over a nested row, which measured half the cost of nested
- * jsonb_build_object calls. The ids to queue are read from `ev` (the outbox
- * insert returns nothing: a data-modifying CTE runs whether or not it is read).
+ * The events of the rows `w` wrote and their outbox rows unless suppressed
+ * (db/outbox.ts writtenEventsSql), each `updated` one with `previous: { name,
+ * attributes, identifier_key }` as a PUT's event has it. `previous` is read
+ * by id from `entities` in the same statement, which sees the rows as they
+ * were before it (a data-modifying CTE's writes are not visible to the rest
+ * of its statement); `updated` is the SQL condition of a row that was
+ * updated, not inserted, and an inserted row does not look (as a lateral
+ * join the lookup was probed for every row, inserts included).
  */
 function eventsOf(action: string, updated: string): string {
-  return `ev AS (
-       INSERT INTO events (tenant_id, entity_id, entity_type_id, action, suppressed, payload)
-       SELECT $1, w.id, $2, ${action}, $5,
-              to_jsonb(payload) || CASE WHEN ${updated}
-                THEN coalesce((SELECT jsonb_build_object('previous', jsonb_build_object('name', was.name, 'attributes', was.attributes, 'identifier_key', was.identifier_key))
-                                 FROM entities was WHERE was.id = w.id), '{}'::jsonb)
-                ELSE '{}'::jsonb END
-         FROM w
-       CROSS JOIN LATERAL (SELECT entity FROM (SELECT w.id, w.name, (SELECT jsonb_build_object('id', $2::uuid, 'name', $3::text)) AS type,
-                                                     w.attributes, w.identifier_key, ${isoTimestampSql("w.created_at")} AS created_at,
-                                                     ${isoTimestampSql("w.updated_at")} AS updated_at) entity) payload
-       RETURNING id, created_at
-     ), pending AS (
-       INSERT INTO event_outbox (event_id, tenant_id, created_at) SELECT id, $1, created_at FROM ev WHERE NOT $5
-     )`;
+  const previous = `CASE WHEN ${updated}
+       THEN coalesce((SELECT jsonb_build_object('previous', jsonb_build_object('name', was.name, 'attributes', was.attributes, 'identifier_key', was.identifier_key))
+                        FROM entities was WHERE was.id = w.id), '{}'::jsonb)
+       ELSE '{}'::jsonb END`;
+  return writtenEventsSql({ rows: "w", tenant: "$1", action, suppressed: "$5", extra: previous });
 }
 
 /** The ids of the events to queue (none when suppressed). */
-const EVENT_IDS = "(SELECT json_agg(id) FROM ev WHERE NOT $5) AS event_ids";
+const EVENT_IDS = `${eventIdsSql} AS event_ids`;
 
 /**
  * What a batch statement answers: one row, its arrays as JSON. A row per
@@ -112,7 +98,7 @@ export function byKeyStatement(
        INSERT INTO entities AS e (tenant_id, type_id, name, attributes, identifier_key)
        SELECT $1, $2, name, attributes, identifier_key FROM input${version !== undefined ? ` WHERE ${current}` : ""} ORDER BY identifier_key
        ${conflict}
-       RETURNING e.id, e.name, e.attributes, e.identifier_key, e.created_at, e.updated_at, (xmax = 0) AS inserted
+       RETURNING e.id, e.name, e.type_id, $3::text AS type_name, e.attributes, e.identifier_key, e.created_at, e.updated_at, (xmax = 0) AS inserted
      ), ${eventsOf("CASE WHEN w.inserted THEN 'created' ELSE 'updated' END", "NOT w.inserted")}
      SELECT json_agg(
               -- A kept row's id by its key, looked up for those rows only: as a
@@ -154,7 +140,7 @@ export async function writeById(sql: Sql, tenantId: string, type: EntityType, ro
          FROM input i
         WHERE e.id = i.id AND e.type_id = $2 AND e.deleted_at IS NULL
           AND (e.name IS DISTINCT FROM i.name OR e.attributes IS DISTINCT FROM i.attributes OR e.identifier_key IS DISTINCT FROM i.identifier_key)
-       RETURNING e.id, e.name, e.attributes, e.identifier_key, e.created_at, e.updated_at
+       RETURNING e.id, e.name, e.type_id, $3::text AS type_name, e.attributes, e.identifier_key, e.created_at, e.updated_at
      ), ${eventsOf("'updated'", "true")}
      SELECT json_agg(i.id ORDER BY i.ord) AS ids, 0 AS created, count(w.id)::int AS updated,
             count(*) FILTER (WHERE w.id IS NULL)::int AS kept, ${EVENT_IDS}
